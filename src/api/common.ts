@@ -1,0 +1,33 @@
+/**
+ * Wire building blocks shared by every kind: identifiers, timestamps, pagination. The wire keeps the
+ * service's own casing (mostly snake_case); camelCase names live inside the code only.
+ */
+import { z } from "zod";
+
+export const Guid = z.uuid({ error: "must be a UUID" });
+export const Timestamp = z.string();
+
+/** `skip`/`limit` query numbers, defaults 0/100 (spec, Conventions). */
+export const PageQuery = z.object({
+  skip: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(0).default(100),
+});
+export type PageQuery = z.infer<typeof PageQuery>;
+
+/** The standard pagination envelope `{data, total_count, has_next_page}`. */
+export function Envelope<T extends z.ZodType>(item: T) {
+  return z.object({
+    data: z.array(item),
+    total_count: z.number().int(),
+    has_next_page: z.boolean(),
+  });
+}
+export type Envelope<T> = { data: T[]; total_count: number; has_next_page: boolean };
+
+/** A path parameter that must be a UUID (a malformed one answers 400). */
+export const GuidParams = z.object({ guid: Guid });
+
+/** The FastAPI-style error body the service returns. */
+export const ErrorBody = z.object({
+  detail: z.union([z.string(), z.array(z.unknown())]),
+});

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY]
+ */
+import { parseArgs } from "node:util";
+import { startEmulator } from "./index";
+
+const USAGE = "usage: gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY] [--log]";
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        host: { type: "string", default: "127.0.0.1" },
+        port: { type: "string", default: "4000" },
+        db: { type: "string", default: "gms-emulator.db" },
+        fixtures: { type: "string" },
+        "api-key": { type: "string" },
+        log: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`--port must be a whole number from 0 to 65535\n${USAGE}\n`);
+    process.exit(2);
+  }
+
+  const emulator = await startEmulator({
+    host: values.host,
+    port,
+    db: values.db,
+    fixtures: values.fixtures,
+    apiKey: values["api-key"],
+    logRequests: values.log,
+  });
+  process.stdout.write(`gms-emulator listening on ${emulator.url}\n`);
+  process.stdout.write(`database: ${values.db}\n`);
+  for (const key of emulator.apiKeys) process.stdout.write(`api key: ${key}\n`);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    process.stdout.write(`gms-emulator: ${signal}, shutting down\n`);
+    emulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`gms-emulator: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`gms-emulator: ${(error as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,103 @@
+/**
+ * Fixtures: what the public interface cannot create (workspaces with their API keys and limits, Actions,
+ * Contexts, pre-configured Skills, Eval types), loaded from YAML. Loading is idempotent: a workspace
+ * whose API key is already in the database is left as it is, so a restart on the same file with the
+ * same fixtures duplicates nothing.
+ */
+import { readFileSync } from "node:fs";
+import { parseDocument } from "yaml";
+import { z } from "zod";
+import { Guid } from "../api/common";
+import type { Store } from "./store";
+import { FEATURES } from "./store/workspaces";
+
+const ActionFixture = z.strictObject({
+  guid: Guid.optional(),
+  name: z.string().min(1),
+  prompt: z.string(),
+  model: z.string().nullable().optional(),
+  type: z.string().optional(),
+});
+
+const AppFixture = z.strictObject({
+  guid: Guid.optional(),
+  name: z.string().min(1),
+  description: z.string().nullable().optional(),
+  actions: z.array(ActionFixture).default([]),
+});
+
+const SkillMetadataFixture = z.strictObject({
+  name: z.string(),
+  required: z.boolean().default(false),
+  value: z.unknown().optional(),
+  type: z.string().optional(),
+});
+
+const WorkspaceFixture = z.strictObject({
+  guid: Guid.optional(),
+  name: z.string().min(1),
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lowercase letters, digits and dashes"),
+  apiKey: z.string().min(8),
+  limits: z.partialRecord(z.enum(FEATURES), z.number().int().min(0)).optional(),
+  apps: z.array(AppFixture).default([]),
+  contexts: z.array(z.strictObject({ guid: Guid.optional(), name: z.string().min(1) })).default([]),
+  skills: z
+    .array(
+      z.strictObject({
+        guid: Guid.optional(),
+        name: z.string().min(1),
+        type: z.string().min(1),
+        metadata: z.array(SkillMetadataFixture).optional(),
+      }),
+    )
+    .default([]),
+});
+
+export const Fixtures = z.strictObject({
+  workspaces: z.array(WorkspaceFixture).default([]),
+  evalTypes: z.array(z.strictObject({ guid: Guid.optional(), name: z.string().min(1), description: z.string().optional() })).default([]),
+});
+export type Fixtures = z.input<typeof Fixtures>;
+
+export class FixturesError extends Error {
+  override readonly name = "FixturesError";
+}
+
+/** Reads and validates a fixtures YAML file; errors name the file, the line and the field. */
+export function readFixturesFile(path: string): z.output<typeof Fixtures> {
+  const document = parseDocument(readFileSync(path, "utf8"), { prettyErrors: true });
+  if (document.errors.length > 0) {
+    throw new FixturesError(`${path}: ${document.errors[0]!.message}`);
+  }
+  return validate(document.toJS(), path);
+}
+
+function validate(value: unknown, source: string): z.output<typeof Fixtures> {
+  const result = Fixtures.safeParse(value ?? {});
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    throw new FixturesError(`${source}: invalid fixtures\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+/** Loads fixtures into the store; returns the API keys of the workspaces they declare. */
+export function loadFixtures(store: Store, input: Fixtures | z.output<typeof Fixtures>): string[] {
+  const fixtures = validate(input, "fixtures");
+  return store.db.transaction(() => {
+    for (const evalType of fixtures.evalTypes) store.evals.ensureType(evalType);
+    for (const workspace of fixtures.workspaces) {
+      if (store.workspaces.authenticate(workspace.apiKey)) continue;
+      const caller = store.workspaces.createWithKey(workspace);
+      for (const app of workspace.apps) {
+        const record = store.apps.create(caller, app);
+        for (const action of app.actions) {
+          store.actions.create(caller, { ...action, appGuid: record.guid, actionType: action.type });
+        }
+      }
+      for (const context of workspace.contexts) store.contexts.create(caller, context);
+      for (const skill of workspace.skills) store.skills.createConfigured(caller, skill);
+    }
+    return fixtures.workspaces.map((workspace) => workspace.apiKey);
+  });
+}

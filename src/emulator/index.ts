@@ -1,0 +1,83 @@
+import { randomBytes } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import { buildServer, type ServerOptions } from "./server";
+import { Store } from "./store";
+import { type Fixtures, loadFixtures, readFixturesFile } from "./fixtures";
+
+export { Store } from "./store";
+export { buildServer } from "./server";
+export { loadFixtures, readFixturesFile, type Fixtures } from "./fixtures";
+
+export interface EmulatorOptions extends ServerOptions {
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** SQLite file, or `:memory:` (the default). */
+  db?: string;
+  /** A fixtures YAML file path, or fixtures as an object. */
+  fixtures?: string | Fixtures;
+  /** Without fixtures: the key of the one workspace created (generated when absent). */
+  apiKey?: string;
+}
+
+export interface RunningEmulator {
+  /** Base URL including `/v1`, e.g. `http://127.0.0.1:4000/v1`. */
+  url: string;
+  /** The API key of the first workspace (fixtures) or of the default workspace. */
+  apiKey: string;
+  /** Every API key the fixtures declared (or the default workspace's). */
+  apiKeys: string[];
+  store: Store;
+  server: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_WORKSPACE_SLUG = "default";
+
+/** Starts the emulator: opens (or creates) the database, loads fixtures, listens. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const store = new Store(options.db ?? ":memory:");
+  try {
+    const apiKeys = seed(store, options);
+    const server = buildServer(store, options);
+    const host = options.host ?? "127.0.0.1";
+    await server.listen({ host, port: options.port ?? 0 });
+    const address = server.server.address();
+    const port = typeof address === "object" && address ? address.port : options.port;
+    const urlHost = host.includes(":") ? `[${host}]` : host;
+    return {
+      url: `http://${urlHost}:${port}/v1`,
+      apiKey: apiKeys[0]!,
+      apiKeys,
+      store,
+      server,
+      async close() {
+        await server.close();
+        store.close();
+      },
+    };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}
+
+function seed(store: Store, options: EmulatorOptions): string[] {
+  if (options.fixtures !== undefined) {
+    const fixtures = typeof options.fixtures === "string" ? readFixturesFile(options.fixtures) : options.fixtures;
+    const keys = loadFixtures(store, fixtures);
+    if (keys.length > 0) return keys;
+  }
+  return [defaultWorkspaceKey(store, options.apiKey)];
+}
+
+/** The default workspace: reuse the given key, or the one stored from an earlier run, or make one. */
+function defaultWorkspaceKey(store: Store, apiKey: string | undefined): string {
+  if (apiKey && store.workspaces.authenticate(apiKey)) return apiKey;
+  const existing = store.workspaces.keyOf(DEFAULT_WORKSPACE_SLUG);
+  if (existing && !apiKey) return existing;
+  const key = apiKey ?? `gms_${randomBytes(18).toString("base64url")}`;
+  const slug = existing ? `${DEFAULT_WORKSPACE_SLUG}-${randomBytes(3).toString("hex")}` : DEFAULT_WORKSPACE_SLUG;
+  store.workspaces.createWithKey({ name: "Default", slug, apiKey: key });
+  return key;
+}

@@ -1,0 +1,57 @@
+import type { App, ActionSummary } from "../../api/apps";
+import { AppCreate, AppUpdate } from "../../api/apps";
+import type { ActionRecord } from "../store/actions";
+import type { AppRecord } from "../store/apps";
+import { type RouteModule, envelope, guidParam, parseBody, parsePage } from "./wire";
+
+export const presentApp = (app: AppRecord): App => ({
+  guid: app.guid,
+  name: app.name,
+  description: app.description,
+  slug: app.slug,
+  created_at: app.createdAt,
+  updated_at: app.updatedAt,
+  created_by_id: app.createdById,
+  last_updated_by_id: app.lastUpdatedById,
+});
+
+export const presentActionSummary = (action: ActionRecord): ActionSummary => ({
+  guid: action.guid,
+  name: action.name,
+  action_type: action.actionType,
+  model: action.model,
+  created_at: action.createdAt,
+  updated_at: action.updatedAt,
+  created_by_id: action.createdById,
+  last_updated_by_id: action.lastUpdatedById,
+});
+
+/** `/apps` and the App relationship routes (`/actions`, `/workflows`, `/data`, `/finetunes`). */
+export const appRoutes: RouteModule = (app, store) => {
+  app.get("/apps", async (request) => {
+    const page = parsePage(request);
+    return envelope(store.apps.list(request.caller, page), page, presentApp);
+  });
+
+  app.post("/apps", async (request) => presentApp(store.apps.create(request.caller, parseBody(AppCreate, request))));
+
+  app.get("/apps/:guid", async (request) => presentApp(store.apps.get(request.caller, guidParam(request))));
+
+  app.put("/apps/:guid", async (request) => {
+    const guid = guidParam(request);
+    return presentApp(store.apps.update(request.caller, guid, parseBody(AppUpdate, request)));
+  });
+
+  app.delete("/apps/:guid", async (request) => presentApp(store.apps.softDelete(request.caller, guidParam(request))));
+
+  app.get("/apps/:guid/actions", async (request) => {
+    const page = parsePage(request);
+    return store.actions.listByApp(request.caller, guidParam(request), page).map(presentActionSummary);
+  });
+
+  // Fine-tunes are outside this emulator's scope (no route creates them), so an App has none.
+  app.get("/apps/:guid/finetunes", async (request) => {
+    store.apps.get(request.caller, guidParam(request));
+    return [];
+  });
+};

@@ -1,0 +1,4 @@
+// SKELETON: to be written by the owner of this kind.
+import type { RouteModule } from "./wire";
+
+export const contextSourceRoutes: RouteModule = () => {};

@@ -1,0 +1,38 @@
+import type { FastifyError, FastifyInstance } from "fastify";
+import { StoreError } from "../store/errors";
+import { RequestValidationError } from "./wire";
+
+/**
+ * The one place that turns errors into responses: domain errors carry their status and text, request
+ * validation answers 400 with FastAPI-style `detail` entries, framework errors keep their status.
+ * Every body is `{"detail": ...}`.
+ */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (error instanceof StoreError) {
+      return reply.status(error.status).send({ detail: error.detail });
+    }
+    if (error instanceof RequestValidationError) {
+      const detail = error.issues.map((issue) => ({
+        loc: [error.location, ...issue.path.map(String)],
+        msg: issue.message,
+        type: issue.code,
+      }));
+      return reply.status(400).send({ detail });
+    }
+    const framework = error as FastifyError;
+    if (framework.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      return reply.status(413).send({ detail: "Request body is too large" });
+    }
+    if (framework.code === "FST_ERR_CTP_INVALID_JSON_BODY" || framework.code === "FST_ERR_CTP_EMPTY_JSON_BODY" || error instanceof SyntaxError) {
+      return reply.status(400).send({ detail: "Malformed JSON body" });
+    }
+    if (framework.statusCode && framework.statusCode >= 400 && framework.statusCode < 500) {
+      return reply.status(framework.statusCode).send({ detail: framework.message });
+    }
+    request.log.error({ err: error }, "unhandled error");
+    return reply.status(500).send({ detail: "Internal Server Error" });
+  });
+
+  app.setNotFoundHandler((_request, reply) => reply.status(404).send({ detail: "Not Found" }));
+}

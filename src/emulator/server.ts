@@ -1,0 +1,64 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import type { Store } from "./store";
+import type { Caller } from "./store/records";
+import { installErrorHandler } from "./routes/error-handler";
+import { routeModules } from "./routes";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    caller: Caller;
+  }
+  interface FastifyContextConfig {
+    /** Routes that authenticate by other means (signed file URLs) skip the bearer check. */
+    public?: boolean;
+  }
+}
+
+export interface ServerOptions {
+  /** Largest accepted request body in bytes (413 past it). Default 10 MiB: uploads travel as base64. */
+  bodyLimit?: number;
+  /** Log one line per request (method, path, status, time); never headers or bodies. */
+  logRequests?: boolean;
+}
+
+export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+
+/** Builds the HTTP layer over a store: every route under `/v1`, bearer auth, one error handler. */
+export function buildServer(store: Store, options: ServerOptions = {}): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    logger: false,
+  });
+  installErrorHandler(app);
+  app.decorateRequest("caller", null as unknown as Caller);
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.routeOptions.config.public || !request.routeOptions.url) return;
+    const header = request.headers.authorization;
+    const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+    if (!match) {
+      return reply.status(401).header("www-authenticate", "Bearer").send({ detail: "Not authenticated" });
+    }
+    const caller = store.workspaces.authenticate(match[1]!);
+    if (!caller) {
+      return reply.status(401).header("www-authenticate", "Bearer").send({ detail: "Invalid API key" });
+    }
+    request.caller = caller;
+  });
+
+  if (options.logRequests) {
+    app.addHook("onResponse", async (request, reply) => {
+      const path = request.url.split("?")[0];
+      process.stdout.write(`${request.method} ${path} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms\n`);
+    });
+  }
+
+  app.register(
+    async (v1) => {
+      for (const register of routeModules) register(v1, store);
+    },
+    { prefix: "/v1" },
+  );
+  return app;
+}

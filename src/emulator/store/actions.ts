@@ -1,0 +1,114 @@
+import type { Database } from "./database";
+import { NotFoundError } from "./errors";
+import type { Store } from "./index";
+import { type Caller, type Page, newGuid, now } from "./records";
+
+/**
+ * Actions cannot be created through the public interface: the emulator loads them from fixtures and
+ * lists them under their App. Other stores resolve Action GUIDs here.
+ */
+export interface ActionRecord {
+  id: number;
+  guid: string;
+  appId: number;
+  appGuid: string;
+  name: string;
+  actionType: string;
+  model: string | null;
+  prompt: string;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+  lastUpdatedById: string | null;
+}
+
+export class ActionStore {
+  constructor(
+    private readonly db: Database,
+    private readonly store: Store,
+  ) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS actions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        app_id INTEGER NOT NULL REFERENCES apps(id),
+        name TEXT NOT NULL,
+        action_type TEXT NOT NULL,
+        model TEXT,
+        prompt TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        last_updated_by_id TEXT,
+        deleted_at TEXT
+      );
+    `);
+  }
+
+  /** Fixture loading only. */
+  create(
+    caller: Caller,
+    input: { appGuid: string; name: string; prompt: string; model?: string | null; actionType?: string; guid?: string },
+  ): ActionRecord {
+    const app = this.store.apps.get(caller, input.appGuid);
+    const stamp = now();
+    const id = this.db.run(
+      `INSERT INTO actions (guid, workspace_id, app_id, name, action_type, model, prompt, created_at, updated_at, created_by_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      input.guid ?? newGuid(),
+      caller.workspaceId,
+      app.id,
+      input.name,
+      input.actionType ?? "prompt",
+      input.model ?? null,
+      input.prompt,
+      stamp,
+      stamp,
+      caller.userId,
+    );
+    return this.byId(id);
+  }
+
+  /** The Actions of an App (404 when the App is missing or deleted). */
+  listByApp(caller: Caller, appGuid: string, page: Page): ActionRecord[] {
+    const app = this.store.apps.get(caller, appGuid);
+    return this.db
+      .all(`${SELECT} WHERE a.app_id = ? AND a.deleted_at IS NULL ORDER BY a.id LIMIT ? OFFSET ?`, app.id, page.limit, page.skip)
+      .map(toRecord);
+  }
+
+  /** An Action of the caller's workspace whose App is not deleted; otherwise 404 `Action not found`. */
+  get(caller: Caller, guid: string): ActionRecord {
+    const row = this.db.get(
+      `${SELECT} WHERE a.guid = ? AND a.workspace_id = ? AND a.deleted_at IS NULL AND p.deleted_at IS NULL`,
+      guid,
+      caller.workspaceId,
+    );
+    if (!row) throw new NotFoundError("Action not found");
+    return toRecord(row);
+  }
+
+  private byId(id: number): ActionRecord {
+    return toRecord(this.db.get(`${SELECT} WHERE a.id = ?`, id)!);
+  }
+}
+
+const SELECT = "SELECT a.*, p.guid AS app_guid FROM actions a JOIN apps p ON p.id = a.app_id";
+
+function toRecord(row: Record<string, unknown>): ActionRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    appId: row.app_id as number,
+    appGuid: row.app_guid as string,
+    name: row.name as string,
+    actionType: row.action_type as string,
+    model: (row.model as string | null) ?? null,
+    prompt: row.prompt as string,
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    createdById: row.created_by_id as string,
+    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+  };
+}

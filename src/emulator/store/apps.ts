@@ -1,0 +1,125 @@
+import type { Database } from "./database";
+import { NotFoundError } from "./errors";
+import type { Store } from "./index";
+import { type Caller, type Page, type Paged, newGuid, now, slugify } from "./records";
+
+export interface AppRecord {
+  id: number;
+  guid: string;
+  name: string;
+  description: string | null;
+  slug: string;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+  lastUpdatedById: string | null;
+}
+
+export class AppStore {
+  constructor(
+    private readonly db: Database,
+    private readonly store: Store,
+  ) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS apps (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        name TEXT NOT NULL,
+        description TEXT,
+        slug TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        last_updated_by_id TEXT,
+        deleted_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS apps_workspace ON apps (workspace_id, deleted_at);
+    `);
+  }
+
+  /** Non-deleted Apps of the workspace, oldest first. */
+  list(caller: Caller, page: Page): Paged<AppRecord> {
+    const total = this.db.get<{ n: number }>("SELECT count(*) AS n FROM apps WHERE workspace_id = ? AND deleted_at IS NULL", caller.workspaceId)!.n;
+    const rows = this.db.all(
+      "SELECT * FROM apps WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id LIMIT ? OFFSET ?",
+      caller.workspaceId,
+      page.limit,
+      page.skip,
+    );
+    return { items: rows.map(toRecord), total };
+  }
+
+  /** Creates an App; 429 when the workspace allowance is used up. the slug is generated from the name and made unique in the workspace. */
+  create(caller: Caller, input: { name: string; description?: string | null | undefined; guid?: string }): AppRecord {
+    return this.db.transaction(() => {
+      this.store.workspaces.reserve(caller, "apps");
+      const stamp = now();
+      const id = this.db.run(
+        `INSERT INTO apps (guid, workspace_id, name, description, slug, created_at, updated_at, created_by_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        input.guid ?? newGuid(),
+        caller.workspaceId,
+        input.name,
+        input.description ?? null,
+        this.uniqueSlug(caller, slugify(input.name)),
+        stamp,
+        stamp,
+        caller.userId,
+      );
+      return toRecord(this.db.get("SELECT * FROM apps WHERE id = ?", id)!);
+    });
+  }
+
+  /** A non-deleted App of the caller's workspace; anything else is 404 `App not found`. */
+  get(caller: Caller, guid: string): AppRecord {
+    const row = this.db.get("SELECT * FROM apps WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
+    if (!row) throw new NotFoundError("App not found");
+    return toRecord(row);
+  }
+
+  update(caller: Caller, guid: string, input: { name?: string | undefined; description?: string | null | undefined }): AppRecord {
+    const app = this.get(caller, guid);
+    this.db.run(
+      "UPDATE apps SET name = ?, description = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
+      input.name ?? app.name,
+      input.description === undefined ? app.description : input.description,
+      now(),
+      caller.userId,
+      app.id,
+    );
+    return this.get(caller, guid);
+  }
+
+  /** Soft delete: the App is returned once more, then answers 404 everywhere. */
+  softDelete(caller: Caller, guid: string): AppRecord {
+    const app = this.get(caller, guid);
+    this.db.run("UPDATE apps SET deleted_at = ? WHERE id = ?", now(), app.id);
+    return app;
+  }
+
+  private uniqueSlug(caller: Caller, base: string): string {
+    const taken = new Set(
+      this.db
+        .all<{ slug: string }>("SELECT slug FROM apps WHERE workspace_id = ? AND (slug = ? OR slug LIKE ?)", caller.workspaceId, base, `${base}-%`)
+        .map((row) => row.slug),
+    );
+    let slug = base;
+    for (let n = 2; taken.has(slug); n++) slug = `${base}-${n}`;
+    return slug;
+  }
+}
+
+function toRecord(row: Record<string, unknown>): AppRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    name: row.name as string,
+    description: (row.description as string | null) ?? null,
+    slug: row.slug as string,
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    createdById: row.created_by_id as string,
+    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+  };
+}

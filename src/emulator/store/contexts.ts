@@ -1,0 +1,75 @@
+import type { Database } from "./database";
+import { NotFoundError } from "./errors";
+import type { Store } from "./index";
+import { type Caller, newGuid, now } from "./records";
+
+/**
+ * Contexts are the libraries that hold Documents. The public interface cannot create them, so they come
+ * from fixtures; Documents and Context Sources resolve their parent here.
+ */
+export interface ContextRecord {
+  id: number;
+  guid: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+}
+
+export class ContextStore {
+  constructor(
+    private readonly db: Database,
+    private readonly store: Store,
+  ) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS contexts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        deleted_at TEXT
+      );
+    `);
+  }
+
+  /** Fixture loading only. */
+  create(caller: Caller, input: { name: string; guid?: string | undefined }): ContextRecord {
+    const stamp = now();
+    const id = this.db.run(
+      "INSERT INTO contexts (guid, workspace_id, name, created_at, updated_at, created_by_id) VALUES (?, ?, ?, ?, ?, ?)",
+      input.guid ?? newGuid(),
+      caller.workspaceId,
+      input.name,
+      stamp,
+      stamp,
+      caller.userId,
+    );
+    return toRecord(this.db.get("SELECT * FROM contexts WHERE id = ?", id)!);
+  }
+
+  /** The workspace's Contexts, oldest first. */
+  list(caller: Caller): ContextRecord[] {
+    return this.db.all("SELECT * FROM contexts WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id", caller.workspaceId).map(toRecord);
+  }
+
+  /** A Context of the caller's workspace; otherwise 404 `Context not found`. */
+  get(caller: Caller, guid: string): ContextRecord {
+    const row = this.db.get("SELECT * FROM contexts WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
+    if (!row) throw new NotFoundError("Context not found");
+    return toRecord(row);
+  }
+}
+
+function toRecord(row: Record<string, unknown>): ContextRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    name: row.name as string,
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    createdById: row.created_by_id as string,
+  };
+}

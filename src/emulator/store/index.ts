@@ -1,0 +1,65 @@
+import { ActionStore } from "./actions";
+import { AppStore } from "./apps";
+import { Database } from "./database";
+import { WorkspaceStore } from "./workspaces";
+import { DataStore } from "./data";
+import { FileStore } from "./files";
+import { ProviderStore } from "./providers";
+import { ModelStore } from "./models";
+import { SkillStore } from "./skills";
+import { EvalStore } from "./evals";
+import { WorkflowStore } from "./workflows";
+import { DatasetStore } from "./datasets";
+import { ExperimentStore } from "./experiments";
+import { ContextStore } from "./contexts";
+import { DocumentStore } from "./documents";
+import { ContextSourceStore } from "./context-sources";
+
+/**
+ * The emulator's storage: one SQLite database, one store per kind. Stores know nothing of HTTP; they
+ * take a `Caller` (the workspace and user an API key selects), enforce the spec's rules and throw
+ * domain errors from `./errors`.
+ */
+export class Store {
+  readonly db: Database;
+  readonly workspaces: WorkspaceStore;
+  readonly apps: AppStore;
+  readonly actions: ActionStore;
+  readonly data: DataStore;
+  readonly files: FileStore;
+  readonly providers: ProviderStore;
+  readonly models: ModelStore;
+  readonly skills: SkillStore;
+  readonly evals: EvalStore;
+  readonly workflows: WorkflowStore;
+  readonly datasets: DatasetStore;
+  readonly experiments: ExperimentStore;
+  readonly contexts: ContextStore;
+  readonly documents: DocumentStore;
+  readonly contextSources: ContextSourceStore;
+
+  constructor(path = ":memory:") {
+    this.db = new Database(path);
+    this.workspaces = new WorkspaceStore(this.db);
+    this.apps = new AppStore(this.db, this);
+    this.actions = new ActionStore(this.db, this);
+    this.data = new DataStore(this.db, this);
+    this.files = new FileStore(this.db, this);
+    this.providers = new ProviderStore(this.db, this);
+    this.models = new ModelStore(this.db, this);
+    this.skills = new SkillStore(this.db, this);
+    this.evals = new EvalStore(this.db, this);
+    this.workflows = new WorkflowStore(this.db, this);
+    this.datasets = new DatasetStore(this.db, this);
+    this.experiments = new ExperimentStore(this.db, this);
+    this.contexts = new ContextStore(this.db, this);
+    this.documents = new DocumentStore(this.db, this);
+    this.contextSources = new ContextSourceStore(this.db, this);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+export type { Caller } from "./records";

@@ -1,0 +1,10 @@
+// SKELETON: to be written by the owner of this kind.
+import type { Database } from "./database";
+import type { Store } from "./index";
+
+export class ModelStore {
+  constructor(
+    private readonly db: Database,
+    private readonly store: Store,
+  ) {}
+}

@@ -1,0 +1,224 @@
+import type { Database } from "./database";
+import { BadRequestError, LimitExceededError, NotFoundError } from "./errors";
+import { type Caller, type Page, type Paged, fromJson, newGuid, now, toJson } from "./records";
+
+/**
+ * Features a workspace can be limited on, each counted from the table of the same name (non-deleted
+ * rows of the workspace). The spec leaves the list and the values out; these are the emulator's choice.
+ */
+export const FEATURES = [
+  "apps",
+  "workflows",
+  "datasets",
+  "evals",
+  "experiments",
+  "skills",
+  "models",
+  "providers",
+  "context_sources",
+] as const;
+export type Feature = (typeof FEATURES)[number];
+export type Limits = Partial<Record<Feature, number>>;
+
+export const DEFAULT_LIMITS: Record<Feature, number> = {
+  apps: 100,
+  workflows: 1000,
+  datasets: 1000,
+  evals: 1000,
+  experiments: 1000,
+  skills: 1000,
+  models: 1000,
+  providers: 1000,
+  context_sources: 1000,
+};
+
+export interface WorkspaceRecord {
+  id: number;
+  guid: string;
+  name: string;
+  slug: string;
+  limits: Record<Feature, number>;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+  lastUpdatedById: string | null;
+}
+
+export interface UsageEntry {
+  feature: Feature;
+  used: number;
+  limit: number;
+}
+
+const LIMIT_NAMES: Record<Feature, string> = {
+  apps: "App",
+  workflows: "Workflow",
+  datasets: "Dataset",
+  evals: "Eval",
+  experiments: "Experiment",
+  skills: "Skill",
+  models: "Model",
+  providers: "Provider",
+  context_sources: "Context Source",
+};
+
+export class WorkspaceStore {
+  constructor(private readonly db: Database) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS workspaces (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        limits TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        last_updated_by_id TEXT,
+        deleted_at TEXT
+      );
+      CREATE TABLE IF NOT EXISTS workspace_members (
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        user_id TEXT NOT NULL,
+        PRIMARY KEY (workspace_id, user_id)
+      );
+      CREATE TABLE IF NOT EXISTS api_keys (
+        key TEXT PRIMARY KEY,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        user_id TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `);
+  }
+
+  /** Creates a workspace with an API key that selects it (fixtures and the CLI; not a public route). */
+  createWithKey(input: { name: string; slug: string; apiKey: string; limits?: Limits; guid?: string }): Caller {
+    return this.db.transaction(() => {
+      if (this.db.get("SELECT 1 FROM api_keys WHERE key = ?", input.apiKey)) {
+        throw new BadRequestError("API key is already assigned to a workspace");
+      }
+      const userId = newGuid();
+      const workspace = this.insert(userId, input);
+      this.db.run("INSERT INTO api_keys (key, workspace_id, user_id, created_at) VALUES (?, ?, ?, ?)", input.apiKey, workspace.id, userId, now());
+      return { workspaceId: workspace.id, userId };
+    });
+  }
+
+  /** The caller an API key stands for, or undefined when the key is unknown or its workspace deleted. */
+  authenticate(apiKey: string): Caller | undefined {
+    const row = this.db.get<{ workspace_id: number; user_id: string }>(
+      `SELECT k.workspace_id, k.user_id FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+       WHERE k.key = ? AND w.deleted_at IS NULL`,
+      apiKey,
+    );
+    return row && { workspaceId: row.workspace_id, userId: row.user_id };
+  }
+
+  /** The first API key of the workspace with this slug, if any. */
+  keyOf(slug: string): string | undefined {
+    return this.db.get<{ key: string }>(
+      `SELECT k.key FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+       WHERE w.slug = ? AND w.deleted_at IS NULL ORDER BY k.created_at LIMIT 1`,
+      slug,
+    )?.key;
+  }
+
+  current(caller: Caller): WorkspaceRecord {
+    const row = this.db.get("SELECT * FROM workspaces WHERE id = ? AND deleted_at IS NULL", caller.workspaceId);
+    if (!row) throw new NotFoundError("Workspace not found");
+    return toRecord(row);
+  }
+
+  list(caller: Caller, page: Page): Paged<WorkspaceRecord> {
+    const where = `FROM workspaces w JOIN workspace_members m ON m.workspace_id = w.id
+                   WHERE m.user_id = ? AND w.deleted_at IS NULL`;
+    const total = this.db.get<{ n: number }>(`SELECT count(*) AS n ${where}`, caller.userId)!.n;
+    const rows = this.db.all(`SELECT w.* ${where} ORDER BY w.id LIMIT ? OFFSET ?`, caller.userId, page.limit, page.skip);
+    return { items: rows.map(toRecord), total };
+  }
+
+  create(caller: Caller, input: { name: string; slug: string }): WorkspaceRecord {
+    return this.db.transaction(() => this.insert(caller.userId, input));
+  }
+
+  /** A workspace the caller is a member of; any other answers 404. */
+  get(caller: Caller, guid: string): WorkspaceRecord {
+    const row = this.db.get(
+      `SELECT w.* FROM workspaces w JOIN workspace_members m ON m.workspace_id = w.id
+       WHERE w.guid = ? AND m.user_id = ? AND w.deleted_at IS NULL`,
+      guid,
+      caller.userId,
+    );
+    if (!row) throw new NotFoundError("Workspace not found");
+    return toRecord(row);
+  }
+
+  update(caller: Caller, guid: string, input: { name: string }): WorkspaceRecord {
+    const workspace = this.get(caller, guid);
+    this.db.run("UPDATE workspaces SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?", input.name, now(), caller.userId, workspace.id);
+    return this.get(caller, guid);
+  }
+
+  softDelete(caller: Caller, guid: string): WorkspaceRecord {
+    const workspace = this.get(caller, guid);
+    this.db.run("UPDATE workspaces SET deleted_at = ?, updated_at = ? WHERE id = ?", now(), now(), workspace.id);
+    return workspace;
+  }
+
+  /** The same user acting in another workspace it belongs to (for the `/workspaces/{guid}/...` routes). */
+  callerIn(caller: Caller, guid: string): Caller {
+    return { workspaceId: this.get(caller, guid).id, userId: caller.userId };
+  }
+
+  usage(caller: Caller): UsageEntry[] {
+    const { limits } = this.current(caller);
+    return FEATURES.map((feature) => ({ feature, used: this.count(caller.workspaceId, feature), limit: limits[feature] }));
+  }
+
+  /** Throws 429 when creating one more record of `feature` would exceed the workspace allowance. */
+  reserve(caller: Caller, feature: Feature): void {
+    const limit = this.current(caller).limits[feature];
+    const used = this.count(caller.workspaceId, feature);
+    if (used >= limit) {
+      throw new LimitExceededError(`${LIMIT_NAMES[feature]} limit reached: the workspace allows ${limit} and uses ${used}`);
+    }
+  }
+
+  private count(workspaceId: number, feature: Feature): number {
+    return this.db.get<{ n: number }>(`SELECT count(*) AS n FROM ${feature} WHERE workspace_id = ? AND deleted_at IS NULL`, workspaceId)!.n;
+  }
+
+  private insert(userId: string, input: { name: string; slug: string; limits?: Limits; guid?: string }): WorkspaceRecord {
+    if (this.db.get("SELECT 1 FROM workspaces WHERE slug = ? AND deleted_at IS NULL", input.slug)) {
+      throw new BadRequestError(`Workspace slug '${input.slug}' is already taken`);
+    }
+    const stamp = now();
+    const id = this.db.run(
+      `INSERT INTO workspaces (guid, name, slug, limits, created_at, updated_at, created_by_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      input.guid ?? newGuid(),
+      input.name,
+      input.slug,
+      toJson(input.limits ?? {}),
+      stamp,
+      stamp,
+      userId,
+    );
+    this.db.run("INSERT INTO workspace_members (workspace_id, user_id) VALUES (?, ?)", id, userId);
+    return toRecord(this.db.get("SELECT * FROM workspaces WHERE id = ?", id)!);
+  }
+}
+
+function toRecord(row: Record<string, unknown>): WorkspaceRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    name: row.name as string,
+    slug: row.slug as string,
+    limits: { ...DEFAULT_LIMITS, ...fromJson<Limits>(row.limits) },
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    createdById: row.created_by_id as string,
+    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+  };
+}
