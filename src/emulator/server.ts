@@ -19,6 +19,16 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** Log one line per request (method, path, status, time); never headers or bodies. */
   logRequests?: boolean;
+  /** Observes every answered request (tests count API calls per Pulumi operation with it). */
+  onRequestComplete?: (entry: RequestLogEntry) => void;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  /** The path without the query string. */
+  path: string;
+  status: number;
+  durationMs: number;
 }
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
@@ -31,6 +41,17 @@ export function buildServer(store: Store, options: ServerOptions = {}): FastifyI
     logger: false,
   });
   installErrorHandler(app);
+  // Clients send `Content-Type: application/json` on every request (spec, Authentication), bodiless
+  // GET and DELETE included: an empty JSON body is no body, as FastAPI treats it.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    if (body === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch (error) {
+      done(error as SyntaxError, undefined);
+    }
+  });
   app.decorateRequest("caller", null as unknown as Caller);
 
   app.addHook("onRequest", async (request, reply) => {
@@ -47,10 +68,11 @@ export function buildServer(store: Store, options: ServerOptions = {}): FastifyI
     request.caller = caller;
   });
 
-  if (options.logRequests) {
+  if (options.logRequests || options.onRequestComplete) {
     app.addHook("onResponse", async (request, reply) => {
-      const path = request.url.split("?")[0];
-      process.stdout.write(`${request.method} ${path} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms\n`);
+      const entry = { method: request.method, path: request.url.split("?")[0]!, status: reply.statusCode, durationMs: reply.elapsedTime };
+      options.onRequestComplete?.(entry);
+      if (options.logRequests) process.stdout.write(`${entry.method} ${entry.path} ${entry.status} ${entry.durationMs.toFixed(1)}ms\n`);
     });
   }
 

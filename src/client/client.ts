@@ -1,0 +1,177 @@
+/**
+ * The one request path to the service: auth, timeout, retries, zod parsing and error mapping happen here
+ * and nowhere else. An endpoint is a method, an encoded path, a body and a schema.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Agent, errors as undiciErrors, type Dispatcher } from "undici";
+import type { z } from "zod";
+import { ConnectionError, GmsError, ResponseShapeError, TimeoutError, errorFromResponse, type RequestLabel } from "./errors";
+import type { EncodedPath } from "./path";
+import { defaultRetryPolicy, withRetries, type RetryPolicy } from "./retry";
+
+// Read at run time: package.json sits two levels up from both src/client and dist/client, and importing
+// it would pull a file outside rootDir into the build.
+const packageVersion = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+export const defaultUserAgent = `pulumi-gms/${packageVersion}`;
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+export type QueryValue = string | number | boolean | undefined;
+
+export interface RequestOptions<S extends z.ZodType> {
+  method: HttpMethod;
+  path: EncodedPath;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  schema: S;
+}
+
+/** What a test may see of each attempt: never headers or bodies. */
+export interface RequestObservation extends RequestLabel {
+  /** Numbered from 1; a retry is a new attempt. */
+  attempt: number;
+  status: number | undefined;
+  /** The `GmsError.code` the attempt failed with, if it did. */
+  errorCode: string | undefined;
+}
+
+export interface GmsClientOptions {
+  /** The service root including `/v1`, e.g. `https://gms.example.com/v1`. */
+  baseUrl: string;
+  apiKey: string;
+  /** Per attempt, from sending until the whole body is read. Default 30 s. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 3. */
+  maxRetries?: number;
+  userAgent?: string;
+  /** A caller-owned dispatcher; `close()` leaves it open. Default: a keep-alive `Agent` owned by the client. */
+  dispatcher?: Dispatcher;
+  onRequest?: (observation: RequestObservation) => void;
+  /** Backoff timing, sleep and jitter source; tests inject sleep and random. */
+  retryTiming?: Partial<Omit<RetryPolicy, "maxRetries">>;
+}
+
+/**
+ * Errors that provably happened before any byte of the request was written: name resolution, refused or
+ * unreachable connects, and undici's connect timeout. Anything else (a reset, "other side closed") may
+ * have followed a delivered request.
+ */
+const unsentErrorCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+
+export class GmsClient {
+  // Private fields: the key cannot surface through inspect, JSON or an error's cause chain.
+  readonly #apiKey: string;
+  readonly #origin: string;
+  readonly #basePath: string;
+  readonly #timeoutMs: number;
+  readonly #userAgent: string;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #retryPolicy: RetryPolicy;
+  readonly #onRequest: ((observation: RequestObservation) => void) | undefined;
+
+  constructor(options: GmsClientOptions) {
+    const base = new URL(options.baseUrl);
+    this.#origin = base.origin;
+    this.#basePath = base.pathname.replace(/\/+$/, "");
+    this.#apiKey = options.apiKey;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#userAgent = options.userAgent ?? defaultUserAgent;
+    // undici keeps connections alive by default and honours the server's Keep-Alive timeout hint.
+    this.#dispatcher = options.dispatcher ?? new Agent();
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#retryPolicy = { ...defaultRetryPolicy, ...options.retryTiming, maxRetries: options.maxRetries ?? defaultRetryPolicy.maxRetries };
+    this.#onRequest = options.onRequest;
+  }
+
+  request<S extends z.ZodType>(options: RequestOptions<S>): Promise<z.output<S>> {
+    return withRetries(options.method, this.#retryPolicy, (attempt) => this.#observedAttempt(options, attempt));
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  async #observedAttempt<S extends z.ZodType>(options: RequestOptions<S>, attempt: number): Promise<z.output<S>> {
+    const observation: RequestObservation = { method: options.method, path: options.path, attempt, status: undefined, errorCode: undefined };
+    try {
+      return await this.#attempt(options, observation);
+    } catch (error) {
+      if (error instanceof GmsError) observation.errorCode = error.code;
+      throw error;
+    } finally {
+      this.#onRequest?.(observation);
+    }
+  }
+
+  async #attempt<S extends z.ZodType>(options: RequestOptions<S>, observation: RequestObservation): Promise<z.output<S>> {
+    const label: RequestLabel = { method: options.method, path: options.path };
+    // Serialized before sending so a body that cannot be JSON fails as a plain TypeError, not a transport error.
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
+    let status: number;
+    let headers: Dispatcher.ResponseData["headers"];
+    let text: string;
+    try {
+      const response = await this.#dispatcher.request({
+        origin: this.#origin,
+        path: this.#basePath + options.path + queryString(options.query),
+        method: options.method,
+        headers: {
+          authorization: `Bearer ${this.#apiKey}`,
+          "content-type": "application/json",
+          accept: "application/json",
+          "user-agent": this.#userAgent,
+        },
+        body,
+        signal: controller.signal,
+        // Our own timer is the one deadline; undici's separate header and body timers would race it.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      status = observation.status = response.statusCode;
+      headers = response.headers;
+      text = await response.body.text();
+    } catch (error) {
+      throw this.#transportError(label, error, controller.signal.aborted);
+    } finally {
+      clearTimeout(timer);
+    }
+
+    const parsed = parseJson(text);
+    if (status < 200 || status >= 300) throw errorFromResponse({ ...label, status, headers, body: parsed.ok ? parsed.value : undefined });
+    if (!parsed.ok) throw new ResponseShapeError({ ...label, status, detail: "response body is not JSON" });
+    const result = options.schema.safeParse(parsed.value);
+    if (result.success) return result.data;
+    // Issue paths and messages only: zod does not echo input values, and bodies may hold secrets.
+    const issues = result.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");
+    throw new ResponseShapeError({ ...label, status, detail: `response does not match the expected shape: ${issues}`, cause: result.error });
+  }
+
+  #transportError(label: RequestLabel, error: unknown, timedOut: boolean): unknown {
+    // Misuse of the client (a bad argument, a closed dispatcher) is a bug, not a network failure to retry.
+    if (error instanceof undiciErrors.InvalidArgumentError || error instanceof undiciErrors.ClientClosedError || error instanceof undiciErrors.ClientDestroyedError) return error;
+    if (timedOut) return new TimeoutError({ ...label, detail: `no complete response within ${this.#timeoutMs} ms`, cause: error });
+    const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : undefined;
+    return new ConnectionError({ ...label, detail: `connection failed (${code ?? String(error)})`, cause: error }, code !== undefined && unsentErrorCodes.has(code));
+  }
+}
+
+function queryString(query: Record<string, QueryValue> | undefined): string {
+  if (query === undefined) return "";
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.append(name, String(value));
+  const encoded = params.toString();
+  return encoded === "" ? "" : `?${encoded}`;
+}
+
+/** An empty body parses as `undefined`, so routes that answer with no body can use `z.undefined()`. */
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text === "") return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}

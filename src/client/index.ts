@@ -1,0 +1,21 @@
+export { GmsClient, defaultUserAgent, type GmsClientOptions, type HttpMethod, type QueryValue, type RequestObservation, type RequestOptions } from "./client";
+export {
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  GmsError,
+  NotFoundError,
+  RateLimitedError,
+  ResponseShapeError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+  errorFromResponse,
+  parseRetryAfter,
+  type ErrorResponse,
+  type RequestLabel,
+  type ResponseHeaders,
+} from "./errors";
+export { collect, listBare, listIgnoringPaging, paginateEnvelope, paginateUntilShort, type ListOptions, type PagedListOptions } from "./pagination";
+export { path, type EncodedPath } from "./path";
+export { defaultRetryPolicy, isRetryable, retryDelayMs, withRetries, type RetryPolicy } from "./retry";

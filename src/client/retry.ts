@@ -1,0 +1,63 @@
+/**
+ * The retry policy, written once. Replaying an idempotent request is harmless, so GET, PUT and DELETE
+ * retry on any transient failure. Replaying a POST could create a second record, so a POST retries only
+ * when the server provably did no work: the connection failed before a byte was sent, or it answered 429.
+ */
+import { ConnectionError, GmsError, RateLimitedError, ServerError, TimeoutError } from "./errors";
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** First backoff ceiling; it doubles per retry up to `maxDelayMs`. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A longer `Retry-After` is not slept through: the error surfaces with its `retryAfterMs`. */
+  maxRetryAfterMs: number;
+  sleep: (ms: number) => Promise<void>;
+  /** In [0, 1); injectable so tests can pin the jitter. */
+  random: () => number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxRetries: 3,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 60_000,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  random: Math.random,
+};
+
+const idempotentMethods = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+
+export function isRetryable(method: string, error: unknown): error is GmsError {
+  // Never reached the server, or refused before doing any work: safe for every method.
+  if (error instanceof RateLimitedError) return true;
+  if (error instanceof ConnectionError && error.provablyUnsent) return true;
+  if (!idempotentMethods.has(method.toUpperCase())) return false;
+  return error instanceof ConnectionError || error instanceof TimeoutError || error instanceof ServerError || (error instanceof GmsError && error.status === 408);
+}
+
+/**
+ * The wait before retry number `retry` (0-based): the server's `Retry-After` when given, else full
+ * jitter over a capped exponential ceiling, so that many clients refused together do not return together.
+ * Undefined means do not retry.
+ */
+export function retryDelayMs(retry: number, error: GmsError, policy: RetryPolicy): number | undefined {
+  if (error.retryAfterMs !== undefined) return error.retryAfterMs <= policy.maxRetryAfterMs ? error.retryAfterMs : undefined;
+  return Math.floor(policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry));
+}
+
+/** Runs `attempt` (numbered from 1) until it succeeds or the policy gives up; the last error is thrown. */
+export async function withRetries<T>(method: string, policy: RetryPolicy, attempt: (attemptNumber: number) => Promise<T>): Promise<T> {
+  for (let attemptNumber = 1; ; attemptNumber++) {
+    try {
+      return await attempt(attemptNumber);
+    } catch (error) {
+      const retry = attemptNumber - 1;
+      if (retry >= policy.maxRetries || !isRetryable(method, error)) throw error;
+      const delay = retryDelayMs(retry, error, policy);
+      if (delay === undefined) throw error;
+      await policy.sleep(delay);
+    }
+  }
+}

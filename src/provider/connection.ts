@@ -1,0 +1,50 @@
+/**
+ * Where a resource's API calls go. Credentials come from, in order: the resource's own `connection`
+ * input (a secret input, for programs that manage several workspaces), the stack config that the host
+ * hands to `configure` (`gms:baseUrl`, secret `gms:apiKey`), then `GMS_BASE_URL` / `GMS_API_KEY`.
+ * They never enter the serialized provider: `configure` runs inside the provider process.
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { GmsClient } from "../client";
+
+export const Connection = z.strictObject({
+  baseUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL ending in /v1" }).optional(),
+  apiKey: z.string().min(1).optional(),
+});
+export type Connection = z.infer<typeof Connection>;
+
+interface ConfigSource {
+  get(key: string): string | undefined;
+}
+
+let stackConfig: Connection = {};
+const clients = new Map<string, GmsClient>();
+
+/** Called by the dynamic-provider host once per `__provider` text, with the whole stack config. */
+export function configure(config: ConfigSource): void {
+  stackConfig = { baseUrl: config.get("gms:baseUrl"), apiKey: config.get("gms:apiKey") };
+}
+
+export class ConfigurationError extends Error {
+  override readonly name = "ConfigurationError";
+}
+
+/** One keep-alive client per distinct workspace connection, shared by every resource of the process. */
+export function clientFor(connection: Connection | undefined): GmsClient {
+  const baseUrl = connection?.baseUrl ?? stackConfig.baseUrl ?? process.env.GMS_BASE_URL;
+  const apiKey = connection?.apiKey ?? stackConfig.apiKey ?? process.env.GMS_API_KEY;
+  if (!baseUrl) {
+    throw new ConfigurationError("No service URL: set `pulumi config set gms:baseUrl https://.../v1`, or GMS_BASE_URL, or the resource's connection.baseUrl");
+  }
+  if (!apiKey) {
+    throw new ConfigurationError("No API key: set `pulumi config set --secret gms:apiKey ...`, or GMS_API_KEY, or the resource's connection.apiKey");
+  }
+  const cacheKey = `${baseUrl}\n${createHash("sha256").update(apiKey).digest("hex")}`;
+  let client = clients.get(cacheKey);
+  if (!client) {
+    client = new GmsClient({ baseUrl, apiKey });
+    clients.set(cacheKey, client);
+  }
+  return client;
+}

@@ -1,0 +1,59 @@
+/**
+ * The field declaration every kind writes once. check, diff, the outputs list, secret outputs and the
+ * generated `schema.json` all derive from it (pulumi-command's habit: no kind hand-writes its diff).
+ */
+import type { z } from "zod";
+
+export type ChangeBehaviour = "update" | "replace";
+
+export interface InputField<S extends z.ZodType = z.ZodType> {
+  kind: "input";
+  /** Validates a known value (camelCase, as the program passes it). */
+  schema: S;
+  /** What changing the value does: update in place, or replace the object. */
+  change: ChangeBehaviour;
+  required: boolean;
+  /** Marked secret in state whether or not the caller passed a secret. */
+  secret: boolean;
+  /** The API never returns it: refresh keeps the value from state. */
+  writeOnly: boolean;
+  /** Filled in by check when the program leaves the field out, so that omitting it is a managed value. */
+  default?: unknown;
+  description: string;
+}
+
+export interface OutputField<S extends z.ZodType = z.ZodType> {
+  kind: "output";
+  schema: S;
+  description: string;
+}
+
+type InputOptions = Partial<Pick<InputField, "required" | "secret" | "writeOnly" | "default">>;
+
+/** A field the API can change on an existing object. */
+export const updatable = <S extends z.ZodType>(schema: S, description: string, options: InputOptions = {}): InputField<S> => ({
+  kind: "input",
+  schema,
+  change: "update",
+  required: false,
+  secret: false,
+  writeOnly: false,
+  description,
+  ...options,
+});
+
+/** A field the API cannot change: a different value replaces the object. */
+export const replaceOnly = <S extends z.ZodType>(schema: S, description: string, options: InputOptions = {}): InputField<S> => ({
+  ...updatable(schema, description, options),
+  change: "replace",
+});
+
+/** A value the service computes (guid, slug, timestamps, state). */
+export const computed = <S extends z.ZodType>(schema: S, description: string): OutputField<S> => ({ kind: "output", schema, description });
+
+export type InputFields = Record<string, InputField>;
+export type OutputFields = Record<string, OutputField>;
+
+/** The TypeScript type of a kind's inputs as the provider sees them (after check). */
+export type InputValues<F extends InputFields> = { [K in keyof F]: z.infer<F[K]["schema"]> | undefined };
+export type OutputValues<F extends OutputFields> = { [K in keyof F]: z.infer<F[K]["schema"]> };

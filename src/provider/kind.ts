@@ -1,0 +1,47 @@
+/**
+ * What a resource kind declares: its fields and the four API operations. The generic provider in
+ * `./provider` turns a Kind into the Pulumi dynamic-provider contract.
+ */
+import type { GmsClient } from "../client";
+import type { InputFields, InputValues, OutputFields } from "./fields";
+
+export const KIND_NAMES = [
+  "App",
+  "ProviderConnection",
+  "Model",
+  "Workflow",
+  "Dataset",
+  "Eval",
+  "Experiment",
+  "Skill",
+  "ContextSource",
+] as const;
+export type KindName = (typeof KIND_NAMES)[number];
+
+/** A record as the provider stores it: camelCase, the kind's readable inputs plus its computed outputs. */
+export type Outputs = Record<string, unknown>;
+
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+export interface Kind<I extends InputFields = InputFields, O extends OutputFields = OutputFields> {
+  name: KindName;
+  description: string;
+  inputs: I;
+  outputs: O;
+  /** Rules that span fields (the zod schemas check one field each). Only called when every value is known. */
+  validate?(inputs: InputValues<I>): CheckFailure[];
+  /** Creates the object; must leave nothing behind when it throws. */
+  create(client: GmsClient, inputs: InputValues<I>): Promise<Outputs>;
+  /** The live object (a NotFoundError means it is gone). `state` is the last stored outputs. */
+  read(client: GmsClient, guid: string, state: Outputs): Promise<Outputs>;
+  /** Applies the changed updatable fields; sends only what the API accepts for the kind. */
+  update(client: GmsClient, guid: string, news: InputValues<I>, changed: ReadonlySet<keyof I & string>, state: Outputs): Promise<Outputs>;
+  /** Deletes the object; a NotFoundError is treated as already gone by the caller. */
+  delete(client: GmsClient, guid: string, state: Outputs): Promise<void>;
+}
+
+/** Declares a kind with its field types inferred. */
+export const defineKind = <I extends InputFields, O extends OutputFields>(kind: Kind<I, O>): Kind<I, O> => kind;

@@ -1,0 +1,59 @@
+/**
+ * The resource class side of a kind: typed args and outputs derived from the field declaration, secret
+ * inputs wrapped and listed in `additionalSecretOutputs` (the engine marks an output secret only when
+ * the input of the same name was), and every output name registered so that it appears on the object.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
+import type { Connection } from "./connection";
+import type { InputField, InputFields, OutputFields } from "./fields";
+import type { Kind } from "./kind";
+
+type Deep<T> = T extends (infer E)[] ? pulumi.Input<Deep<E>>[] : T extends object ? { [K in keyof T]: pulumi.Input<Deep<T[K]>> } : T;
+
+type RequiredKeys<F extends InputFields> = { [K in keyof F]: F[K] extends { required: true } ? K : never }[keyof F];
+type OptionalKeys<F extends InputFields> = Exclude<keyof F, RequiredKeys<F>>;
+type InputOf<Field extends InputField> = pulumi.Input<Deep<z.input<Field["schema"]>>>;
+
+/** Arguments of a kind's resource class. */
+export type KindArgs<K extends Kind> = { [P in RequiredKeys<K["inputs"]>]: InputOf<K["inputs"][P]> } & {
+  [P in OptionalKeys<K["inputs"]>]?: InputOf<K["inputs"][P]> | null;
+} & {
+  /** Where this resource's API calls go, when not the stack's `gms:baseUrl`/`gms:apiKey`. Stored as a secret; changing it never replaces. */
+  connection?: pulumi.Input<Deep<Connection>>;
+  /** The GUID of an existing object to adopt instead of creating one (the engine's import does not work for dynamic resources). */
+  adopt?: pulumi.Input<string>;
+};
+
+/** Output properties of a kind's resource class. */
+export type KindOutputs<K extends Kind> = {
+  readonly [P in keyof K["inputs"]]: pulumi.Output<z.output<K["inputs"][P]["schema"]> | undefined>;
+} & { readonly [P in keyof K["outputs"]]: pulumi.Output<z.output<K["outputs"][P]["schema"]>> };
+
+export const secretInputs = (kind: Kind): string[] => [
+  ...Object.entries(kind.inputs)
+    .filter(([, field]) => field.secret)
+    .map(([name]) => name),
+  "connection",
+];
+
+/** Base of every resource class: one type token per kind, `gms:index:<Kind>` registered as a dynamic type. */
+export abstract class GmsResource<I extends InputFields = InputFields, O extends OutputFields = OutputFields> extends pulumi.dynamic.Resource {
+  protected constructor(
+    kind: Kind<I, O>,
+    provider: pulumi.dynamic.ResourceProvider,
+    name: string,
+    args: Record<string, unknown>,
+    opts: pulumi.CustomResourceOptions = {},
+  ) {
+    const secrets = secretInputs(kind as unknown as Kind);
+    const props: pulumi.Inputs = {};
+    for (const output of Object.keys(kind.outputs)) props[output] = undefined;
+    for (const input of [...Object.keys(kind.inputs), "connection", "adopt"]) {
+      const value = args[input];
+      props[input] = value !== undefined && value !== null && secrets.includes(input) ? pulumi.secret(value) : value;
+    }
+    const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), ...secrets])];
+    super(provider, name, props, { ...opts, additionalSecretOutputs }, "gms", kind.name);
+  }
+}

@@ -1,0 +1,55 @@
+/** App: groups Actions, Workflows, Data records and fine-tunes. Name and description update in place. */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { App as AppWire } from "../api/apps";
+import { path } from "../client";
+import { computed, updatable } from "../provider/fields";
+import { defineKind } from "../provider/kind";
+import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import shim = require("../shims/app");
+
+export const appKind = defineKind({
+  name: "App",
+  description: "An App of the workspace: it groups Actions, Workflows, Data records and fine-tunes.",
+  inputs: {
+    name: updatable(z.string().min(1), "The App's name; its slug is generated from it on create.", { required: true }),
+    description: updatable(z.string().nullable(), "What the App is for.", { default: null }),
+  },
+  outputs: {
+    guid: computed(z.string(), "The App's GUID."),
+    slug: computed(z.string(), "The slug the service generated from the name at creation."),
+    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
+    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+  },
+  async create(client, inputs) {
+    return fromWire(await client.request({ method: "POST", path: path`/apps`, body: { name: inputs.name, description: inputs.description }, schema: AppWire }));
+  },
+  async read(client, guid) {
+    return fromWire(await client.request({ method: "GET", path: path`/apps/${guid}`, schema: AppWire }));
+  },
+  async update(client, guid, news, changed) {
+    const body = Object.fromEntries([...changed].map((name) => [name, news[name]]));
+    await client.request({ method: "PUT", path: path`/apps/${guid}`, body, schema: z.unknown() });
+    return this.read(client, guid, {});
+  },
+  async delete(client, guid) {
+    await client.request({ method: "DELETE", path: path`/apps/${guid}`, schema: z.unknown() });
+  },
+});
+
+const fromWire = (app: AppWire) => ({
+  guid: app.guid,
+  name: app.name,
+  description: app.description,
+  slug: app.slug,
+  createdAt: app.created_at,
+  updatedAt: app.updated_at,
+});
+
+export type AppArgs = KindArgs<typeof appKind>;
+export interface App extends KindOutputs<typeof appKind> {}
+export class App extends GmsResource {
+  constructor(name: string, args: AppArgs, opts?: pulumi.CustomResourceOptions) {
+    super(appKind, shim, name, args, opts);
+  }
+}

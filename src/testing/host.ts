@@ -1,0 +1,156 @@
+/**
+ * Drives the real `@pulumi/pulumi` dynamic-provider host (`cmd/dynamic-provider`) over gRPC, exactly
+ * as the Pulumi engine does: spawn it, read its port from stdout, then Configure / Check / Diff /
+ * Create / Read / Update / Delete with the generated gRPC client and protobuf Structs. The modules
+ * are loaded from the `@pulumi/pulumi` that the program uses, so the host and messages match it.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+
+type Props = Record<string, unknown>;
+
+/* Minimal shapes of the generated protobuf/gRPC modules (they ship without usable typings here). */
+interface Message {
+  [setter: string]: unknown;
+}
+interface StructModule {
+  Struct: { fromJavaScript(value: Props): unknown };
+}
+interface StructValue {
+  toJavaScript(): Props;
+}
+type GrpcClient = Record<string, (request: unknown, callback: (error: Error | null, response: Message) => void) => void> & { close(): void };
+
+export interface CheckResult {
+  inputs: Props;
+  failures: { property: string; reason: string }[];
+}
+export interface DiffResult {
+  changes: "none" | "some" | "unknown";
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+}
+
+export interface HostOptions {
+  /** The program directory: the host resolves `require("pulumi-gms/...")` in `__provider` from here. */
+  cwd: string;
+  project?: string;
+  stack?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Where `@pulumi/pulumi` is resolved from (default: `cwd`). */
+  resolveFrom?: string;
+}
+
+export class ProviderHost {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly client: GrpcClient,
+    private readonly proto: Record<string, new () => Message>,
+    private readonly struct: StructModule,
+    /** What the host wrote to stderr (provider errors are printed there too). */
+    readonly stderr: string[],
+  ) {}
+
+  static async start(options: HostOptions): Promise<ProviderHost> {
+    const pulumiDir = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [options.resolveFrom ?? options.cwd] }));
+    const load = (id: string) => require(require.resolve(id, { paths: [pulumiDir] })) as Record<string, unknown>;
+    const grpc = load("@grpc/grpc-js") as { credentials: { createInsecure(): unknown } };
+    const services = load(join(pulumiDir, "proto/provider_grpc_pb")) as { ResourceProviderClient: new (address: string, credentials: unknown) => GrpcClient };
+    const proto = load(join(pulumiDir, "proto/provider_pb")) as Record<string, new () => Message>;
+    const struct = load("google-protobuf/google/protobuf/struct_pb") as unknown as StructModule;
+
+    const child = spawn(process.execPath, [join(pulumiDir, "cmd/dynamic-provider/index.js"), "127.0.0.1:1"], {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env, PULUMI_NODEJS_PROJECT: options.project ?? "gms", PULUMI_NODEJS_STACK: options.stack ?? "dev" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const stderr: string[] = [];
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = "";
+      const onData = (chunk: string) => {
+        out += chunk;
+        const line = out.split("\n")[0]!.trim();
+        if (out.includes("\n") && /^\d+$/.test(line)) {
+          child.stdout!.off("data", onData);
+          resolve(Number(line));
+        }
+      };
+      child.stdout!.setEncoding("utf8").on("data", onData);
+      child.once("exit", (code) => reject(new Error(`dynamic-provider host exited with ${code}: ${stderr.join("")}`)));
+      child.once("error", reject);
+    });
+    const client = new services.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    return new ProviderHost(child, client, proto, struct, stderr);
+  }
+
+  /** Stack config as the engine passes it (`gms:apiKey` etc., secrets already decrypted). */
+  async configure(config: Record<string, string>): Promise<void> {
+    await this.call("configure", "ConfigureRequest", { Args: this.toStruct(config), Acceptsecrets: true, Acceptresources: true });
+  }
+
+  async check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
+    const response = await this.call("check", "CheckRequest", { Urn: urn, Olds: this.toStruct(olds), News: this.toStruct(news) });
+    const failures = (response.getFailuresList as () => Message[])().map((failure) => ({
+      property: (failure.getProperty as () => string)(),
+      reason: (failure.getReason as () => string)(),
+    }));
+    return { inputs: this.fromStruct(response, "getInputs"), failures };
+  }
+
+  async diff(urn: string, id: string, olds: Props, news: Props): Promise<DiffResult> {
+    const response = await this.call("diff", "DiffRequest", { Urn: urn, Id: id, Olds: this.toStruct(olds), News: this.toStruct(news) });
+    const changes = (response.getChanges as () => number)();
+    return {
+      changes: changes === 2 ? "some" : changes === 1 ? "none" : "unknown",
+      replaces: (response.getReplacesList as () => string[])(),
+      deleteBeforeReplace: (response.getDeletebeforereplace as () => boolean)(),
+    };
+  }
+
+  async create(urn: string, properties: Props): Promise<{ id: string; properties: Props }> {
+    const response = await this.call("create", "CreateRequest", { Urn: urn, Properties: this.toStruct(properties) });
+    return { id: (response.getId as () => string)(), properties: this.fromStruct(response, "getProperties") };
+  }
+
+  async read(urn: string, id: string, properties: Props, inputs: Props = {}): Promise<{ id: string; properties: Props; inputs: Props | undefined }> {
+    const response = await this.call("read", "ReadRequest", { Urn: urn, Id: id, Properties: this.toStruct(properties), Inputs: this.toStruct(inputs) });
+    const hasInputs = (response.hasInputs as () => boolean)();
+    return { id: (response.getId as () => string)(), properties: this.fromStruct(response, "getProperties"), inputs: hasInputs ? this.fromStruct(response, "getInputs") : undefined };
+  }
+
+  async update(urn: string, id: string, olds: Props, news: Props): Promise<{ properties: Props }> {
+    const response = await this.call("update", "UpdateRequest", { Urn: urn, Id: id, Olds: this.toStruct(olds), News: this.toStruct(news) });
+    return { properties: this.fromStruct(response, "getProperties") };
+  }
+
+  async delete(urn: string, id: string, properties: Props): Promise<void> {
+    await this.call("delete", "DeleteRequest", { Urn: urn, Id: id, Properties: this.toStruct(properties) });
+  }
+
+  async close(): Promise<void> {
+    this.client.close();
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once("exit", resolve));
+    this.child.kill("SIGTERM");
+    await exited;
+  }
+
+  private toStruct(value: Props): unknown {
+    // Struct cannot hold `undefined`: drop such keys as the SDK's serializer does.
+    return this.struct.Struct.fromJavaScript(JSON.parse(JSON.stringify(value)) as Props);
+  }
+
+  private fromStruct(response: Message, getter: string): Props {
+    const value = (response[getter] as () => StructValue | undefined)();
+    return value ? value.toJavaScript() : {};
+  }
+
+  private call(method: string, type: string, fields: Record<string, unknown>): Promise<Message> {
+    const request = new this.proto[type]!();
+    for (const [name, value] of Object.entries(fields)) (request[`set${name}`] as (v: unknown) => void).call(request, value);
+    return new Promise((resolve, reject) => {
+      this.client[method]!(request, (error, response) => (error ? reject(new Error(error.message.replace(/^\d+ [A-Z_]+: /, ""))) : resolve(response)));
+    });
+  }
+}

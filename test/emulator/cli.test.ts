@@ -1,0 +1,85 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const CLI = join(__dirname, "../../dist/emulator/cli.js");
+
+/** Starts the built CLI, waits for its banner, and returns what it printed. */
+function startCli(args: string[]) {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const ready = new Promise<{ url: string; keys: string[] }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner; stdout=${stdout} stderr=${stderr}`)), 15_000);
+    child.stdout.on("data", () => {
+      const url = stdout.match(/^gms-emulator listening on (http:\/\/\S+\/v1)$/m)?.[1];
+      const keys = [...stdout.matchAll(/^api key: (\S+)$/gm)].map((match) => match[1]!);
+      if (url && keys.length > 0) {
+        clearTimeout(timer);
+        resolve({ url, keys });
+      }
+    });
+    child.once("exit", () => reject(new Error(`exited early; stderr=${stderr}`)));
+  });
+  ready.catch(() => undefined); // awaited by the tests that expect a start; others only watch the exit
+  return { child, ready, exited, output: () => ({ stdout, stderr }) };
+}
+
+describe("gms-emulator CLI", () => {
+  it("prints its URL and key, serves the API, and shuts down cleanly on SIGTERM", async () => {
+    const cli = startCli(["--port", "0", "--db", ":memory:", "--api-key", "gms_cli_test_key"]);
+    const { url, keys } = await cli.ready;
+    expect(keys).toEqual(["gms_cli_test_key"]);
+    const current = await fetch(`${url}/workspaces/current`, { headers: { authorization: "Bearer gms_cli_test_key" } });
+    expect(current.status).toBe(200);
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toBe(0);
+    expect(cli.output().stdout).toContain("SIGTERM, shutting down");
+  });
+
+  it("loads fixtures, keeps data in the database file across restarts, and reuses the generated key", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gms-cli-"));
+    const fixtures = join(dir, "fixtures.yaml");
+    writeFileSync(fixtures, "workspaces:\n  - name: Acme\n    slug: acme\n    apiKey: gms_cli_acme_key\n    apps:\n      - name: Support\n");
+    const db = join(dir, "gms.db");
+
+    const first = startCli(["--port", "0", "--db", db, "--fixtures", fixtures]);
+    const { url } = await first.ready;
+    const headers = { authorization: "Bearer gms_cli_acme_key", "content-type": "application/json" };
+    expect((await fetch(`${url}/apps`, { method: "POST", headers, body: JSON.stringify({ name: "Made at runtime" }) })).status).toBe(200);
+    first.child.kill("SIGINT");
+    expect(await first.exited).toBe(0);
+
+    const second = startCli(["--port", "0", "--db", db, "--fixtures", fixtures]);
+    const again = await second.ready;
+    const apps = (await (await fetch(`${again.url}/apps`, { headers })).json()) as { data: { name: string }[] };
+    // Fixtures were not loaded twice, and the App made at runtime survived.
+    expect(apps.data.map((app) => app.name)).toEqual(["Support", "Made at runtime"]);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+
+    const generated = startCli(["--port", "0", "--db", join(dir, "default.db")]);
+    const firstKey = (await generated.ready).keys[0];
+    expect(firstKey).toMatch(/^gms_/);
+    generated.child.kill("SIGTERM");
+    await generated.exited;
+    const reopened = startCli(["--port", "0", "--db", join(dir, "default.db")]);
+    expect((await reopened.ready).keys).toEqual([firstKey]);
+    reopened.child.kill("SIGTERM");
+    await reopened.exited;
+  });
+
+  it("refuses bad arguments with the usage line", async () => {
+    const cli = startCli(["--port", "seventy"]);
+    expect(await cli.exited).toBe(2);
+    expect(cli.output().stderr).toContain("usage: gms-emulator");
+    const unknown = startCli(["--colour"]);
+    expect(await unknown.exited).toBe(2);
+    expect(unknown.output().stderr).toMatch(/Unknown option '--colour'/);
+  });
+});
