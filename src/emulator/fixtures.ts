@@ -1,8 +1,8 @@
 /**
  * Fixtures: what the public interface cannot create (workspaces with their API keys and limits, Actions,
- * Contexts, pre-configured Skills, Eval types), loaded from YAML. Loading is idempotent: a workspace
- * whose API key is already in the database is left as it is, so a restart on the same file with the
- * same fixtures duplicates nothing.
+ * Workflows with their blocks, Contexts, pre-configured Skills, Eval types), loaded from YAML. Loading is
+ * idempotent: a workspace whose API key is already in the database is left as it is, so a restart on the
+ * same file with the same fixtures duplicates nothing.
  */
 import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
@@ -19,12 +19,32 @@ const ActionFixture = z.strictObject({
   type: z.string().optional(),
 });
 
-const AppFixture = z.strictObject({
+/** A Workflow with its ordered blocks; each block names an Action of the same App. */
+const WorkflowFixture = z.strictObject({
   guid: Guid.optional(),
   name: z.string().min(1),
-  description: z.string().nullable().optional(),
-  actions: z.array(ActionFixture).default([]),
+  blocks: z.array(z.strictObject({ guid: Guid.optional(), name: z.string().min(1), action: z.string().min(1) })).default([]),
 });
+
+const AppFixture = z
+  .strictObject({
+    guid: Guid.optional(),
+    name: z.string().min(1),
+    description: z.string().nullable().optional(),
+    actions: z.array(ActionFixture).default([]),
+    workflows: z.array(WorkflowFixture).default([]),
+  })
+  .superRefine((app, context) => {
+    const actions = new Set(app.actions.map((action) => action.name));
+    app.workflows.forEach((workflow, w) =>
+      workflow.blocks.forEach((block, b) => {
+        if (!actions.has(block.action)) {
+          const message = `unknown Action "${block.action}" of App "${app.name}"`;
+          context.addIssue({ code: "custom", path: ["workflows", w, "blocks", b, "action"], message });
+        }
+      }),
+    );
+  });
 
 const SkillMetadataFixture = z.strictObject({
   name: z.string(),
@@ -91,8 +111,13 @@ export function loadFixtures(store: Store, input: Fixtures | z.output<typeof Fix
       const caller = store.workspaces.createWithKey(workspace);
       for (const app of workspace.apps) {
         const record = store.apps.create(caller, app);
+        const actionGuids = new Map<string, string>();
         for (const action of app.actions) {
-          store.actions.create(caller, { ...action, appGuid: record.guid, actionType: action.type });
+          actionGuids.set(action.name, store.actions.create(caller, { ...action, appGuid: record.guid, actionType: action.type }).guid);
+        }
+        for (const workflow of app.workflows) {
+          const blocks = workflow.blocks.map((block) => ({ guid: block.guid, name: block.name, actionGuid: actionGuids.get(block.action)! }));
+          store.workflows.createFixture(caller, { guid: workflow.guid, appGuid: record.guid, name: workflow.name, blocks });
         }
       }
       for (const context of workspace.contexts) store.contexts.create(caller, context);

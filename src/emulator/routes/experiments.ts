@@ -1,4 +1,60 @@
-// SKELETON: to be written by the owner of this kind.
-import type { RouteModule } from "./wire";
+import type { Experiment, ExperimentDeleted } from "../../api/experiments";
+import { ExperimentCreate, ExperimentUpdate } from "../../api/experiments";
+import type { ExperimentRecord } from "../store/experiments";
+import { type RouteModule, envelope, guidParam, parseBody, parsePage } from "./wire";
 
-export const experimentRoutes: RouteModule = () => {};
+export const presentExperiment = (experiment: ExperimentRecord): Experiment => ({
+  guid: experiment.guid,
+  name: experiment.name,
+  app: experiment.appGuid,
+  primary_action: experiment.primaryActionGuid,
+  secondary_action: experiment.secondaryActionGuid,
+  status: experiment.status,
+  // Deleted Experiments never reach a public read.
+  deleted: false,
+  created_at: experiment.createdAt,
+  updated_at: experiment.updatedAt,
+  created_by_id: experiment.createdById,
+  last_updated_by_id: experiment.lastUpdatedById,
+});
+
+/** `/experiments` (the prompt route is outside the emulator's scope). */
+export const experimentRoutes: RouteModule = (app, store) => {
+  app.get("/experiments", async (request) => {
+    const page = parsePage(request);
+    return envelope(store.experiments.list(request.caller, page), page, presentExperiment);
+  });
+
+  app.post("/experiments", async (request) => {
+    const body = parseBody(ExperimentCreate, request);
+    return presentExperiment(
+      store.experiments.create(request.caller, {
+        name: body.name,
+        appGuid: body.app,
+        primaryActionGuid: body.primary_action,
+        secondaryActionGuid: body.secondary_action,
+      }),
+    );
+  });
+
+  app.get("/experiments/:guid", async (request) => presentExperiment(store.experiments.get(request.caller, guidParam(request))));
+
+  // Spec: not shown; the emulator answers the updated Experiment.
+  app.put("/experiments/:guid", async (request) => {
+    const guid = guidParam(request);
+    const body = parseBody(ExperimentUpdate, request);
+    return presentExperiment(
+      store.experiments.update(request.caller, guid, {
+        name: body.name,
+        primaryActionGuid: body.primary_action,
+        secondaryActionGuid: body.secondary_action,
+      }),
+    );
+  });
+
+  // Spec: not shown; the emulator answers `{ message: "Experiment <guid> deleted" }`.
+  app.delete("/experiments/:guid", async (request): Promise<ExperimentDeleted> => {
+    const experiment = store.experiments.softDelete(request.caller, guidParam(request));
+    return { message: `Experiment ${experiment.guid} deleted` };
+  });
+};

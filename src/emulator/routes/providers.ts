@@ -1,4 +1,37 @@
-// SKELETON: to be written by the owner of this kind.
-import type { RouteModule } from "./wire";
+import type { DeleteMessage, Provider } from "../../api/providers";
+import { ProviderCreate, ProviderUpdate } from "../../api/providers";
+import type { ProviderRecord } from "../store/providers";
+import { type RouteModule, guidParam, parseBody } from "./wire";
 
-export const providerRoutes: RouteModule = () => {};
+/** The public Provider connection: never the credential. */
+export const presentProvider = (connection: ProviderRecord): Provider => ({
+  guid: connection.guid,
+  name: connection.name,
+  nickname: connection.nickname,
+  url: connection.url,
+  default: connection.default,
+  created_at: connection.createdAt,
+  updated_at: connection.updatedAt,
+  created_by_id: connection.createdById,
+  last_updated_by_id: connection.lastUpdatedById,
+});
+
+/** `/providers`: the workspace's Provider connections (credentials are write-only). */
+export const providerRoutes: RouteModule = (app, store) => {
+  // The spec: no pagination or filters, so skip and limit are ignored.
+  app.get("/providers", async (request) => store.providers.list(request.caller).map(presentProvider));
+
+  app.post("/providers", async (request) => presentProvider(store.providers.create(request.caller, parseBody(ProviderCreate, request))));
+
+  app.get("/providers/:guid", async (request) => presentProvider(store.providers.get(request.caller, guidParam(request))));
+
+  app.put("/providers/:guid", async (request) => {
+    const guid = guidParam(request);
+    return presentProvider(store.providers.update(request.caller, guid, parseBody(ProviderUpdate, request)));
+  });
+
+  app.delete("/providers/:guid", async (request): Promise<DeleteMessage> => {
+    const connection = store.providers.softDelete(request.caller, guidParam(request));
+    return { message: `Model provider ${connection.guid} deleted` };
+  });
+};

@@ -1,10 +1,360 @@
-// SKELETON: to be written by the owner of this kind.
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { TextDecoder } from "node:util";
 import type { Database } from "./database";
+import { NotFoundError } from "./errors";
 import type { Store } from "./index";
+import { type Caller, fromJson, newGuid, now, toJson } from "./records";
+import { DEFAULT_SPLITTER, type SplitterConfig, parseSplitterConfig, splitText } from "./splitter";
+
+/**
+ * A Context Source is a loader plus splitter configuration that populates its Context. Processing runs
+ * in the background after the dispatching request has been answered: the Files loader fetches the URL
+ * over HTTP, the splitter cuts the text, and the chunks replace the Documents the source wrote before.
+ */
+export interface ContextSourceRecord {
+  id: number;
+  guid: string;
+  contextId: number;
+  name: string;
+  url: string;
+  loaderId: string;
+  loaderConfig: LoaderConfigItem[];
+  splitterConfig: SplitterConfig;
+  indexingStatus: IndexingStatus;
+  indexedAt: string | null;
+  /** What the last finished run recorded; null before one finished. */
+  indexingMetadata: IndexingOutcome | null;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+}
+
+export interface LoaderConfigItem {
+  name: string;
+  value: string | number | boolean;
+  required?: boolean | undefined;
+}
+
+export type IndexingOutcome = { documents: number; characters: number; contentType: string } | { error: string };
+
+// Spec: the status values are not shown; the emulator moves pending -> processing -> indexed | failed.
+export type IndexingStatus = "pending" | "processing" | "indexed" | "failed";
+
+/** The only loader: it reads the object behind the source's URL. */
+export const FILES_LOADER_ID = "f11e5000-10ad-4e00-8000-000000000001";
+// Spec: loader limits are not shown; the emulator's Files loader waits 30 s at most and reads 10 MiB at most.
+/** How long the Files loader waits for the whole object. */
+export const FETCH_TIMEOUT_MS = 30_000;
+/** The largest object the Files loader reads. */
+export const MAX_SOURCE_BYTES = 10 * 1024 * 1024;
 
 export class ContextSourceStore {
+  /** Every processing run not finished yet (for `idle`). */
+  private readonly running = new Set<Promise<void>>();
+  /** The number of the latest dispatch per source with a run unfinished: only that run may record anything. */
+  private readonly latest = new Map<number, number>();
+  private dispatches = 0;
+
   constructor(
     private readonly db: Database,
     private readonly store: Store,
-  ) {}
+  ) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS context_sources (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        context_id INTEGER NOT NULL REFERENCES contexts(id),
+        name TEXT NOT NULL,
+        url TEXT NOT NULL,
+        loader_id TEXT NOT NULL,
+        loader_config TEXT NOT NULL,
+        splitter_config TEXT NOT NULL,
+        indexing_status TEXT NOT NULL,
+        indexed_at TEXT,
+        indexing_metadata TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        last_updated_by_id TEXT,
+        deleted_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS context_sources_context ON context_sources (context_id, deleted_at);
+    `);
+    // A run cut short by a stop (database file kept) would otherwise stay `processing` for ever.
+    db.run(
+      "UPDATE context_sources SET indexing_status = 'failed', indexing_metadata = ? WHERE indexing_status = 'processing'",
+      toJson({ error: "interrupted: the emulator stopped while processing" } satisfies IndexingOutcome),
+    );
+  }
+
+  /** The Context's non-deleted sources, oldest first. */
+  list(caller: Caller, contextGuid: string): ContextSourceRecord[] {
+    const context = this.store.contexts.get(caller, contextGuid);
+    return this.db
+      .all("SELECT * FROM context_sources WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL ORDER BY id", context.id, caller.workspaceId)
+      .map(toRecord);
+  }
+
+  /**
+   * Creates a pending source on the Files loader with an empty loader configuration and the default
+   * splitter; counts against the `context_sources` allowance.
+   */
+  create(caller: Caller, contextGuid: string, input: { url: string }): ContextSourceRecord {
+    const context = this.store.contexts.get(caller, contextGuid);
+    return this.db.transaction(() => {
+      this.store.workspaces.reserve(caller, "context_sources");
+      const stamp = now();
+      const id = this.db.run(
+        `INSERT INTO context_sources (guid, workspace_id, context_id, name, url, loader_id, loader_config, splitter_config,
+           indexing_status, created_at, updated_at, created_by_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+        newGuid(),
+        caller.workspaceId,
+        context.id,
+        nameFromUrl(input.url),
+        input.url,
+        FILES_LOADER_ID,
+        toJson([]),
+        toJson(DEFAULT_SPLITTER),
+        stamp,
+        stamp,
+        caller.userId,
+      );
+      return this.byId(id)!;
+    });
+  }
+
+  /**
+   * A non-deleted source of the Context. A missing Context is 404 `Context not found`; a missing source
+   * is the generic 404 `Not Found` ("Some Context Source reads use a generic not-found response").
+   */
+  get(caller: Caller, contextGuid: string, guid: string): ContextSourceRecord {
+    const context = this.store.contexts.get(caller, contextGuid);
+    const row = this.db.get(
+      "SELECT * FROM context_sources WHERE guid = ? AND context_id = ? AND workspace_id = ? AND deleted_at IS NULL",
+      guid,
+      context.id,
+      caller.workspaceId,
+    );
+    if (!row) throw new NotFoundError("Not Found");
+    return toRecord(row);
+  }
+
+  /** Replaces name, splitter configuration and loader configuration (the loader itself stays the Files loader). */
+  update(
+    caller: Caller,
+    contextGuid: string,
+    guid: string,
+    input: { name: string; splitterConfig: Record<string, unknown>; loaderConfig: LoaderConfigItem[] },
+  ): ContextSourceRecord {
+    const source = this.get(caller, contextGuid, guid);
+    const splitter = parseSplitterConfig(input.splitterConfig);
+    // Spec: what the Files loader does with loader configuration is not shown; the emulator stores it and ignores it.
+    this.db.run(
+      "UPDATE context_sources SET name = ?, splitter_config = ?, loader_config = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
+      input.name,
+      toJson(splitter),
+      toJson(input.loaderConfig),
+      now(),
+      caller.userId,
+      source.id,
+    );
+    return this.byId(source.id)!;
+  }
+
+  // Spec: deleting a source does not cascade (only Dataset deletion is said to); its Documents stay.
+  softDelete(caller: Caller, contextGuid: string, guid: string): ContextSourceRecord {
+    const source = this.get(caller, contextGuid, guid);
+    this.db.run("UPDATE context_sources SET deleted_at = ? WHERE id = ?", now(), source.id);
+    return source;
+  }
+
+  /** Dispatches processing of a source of the given Context (404 `Context not found` / `Context Source not found`). */
+  process(caller: Caller, guid: string, contextGuid: string): void {
+    const context = this.store.contexts.get(caller, contextGuid);
+    const row = this.db.get(
+      "SELECT id FROM context_sources WHERE guid = ? AND context_id = ? AND workspace_id = ? AND deleted_at IS NULL",
+      guid,
+      context.id,
+      caller.workspaceId,
+    );
+    if (!row) throw new NotFoundError("Context Source not found");
+    this.dispatch(caller, row.id as number);
+  }
+
+  /** Dispatches processing of every listed source of the workspace; other GUIDs are ignored. */
+  processBatch(caller: Caller, guids: string[]): void {
+    for (const guid of new Set(guids)) {
+      const row = this.db.get<{ id: number }>("SELECT id FROM context_sources WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
+      if (row) this.dispatch(caller, row.id);
+    }
+  }
+
+  /** Resolves once every dispatched run has finished, including runs dispatched while waiting. */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all(this.running);
+  }
+
+  /**
+   * Marks the source `processing` at once (so nobody polling reads the previous run's outcome as this
+   * one's) and starts a run after the current turn. A newer dispatch of the same source supersedes the
+   * older run: the source stays `processing` until the newest run records its outcome.
+   */
+  private dispatch(caller: Caller, id: number): void {
+    this.db.run("UPDATE context_sources SET indexing_status = 'processing' WHERE id = ?", id);
+    const dispatch = ++this.dispatches;
+    this.latest.set(id, dispatch);
+    const run = nextTurn().then(() => this.run(caller, id, dispatch));
+    this.running.add(run);
+    void run.then(() => {
+      this.running.delete(run);
+      if (this.latest.get(id) === dispatch) this.latest.delete(id);
+    });
+  }
+
+  /** One processing run. Never rejects: every failure ends in the source's `failed` state. */
+  private async run(caller: Caller, id: number, dispatch: number): Promise<void> {
+    try {
+      const source = this.live(id, dispatch);
+      if (!source) return;
+      const file = await loadFile(source.url);
+      const chunks = splitText(file.text, source.splitterConfig);
+      // Spec: what a run records is not shown; the emulator tags each Document with its source and chunk
+      // number and sums the run up in `indexing_metadata`.
+      this.db.transaction(() => {
+        if (!this.live(id, dispatch)) return;
+        this.store.documents.replaceSourceDocuments(caller, {
+          contextId: source.contextId,
+          contextSourceId: id,
+          chunks,
+          metadata: (chunk) => ({ context_source: source.guid, chunk }),
+        });
+        const stamp = now();
+        this.db.run(
+          "UPDATE context_sources SET indexing_status = 'indexed', indexed_at = ?, indexing_metadata = ? WHERE id = ?",
+          stamp,
+          toJson({ documents: chunks.length, characters: file.text.length, contentType: file.contentType } satisfies IndexingOutcome),
+          id,
+        );
+      });
+    } catch (error) {
+      this.recordFailure(id, dispatch, describe(error));
+    }
+  }
+
+  private recordFailure(id: number, dispatch: number, message: string): void {
+    try {
+      if (!this.live(id, dispatch)) return;
+      this.db.run("UPDATE context_sources SET indexing_status = 'failed', indexing_metadata = ? WHERE id = ?", toJson({ error: message } satisfies IndexingOutcome), id);
+    } catch {
+      // The database itself failed: there is nowhere left to record the failure, and a background run must not crash the process.
+    }
+  }
+
+  /**
+   * The source, unless it was deleted, a newer dispatch superseded this run, or the store closed
+   * meanwhile (the run then has nothing to do).
+   */
+  private live(id: number, dispatch: number): ContextSourceRecord | undefined {
+    if (this.latest.get(id) !== dispatch || !this.db.sql.isOpen) return undefined;
+    const row = this.db.get("SELECT * FROM context_sources WHERE id = ? AND deleted_at IS NULL", id);
+    return row && toRecord(row);
+  }
+
+  private byId(id: number): ContextSourceRecord | undefined {
+    const row = this.db.get("SELECT * FROM context_sources WHERE id = ?", id);
+    return row && toRecord(row);
+  }
+}
+
+/** A loader failure whose message is fit for `indexing_metadata.error`. */
+class LoaderError extends Error {
+  override readonly name = "LoaderError";
+}
+
+/**
+ * The Files loader: GETs the URL (redirects followed, {@link FETCH_TIMEOUT_MS} for the whole body, at
+ * most {@link MAX_SOURCE_BYTES}) and decodes text (`text/*`, JSON) by the charset the response names.
+ */
+async function loadFile(url: string): Promise<{ text: string; contentType: string }> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: "follow" });
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new LoaderError(`the source answered HTTP ${response.status}`);
+  }
+  const header = response.headers.get("content-type") ?? "";
+  const contentType = header.split(";")[0]!.trim().toLowerCase();
+  if (!(contentType.startsWith("text/") || contentType === "application/json" || contentType.endsWith("+json"))) {
+    await response.body?.cancel();
+    throw new LoaderError(`unsupported content type ${contentType || "(none)"}`);
+  }
+  const charset = /;\s*charset="?([^";\s]+)/i.exec(header)?.[1] ?? "utf-8";
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset);
+  } catch {
+    await response.body?.cancel();
+    throw new LoaderError(`unsupported charset ${charset}`);
+  }
+  return { text: decoder.decode(await readCapped(response)), contentType };
+}
+
+async function readCapped(response: Response): Promise<Uint8Array> {
+  const tooLarge = `the source is larger than ${MAX_SOURCE_BYTES} bytes`;
+  if (Number(response.headers.get("content-length")) > MAX_SOURCE_BYTES) {
+    await response.body?.cancel();
+    throw new LoaderError(tooLarge);
+  }
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of response.body ?? []) {
+    size += part.byteLength;
+    // Leaving the loop early cancels the body stream.
+    if (size > MAX_SOURCE_BYTES) throw new LoaderError(tooLarge);
+    parts.push(part);
+  }
+  return Buffer.concat(parts);
+}
+
+/** The text recorded for a failed run: never a stack, never the (signed) URL. */
+function describe(error: unknown): string {
+  if (error instanceof LoaderError) return error.message;
+  if (error instanceof Error && error.name === "TimeoutError") return `fetching the source timed out after ${FETCH_TIMEOUT_MS / 1000} s`;
+  if (error instanceof TypeError && error.message === "fetch failed" && error.cause instanceof Error) {
+    const cause = error.cause as Error & { code?: string };
+    return `fetch failed: ${cause.message || cause.code || cause.name}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+// Spec: the initial name is not shown; the emulator uses the URL's last path segment, else its host.
+function nameFromUrl(url: string): string {
+  const parsed = new URL(url);
+  const segment = parsed.pathname.split("/").filter(Boolean).pop();
+  if (!segment) return parsed.hostname;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function toRecord(row: Record<string, unknown>): ContextSourceRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    contextId: row.context_id as number,
+    name: row.name as string,
+    url: row.url as string,
+    loaderId: row.loader_id as string,
+    loaderConfig: fromJson<LoaderConfigItem[]>(row.loader_config) ?? [],
+    splitterConfig: fromJson<SplitterConfig>(row.splitter_config) ?? DEFAULT_SPLITTER,
+    indexingStatus: row.indexing_status as IndexingStatus,
+    indexedAt: (row.indexed_at as string | null) ?? null,
+    indexingMetadata: fromJson<IndexingOutcome>(row.indexing_metadata),
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    createdById: row.created_by_id as string,
+  };
 }

@@ -1,10 +1,244 @@
-// SKELETON: to be written by the owner of this kind.
-import type { Database } from "./database";
+import type { AppRecord } from "./apps";
+import type { Database, SqlValue } from "./database";
+import { BadRequestError, NotFoundError } from "./errors";
 import type { Store } from "./index";
+import { type Caller, type Page, type Paged, fromJson, newGuid, now, toJson } from "./records";
+
+/** A Data record's input or output: a string, an array or an object. */
+export type DataValue = string | unknown[] | Record<string, unknown>;
+
+/** One logged generation. `appGuid` is the Action's App unless another App was given. */
+export interface DataRecord {
+  id: number;
+  guid: string;
+  actionGuid: string;
+  appGuid: string | null;
+  runId: string | null;
+  input: DataValue;
+  output: DataValue;
+  fullPromptSent: string | null;
+  systemMessage: string | null;
+  promptTemplate: string | null;
+  model: string | null;
+  modelProvider: string | null;
+  numInputTokens: number | null;
+  numOutputTokens: number | null;
+  latency: number | null;
+  metadata: Record<string, unknown> | null;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+  lastUpdatedById: string | null;
+}
+
+/** Fields create and update share; relationship GUIDs given as null count as not supplied. */
+interface DataFields {
+  appGuid?: string | null | undefined;
+  sessionGuid?: string | null | undefined;
+  versionGuid?: string | null | undefined;
+  fullPromptSent?: string | null | undefined;
+  systemMessage?: string | null | undefined;
+  promptTemplate?: string | null | undefined;
+  model?: string | null | undefined;
+  modelProvider?: string | null | undefined;
+  numInputTokens?: number | null | undefined;
+  numOutputTokens?: number | null | undefined;
+  latency?: number | null | undefined;
+  metadata?: Record<string, unknown> | null | undefined;
+}
+
+export interface DataCreateInput extends DataFields {
+  actionGuid: string;
+  input: DataValue;
+  output: DataValue;
+  runId?: string | null | undefined;
+  /** A GUID chosen by the caller; it must not be taken. */
+  guid?: string | undefined;
+}
+
+/** Only supplied (non-undefined) fields change. */
+export interface DataUpdateInput extends DataFields {
+  actionGuid?: string | null | undefined;
+  input?: DataValue | undefined;
+  output?: DataValue | undefined;
+}
 
 export class DataStore {
   constructor(
     private readonly db: Database,
     private readonly store: Store,
-  ) {}
+  ) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS data (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        action_id INTEGER NOT NULL REFERENCES actions(id),
+        app_id INTEGER NOT NULL REFERENCES apps(id),
+        run_id TEXT,
+        input TEXT NOT NULL,
+        output TEXT NOT NULL,
+        full_prompt_sent TEXT,
+        system_message TEXT,
+        prompt_template TEXT,
+        model TEXT,
+        model_provider TEXT,
+        num_input_tokens INTEGER,
+        num_output_tokens INTEGER,
+        latency REAL,
+        metadata TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        last_updated_by_id TEXT,
+        deleted_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS data_workspace ON data (workspace_id, deleted_at);
+      CREATE INDEX IF NOT EXISTS data_app ON data (app_id, deleted_at);
+    `);
+  }
+
+  /** Non-deleted Data of the workspace, newest first (spec). */
+  list(caller: Caller, page: Page): Paged<DataRecord> {
+    return this.page("d.workspace_id = ?", [caller.workspaceId], page);
+  }
+
+  /** The App's Data, newest first (404 when the App is missing or deleted). */
+  listByApp(caller: Caller, appGuid: string, page: Page): Paged<DataRecord> {
+    // Spec: not shown in which order an App's Data is listed; the emulator uses the newest first of GET /data.
+    return this.page("d.app_id = ?", [this.store.apps.get(caller, appGuid).id], page);
+  }
+
+  /**
+   * Logs a generation. The Action and every supplied relationship must resolve (404 otherwise); without
+   * `appGuid` the record belongs to the Action's App.
+   */
+  create(caller: Caller, input: DataCreateInput): DataRecord {
+    return this.db.transaction(() => {
+      const action = this.store.actions.get(caller, input.actionGuid);
+      const app = this.resolveLinks(caller, input);
+      const guid = input.guid ?? newGuid();
+      if (this.db.get("SELECT 1 FROM data WHERE guid = ?", guid)) throw new BadRequestError(`Data ${guid} already exists`);
+      const stamp = now();
+      const values: Record<string, SqlValue> = {
+        guid,
+        workspace_id: caller.workspaceId,
+        action_id: action.id,
+        app_id: app?.id ?? action.appId,
+        run_id: input.runId ?? null,
+        ...definedColumns(input),
+        created_at: stamp,
+        updated_at: stamp,
+        created_by_id: caller.userId,
+      };
+      const names = Object.keys(values);
+      const id = this.db.run(`INSERT INTO data (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`, ...names.map((name) => values[name]!));
+      return this.byId(id);
+    });
+  }
+
+  /** A non-deleted Data record of the caller's workspace; anything else is 404 `Data not found`. */
+  get(caller: Caller, guid: string): DataRecord {
+    const data = this.find(caller, guid);
+    if (!data) throw new NotFoundError("Data not found");
+    return data;
+  }
+
+  find(caller: Caller, guid: string): DataRecord | undefined {
+    const row = this.db.get(`${SELECT} WHERE d.guid = ? AND d.workspace_id = ? AND d.deleted_at IS NULL`, guid, caller.workspaceId);
+    return row && toRecord(row);
+  }
+
+  /** Replaces the supplied fields; supplied relationships must resolve as on create. */
+  update(caller: Caller, guid: string, input: DataUpdateInput): DataRecord {
+    return this.db.transaction(() => {
+      const data = this.get(caller, guid);
+      const action = input.actionGuid ? this.store.actions.get(caller, input.actionGuid) : undefined;
+      const app = this.resolveLinks(caller, input);
+      // Spec: not shown whether a new Action moves the record to its App; the emulator keeps the App unless `app` is given.
+      const values: Record<string, SqlValue> = {
+        ...definedColumns(input),
+        ...(action && { action_id: action.id }),
+        ...(app && { app_id: app.id }),
+        updated_at: now(),
+        last_updated_by_id: caller.userId,
+      };
+      const names = Object.keys(values);
+      this.db.run(`UPDATE data SET ${names.map((name) => `${name} = ?`).join(", ")} WHERE id = ?`, ...names.map((name) => values[name]!), data.id);
+      return this.byId(data.id);
+    });
+  }
+
+  /** Soft delete: the record answers 404 afterwards and leaves every list. */
+  softDelete(caller: Caller, guid: string): DataRecord {
+    const data = this.get(caller, guid);
+    this.db.run("UPDATE data SET deleted_at = ? WHERE id = ?", now(), data.id);
+    return data;
+  }
+
+  /** Resolves the supplied App, Session and version GUIDs (after the Action); returns the App if one was given. */
+  private resolveLinks(caller: Caller, input: DataFields): AppRecord | undefined {
+    const app = input.appGuid ? this.store.apps.get(caller, input.appGuid) : undefined;
+    // Spec choice: the emulator has no Session routes, so no supplied Session can resolve.
+    if (input.sessionGuid) throw new NotFoundError("Session not found");
+    // Spec choice: the emulator has no Action versions, so no supplied version can resolve.
+    if (input.versionGuid) throw new NotFoundError("Version not found");
+    return app;
+  }
+
+  private page(where: string, args: SqlValue[], page: Page): Paged<DataRecord> {
+    const filter = `${where} AND d.deleted_at IS NULL`;
+    const total = this.db.get<{ n: number }>(`SELECT count(*) AS n FROM data d WHERE ${filter}`, ...args)!.n;
+    const rows = this.db.all(`${SELECT} WHERE ${filter} ORDER BY d.id DESC LIMIT ? OFFSET ?`, ...args, page.limit, page.skip);
+    return { items: rows.map(toRecord), total };
+  }
+
+  private byId(id: number): DataRecord {
+    return toRecord(this.db.get(`${SELECT} WHERE d.id = ?`, id)!);
+  }
+}
+
+const SELECT = "SELECT d.*, a.guid AS action_guid, p.guid AS app_guid FROM data d JOIN actions a ON a.id = d.action_id JOIN apps p ON p.id = d.app_id";
+
+/** The value columns an input sets, skipping fields it leaves undefined; JSON columns are encoded. */
+function definedColumns(input: DataFields & { input?: DataValue | undefined; output?: DataValue | undefined }): Record<string, SqlValue> {
+  const columns: Record<string, SqlValue | undefined> = {
+    input: input.input === undefined ? undefined : toJson(input.input),
+    output: input.output === undefined ? undefined : toJson(input.output),
+    full_prompt_sent: input.fullPromptSent,
+    system_message: input.systemMessage,
+    prompt_template: input.promptTemplate,
+    model: input.model,
+    model_provider: input.modelProvider,
+    num_input_tokens: input.numInputTokens,
+    num_output_tokens: input.numOutputTokens,
+    latency: input.latency,
+    metadata: input.metadata === undefined ? undefined : toJson(input.metadata),
+  };
+  return Object.fromEntries(Object.entries(columns).filter((entry): entry is [string, SqlValue] => entry[1] !== undefined));
+}
+
+function toRecord(row: Record<string, unknown>): DataRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    actionGuid: row.action_guid as string,
+    appGuid: (row.app_guid as string | null) ?? null,
+    runId: (row.run_id as string | null) ?? null,
+    input: fromJson<DataValue>(row.input)!,
+    output: fromJson<DataValue>(row.output)!,
+    fullPromptSent: (row.full_prompt_sent as string | null) ?? null,
+    systemMessage: (row.system_message as string | null) ?? null,
+    promptTemplate: (row.prompt_template as string | null) ?? null,
+    model: (row.model as string | null) ?? null,
+    modelProvider: (row.model_provider as string | null) ?? null,
+    numInputTokens: (row.num_input_tokens as number | null) ?? null,
+    numOutputTokens: (row.num_output_tokens as number | null) ?? null,
+    latency: (row.latency as number | null) ?? null,
+    metadata: fromJson<Record<string, unknown>>(row.metadata),
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    createdById: row.created_by_id as string,
+    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+  };
 }

@@ -1,10 +1,237 @@
-// SKELETON: to be written by the owner of this kind.
 import type { Database } from "./database";
+import { NotFoundError } from "./errors";
 import type { Store } from "./index";
+import { type Caller, type Page, type Paged, fromJson, newGuid, now, toJson } from "./records";
+import { DEFAULT_SPLITTER, splitText } from "./splitter";
+
+/** Documents are the indexed units of a Context, written by hand or by Context Source processing. */
+export interface DocumentRecord {
+  id: number;
+  guid: string;
+  contextId: number;
+  /** The Context Source whose processing wrote it, or null for a Document created through the routes. */
+  contextSourceId: number | null;
+  content: string;
+  filter: string | null;
+  metadata: Record<string, unknown>;
+  embedding: number[] | null;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+}
+
+export interface DocumentInput {
+  content: string;
+  filter?: string | null | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/** The chunks one Context Source processing run produced, with what to record about each. */
+export interface SourceChunks {
+  contextId: number;
+  contextSourceId: number;
+  chunks: string[];
+  metadata: (index: number) => Record<string, unknown>;
+}
+
+// Spec: the embedding model is not shown; the emulator hashes lowercase words into a fixed number of
+// signed buckets and normalizes (a deterministic bag-of-words vector, enough for similarity tests).
+export const EMBEDDING_DIMENSIONS = 64;
 
 export class DocumentStore {
   constructor(
     private readonly db: Database,
     private readonly store: Store,
-  ) {}
+  ) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS documents (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        context_id INTEGER NOT NULL REFERENCES contexts(id),
+        context_source_id INTEGER REFERENCES context_sources(id),
+        content TEXT NOT NULL,
+        filter TEXT,
+        metadata TEXT NOT NULL,
+        embedding TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        last_updated_by_id TEXT,
+        deleted_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS documents_context ON documents (context_id, deleted_at);
+      CREATE INDEX IF NOT EXISTS documents_source ON documents (context_source_id, deleted_at);
+    `);
+    // SQLite's lower() and LIKE fold ASCII only; the search folds every letter.
+    db.sql.function("gms_contains", { deterministic: true }, (text, part) =>
+      String(text).toLowerCase().includes(String(part).toLowerCase()) ? 1 : 0,
+    );
+  }
+
+  /**
+   * The Context's non-deleted Documents, oldest first; `query` keeps those whose content contains it,
+   * ignoring case.
+   */
+  list(caller: Caller, contextGuid: string, page: Page, query?: string): Paged<DocumentRecord> {
+    // Spec: the search behind `query` is not shown; the emulator matches a case-insensitive substring.
+    const context = this.store.contexts.get(caller, contextGuid);
+    const where = `FROM documents WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL${query ? " AND gms_contains(content, ?)" : ""}`;
+    const args = query ? [context.id, caller.workspaceId, query] : [context.id, caller.workspaceId];
+    const total = this.db.get<{ n: number }>(`SELECT count(*) AS n ${where}`, ...args)!.n;
+    const rows = this.db.all(`SELECT * ${where} ORDER BY id LIMIT ? OFFSET ?`, ...args, page.limit, page.skip);
+    return { items: rows.map(toRecord), total };
+  }
+
+  /**
+   * Creates the Documents for `content`: one, or one per chunk when it is longer than the default chunk
+   * size, all with the same filter and metadata.
+   */
+  create(caller: Caller, contextGuid: string, input: DocumentInput): DocumentRecord[] {
+    const context = this.store.contexts.get(caller, contextGuid);
+    const chunks = splitText(input.content, DEFAULT_SPLITTER);
+    // The answer always names a Document, so empty content still makes one.
+    if (chunks.length === 0) chunks.push(input.content);
+    return this.db.transaction(() =>
+      chunks.map((chunk) => this.insert(caller, context.id, null, { content: chunk, filter: input.filter, metadata: input.metadata })),
+    );
+  }
+
+  /** A non-deleted Document of the Context; a missing Context is 404 `Context not found`, a missing Document `Document not found`. */
+  get(caller: Caller, contextGuid: string, guid: string): DocumentRecord {
+    const context = this.store.contexts.get(caller, contextGuid);
+    const row = this.db.get(
+      "SELECT * FROM documents WHERE guid = ? AND context_id = ? AND workspace_id = ? AND deleted_at IS NULL",
+      guid,
+      context.id,
+      caller.workspaceId,
+    );
+    if (!row) throw new NotFoundError("Document not found");
+    return toRecord(row);
+  }
+
+  /** Replaces the fields sent; new content drops the embedding, which described the old one. */
+  update(caller: Caller, contextGuid: string, guid: string, input: Partial<DocumentInput>): DocumentRecord {
+    // Spec: PUT takes "Document fields"; the emulator makes each optional (at least one) and never re-splits.
+    const document = this.get(caller, contextGuid, guid);
+    const content = input.content ?? document.content;
+    this.db.run(
+      "UPDATE documents SET content = ?, filter = ?, metadata = ?, embedding = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
+      content,
+      input.filter === undefined ? document.filter : input.filter,
+      toJson(input.metadata ?? document.metadata),
+      content === document.content ? toJson(document.embedding) : null,
+      now(),
+      caller.userId,
+      document.id,
+    );
+    return this.get(caller, contextGuid, guid);
+  }
+
+  /** Computes and stores the Document's embedding (synchronously: it is cheap and deterministic). */
+  embed(caller: Caller, contextGuid: string, guid: string): DocumentRecord {
+    const document = this.get(caller, contextGuid, guid);
+    this.db.run("UPDATE documents SET embedding = ?, updated_at = ? WHERE id = ?", toJson(embedText(document.content)), now(), document.id);
+    return this.get(caller, contextGuid, guid);
+  }
+
+  softDelete(caller: Caller, contextGuid: string, guid: string): DocumentRecord {
+    const document = this.get(caller, contextGuid, guid);
+    this.db.run("UPDATE documents SET deleted_at = ? WHERE id = ?", now(), document.id);
+    return document;
+  }
+
+  /** Soft-deletes the Context's Documents whose filter equals `filter`, or all of them without one; returns how many. */
+  deleteMany(caller: Caller, contextGuid: string, filter?: string | null): number {
+    const context = this.store.contexts.get(caller, contextGuid);
+    const matching = filter == null ? "" : " AND filter = ?";
+    const args = filter == null ? [] : [filter];
+    return this.db.transaction(() => {
+      const { n } = this.db.get<{ n: number }>(
+        `SELECT count(*) AS n FROM documents WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL${matching}`,
+        context.id,
+        caller.workspaceId,
+        ...args,
+      )!;
+      this.db.run(
+        `UPDATE documents SET deleted_at = ? WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL${matching}`,
+        now(),
+        context.id,
+        caller.workspaceId,
+        ...args,
+      );
+      return n;
+    });
+  }
+
+  /**
+   * Replaces the Documents an earlier processing of the same Context Source wrote with new ones (Context
+   * Source processing only; the caller is whoever dispatched it). Joins the caller's transaction.
+   */
+  replaceSourceDocuments(caller: Caller, source: SourceChunks): DocumentRecord[] {
+    return this.db.transaction(() => {
+      this.db.run(
+        "UPDATE documents SET deleted_at = ? WHERE context_source_id = ? AND workspace_id = ? AND deleted_at IS NULL",
+        now(),
+        source.contextSourceId,
+        caller.workspaceId,
+      );
+      return source.chunks.map((content, index) =>
+        this.insert(caller, source.contextId, source.contextSourceId, { content, metadata: source.metadata(index) }),
+      );
+    });
+  }
+
+  private insert(caller: Caller, contextId: number, contextSourceId: number | null, input: DocumentInput): DocumentRecord {
+    const stamp = now();
+    const id = this.db.run(
+      `INSERT INTO documents (guid, workspace_id, context_id, context_source_id, content, filter, metadata, created_at, updated_at, created_by_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      newGuid(),
+      caller.workspaceId,
+      contextId,
+      contextSourceId,
+      input.content,
+      input.filter ?? null,
+      toJson(input.metadata ?? {}),
+      stamp,
+      stamp,
+      caller.userId,
+    );
+    return toRecord(this.db.get("SELECT * FROM documents WHERE id = ?", id)!);
+  }
+}
+
+/** A unit-length vector of signed word-hash counts (all zeros for text without words). */
+export function embedText(text: string): number[] {
+  const vector = new Array<number>(EMBEDDING_DIMENSIONS).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const hash = fnv1a(word);
+    vector[hash % EMBEDDING_DIMENSIONS]! += hash & 0x80000000 ? -1 : 1;
+  }
+  const norm = Math.hypot(...vector);
+  return norm === 0 ? vector : vector.map((value) => value / norm);
+}
+
+/** 32-bit FNV-1a over UTF-16 code units. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
+function toRecord(row: Record<string, unknown>): DocumentRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    contextId: row.context_id as number,
+    contextSourceId: (row.context_source_id as number | null) ?? null,
+    content: row.content as string,
+    filter: (row.filter as string | null) ?? null,
+    metadata: fromJson<Record<string, unknown>>(row.metadata) ?? {},
+    embedding: fromJson<number[]>(row.embedding),
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    createdById: row.created_by_id as string,
+  };
 }

@@ -1,14 +1,220 @@
-// SKELETON: to be written by the owner of this kind.
 import type { Database } from "./database";
+import { NotFoundError } from "./errors";
 import type { Store } from "./index";
-import type { Caller } from "./records";
+import { type Caller, type Page, type Paged, fromFlag, fromJson, newGuid, now, toFlag, toJson } from "./records";
+
+/** An Eval type. Types are global: every workspace sees the same list, loaded from fixtures. */
+export interface EvalTypeRecord {
+  id: number;
+  guid: string;
+  name: string;
+  description: string | null;
+}
+
+export type EvalDataType = "LIVE" | "DATASET";
+
+export interface EvalVariables {
+  variables?: { name: string; value: string | number | boolean | Record<string, unknown> }[] | undefined;
+}
+
+/** One scoring type of an Eval, with the variables the Eval sets for it. */
+export interface EvalTypeEntry {
+  guid: string;
+  name: string;
+  metadata: EvalVariables | null;
+}
+
+export interface EvalRecord {
+  id: number;
+  guid: string;
+  name: string;
+  actionGuid: string;
+  version: string | null;
+  evalTypes: EvalTypeEntry[];
+  dataset: { guid: string; name: string } | null;
+  samplingRate: number | null;
+  alertOnFail: boolean;
+  dataType: EvalDataType;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+  lastUpdatedById: string | null;
+}
+
+/** What a request selects: a type by GUID and optional variables. */
+export interface EvalTypeSelection {
+  guid: string;
+  metadata?: EvalVariables | null | undefined;
+}
+
+export interface EvalCreateInput {
+  name: string;
+  actionGuid: string;
+  evalTypes: EvalTypeSelection[];
+  datasetGuid?: string | null | undefined;
+  version?: string | null | undefined;
+  samplingRate?: number | null | undefined;
+  alertOnFail?: boolean | undefined;
+}
 
 export class EvalStore {
   constructor(
     private readonly db: Database,
     private readonly store: Store,
-  ) {}
-  ensureType(_input: { name: string; guid?: string | undefined; description?: string | undefined }): void {
-    throw new Error("TODO");
+  ) {
+    // Eval types belong to no workspace, so their table has no workspace_id (the one exception).
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS eval_types (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL UNIQUE,
+        description TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS evals (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        name TEXT NOT NULL,
+        action_id INTEGER NOT NULL REFERENCES actions(id),
+        action_guid TEXT NOT NULL,
+        version TEXT,
+        eval_types TEXT NOT NULL,
+        dataset_guid TEXT,
+        dataset_name TEXT,
+        sampling_rate REAL,
+        alert_on_fail INTEGER NOT NULL DEFAULT 0,
+        data_type TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        last_updated_by_id TEXT,
+        deleted_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS evals_workspace ON evals (workspace_id, deleted_at);
+    `);
   }
+
+  /** Adds an Eval type unless one of that name exists (fixtures call it at every start). */
+  ensureType(input: { name: string; guid?: string | undefined; description?: string | undefined }): EvalTypeRecord {
+    this.db.run(
+      "INSERT INTO eval_types (guid, name, description, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
+      input.guid ?? newGuid(),
+      input.name,
+      input.description ?? null,
+      now(),
+    );
+    return toType(this.db.get("SELECT * FROM eval_types WHERE name = ?", input.name)!);
+  }
+
+  listTypes(): EvalTypeRecord[] {
+    return this.db.all("SELECT * FROM eval_types ORDER BY id").map(toType);
+  }
+
+  /** The workspace's non-deleted Evals, oldest first, optionally only those of one data type. */
+  list(caller: Caller, page: Page, dataType?: EvalDataType): Paged<EvalRecord> {
+    const where = `workspace_id = ? AND deleted_at IS NULL${dataType ? " AND data_type = ?" : ""}`;
+    const filter = dataType ? [caller.workspaceId, dataType] : [caller.workspaceId];
+    const total = this.db.get<{ n: number }>(`SELECT count(*) AS n FROM evals WHERE ${where}`, ...filter)!.n;
+    const rows = this.db.all(`SELECT * FROM evals WHERE ${where} ORDER BY id LIMIT ? OFFSET ?`, ...filter, page.limit, page.skip);
+    return { items: rows.map((row) => this.toRecord(row)), total };
+  }
+
+  /**
+   * Creates an Eval of an Action of the workspace (404 `Action not found`), scoring with existing types
+   * (404 `Eval type not found`), over live traffic or over a Dataset (404 `Dataset not found`).
+   * Spec: not shown; the emulator stores `version` as given (it has no Action versions) and keeps the
+   * Dataset summary as it was at creation.
+   */
+  create(caller: Caller, input: EvalCreateInput): EvalRecord {
+    return this.db.transaction(() => {
+      const action = this.store.actions.get(caller, input.actionGuid);
+      const evalTypes = this.resolveTypes(input.evalTypes);
+      const dataset = input.datasetGuid ? this.store.datasets.get(caller, input.datasetGuid) : null;
+      this.store.workspaces.reserve(caller, "evals");
+      const stamp = now();
+      const id = this.db.run(
+        `INSERT INTO evals (guid, workspace_id, name, action_id, action_guid, version, eval_types, dataset_guid, dataset_name,
+                            sampling_rate, alert_on_fail, data_type, created_at, updated_at, created_by_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        newGuid(),
+        caller.workspaceId,
+        input.name,
+        action.id,
+        action.guid,
+        input.version ?? null,
+        toJson(evalTypes),
+        dataset?.guid ?? null,
+        dataset?.name ?? null,
+        input.samplingRate ?? null,
+        toFlag(input.alertOnFail),
+        dataset ? "DATASET" : "LIVE",
+        stamp,
+        stamp,
+        caller.userId,
+      );
+      return this.toRecord(this.db.get("SELECT * FROM evals WHERE id = ?", id)!);
+    });
+  }
+
+  /** A non-deleted Eval of the caller's workspace; anything else is 404 `Eval not found`. */
+  get(caller: Caller, guid: string): EvalRecord {
+    const row = this.db.get("SELECT * FROM evals WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
+    if (!row) throw new NotFoundError("Eval not found");
+    return this.toRecord(row);
+  }
+
+  /** Replaces the Eval's type list (the only thing PUT changes). */
+  update(caller: Caller, guid: string, input: { evalTypes: EvalTypeSelection[] }): EvalRecord {
+    const evaluation = this.get(caller, guid);
+    const evalTypes = this.resolveTypes(input.evalTypes);
+    this.db.run("UPDATE evals SET eval_types = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?", toJson(evalTypes), now(), caller.userId, evaluation.id);
+    return this.get(caller, guid);
+  }
+
+  softDelete(caller: Caller, guid: string): EvalRecord {
+    const evaluation = this.get(caller, guid);
+    this.db.run("UPDATE evals SET deleted_at = ? WHERE id = ?", now(), evaluation.id);
+    return evaluation;
+  }
+
+  /** Every selected type must exist; what is stored is the GUID and the variables. */
+  private resolveTypes(selections: EvalTypeSelection[]): StoredTypeEntry[] {
+    return selections.map((selection) => {
+      if (!this.db.get("SELECT 1 FROM eval_types WHERE guid = ?", selection.guid)) throw new NotFoundError("Eval type not found");
+      return { guid: selection.guid, metadata: selection.metadata ?? null };
+    });
+  }
+
+  private toRecord(row: Record<string, unknown>): EvalRecord {
+    const names = new Map(this.listTypes().map((type) => [type.guid, type.name]));
+    const datasetGuid = (row.dataset_guid as string | null) ?? null;
+    return {
+      id: row.id as number,
+      guid: row.guid as string,
+      name: row.name as string,
+      actionGuid: row.action_guid as string,
+      version: (row.version as string | null) ?? null,
+      evalTypes: (fromJson<StoredTypeEntry[]>(row.eval_types) ?? []).map((entry) => ({ ...entry, name: names.get(entry.guid)! })),
+      dataset: datasetGuid ? { guid: datasetGuid, name: row.dataset_name as string } : null,
+      samplingRate: (row.sampling_rate as number | null) ?? null,
+      alertOnFail: fromFlag(row.alert_on_fail),
+      dataType: row.data_type as EvalDataType,
+      createdAt: row.created_at as string,
+      updatedAt: row.updated_at as string,
+      createdById: row.created_by_id as string,
+      lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+    };
+  }
+}
+
+type StoredTypeEntry = Omit<EvalTypeEntry, "name">;
+
+function toType(row: Record<string, unknown>): EvalTypeRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    name: row.name as string,
+    description: (row.description as string | null) ?? null,
+  };
 }

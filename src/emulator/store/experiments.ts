@@ -1,10 +1,154 @@
-// SKELETON: to be written by the owner of this kind.
+import type { ActionRecord } from "./actions";
 import type { Database } from "./database";
+import { BadRequestError, NotFoundError } from "./errors";
 import type { Store } from "./index";
+import { type Caller, type Page, type Paged, newGuid, now } from "./records";
 
+export interface ExperimentRecord {
+  id: number;
+  guid: string;
+  name: string;
+  appId: number;
+  appGuid: string;
+  primaryActionGuid: string;
+  secondaryActionGuid: string;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+  lastUpdatedById: string | null;
+}
+
+// Spec: status values not shown; the emulator creates Experiments as `active` and never moves them.
+const INITIAL_STATUS = "active";
+
+/** Experiments compare two Actions, both of the Experiment's App. */
 export class ExperimentStore {
   constructor(
     private readonly db: Database,
     private readonly store: Store,
-  ) {}
+  ) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS experiments (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        app_id INTEGER NOT NULL REFERENCES apps(id),
+        name TEXT NOT NULL,
+        primary_action_id INTEGER NOT NULL REFERENCES actions(id),
+        secondary_action_id INTEGER NOT NULL REFERENCES actions(id),
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        last_updated_by_id TEXT,
+        deleted_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS experiments_workspace ON experiments (workspace_id, deleted_at);
+    `);
+  }
+
+  list(caller: Caller, page: Page): Paged<ExperimentRecord> {
+    const where = "WHERE e.workspace_id = ? AND e.deleted_at IS NULL";
+    const total = this.db.get<{ n: number }>(`SELECT count(*) AS n FROM experiments e ${where}`, caller.workspaceId)!.n;
+    const rows = this.db.all(`${SELECT} ${where} ORDER BY e.id LIMIT ? OFFSET ?`, caller.workspaceId, page.limit, page.skip);
+    return { items: rows.map(toRecord), total };
+  }
+
+  /** 404 for a missing App or Action, 400 when an Action is of another App, 429 past the allowance. */
+  create(
+    caller: Caller,
+    input: { name: string; appGuid: string; primaryActionGuid: string; secondaryActionGuid: string },
+  ): ExperimentRecord {
+    return this.db.transaction(() => {
+      const app = this.store.apps.get(caller, input.appGuid);
+      const [primary, secondary] = this.actionsOf(caller, app.id, input.primaryActionGuid, input.secondaryActionGuid);
+      this.store.workspaces.reserve(caller, "experiments");
+      const stamp = now();
+      const id = this.db.run(
+        `INSERT INTO experiments (guid, workspace_id, app_id, name, primary_action_id, secondary_action_id, status,
+           created_at, updated_at, created_by_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        newGuid(),
+        caller.workspaceId,
+        app.id,
+        input.name,
+        primary.id,
+        secondary.id,
+        INITIAL_STATUS,
+        stamp,
+        stamp,
+        caller.userId,
+      );
+      return toRecord(this.db.get(`${SELECT} WHERE e.id = ?`, id)!);
+    });
+  }
+
+  /** A non-deleted Experiment of the caller's workspace; otherwise 404 `Experiment not found`. */
+  get(caller: Caller, guid: string): ExperimentRecord {
+    const row = this.db.get(`${SELECT} WHERE e.guid = ? AND e.workspace_id = ? AND e.deleted_at IS NULL`, guid, caller.workspaceId);
+    if (!row) throw new NotFoundError("Experiment not found");
+    return toRecord(row);
+  }
+
+  /** Renames and/or reassigns Actions; new Actions must belong to the Experiment's App. */
+  update(
+    caller: Caller,
+    guid: string,
+    input: { name?: string | undefined; primaryActionGuid?: string | undefined; secondaryActionGuid?: string | undefined },
+  ): ExperimentRecord {
+    const experiment = this.get(caller, guid);
+    const [primary, secondary] = this.actionsOf(
+      caller,
+      experiment.appId,
+      input.primaryActionGuid ?? experiment.primaryActionGuid,
+      input.secondaryActionGuid ?? experiment.secondaryActionGuid,
+    );
+    this.db.run(
+      "UPDATE experiments SET name = ?, primary_action_id = ?, secondary_action_id = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
+      input.name ?? experiment.name,
+      primary.id,
+      secondary.id,
+      now(),
+      caller.userId,
+      experiment.id,
+    );
+    return this.get(caller, guid);
+  }
+
+  softDelete(caller: Caller, guid: string): ExperimentRecord {
+    const experiment = this.get(caller, guid);
+    this.db.run("UPDATE experiments SET deleted_at = ? WHERE id = ?", now(), experiment.id);
+    return experiment;
+  }
+
+  /** Resolves both Actions (404 each) and then checks both belong to the App. */
+  private actionsOf(caller: Caller, appId: number, primaryGuid: string, secondaryGuid: string): [ActionRecord, ActionRecord] {
+    const primary = this.store.actions.get(caller, primaryGuid);
+    const secondary = this.store.actions.get(caller, secondaryGuid);
+    // Spec: the status for Actions of another App is not shown; the emulator answers 400.
+    if (primary.appId !== appId || secondary.appId !== appId) throw new BadRequestError("Both Actions must belong to the App");
+    return [primary, secondary];
+  }
+}
+
+const SELECT = `SELECT e.*, p.guid AS app_guid, a1.guid AS primary_action_guid, a2.guid AS secondary_action_guid
+  FROM experiments e JOIN apps p ON p.id = e.app_id
+  JOIN actions a1 ON a1.id = e.primary_action_id JOIN actions a2 ON a2.id = e.secondary_action_id`;
+
+function toRecord(row: Record<string, unknown>): ExperimentRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    name: row.name as string,
+    appId: row.app_id as number,
+    appGuid: row.app_guid as string,
+    primaryActionGuid: row.primary_action_guid as string,
+    secondaryActionGuid: row.secondary_action_guid as string,
+    status: row.status as string,
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    createdById: row.created_by_id as string,
+    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+  };
 }

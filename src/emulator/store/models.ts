@@ -1,10 +1,168 @@
-// SKELETON: to be written by the owner of this kind.
 import type { Database } from "./database";
+import { NotFoundError } from "./errors";
 import type { Store } from "./index";
+import { type ProviderRecord, type ProviderType, catalogId } from "./providers";
+import { type Caller, type Page, fromFlag, newGuid, now, toFlag } from "./records";
+
+/**
+ * A Model: an LLM on a provider type, linked to a Provider connection of the workspace (or to none).
+ * Its credential stays in the table: a record never carries it, and only the create response echoes
+ * the key the caller submitted.
+ */
+export interface ModelRecord {
+  id: number;
+  guid: string;
+  llm: string;
+  workspaceId: number;
+  /** The provider type (catalog name) and its catalog id. */
+  provider: ProviderType;
+  providerId: number;
+  /** The linked connection, or null when there is none (or it was deleted). */
+  workspaceModelProviderId: number | null;
+  providerGuid: string | null;
+  url: string | null;
+  default: boolean;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+  lastUpdatedById: string | null;
+}
 
 export class ModelStore {
   constructor(
     private readonly db: Database,
     private readonly store: Store,
-  ) {}
+  ) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS models (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        llm TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        key TEXT NOT NULL,
+        url TEXT,
+        is_default INTEGER NOT NULL DEFAULT 0,
+        workspace_model_provider_id INTEGER REFERENCES providers(id),
+        created_by_provider_id INTEGER REFERENCES providers(id),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        last_updated_by_id TEXT,
+        deleted_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS models_workspace ON models (workspace_id, deleted_at);
+    `);
+  }
+
+  /** A page of the workspace's non-deleted Models, oldest first (the route answers a bare array). */
+  list(caller: Caller, page: Page): ModelRecord[] {
+    return this.db
+      .all(`${SELECT} WHERE m.workspace_id = ? AND m.deleted_at IS NULL ORDER BY m.id LIMIT ? OFFSET ?`, caller.workspaceId, page.limit, page.skip)
+      .map(toRecord);
+  }
+
+  /**
+   * Creates a Model linked to the workspace's connection of the same provider type (the default one if
+   * several, else the newest), or to none. Spec: not shown; the emulator's linking rule.
+   */
+  create(caller: Caller, input: { llm: string; provider: string; key: string; url?: string | null | undefined; default?: boolean | undefined }): ModelRecord {
+    catalogId(input.provider);
+    return this.db.transaction(() => {
+      const connection = this.store.providers.findForType(caller, input.provider);
+      return this.insert(caller, { ...input, url: input.url ?? null, connectionId: connection?.id ?? null, createdByConnection: false });
+    });
+  }
+
+  /** The initial Model a connection's `model` field asks for, linked to that connection (same type and key). */
+  createOnConnection(caller: Caller, connection: ProviderRecord, input: { llm: string; key: string; url: string | null }): ModelRecord {
+    return this.insert(caller, { ...input, provider: connection.provider, connectionId: connection.id, createdByConnection: true });
+  }
+
+  /** A non-deleted Model of the caller's workspace; anything else is 404 `Model not found`. */
+  get(caller: Caller, guid: string): ModelRecord {
+    const row = this.db.get(`${SELECT} WHERE m.guid = ? AND m.workspace_id = ? AND m.deleted_at IS NULL`, guid, caller.workspaceId);
+    if (!row) throw new NotFoundError("Model not found");
+    return toRecord(row);
+  }
+
+  update(caller: Caller, guid: string, input: { llm: string }): ModelRecord {
+    const model = this.get(caller, guid);
+    this.db.run("UPDATE models SET llm = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?", input.llm, now(), caller.userId, model.id);
+    return this.get(caller, guid);
+  }
+
+  softDelete(caller: Caller, guid: string): ModelRecord {
+    const model = this.get(caller, guid);
+    this.db.run("UPDATE models SET deleted_at = ? WHERE id = ?", now(), model.id);
+    return model;
+  }
+
+  /** A connection is being deleted: the Model it created goes with it, the others lose their link. */
+  detachConnection(caller: Caller, connectionId: number): void {
+    const stamp = now();
+    this.db.run(
+      "UPDATE models SET deleted_at = ? WHERE workspace_id = ? AND created_by_provider_id = ? AND deleted_at IS NULL",
+      stamp,
+      caller.workspaceId,
+      connectionId,
+    );
+    this.db.run(
+      "UPDATE models SET workspace_model_provider_id = NULL, updated_at = ? WHERE workspace_id = ? AND workspace_model_provider_id = ? AND deleted_at IS NULL",
+      stamp,
+      caller.workspaceId,
+      connectionId,
+    );
+  }
+
+  private insert(
+    caller: Caller,
+    input: { llm: string; provider: string; key: string; url: string | null; default?: boolean | undefined; connectionId: number | null; createdByConnection: boolean },
+  ): ModelRecord {
+    this.store.workspaces.reserve(caller, "models");
+    const stamp = now();
+    const id = this.db.run(
+      `INSERT INTO models (guid, workspace_id, llm, provider, key, url, is_default, workspace_model_provider_id, created_by_provider_id,
+                           created_at, updated_at, created_by_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      newGuid(),
+      caller.workspaceId,
+      input.llm,
+      input.provider,
+      input.key,
+      input.url,
+      toFlag(input.default),
+      input.connectionId,
+      input.createdByConnection ? input.connectionId : null,
+      stamp,
+      stamp,
+      caller.userId,
+    );
+    return toRecord(this.db.get(`${SELECT} WHERE m.id = ?`, id)!);
+  }
+}
+
+// The credential column is left out on purpose: no record carries it.
+const SELECT = `SELECT m.id, m.guid, m.workspace_id, m.llm, m.provider, m.url, m.is_default, m.workspace_model_provider_id,
+                       m.created_at, m.updated_at, m.created_by_id, m.last_updated_by_id, p.guid AS provider_guid
+                FROM models m LEFT JOIN providers p ON p.id = m.workspace_model_provider_id`;
+
+function toRecord(row: Record<string, unknown>): ModelRecord {
+  const provider = row.provider as ProviderType;
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    llm: row.llm as string,
+    workspaceId: row.workspace_id as number,
+    provider,
+    providerId: catalogId(provider),
+    workspaceModelProviderId: (row.workspace_model_provider_id as number | null) ?? null,
+    providerGuid: (row.provider_guid as string | null) ?? null,
+    url: (row.url as string | null) ?? null,
+    default: fromFlag(row.is_default),
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    createdById: row.created_by_id as string,
+    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+  };
 }

@@ -1,10 +1,185 @@
-// SKELETON: to be written by the owner of this kind.
 import type { Database } from "./database";
+import { BadRequestError, NotFoundError } from "./errors";
 import type { Store } from "./index";
+import { type Caller, fromFlag, newGuid, now, toFlag, toJson } from "./records";
+
+/**
+ * The provider types a connection or a Model can name, in catalog order: a type's numeric id (the
+ * `providerId` of a Model create response) is its position plus one.
+ * Spec: not shown; the emulator's catalog.
+ */
+export const PROVIDER_CATALOG = [
+  "openai",
+  "anthropic",
+  "azure",
+  "google",
+  "mistral",
+  "cohere",
+  "groq",
+  "together",
+  "fireworks",
+  "bedrock",
+  "ollama",
+] as const;
+export type ProviderType = (typeof PROVIDER_CATALOG)[number];
+
+/** The catalog id of a provider type; an unknown type is 400 `Invalid provider '<x>'`. */
+export function catalogId(provider: string): number {
+  const index = (PROVIDER_CATALOG as readonly string[]).indexOf(provider);
+  if (index < 0) throw new BadRequestError(`Invalid provider '${provider}'`);
+  return index + 1;
+}
+
+/** A Provider connection. The credential stays in its table and is never part of a record. */
+export interface ProviderRecord {
+  id: number;
+  guid: string;
+  /** The provider type (a catalog name). */
+  provider: ProviderType;
+  name: string | null;
+  nickname: string;
+  url: string | null;
+  default: boolean;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+  lastUpdatedById: string | null;
+}
+
+export interface ProviderCreateInput {
+  provider: string;
+  key: string;
+  url?: string | null | undefined;
+  name?: string | null | undefined;
+  default?: boolean | null | undefined;
+  /** The `llm` of a Model to create on this connection. */
+  model?: string | undefined;
+  metadata?: { name: string; value?: unknown }[] | undefined;
+}
 
 export class ProviderStore {
   constructor(
     private readonly db: Database,
     private readonly store: Store,
-  ) {}
+  ) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS providers (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        provider TEXT NOT NULL,
+        key TEXT NOT NULL,
+        name TEXT,
+        nickname TEXT NOT NULL,
+        url TEXT,
+        is_default INTEGER NOT NULL DEFAULT 0,
+        metadata TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        last_updated_by_id TEXT,
+        deleted_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS providers_workspace ON providers (workspace_id, deleted_at);
+    `);
+  }
+
+  /** Every non-deleted connection of the workspace, oldest first (the route has no pagination). */
+  list(caller: Caller): ProviderRecord[] {
+    return this.db.all("SELECT * FROM providers WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id", caller.workspaceId).map(toRecord);
+  }
+
+  /**
+   * Creates a connection and, when `model` is given, its initial Model in the same transaction.
+   * Spec: not shown; the emulator names the connection `name` when given, else after its provider type,
+   * and keeps `default` as given (several defaults may coexist).
+   */
+  create(caller: Caller, input: ProviderCreateInput): ProviderRecord {
+    catalogId(input.provider);
+    return this.db.transaction(() => {
+      this.store.workspaces.reserve(caller, "providers");
+      const stamp = now();
+      const id = this.db.run(
+        `INSERT INTO providers (guid, workspace_id, provider, key, name, nickname, url, is_default, metadata, created_at, updated_at, created_by_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        newGuid(),
+        caller.workspaceId,
+        input.provider,
+        input.key,
+        input.name ?? null,
+        input.name ?? input.provider,
+        input.url ?? null,
+        toFlag(input.default),
+        toJson(input.metadata),
+        stamp,
+        stamp,
+        caller.userId,
+      );
+      const connection = toRecord(this.db.get("SELECT * FROM providers WHERE id = ?", id)!);
+      if (input.model !== undefined) {
+        this.store.models.createOnConnection(caller, connection, { llm: input.model, key: input.key, url: input.url ?? null });
+      }
+      return connection;
+    });
+  }
+
+  /** A non-deleted connection of the caller's workspace; anything else is 404 `Provider not found`. */
+  get(caller: Caller, guid: string): ProviderRecord {
+    const row = this.db.get("SELECT * FROM providers WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
+    if (!row) throw new NotFoundError("Provider not found");
+    return toRecord(row);
+  }
+
+  /** The connection a new Model of this type links to: the default one if any, else the newest; or none. */
+  findForType(caller: Caller, provider: string): ProviderRecord | undefined {
+    const row = this.db.get(
+      "SELECT * FROM providers WHERE workspace_id = ? AND provider = ? AND deleted_at IS NULL ORDER BY is_default DESC, id DESC LIMIT 1",
+      caller.workspaceId,
+      provider,
+    );
+    return row && toRecord(row);
+  }
+
+  /** Only `nickname` and `default` change; key, url and metadata cannot (spec). */
+  update(caller: Caller, guid: string, input: { nickname: string; default?: boolean | undefined }): ProviderRecord {
+    const connection = this.get(caller, guid);
+    this.db.run(
+      "UPDATE providers SET nickname = ?, is_default = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
+      input.nickname,
+      toFlag(input.default ?? connection.default),
+      now(),
+      caller.userId,
+      connection.id,
+    );
+    return this.get(caller, guid);
+  }
+
+  /**
+   * Soft delete. Spec: not shown; the emulator also deletes the Model this connection's `model` field
+   * created and un-links every other Model that was linked to it.
+   */
+  softDelete(caller: Caller, guid: string): ProviderRecord {
+    return this.db.transaction(() => {
+      const connection = this.get(caller, guid);
+      this.db.run("UPDATE providers SET deleted_at = ? WHERE id = ?", now(), connection.id);
+      this.store.models.detachConnection(caller, connection.id);
+      return connection;
+    });
+  }
+}
+
+function toRecord(row: Record<string, unknown>): ProviderRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    provider: row.provider as ProviderType,
+    name: (row.name as string | null) ?? null,
+    nickname: row.nickname as string,
+    url: (row.url as string | null) ?? null,
+    default: fromFlag(row.is_default),
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    createdById: row.created_by_id as string,
+    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+  };
 }

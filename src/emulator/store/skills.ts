@@ -1,14 +1,164 @@
-// SKELETON: to be written by the owner of this kind.
 import type { Database } from "./database";
+import { NotFoundError } from "./errors";
 import type { Store } from "./index";
-import type { Caller } from "./records";
+import { type Caller, fromJson, newGuid, now, toJson } from "./records";
+
+export interface SkillMetadataEntry {
+  name: string;
+  required: boolean;
+  value: unknown;
+  type?: string | undefined;
+}
+
+export interface SkillRecord {
+  id: number;
+  guid: string;
+  name: string;
+  type: string;
+  metadata: SkillMetadataEntry[] | null;
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+  lastUpdatedById: string | null;
+}
+
+/** A Skill type and the metadata definitions (name, required, value type) its Skills use. */
+export interface SkillTypeRecord {
+  name: string;
+  metadata: { name: string; required: boolean; type: string | null }[];
+}
+
+interface SkillInput {
+  name: string;
+  type: string;
+  metadata?: { name: string; required: boolean; value?: unknown; type?: string | undefined }[] | null | undefined;
+  guid?: string | undefined;
+}
 
 export class SkillStore {
   constructor(
     private readonly db: Database,
     private readonly store: Store,
-  ) {}
-  createConfigured(_caller: Caller, _input: { name: string; type: string; metadata?: { name: string; required: boolean; value?: unknown; type?: string | undefined }[] | undefined; guid?: string | undefined }): unknown {
-    throw new Error("TODO");
+  ) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS skills (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        name TEXT NOT NULL,
+        type TEXT NOT NULL,
+        metadata TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        created_by_id TEXT NOT NULL,
+        last_updated_by_id TEXT,
+        deleted_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS skills_workspace ON skills (workspace_id, deleted_at);
+    `);
   }
+
+  /** Every non-deleted Skill of the workspace, oldest first: Skill lists ignore paging (spec). */
+  list(caller: Caller): SkillRecord[] {
+    return this.db.all("SELECT * FROM skills WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id", caller.workspaceId).map(toRecord);
+  }
+
+  /**
+   * The distinct types of the workspace's Skills, each with the metadata definitions of its Skills (by
+   * entry name, first seen wins). Spec: shape not shown; the emulator derives types from existing Skills.
+   */
+  listTypes(caller: Caller): SkillTypeRecord[] {
+    const types = new Map<string, Map<string, SkillTypeRecord["metadata"][number]>>();
+    for (const skill of this.list(caller)) {
+      const definitions = types.get(skill.type) ?? new Map<string, SkillTypeRecord["metadata"][number]>();
+      types.set(skill.type, definitions);
+      for (const entry of skill.metadata ?? []) {
+        if (!definitions.has(entry.name)) definitions.set(entry.name, { name: entry.name, required: entry.required, type: entry.type ?? null });
+      }
+    }
+    return [...types].map(([name, definitions]) => ({ name, metadata: [...definitions.values()] }));
+  }
+
+  /**
+   * The spec's quirk: create does not resolve `type`. It looks up a non-deleted Skill of the workspace
+   * whose name equals the submitted name; without one it answers 404 `Type not found`. With one, a new
+   * Skill is created from the submitted name, type and metadata.
+   */
+  create(caller: Caller, input: SkillInput): SkillRecord {
+    return this.db.transaction(() => {
+      const namesake = this.db.get("SELECT 1 FROM skills WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL", caller.workspaceId, input.name);
+      if (!namesake) throw new NotFoundError("Type not found");
+      this.store.workspaces.reserve(caller, "skills");
+      return this.insert(caller, input);
+    });
+  }
+
+  /**
+   * A pre-configured Skill (fixtures): new Skills are configured outside the public interface. It is an
+   * ordinary Skill of the workspace and counts towards usage, but fixtures are not refused by the limit.
+   */
+  createConfigured(caller: Caller, input: SkillInput): SkillRecord {
+    return this.insert(caller, input);
+  }
+
+  /** A non-deleted Skill of the caller's workspace; anything else is 404 `Skill not found`. */
+  get(caller: Caller, guid: string): SkillRecord {
+    const row = this.db.get("SELECT * FROM skills WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
+    if (!row) throw new NotFoundError("Skill not found");
+    return toRecord(row);
+  }
+
+  /** Renames; type and metadata are never replaced (spec). */
+  update(caller: Caller, guid: string, input: { name: string }): SkillRecord {
+    const skill = this.get(caller, guid);
+    this.db.run("UPDATE skills SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?", input.name, now(), caller.userId, skill.id);
+    return this.get(caller, guid);
+  }
+
+  softDelete(caller: Caller, guid: string): SkillRecord {
+    const skill = this.get(caller, guid);
+    this.db.run("UPDATE skills SET deleted_at = ? WHERE id = ?", now(), skill.id);
+    return skill;
+  }
+
+  /**
+   * Prompts a Skill. The emulator calls no model: the answer is `[<skill name>] <prompt>`, deterministic
+   * so that tests can assert it. Spec: not shown; the emulator's stand-in for the generated text.
+   */
+  prompt(caller: Caller, guid: string, prompt: string): string {
+    return `[${this.get(caller, guid).name}] ${prompt}`;
+  }
+
+  private insert(caller: Caller, input: SkillInput): SkillRecord {
+    const stamp = now();
+    // A metadata entry always carries `value` on the wire; a fixture may leave it out.
+    const metadata = input.metadata?.map((entry) => ({ ...entry, value: entry.value ?? null }));
+    const id = this.db.run(
+      `INSERT INTO skills (guid, workspace_id, name, type, metadata, created_at, updated_at, created_by_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      input.guid ?? newGuid(),
+      caller.workspaceId,
+      input.name,
+      input.type,
+      toJson(metadata),
+      stamp,
+      stamp,
+      caller.userId,
+    );
+    return toRecord(this.db.get("SELECT * FROM skills WHERE id = ?", id)!);
+  }
+}
+
+function toRecord(row: Record<string, unknown>): SkillRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    name: row.name as string,
+    type: row.type as string,
+    metadata: fromJson<SkillMetadataEntry[]>(row.metadata),
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    createdById: row.created_by_id as string,
+    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+  };
 }

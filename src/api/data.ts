@@ -1,0 +1,72 @@
+import { z } from "zod";
+import { Guid, Timestamp } from "./common";
+
+/** A Data record's input or output: a string, an array or an object. */
+export const DataValue = z.union([z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+export type DataValue = z.infer<typeof DataValue>;
+
+const Metadata = z.record(z.string(), z.unknown());
+const TokenCount = z.number().int().nonnegative();
+
+/**
+ * The public fields returned on detail, list and create. Spec: not shown what an optional field never
+ * supplied looks like; the emulator answers null.
+ */
+export const Data = z.object({
+  guid: Guid,
+  input: DataValue,
+  output: DataValue,
+  full_prompt_sent: z.string().nullable(),
+  model: z.string().nullable(),
+  model_provider: z.string().nullable(),
+  num_input_tokens: TokenCount.nullable(),
+  num_output_tokens: TokenCount.nullable(),
+  latency: z.number().nullable(),
+  metadata: Metadata.nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Data = z.infer<typeof Data>;
+
+/**
+ * Fields create and update share. Relationship GUIDs are optional and null counts as not supplied;
+ * `meta_data` is the legacy name of `metadata`. The raw request/response and cost fields are accepted
+ * but, their names not being shown, ignored like any unknown field.
+ */
+const DataFields = z.object({
+  app: Guid.nullable().optional(),
+  session: Guid.nullable().optional(),
+  full_prompt_sent: z.string().nullable().optional(),
+  system_message: z.string().nullable().optional(),
+  prompt_template: z.string().nullable().optional(),
+  model: z.string().nullable().optional(),
+  model_provider: z.string().nullable().optional(),
+  num_input_tokens: TokenCount.nullable().optional(),
+  num_output_tokens: TokenCount.nullable().optional(),
+  latency: z.number().nonnegative().nullable().optional(),
+  metadata: Metadata.nullable().optional(),
+  meta_data: Metadata.nullable().optional(),
+});
+
+export const DataCreate = DataFields.extend({
+  action: Guid,
+  input: DataValue,
+  output: DataValue,
+  version: Guid.nullable().optional(),
+  runId: z.string().nullable().optional(),
+  guid: Guid.optional(),
+});
+export type DataCreate = z.infer<typeof DataCreate>;
+
+/** Every field optional; only supplied fields change. The version travels as `version_id` here. */
+export const DataUpdate = DataFields.extend({
+  action: Guid.nullable().optional(),
+  input: DataValue.optional(),
+  output: DataValue.optional(),
+  version_id: Guid.nullable().optional(),
+});
+export type DataUpdate = z.infer<typeof DataUpdate>;
+
+/** Spec: not shown; the emulator answers a Data delete with a message, as Providers do. */
+export const DataDeleted = z.object({ message: z.string() });
+export type DataDeleted = z.infer<typeof DataDeleted>;

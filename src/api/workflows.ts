@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { Guid, Timestamp } from "./common";
+
+/** A Workflow record (blocks are never part of it). */
+export const Workflow = z.object({
+  guid: Guid,
+  name: z.string(),
+  slug: z.string(),
+  app: Guid,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  created_by_id: z.string(),
+  last_updated_by_id: z.string().nullable(),
+});
+export type Workflow = z.infer<typeof Workflow>;
+
+export const WorkflowCreate = z.object({
+  name: z.string().min(1),
+  app: Guid,
+});
+export type WorkflowCreate = z.infer<typeof WorkflowCreate>;
+
+export const WorkflowUpdate = z.object({
+  name: z.string().min(1),
+});
+export type WorkflowUpdate = z.infer<typeof WorkflowUpdate>;
+
+/** Run input: an array of objects, each mapping keys to a string, a nested object or null. */
+// Spec: not shown what a nested object may hold; the emulator accepts any JSON object there.
+export const WorkflowInput = z.array(z.record(z.string(), z.union([z.string(), z.null(), z.record(z.string(), z.unknown())])));
+export type WorkflowInput = z.infer<typeof WorkflowInput>;
+
+// Spec: not shown whether `input` may be null; the emulator treats null like an absent input (pydantic Optional).
+const OptionalInput = WorkflowInput.nullish().transform((input) => input ?? undefined);
+
+export const WorkflowTrigger = z.object({ input: OptionalInput });
+export type WorkflowTrigger = z.infer<typeof WorkflowTrigger>;
+
+// Spec: not shown; the emulator takes a temporary block as `{ name, action: <Action GUID> }`.
+export const PlaygroundBlock = z.object({
+  name: z.string().min(1),
+  action: Guid,
+});
+export type PlaygroundBlock = z.infer<typeof PlaygroundBlock>;
+
+export const WorkflowPlayground = z.object({
+  workflow: Guid,
+  input: OptionalInput,
+  blocks: z.array(PlaygroundBlock).optional(),
+});
+export type WorkflowPlayground = z.infer<typeof WorkflowPlayground>;
+
+export const TriggeredBlock = z.object({
+  feedback_url: z.string(),
+  data_guid: Guid,
+  result_url: z.string(),
+  action: z.object({ guid: Guid, name: z.string() }),
+});
+export type TriggeredBlock = z.infer<typeof TriggeredBlock>;
+
+/** The trigger response (the playground answers the same shape). */
+export const WorkflowTriggered = z.object({
+  msg: z.literal("Workflow triggered"),
+  status: z.literal("success"),
+  blocks: z.array(TriggeredBlock),
+  run_guid: Guid,
+  has_output_block: z.boolean(),
+});
+export type WorkflowTriggered = z.infer<typeof WorkflowTriggered>;
+
+export const WorkflowResult = z.object({ result: z.string() });
+export type WorkflowResult = z.infer<typeof WorkflowResult>;
+
+/** The Dataset variant of a run result; `final` is always "" (a documented quirk of the service). */
+export const WorkflowDatasetResult = z.object({
+  final: z.literal(""),
+  // Spec: not shown which GUID a block carries; the emulator gives the block's own GUID.
+  blocks: z.array(z.object({ guid: Guid, name: z.string(), output: z.string() })),
+});
+export type WorkflowDatasetResult = z.infer<typeof WorkflowDatasetResult>;
+
+/** Delete answers `{ message: "Workflow <guid> deleted" }`. */
+export const WorkflowDeleted = z.object({ message: z.string() });
+export type WorkflowDeleted = z.infer<typeof WorkflowDeleted>;
