@@ -1,9 +1,30 @@
 import type { Kind, KindName } from "../provider/kind";
 import { appKind } from "./app";
+import { datasetKind } from "./dataset";
+import { evalKind } from "./eval";
+import { experimentKind } from "./experiment";
+import { modelKind } from "./model";
+import { providerConnectionKind } from "./provider-connection";
+import { skillKind } from "./skill";
+import { workflowKind } from "./workflow";
 
 export { App, type AppArgs } from "./app";
+export { Dataset, type DatasetArgs } from "./dataset";
+export { Eval, type EvalArgs } from "./eval";
+export { Experiment, type ExperimentArgs } from "./experiment";
+export { Model, type ModelArgs } from "./model";
+export { ProviderConnection, type ProviderConnectionArgs } from "./provider-connection";
+export { Skill, type SkillArgs } from "./skill";
+export { Workflow, type WorkflowArgs } from "./workflow";
 
 /** Every kind by name; a kind missing here is a compile error. */
 export const kinds = {
   App: appKind,
+  ProviderConnection: providerConnectionKind,
+  Model: modelKind,
+  Workflow: workflowKind,
+  Dataset: datasetKind,
+  Eval: evalKind,
+  Experiment: experimentKind,
+  Skill: skillKind,
 } satisfies Partial<Record<KindName, Kind>> as Partial<Record<KindName, Kind>>;

@@ -9,7 +9,7 @@ describe("App through the dynamic-provider host", () => {
 
   beforeAll(async () => {
     bed = await startTestbed();
-    [app] = bed.capture(`new gms.App("support-bot", { name: "Support bot", description: "answers tickets" });`);
+    app = bed.capture(`new gms.App("support-bot", { name: "Support bot", description: "answers tickets" });`)[0]!;
   });
   afterAll(() => bed?.close());
 

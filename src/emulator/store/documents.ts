@@ -141,42 +141,31 @@ export class DocumentStore {
     return document;
   }
 
-  /** Soft-deletes the Context's Documents whose filter equals `filter`, or all of them without one; returns how many. */
-  deleteMany(caller: Caller, contextGuid: string, filter?: string | null): number {
+  /** Soft-deletes the Context's Documents whose filter equals `filter`, or all of them without one. */
+  deleteMany(caller: Caller, contextGuid: string, filter?: string | null): void {
     const context = this.store.contexts.get(caller, contextGuid);
-    const matching = filter == null ? "" : " AND filter = ?";
-    const args = filter == null ? [] : [filter];
-    return this.db.transaction(() => {
-      const { n } = this.db.get<{ n: number }>(
-        `SELECT count(*) AS n FROM documents WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL${matching}`,
-        context.id,
-        caller.workspaceId,
-        ...args,
-      )!;
-      this.db.run(
-        `UPDATE documents SET deleted_at = ? WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL${matching}`,
-        now(),
-        context.id,
-        caller.workspaceId,
-        ...args,
-      );
-      return n;
-    });
+    this.db.run(
+      `UPDATE documents SET deleted_at = ? WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL${filter == null ? "" : " AND filter = ?"}`,
+      now(),
+      context.id,
+      caller.workspaceId,
+      ...(filter == null ? [] : [filter]),
+    );
   }
 
   /**
    * Replaces the Documents an earlier processing of the same Context Source wrote with new ones (Context
    * Source processing only; the caller is whoever dispatched it). Joins the caller's transaction.
    */
-  replaceSourceDocuments(caller: Caller, source: SourceChunks): DocumentRecord[] {
-    return this.db.transaction(() => {
+  replaceSourceDocuments(caller: Caller, source: SourceChunks): void {
+    this.db.transaction(() => {
       this.db.run(
         "UPDATE documents SET deleted_at = ? WHERE context_source_id = ? AND workspace_id = ? AND deleted_at IS NULL",
         now(),
         source.contextSourceId,
         caller.workspaceId,
       );
-      return source.chunks.map((content, index) =>
+      source.chunks.forEach((content, index) =>
         this.insert(caller, source.contextId, source.contextSourceId, { content, metadata: source.metadata(index) }),
       );
     });
