@@ -1,1 +1,2 @@
 export * from "./resources";
+export * from "./lookups";

@@ -1,15 +1,14 @@
 /**
  * Fixtures: what the public interface cannot create (workspaces with their API keys and limits, Actions,
- * Workflows with their blocks, Contexts, pre-configured Skills, Eval types), loaded from YAML. Loading is
+ * Workflows with their blocks, Data records, Contexts, pre-configured Skills, Eval types), loaded from YAML. Loading is
  * idempotent: a workspace whose API key is already in the database is left as it is, so a restart on the
  * same file with the same fixtures duplicates nothing.
  */
-import { readFileSync } from "node:fs";
-import { parseDocument } from "yaml";
 import { z } from "zod";
 import { Guid } from "../api/common";
 import type { Store } from "./store";
 import { FEATURES } from "./store/workspaces";
+import { readYamlFile } from "../yaml-file";
 
 const ActionFixture = z.strictObject({
   guid: Guid.optional(),
@@ -26,6 +25,15 @@ const WorkflowFixture = z.strictObject({
   blocks: z.array(z.strictObject({ guid: Guid.optional(), name: z.string().min(1), action: z.string().min(1) })).default([]),
 });
 
+/** A Data record (generations logged before the workspace was declared); `action` names an Action of the App. */
+const DataFixture = z.strictObject({
+  guid: Guid.optional(),
+  action: z.string().min(1),
+  input: z.union([z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())]),
+  output: z.union([z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())]),
+  model: z.string().optional(),
+});
+
 const AppFixture = z
   .strictObject({
     guid: Guid.optional(),
@@ -33,17 +41,15 @@ const AppFixture = z
     description: z.string().nullable().optional(),
     actions: z.array(ActionFixture).default([]),
     workflows: z.array(WorkflowFixture).default([]),
+    data: z.array(DataFixture).default([]),
   })
   .superRefine((app, context) => {
     const actions = new Set(app.actions.map((action) => action.name));
-    app.workflows.forEach((workflow, w) =>
-      workflow.blocks.forEach((block, b) => {
-        if (!actions.has(block.action)) {
-          const message = `unknown Action "${block.action}" of App "${app.name}"`;
-          context.addIssue({ code: "custom", path: ["workflows", w, "blocks", b, "action"], message });
-        }
-      }),
-    );
+    const check = (name: string, path: (string | number)[]) => {
+      if (!actions.has(name)) context.addIssue({ code: "custom", path, message: `unknown Action "${name}" of App "${app.name}"` });
+    };
+    app.workflows.forEach((workflow, w) => workflow.blocks.forEach((block, b) => check(block.action, ["workflows", w, "blocks", b, "action"])));
+    app.data.forEach((record, d) => check(record.action, ["data", d, "action"]));
   });
 
 const SkillMetadataFixture = z.strictObject({
@@ -83,14 +89,8 @@ export class FixturesError extends Error {
   override readonly name = "FixturesError";
 }
 
-/** Reads and validates a fixtures YAML file; errors name the file, the line and the field. */
-export function readFixturesFile(path: string): z.output<typeof Fixtures> {
-  const document = parseDocument(readFileSync(path, "utf8"), { prettyErrors: true });
-  if (document.errors.length > 0) {
-    throw new FixturesError(`${path}: ${document.errors[0]!.message}`);
-  }
-  return validate(document.toJS(), path);
-}
+/** Reads and validates a fixtures YAML file; errors name the file, line, column and field. */
+export const readFixturesFile = (path: string): z.output<typeof Fixtures> => readYamlFile(path, Fixtures);
 
 function validate(value: unknown, source: string): z.output<typeof Fixtures> {
   const result = Fixtures.safeParse(value ?? {});
@@ -118,6 +118,9 @@ export function loadFixtures(store: Store, input: Fixtures | z.output<typeof Fix
         for (const workflow of app.workflows) {
           const blocks = workflow.blocks.map((block) => ({ guid: block.guid, name: block.name, actionGuid: actionGuids.get(block.action)! }));
           store.workflows.createFixture(caller, { guid: workflow.guid, appGuid: record.guid, name: workflow.name, blocks });
+        }
+        for (const data of app.data) {
+          store.data.create(caller, { guid: data.guid, actionGuid: actionGuids.get(data.action)!, appGuid: record.guid, input: data.input, output: data.output, model: data.model });
         }
       }
       for (const context of workspace.contexts) store.contexts.create(caller, context);

@@ -1,5 +1,6 @@
 /**
- * The serialized `__provider` of every resource is the module object of `pulumi-gms/shims/<kind>`.
+ * The serialized `__provider` of every resource is the module object of `pulumi-gms/shims/<kind>`
+ * (its named exports are the provider methods).
  * When the package is installed under node_modules, Pulumi's closure serializer writes that as one
  * `require("pulumi-gms/shims/<kind>")` (a few hundred bytes), so all logic stays in the installed
  * package and an upgrade applies to refresh and delete of existing resources too. When the package is

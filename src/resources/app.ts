@@ -6,7 +6,7 @@ import { path } from "../client";
 import { computed, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
-import shim = require("../shims/app");
+import * as shim from "../shims/app";
 
 export const appKind = defineKind({
   name: "App",

@@ -1,3 +1,7 @@
 // Stored as `__provider` in every App's state: keep tiny and stable (see src/provider/shim.ts).
 import { shim } from "../provider/shim";
-export = shim("App");
+
+const provider = shim("App");
+export const { configure, check, diff, create, read, update } = provider;
+const remove = provider.delete;
+export { remove as delete };

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as gms from "../src";
+import { type RunningEmulator, startEmulator } from "../src/emulator";
+import { TEST_FIXTURES } from "./emulator/harness";
+
+describe("lookups", () => {
+  let emulator: RunningEmulator;
+  let connection: { baseUrl: string; apiKey: string };
+  beforeAll(async () => {
+    emulator = await startEmulator({ fixtures: TEST_FIXTURES });
+    connection = { baseUrl: emulator.url, apiKey: emulator.apiKey };
+  });
+  afterAll(() => emulator?.close());
+
+  it("reads the current workspace with its Apps, and its usage", async () => {
+    const workspace = await gms.getWorkspace({ connection });
+    expect(workspace).toMatchObject({ name: "Acme", slug: "acme" });
+    expect(workspace.apps.map((app) => app.name)).toEqual(["Support", "Sales"]);
+    const usage = await gms.getUsage({ connection });
+    expect(usage.find((entry) => entry.feature === "apps")).toEqual({ feature: "apps", used: 2, limit: 5 });
+  });
+
+  it("finds an App's Actions by App name or GUID, and one Action by name", async () => {
+    const byName = await gms.getActions({ app: "Support", connection });
+    expect(byName.map((action) => action.name)).toEqual(["Summarize", "Classify"]);
+    const byGuid = await gms.getActions({ app: (await gms.getWorkspace({ connection })).apps[0]!.guid, connection });
+    expect(byGuid).toEqual(byName);
+    const summarize = await gms.getAction({ app: "Support", name: "Summarize", connection });
+    expect(summarize).toMatchObject({ name: "Summarize", model: "gpt-4o-mini", actionType: "prompt" });
+    await expect(gms.getAction({ app: "Support", name: "Translate", connection })).rejects.toThrow('No Action of App "Support" named "Translate". Available: "Summarize", "Classify".');
+    await expect(gms.getActions({ app: "Nope", connection })).rejects.toThrow('No App named "Nope". Available: "Support", "Sales".');
+  });
+
+  it("lists Contexts, Skill types and Eval types, and finds them by name", async () => {
+    expect((await gms.getContexts({ connection })).map((context) => context.name)).toEqual(["Handbook", "FAQ"]);
+    expect((await gms.getContext({ name: "FAQ", connection })).guid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await gms.getSkillTypes({ connection })).toEqual([{ name: "web", metadata: [{ name: "engine", required: true, type: "string" }] }]);
+    expect((await gms.getEvalTypes({ connection })).map((type) => type.name)).toEqual(["Exact match", "Toxicity"]);
+    await expect(gms.getEvalType({ name: "BLEU", connection })).rejects.toThrow('No Eval type named "BLEU". Available: "Exact match", "Toxicity".');
+  });
+
+  it("has an Output form that takes Inputs", async () => {
+    const action = gms.getActionOutput({ app: Promise.resolve("Sales"), name: "Pitch", connection });
+    const guid = await new Promise<string>((resolve) => action.apply((value) => resolve(value.guid)));
+    expect(guid).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("fails clearly without credentials", async () => {
+    const saved = { url: process.env.GMS_BASE_URL, key: process.env.GMS_API_KEY };
+    delete process.env.GMS_BASE_URL;
+    delete process.env.GMS_API_KEY;
+    try {
+      await expect(gms.getWorkspace()).rejects.toThrow(/No service URL/);
+      await expect(gms.getWorkspace({ connection: { baseUrl: emulator.url } })).rejects.toThrow(/No API key/);
+    } finally {
+      if (saved.url !== undefined) process.env.GMS_BASE_URL = saved.url;
+      if (saved.key !== undefined) process.env.GMS_API_KEY = saved.key;
+    }
+  });
+});
