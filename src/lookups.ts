@@ -27,6 +27,8 @@ export interface WorkspaceInfo {
 }
 export interface ActionInfo {
   guid: string;
+  /** The GUID of the App the Action belongs to. */
+  app: string;
   name: string;
   actionType: string;
   model: string | null;
@@ -77,7 +79,7 @@ export async function getActions(args: ActionsArgs): Promise<ActionInfo[]> {
   const app = await resolveApp(client, args.app);
   // A bare array that honours skip/limit: page until a short page.
   const actions = await collect(paginateUntilShort(client, { path: path`/apps/${app.guid}/actions`, item: ActionSummary }));
-  return actions.map((action) => ({ guid: action.guid, name: action.name, actionType: action.action_type, model: action.model }));
+  return actions.map((action) => ({ guid: action.guid, app: app.guid, name: action.name, actionType: action.action_type, model: action.model }));
 }
 export const getActionsOutput = outputForm(getActions);
 

@@ -26,7 +26,8 @@ describe("lookups", () => {
     const byGuid = await gms.getActions({ app: (await gms.getWorkspace({ connection })).apps[0]!.guid, connection });
     expect(byGuid).toEqual(byName);
     const summarize = await gms.getAction({ app: "Support", name: "Summarize", connection });
-    expect(summarize).toMatchObject({ name: "Summarize", model: "gpt-4o-mini", actionType: "prompt" });
+    expect(summarize).toMatchObject({ name: "Summarize", model: "gpt-4o-mini", actionType: "prompt", app: byGuid[0]!.app });
+    expect(summarize.app).toBe((await gms.getWorkspace({ connection })).apps[0]!.guid);
     await expect(gms.getAction({ app: "Support", name: "Translate", connection })).rejects.toThrow('No Action of App "Support" named "Translate". Available: "Summarize", "Classify".');
     await expect(gms.getActions({ app: "Nope", connection })).rejects.toThrow('No App named "Nope". Available: "Support", "Sales".');
   });

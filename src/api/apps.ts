@@ -1,15 +1,12 @@
 import { z } from "zod";
-import { Guid, Timestamp } from "./common";
+import { AuditFields, Guid } from "./common";
 
 export const App = z.object({
   guid: Guid,
   name: z.string(),
   description: z.string().nullable(),
   slug: z.string(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  created_by_id: z.string(),
-  last_updated_by_id: z.string().nullable(),
+  ...AuditFields,
 });
 export type App = z.infer<typeof App>;
 
@@ -36,9 +33,6 @@ export const ActionSummary = z.object({
   name: z.string(),
   action_type: z.string(),
   model: z.string().nullable(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  created_by_id: z.string(),
-  last_updated_by_id: z.string().nullable(),
+  ...AuditFields,
 });
 export type ActionSummary = z.infer<typeof ActionSummary>;

@@ -7,6 +7,24 @@ import { z } from "zod";
 export const Guid = z.uuid({ error: "must be a UUID" });
 export const Timestamp = z.string();
 
+/** An http(s) URL; anything else is the spec's "malformed URL" (400). */
+export const HttpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+/** Any JSON object (metadata, nested input values). */
+export const JsonObject = z.record(z.string(), z.unknown());
+
+/** The audit fields most records carry, to spread into their shapes. */
+export const AuditFields = {
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  created_by_id: z.string(),
+  last_updated_by_id: z.string().nullable(),
+};
+
+/** What a delete answers, `{ message: "<Kind> <guid> deleted" }` (the shape the spec shows for Providers). */
+export const DeleteMessage = z.object({ message: z.string() });
+export type DeleteMessage = z.infer<typeof DeleteMessage>;
+
 /** `skip`/`limit` query numbers, defaults 0/100 (spec, Conventions). */
 export const PageQuery = z.object({
   skip: z.coerce.number().int().min(0).default(0),

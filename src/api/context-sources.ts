@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Guid, Timestamp } from "./common";
+import { Guid, HttpUrl, JsonObject, Timestamp } from "./common";
 
 /** One loader configuration item: `name` and `value` required, `required` optional. */
 // Spec: the value's type is not shown; the emulator accepts a string, a number or a boolean.
@@ -50,7 +50,7 @@ export const ContextSourceList = z.array(ContextSource);
 
 /** Only `url` is read: the loader is always the Files loader with an empty configuration. */
 export const ContextSourceCreate = z.object({
-  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+  url: HttpUrl,
 });
 export type ContextSourceCreate = z.infer<typeof ContextSourceCreate>;
 
@@ -60,7 +60,7 @@ export type ContextSourceCreate = z.infer<typeof ContextSourceCreate>;
  */
 export const ContextSourceUpdate = z.object({
   name: z.string().min(1),
-  splitterConfig: z.record(z.string(), z.unknown()),
+  splitterConfig: JsonObject,
   loaderConfig: z.array(LoaderConfigItem),
 });
 export type ContextSourceUpdate = z.infer<typeof ContextSourceUpdate>;
@@ -74,6 +74,3 @@ export type ContextSourceProcessBatch = z.infer<typeof ContextSourceProcessBatch
 
 export const ProcessDispatched = z.object({ msg: z.literal("success") });
 export type ProcessDispatched = z.infer<typeof ProcessDispatched>;
-
-export const ContextSourceDeleted = z.object({ message: z.string() });
-export type ContextSourceDeleted = z.infer<typeof ContextSourceDeleted>;

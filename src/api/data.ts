@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { Guid, Timestamp } from "./common";
+import { Guid, JsonObject, Timestamp } from "./common";
 
 /** A Data record's input or output: a string, an array or an object. */
-export const DataValue = z.union([z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+export const DataValue = z.union([z.string(), z.array(z.unknown()), JsonObject]);
 export type DataValue = z.infer<typeof DataValue>;
 
-const Metadata = z.record(z.string(), z.unknown());
 const TokenCount = z.number().int().nonnegative();
 
 /**
@@ -22,7 +21,7 @@ export const Data = z.object({
   num_input_tokens: TokenCount.nullable(),
   num_output_tokens: TokenCount.nullable(),
   latency: z.number().nullable(),
-  metadata: Metadata.nullable(),
+  metadata: JsonObject.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -44,8 +43,8 @@ const DataFields = z.object({
   num_input_tokens: TokenCount.nullable().optional(),
   num_output_tokens: TokenCount.nullable().optional(),
   latency: z.number().nonnegative().nullable().optional(),
-  metadata: Metadata.nullable().optional(),
-  meta_data: Metadata.nullable().optional(),
+  metadata: JsonObject.nullable().optional(),
+  meta_data: JsonObject.nullable().optional(),
 });
 
 export const DataCreate = DataFields.extend({
@@ -66,7 +65,3 @@ export const DataUpdate = DataFields.extend({
   version_id: Guid.nullable().optional(),
 });
 export type DataUpdate = z.infer<typeof DataUpdate>;
-
-/** Spec: not shown; the emulator answers a Data delete with a message, as Providers do. */
-export const DataDeleted = z.object({ message: z.string() });
-export type DataDeleted = z.infer<typeof DataDeleted>;

@@ -42,7 +42,3 @@ export const DatasetItem = z.object({
   created_at: Timestamp,
 });
 export type DatasetItem = z.infer<typeof DatasetItem>;
-
-/** Delete answers `{ message: "Dataset <guid> deleted" }`. */
-export const DatasetDeleted = z.object({ message: z.string() });
-export type DatasetDeleted = z.infer<typeof DatasetDeleted>;

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { Envelope, Guid, PageQuery, Timestamp } from "./common";
+import { Envelope, Guid, JsonObject, PageQuery, Timestamp } from "./common";
 
 /** A Document: one indexed unit of a Context. */
 export const Document = z.object({
   guid: Guid,
   content: z.string(),
   filter: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
+  metadata: JsonObject,
   embedding: z.array(z.number()).nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -19,21 +19,19 @@ export const DocumentList = Envelope(Document);
 export const DocumentListQuery = PageQuery.extend({ query: z.string().optional() });
 export type DocumentListQuery = z.infer<typeof DocumentListQuery>;
 
-const Metadata = z.record(z.string(), z.unknown());
-
 /**
- * `content`, or `text` for compatible clients (content wins when both are sent); `meta_data` is the older
- * clients' name of `metadata`.
+ * The fields create and update take: `content`, or `text` for compatible clients (content wins when both
+ * are sent); `meta_data` is the older clients' name of `metadata`.
  */
-export const DocumentCreate = z
-  .object({
-    content: z.string().optional(),
-    text: z.string().optional(),
-    filter: z.string().nullable().optional(),
-    metadata: Metadata.optional(),
-    meta_data: Metadata.optional(),
-  })
-  .refine((body) => body.content !== undefined || body.text !== undefined, { error: "content or text is required", path: ["content"] });
+const DocumentFields = z.object({
+  content: z.string().optional(),
+  text: z.string().optional(),
+  filter: z.string().nullable().optional(),
+  metadata: JsonObject.optional(),
+  meta_data: JsonObject.optional(),
+});
+
+export const DocumentCreate = DocumentFields.refine((body) => body.content !== undefined || body.text !== undefined, { error: "content or text is required", path: ["content"] });
 export type DocumentCreate = z.infer<typeof DocumentCreate>;
 
 export const DocumentCreated = z.object({
@@ -43,15 +41,7 @@ export const DocumentCreated = z.object({
 export type DocumentCreated = z.infer<typeof DocumentCreated>;
 
 /** PUT takes the Document fields; the ones sent replace the stored ones, at least one is required. */
-export const DocumentUpdate = z
-  .object({
-    content: z.string().optional(),
-    text: z.string().optional(),
-    filter: z.string().nullable().optional(),
-    metadata: Metadata.optional(),
-    meta_data: Metadata.optional(),
-  })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), { error: "content, filter or metadata is required" });
+export const DocumentUpdate = DocumentFields.refine((body) => Object.values(body).some((value) => value !== undefined), { error: "content, filter or metadata is required" });
 export type DocumentUpdate = z.infer<typeof DocumentUpdate>;
 
 /** Bulk delete's optional `filter`, read from the JSON body or the query string. */
@@ -61,6 +51,3 @@ export type DocumentBulkDelete = z.infer<typeof DocumentBulkDelete>;
 /** The answer of embed and bulk delete. */
 export const DocumentStatus = z.object({ status: z.literal("success") });
 export type DocumentStatus = z.infer<typeof DocumentStatus>;
-
-export const DocumentDeleted = z.object({ message: z.string() });
-export type DocumentDeleted = z.infer<typeof DocumentDeleted>;

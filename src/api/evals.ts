@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Guid, PageQuery, Timestamp } from "./common";
+import { AuditFields, Guid, JsonObject, PageQuery } from "./common";
 
 /** Eval types are global: every workspace sees the same ones. */
 export const EvalType = z.object({
@@ -11,7 +11,7 @@ export type EvalType = z.infer<typeof EvalType>;
 
 export const EvalVariable = z.object({
   name: z.string(),
-  value: z.union([z.string(), z.number(), z.boolean(), z.record(z.string(), z.unknown())]),
+  value: z.union([z.string(), z.number(), z.boolean(), JsonObject]),
 });
 
 export const EvalTypeMetadata = z.object({ variables: z.array(EvalVariable).optional() });
@@ -40,10 +40,7 @@ export const Eval = z.object({
   sampling_rate: z.number().nullable(),
   alert_on_fail: z.boolean(),
   data_type: EvalDataType,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  created_by_id: z.string(),
-  last_updated_by_id: z.string().nullable(),
+  ...AuditFields,
 });
 export type Eval = z.infer<typeof Eval>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Guid, Timestamp } from "./common";
+import { AuditFields, Guid } from "./common";
 
 /** An Experiment: an A/B comparison of two Actions of one App. */
 export const Experiment = z.object({
@@ -10,10 +10,7 @@ export const Experiment = z.object({
   secondary_action: Guid,
   status: z.string(),
   deleted: z.boolean(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  created_by_id: z.string(),
-  last_updated_by_id: z.string().nullable(),
+  ...AuditFields,
 });
 export type Experiment = z.infer<typeof Experiment>;
 
@@ -36,7 +33,3 @@ export const ExperimentUpdate = z
     error: "name, primary_action or secondary_action is required",
   });
 export type ExperimentUpdate = z.infer<typeof ExperimentUpdate>;
-
-/** Delete answers `{ message: "Experiment <guid> deleted" }`. */
-export const ExperimentDeleted = z.object({ message: z.string() });
-export type ExperimentDeleted = z.infer<typeof ExperimentDeleted>;

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { Guid, Timestamp } from "./common";
-import { HttpUrl } from "./providers";
+import { AuditFields, Guid, HttpUrl, Timestamp } from "./common";
 
 /** A Model as GET, list and PUT return it: no credential. */
 export const Model = z.object({
@@ -12,10 +11,7 @@ export const Model = z.object({
   provider_guid: Guid.nullable(),
   default: z.boolean(),
   deleted: z.boolean(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  created_by_id: z.string(),
-  last_updated_by_id: z.string().nullable(),
+  ...AuditFields,
 });
 export type Model = z.infer<typeof Model>;
 

@@ -1,12 +1,8 @@
 import { z } from "zod";
-import { Guid, Timestamp } from "./common";
+import { AuditFields, Guid, HttpUrl } from "./common";
 
-/** An http(s) URL; anything else is the spec's "malformed URL" (400). */
-export const HttpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
-
-/** What a delete answers where the spec shows no body (the shape it shows for Providers). */
-export const DeleteMessage = z.object({ message: z.string() });
-export type DeleteMessage = z.infer<typeof DeleteMessage>;
+// The Model and Provider Connection resource kinds import the URL schema from here.
+export { HttpUrl } from "./common";
 
 /** A Provider connection as every Provider route returns it. The credential is never part of it. */
 export const Provider = z.object({
@@ -15,10 +11,7 @@ export const Provider = z.object({
   nickname: z.string(),
   url: z.string().nullable(),
   default: z.boolean(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  created_by_id: z.string(),
-  last_updated_by_id: z.string().nullable(),
+  ...AuditFields,
 });
 export type Provider = z.infer<typeof Provider>;
 

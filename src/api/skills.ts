@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Guid, Timestamp } from "./common";
+import { AuditFields, Guid } from "./common";
 
 /**
  * One metadata entry of a Skill: a named setting, whether it is required, its value (any JSON; the key
@@ -18,10 +18,7 @@ export const Skill = z.object({
   name: z.string(),
   type: z.string(),
   metadata: z.array(SkillMetadataEntry).nullable(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  created_by_id: z.string(),
-  last_updated_by_id: z.string().nullable(),
+  ...AuditFields,
 });
 export type Skill = z.infer<typeof Skill>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Guid, Timestamp } from "./common";
+import { AuditFields, Guid, JsonObject } from "./common";
 
 /** A Workflow record (blocks are never part of it). */
 export const Workflow = z.object({
@@ -7,10 +7,7 @@ export const Workflow = z.object({
   name: z.string(),
   slug: z.string(),
   app: Guid,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  created_by_id: z.string(),
-  last_updated_by_id: z.string().nullable(),
+  ...AuditFields,
 });
 export type Workflow = z.infer<typeof Workflow>;
 
@@ -27,7 +24,7 @@ export type WorkflowUpdate = z.infer<typeof WorkflowUpdate>;
 
 /** Run input: an array of objects, each mapping keys to a string, a nested object or null. */
 // Spec: not shown what a nested object may hold; the emulator accepts any JSON object there.
-export const WorkflowInput = z.array(z.record(z.string(), z.union([z.string(), z.null(), z.record(z.string(), z.unknown())])));
+export const WorkflowInput = z.array(z.record(z.string(), z.union([z.string(), z.null(), JsonObject])));
 export type WorkflowInput = z.infer<typeof WorkflowInput>;
 
 // Spec: not shown whether `input` may be null; the emulator treats null like an absent input (pydantic Optional).
@@ -78,7 +75,3 @@ export const WorkflowDatasetResult = z.object({
   blocks: z.array(z.object({ guid: Guid, name: z.string(), output: z.string() })),
 });
 export type WorkflowDatasetResult = z.infer<typeof WorkflowDatasetResult>;
-
-/** Delete answers `{ message: "Workflow <guid> deleted" }`. */
-export const WorkflowDeleted = z.object({ message: z.string() });
-export type WorkflowDeleted = z.infer<typeof WorkflowDeleted>;

@@ -22,10 +22,6 @@ export type WorkspaceCreate = z.infer<typeof WorkspaceCreate>;
 export const WorkspaceUpdate = z.object({ name: z.string().min(1) });
 export type WorkspaceUpdate = z.infer<typeof WorkspaceUpdate>;
 
-/** Spec: not shown; the emulator answers a Workspace delete with a message, as Providers do. */
-export const WorkspaceDeleted = z.object({ message: z.string() });
-export type WorkspaceDeleted = z.infer<typeof WorkspaceDeleted>;
-
 /** Spec: the element fields of the related-resource arrays are not shown; the emulator keeps them compact. */
 export const WorkspaceApp = z.object({ guid: Guid, name: z.string(), slug: z.string() });
 export type WorkspaceApp = z.infer<typeof WorkspaceApp>;

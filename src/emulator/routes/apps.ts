@@ -2,17 +2,14 @@ import type { App, ActionSummary } from "../../api/apps";
 import { AppCreate, AppUpdate } from "../../api/apps";
 import type { ActionRecord } from "../store/actions";
 import type { AppRecord } from "../store/apps";
-import { type RouteModule, envelope, guidParam, parseBody, parsePage } from "./wire";
+import { type RouteModule, envelope, guidParam, parseBody, parsePage, presentAudit } from "./wire";
 
 export const presentApp = (app: AppRecord): App => ({
   guid: app.guid,
   name: app.name,
   description: app.description,
   slug: app.slug,
-  created_at: app.createdAt,
-  updated_at: app.updatedAt,
-  created_by_id: app.createdById,
-  last_updated_by_id: app.lastUpdatedById,
+  ...presentAudit(app),
 });
 
 export const presentActionSummary = (action: ActionRecord): ActionSummary => ({
@@ -20,10 +17,7 @@ export const presentActionSummary = (action: ActionRecord): ActionSummary => ({
   name: action.name,
   action_type: action.actionType,
   model: action.model,
-  created_at: action.createdAt,
-  updated_at: action.updatedAt,
-  created_by_id: action.createdById,
-  last_updated_by_id: action.lastUpdatedById,
+  ...presentAudit(action),
 });
 
 /** `/apps` and the App relationship routes (`/actions`, `/workflows`, `/data`, `/finetunes`). */

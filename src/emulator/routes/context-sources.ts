@@ -1,7 +1,7 @@
-import type { ContextSource, ContextSourceDeleted, ProcessDispatched } from "../../api/context-sources";
+import type { ContextSource, ProcessDispatched } from "../../api/context-sources";
 import { ContextSourceCreate, ContextSourceProcess, ContextSourceProcessBatch, ContextSourceUpdate } from "../../api/context-sources";
 import type { ContextSourceRecord, IndexingOutcome } from "../store/context-sources";
-import { type RouteModule, guidParam, params, parseBody } from "./wire";
+import { type RouteModule, deleted, guidParam, params, parseBody } from "./wire";
 
 export const presentContextSource = (source: ContextSourceRecord): ContextSource => ({
   guid: source.guid,
@@ -49,10 +49,10 @@ export const contextSourceRoutes: RouteModule = (app, store) => {
     return presentContextSource(store.contextSources.update(request.caller, contextGuid, guid, parseBody(ContextSourceUpdate, request)));
   });
 
-  app.delete(`${BASE}/:guid`, async (request): Promise<ContextSourceDeleted> => {
+  app.delete(`${BASE}/:guid`, async (request) => {
     const { contextGuid, guid } = params(request, "contextGuid", "guid");
     store.contextSources.softDelete(request.caller, contextGuid, guid);
-    return { message: `Context Source ${guid} deleted` };
+    return deleted("Context Source", guid);
   });
 
   // Spec: the body's `contextGuid` is required; the emulator answers 404 unless the source belongs to that Context.

@@ -1,7 +1,7 @@
-import type { Data, DataDeleted } from "../../api/data";
+import type { Data } from "../../api/data";
 import { DataCreate, DataUpdate } from "../../api/data";
 import type { DataCreateInput, DataRecord, DataUpdateInput } from "../store/data";
-import { type RouteModule, envelope, guidParam, parseBody, parsePage } from "./wire";
+import { type RouteModule, deleted, envelope, guidParam, parseBody, parsePage } from "./wire";
 
 /** The public fields only: relationships, prompt parts and the run link stay inside. */
 export const presentData = (data: DataRecord): Data => ({
@@ -68,10 +68,8 @@ export const dataRoutes: RouteModule = (app, store) => {
     return presentData(store.data.update(request.caller, guid, updateInput(parseBody(DataUpdate, request))));
   });
 
-  app.delete("/data/:guid", async (request): Promise<DataDeleted> => {
-    const { guid } = store.data.softDelete(request.caller, guidParam(request));
-    return { message: `Data ${guid} deleted` };
-  });
+  // Spec: not shown; the emulator answers the delete message the spec shows for Providers.
+  app.delete("/data/:guid", async (request) => deleted("Data", store.data.softDelete(request.caller, guidParam(request)).guid));
 
   app.get("/apps/:guid/data", async (request) => {
     const page = parsePage(request);

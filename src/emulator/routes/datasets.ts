@@ -1,8 +1,8 @@
-import type { Dataset, DatasetDeleted, DatasetItem } from "../../api/datasets";
+import type { Dataset, DatasetItem } from "../../api/datasets";
 import { DatasetCreate, DatasetUpdate } from "../../api/datasets";
 import type { DatasetItemRecord, DatasetRecord } from "../store/datasets";
 import { presentData } from "./data";
-import { type RouteModule, envelope, guidParam, params, parseBody, parsePage } from "./wire";
+import { type RouteModule, deleted, envelope, guidParam, params, parseBody, parsePage } from "./wire";
 
 export const presentDataset = (dataset: DatasetRecord): Dataset => ({
   guid: dataset.guid,
@@ -46,10 +46,7 @@ export const datasetRoutes: RouteModule = (app, store) => {
   });
 
   // Spec: not shown; the emulator answers `{ message: "Dataset <guid> deleted" }`.
-  app.delete("/datasets/:guid", async (request): Promise<DatasetDeleted> => {
-    const dataset = store.datasets.softDelete(request.caller, guidParam(request));
-    return { message: `Dataset ${dataset.guid} deleted` };
-  });
+  app.delete("/datasets/:guid", async (request) => deleted("Dataset", store.datasets.softDelete(request.caller, guidParam(request)).guid));
 
   app.get("/datasets/app/:app", async (request) => {
     const { app: appGuid } = params(request, "app");

@@ -1,7 +1,7 @@
-import type { Document, DocumentCreated, DocumentDeleted, DocumentStatus } from "../../api/documents";
+import type { Document, DocumentCreated, DocumentStatus } from "../../api/documents";
 import { DocumentBulkDelete, DocumentCreate, DocumentListQuery, DocumentUpdate } from "../../api/documents";
 import type { DocumentRecord } from "../store/documents";
-import { type RouteModule, envelope, params, parse, parseBody } from "./wire";
+import { type RouteModule, deleted, envelope, params, parse, parseBody } from "./wire";
 
 export const presentDocument = (document: DocumentRecord): Document => ({
   guid: document.guid,
@@ -54,10 +54,10 @@ export const documentRoutes: RouteModule = (app, store) => {
     return { status: "success" };
   });
 
-  app.delete(`${BASE}/:guid`, async (request): Promise<DocumentDeleted> => {
+  app.delete(`${BASE}/:guid`, async (request) => {
     const { contextGuid, guid } = params(request, "contextGuid", "guid");
     store.documents.softDelete(request.caller, contextGuid, guid);
-    return { message: `Document ${guid} deleted` };
+    return deleted("Document", guid);
   });
 
   // Spec: whether `filter` travels in the body or the query is not shown; the emulator reads both (the

@@ -1,8 +1,7 @@
 import type { Eval, EvalRun, EvalType } from "../../api/evals";
 import { EvalCreate, EvalListQuery, EvalUpdate } from "../../api/evals";
-import type { DeleteMessage } from "../../api/providers";
 import type { EvalRecord, EvalTypeRecord } from "../store/evals";
-import { type RouteModule, envelope, guidParam, parse, parseBody } from "./wire";
+import { type RouteModule, deleted, envelope, guidParam, parse, parseBody, presentAudit } from "./wire";
 
 export const presentEval = (evaluation: EvalRecord): Eval => ({
   guid: evaluation.guid,
@@ -14,10 +13,7 @@ export const presentEval = (evaluation: EvalRecord): Eval => ({
   sampling_rate: evaluation.samplingRate,
   alert_on_fail: evaluation.alertOnFail,
   data_type: evaluation.dataType,
-  created_at: evaluation.createdAt,
-  updated_at: evaluation.updatedAt,
-  created_by_id: evaluation.createdById,
-  last_updated_by_id: evaluation.lastUpdatedById,
+  ...presentAudit(evaluation),
 });
 
 const presentEvalType = (type: EvalTypeRecord): EvalType => ({ guid: type.guid, name: type.name, description: type.description });
@@ -53,10 +49,7 @@ export const evalRoutes: RouteModule = (app, store) => {
   });
 
   // Spec: not shown; the emulator answers the delete message the spec shows for Providers.
-  app.delete("/evals/:guid", async (request): Promise<DeleteMessage> => {
-    const evaluation = store.evals.softDelete(request.caller, guidParam(request));
-    return { message: `Eval ${evaluation.guid} deleted` };
-  });
+  app.delete("/evals/:guid", async (request) => deleted("Eval", store.evals.softDelete(request.caller, guidParam(request)).guid));
 
   // No route starts a run, so every Eval has none; a missing Eval is still 404.
   app.get("/evals/:guid/runs", async (request): Promise<EvalRun[]> => {

@@ -1,7 +1,7 @@
-import type { Experiment, ExperimentDeleted } from "../../api/experiments";
+import type { Experiment } from "../../api/experiments";
 import { ExperimentCreate, ExperimentUpdate } from "../../api/experiments";
 import type { ExperimentRecord } from "../store/experiments";
-import { type RouteModule, envelope, guidParam, parseBody, parsePage } from "./wire";
+import { type RouteModule, deleted, envelope, guidParam, parseBody, parsePage, presentAudit } from "./wire";
 
 export const presentExperiment = (experiment: ExperimentRecord): Experiment => ({
   guid: experiment.guid,
@@ -12,10 +12,7 @@ export const presentExperiment = (experiment: ExperimentRecord): Experiment => (
   status: experiment.status,
   // Deleted Experiments never reach a public read.
   deleted: false,
-  created_at: experiment.createdAt,
-  updated_at: experiment.updatedAt,
-  created_by_id: experiment.createdById,
-  last_updated_by_id: experiment.lastUpdatedById,
+  ...presentAudit(experiment),
 });
 
 /** `/experiments` (the prompt route is outside the emulator's scope). */
@@ -53,8 +50,5 @@ export const experimentRoutes: RouteModule = (app, store) => {
   });
 
   // Spec: not shown; the emulator answers `{ message: "Experiment <guid> deleted" }`.
-  app.delete("/experiments/:guid", async (request): Promise<ExperimentDeleted> => {
-    const experiment = store.experiments.softDelete(request.caller, guidParam(request));
-    return { message: `Experiment ${experiment.guid} deleted` };
-  });
+  app.delete("/experiments/:guid", async (request) => deleted("Experiment", store.experiments.softDelete(request.caller, guidParam(request)).guid));
 };

@@ -1,8 +1,7 @@
 import type { Model, ModelCreated } from "../../api/models";
 import { ModelCreate, ModelUpdate } from "../../api/models";
-import type { DeleteMessage } from "../../api/providers";
 import type { ModelRecord } from "../store/models";
-import { type RouteModule, guidParam, parseBody, parsePage } from "./wire";
+import { type RouteModule, deleted, guidParam, parseBody, parsePage, presentAudit } from "./wire";
 
 /** The public Model: the provider type and linked connection, never the credential. */
 export const presentModel = (model: ModelRecord): Model => ({
@@ -12,10 +11,7 @@ export const presentModel = (model: ModelRecord): Model => ({
   provider_guid: model.providerGuid,
   default: model.default,
   deleted: false,
-  created_at: model.createdAt,
-  updated_at: model.updatedAt,
-  created_by_id: model.createdById,
-  last_updated_by_id: model.lastUpdatedById,
+  ...presentAudit(model),
 });
 
 /** The spec's create response: persistence-shaped and camelCase, echoing the submitted `key`. */
@@ -53,8 +49,5 @@ export const modelRoutes: RouteModule = (app, store) => {
   });
 
   // Spec: not shown; the emulator answers the delete message the spec shows for Providers.
-  app.delete("/models/:guid", async (request): Promise<DeleteMessage> => {
-    const model = store.models.softDelete(request.caller, guidParam(request));
-    return { message: `Model ${model.guid} deleted` };
-  });
+  app.delete("/models/:guid", async (request) => deleted("Model", store.models.softDelete(request.caller, guidParam(request)).guid));
 };

@@ -1,7 +1,7 @@
-import type { DeleteMessage, Provider } from "../../api/providers";
+import type { Provider } from "../../api/providers";
 import { ProviderCreate, ProviderUpdate } from "../../api/providers";
 import type { ProviderRecord } from "../store/providers";
-import { type RouteModule, guidParam, parseBody } from "./wire";
+import { type RouteModule, deleted, guidParam, parseBody, presentAudit } from "./wire";
 
 /** The public Provider connection: never the credential. */
 export const presentProvider = (connection: ProviderRecord): Provider => ({
@@ -10,10 +10,7 @@ export const presentProvider = (connection: ProviderRecord): Provider => ({
   nickname: connection.nickname,
   url: connection.url,
   default: connection.default,
-  created_at: connection.createdAt,
-  updated_at: connection.updatedAt,
-  created_by_id: connection.createdById,
-  last_updated_by_id: connection.lastUpdatedById,
+  ...presentAudit(connection),
 });
 
 /** `/providers`: the workspace's Provider connections (credentials are write-only). */
@@ -30,8 +27,5 @@ export const providerRoutes: RouteModule = (app, store) => {
     return presentProvider(store.providers.update(request.caller, guid, parseBody(ProviderUpdate, request)));
   });
 
-  app.delete("/providers/:guid", async (request): Promise<DeleteMessage> => {
-    const connection = store.providers.softDelete(request.caller, guidParam(request));
-    return { message: `Model provider ${connection.guid} deleted` };
-  });
+  app.delete("/providers/:guid", async (request) => deleted("Model provider", store.providers.softDelete(request.caller, guidParam(request)).guid));
 };

@@ -1,18 +1,14 @@
 import type { Skill, SkillPromptResponse, SkillType } from "../../api/skills";
 import { SkillCreate, SkillPrompt, SkillUpdate } from "../../api/skills";
-import type { DeleteMessage } from "../../api/providers";
 import type { SkillRecord, SkillTypeRecord } from "../store/skills";
-import { type RouteModule, guidParam, params, parseBody, parsePage } from "./wire";
+import { type RouteModule, deleted, guidParam, params, parseBody, parsePage, presentAudit } from "./wire";
 
 export const presentSkill = (skill: SkillRecord): Skill => ({
   guid: skill.guid,
   name: skill.name,
   type: skill.type,
   metadata: skill.metadata,
-  created_at: skill.createdAt,
-  updated_at: skill.updatedAt,
-  created_by_id: skill.createdById,
-  last_updated_by_id: skill.lastUpdatedById,
+  ...presentAudit(skill),
 });
 
 const presentSkillType = (type: SkillTypeRecord): SkillType => ({ name: type.name, metadata: type.metadata });
@@ -40,10 +36,7 @@ export const skillRoutes: RouteModule = (app, store) => {
   });
 
   // Spec: not shown; the emulator answers the delete message the spec shows for Providers.
-  app.delete("/skills/:guid", async (request): Promise<DeleteMessage> => {
-    const skill = store.skills.softDelete(request.caller, guidParam(request));
-    return { message: `Skill ${skill.guid} deleted` };
-  });
+  app.delete("/skills/:guid", async (request) => deleted("Skill", store.skills.softDelete(request.caller, guidParam(request)).guid));
 
   app.post("/skills/:skill/prompt", async (request): Promise<SkillPromptResponse> => {
     const { skill } = params(request, "skill");

@@ -1,9 +1,9 @@
 /** What every route module shares: parsing requests with zod and shaping paged responses. */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { GuidParams, PageQuery } from "../../api/common";
+import { type DeleteMessage, GuidParams, PageQuery } from "../../api/common";
 import type { Store } from "../store";
-import type { Paged } from "../store/records";
+import type { Audited, Paged } from "../store/records";
 
 /** A route module registers its routes (paths relative to `/v1`) on the app. */
 export type RouteModule = (app: FastifyInstance, store: Store) => void;
@@ -36,6 +36,17 @@ export function params<K extends string>(request: FastifyRequest, ...names: K[])
   const shape = Object.fromEntries(names.map((name) => [name, GuidParams.shape.guid])) as Record<K, typeof GuidParams.shape.guid>;
   return parse(z.object(shape), request.params, "path") as Record<K, string>;
 }
+
+/** A record's audit fields in wire names, to spread into its representation. */
+export const presentAudit = (record: Audited) => ({
+  created_at: record.createdAt,
+  updated_at: record.updatedAt,
+  created_by_id: record.createdById,
+  last_updated_by_id: record.lastUpdatedById,
+});
+
+/** What a delete answers: `{ message: "<Kind> <guid> deleted" }`. */
+export const deleted = (kind: string, guid: string): DeleteMessage => ({ message: `${kind} ${guid} deleted` });
 
 /** The standard envelope for a page of records. */
 export function envelope<R, W>(paged: Paged<R>, page: PageQuery, present: (record: R) => W) {

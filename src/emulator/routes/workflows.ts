@@ -1,18 +1,15 @@
 import type { FastifyRequest } from "fastify";
-import type { Workflow, WorkflowDatasetResult, WorkflowDeleted, WorkflowResult, WorkflowTriggered } from "../../api/workflows";
+import type { Workflow, WorkflowDatasetResult, WorkflowResult, WorkflowTriggered } from "../../api/workflows";
 import { WorkflowCreate, WorkflowPlayground, WorkflowTrigger, WorkflowUpdate } from "../../api/workflows";
 import type { WorkflowRecord, WorkflowRunRecord } from "../store/workflows";
-import { type RouteModule, guidParam, params, parse, parseBody, parsePage } from "./wire";
+import { type RouteModule, deleted, guidParam, params, parse, parseBody, parsePage, presentAudit } from "./wire";
 
 export const presentWorkflow = (workflow: WorkflowRecord): Workflow => ({
   guid: workflow.guid,
   name: workflow.name,
   slug: workflow.slug,
   app: workflow.appGuid,
-  created_at: workflow.createdAt,
-  updated_at: workflow.updatedAt,
-  created_by_id: workflow.createdById,
-  last_updated_by_id: workflow.lastUpdatedById,
+  ...presentAudit(workflow),
 });
 
 /** The trigger response; its URLs are absolute, built from the origin the request reached. */
@@ -48,10 +45,7 @@ export const workflowRoutes: RouteModule = (app, store) => {
   });
 
   // Spec: not shown; the emulator answers `{ message: "Workflow <guid> deleted" }`.
-  app.delete("/workflows/:guid", async (request): Promise<WorkflowDeleted> => {
-    const workflow = store.workflows.softDelete(request.caller, guidParam(request));
-    return { message: `Workflow ${workflow.guid} deleted` };
-  });
+  app.delete("/workflows/:guid", async (request) => deleted("Workflow", store.workflows.softDelete(request.caller, guidParam(request)).guid));
 
   app.get("/apps/:guid/workflows", async (request) => {
     const page = parsePage(request);

@@ -1,7 +1,7 @@
-import type { Workspace, WorkspaceApp, WorkspaceContext, WorkspaceDeleted, WorkspaceProvider } from "../../api/workspaces";
+import type { Workspace, WorkspaceApp, WorkspaceContext, WorkspaceProvider } from "../../api/workspaces";
 import { WorkspaceCreate, WorkspaceUpdate } from "../../api/workspaces";
 import type { WorkspaceRecord } from "../store/workspaces";
-import { type RouteModule, envelope, guidParam, parseBody, parsePage } from "./wire";
+import { type RouteModule, deleted, envelope, guidParam, parseBody, parsePage } from "./wire";
 
 export const presentWorkspace = (workspace: WorkspaceRecord): Workspace => ({
   guid: workspace.guid,
@@ -34,10 +34,8 @@ export const workspaceRoutes: RouteModule = (app, store) => {
     return presentWorkspace(store.workspaces.update(request.caller, guid, parseBody(WorkspaceUpdate, request)));
   });
 
-  app.delete("/workspaces/:guid", async (request): Promise<WorkspaceDeleted> => {
-    const { guid } = store.workspaces.softDelete(request.caller, guidParam(request));
-    return { message: `Workspace ${guid} deleted` };
-  });
+  // Spec: not shown; the emulator answers the delete message the spec shows for Providers.
+  app.delete("/workspaces/:guid", async (request) => deleted("Workspace", store.workspaces.softDelete(request.caller, guidParam(request)).guid));
 
   app.get("/workspaces/:guid/apps", async (request): Promise<WorkspaceApp[]> => {
     const caller = store.workspaces.callerIn(request.caller, guidParam(request));

@@ -1,13 +1,13 @@
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, type Page, newGuid, now } from "./records";
+import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid, now } from "./records";
 
 /**
  * Actions cannot be created through the public interface: the emulator loads them from fixtures and
  * lists them under their App. Other stores resolve Action GUIDs here.
  */
-export interface ActionRecord {
+export interface ActionRecord extends Audited {
   id: number;
   guid: string;
   appId: number;
@@ -16,10 +16,6 @@ export interface ActionRecord {
   actionType: string;
   model: string | null;
   prompt: string;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  lastUpdatedById: string | null;
 }
 
 export class ActionStore {
@@ -37,11 +33,7 @@ export class ActionStore {
         action_type TEXT NOT NULL,
         model TEXT,
         prompt TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
     `);
   }
@@ -106,9 +98,6 @@ function toRecord(row: Record<string, unknown>): ActionRecord {
     actionType: row.action_type as string,
     model: (row.model as string | null) ?? null,
     prompt: row.prompt as string,
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
-    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+    ...audited(row),
   };
 }

@@ -1,18 +1,14 @@
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, type Page, type Paged, newGuid, now, slugify } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, now, slugify } from "./records";
 
-export interface AppRecord {
+export interface AppRecord extends Audited {
   id: number;
   guid: string;
   name: string;
   description: string | null;
   slug: string;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  lastUpdatedById: string | null;
 }
 
 export class AppStore {
@@ -28,11 +24,7 @@ export class AppStore {
         name TEXT NOT NULL,
         description TEXT,
         slug TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS apps_workspace ON apps (workspace_id, deleted_at);
     `);
@@ -117,9 +109,6 @@ function toRecord(row: Record<string, unknown>): AppRecord {
     name: row.name as string,
     description: (row.description as string | null) ?? null,
     slug: row.slug as string,
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
-    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+    ...audited(row),
   };
 }

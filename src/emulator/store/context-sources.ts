@@ -3,7 +3,7 @@ import { TextDecoder } from "node:util";
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, fromJson, newGuid, now, toJson } from "./records";
+import { type Caller, RECORD_COLUMNS, fromJson, newGuid, now, toJson } from "./records";
 import { DEFAULT_SPLITTER, type SplitterConfig, parseSplitterConfig, splitText } from "./splitter";
 
 /**
@@ -73,11 +73,7 @@ export class ContextSourceStore {
         indexing_status TEXT NOT NULL,
         indexed_at TEXT,
         indexing_metadata TEXT,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS context_sources_context ON context_sources (context_id, deleted_at);
     `);

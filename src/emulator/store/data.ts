@@ -2,13 +2,13 @@ import type { AppRecord } from "./apps";
 import type { Database, SqlValue } from "./database";
 import { BadRequestError, NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, type Page, type Paged, fromJson, newGuid, now, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
 
 /** A Data record's input or output: a string, an array or an object. */
 export type DataValue = string | unknown[] | Record<string, unknown>;
 
 /** One logged generation. `appGuid` is the Action's App unless another App was given. */
-export interface DataRecord {
+export interface DataRecord extends Audited {
   id: number;
   guid: string;
   actionGuid: string;
@@ -25,10 +25,6 @@ export interface DataRecord {
   numOutputTokens: number | null;
   latency: number | null;
   metadata: Record<string, unknown> | null;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  lastUpdatedById: string | null;
 }
 
 /** Fields create and update share; relationship GUIDs given as null count as not supplied. */
@@ -87,11 +83,7 @@ export class DataStore {
         num_output_tokens INTEGER,
         latency REAL,
         metadata TEXT,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS data_workspace ON data (workspace_id, deleted_at);
       CREATE INDEX IF NOT EXISTS data_app ON data (app_id, deleted_at);
@@ -236,9 +228,6 @@ function toRecord(row: Record<string, unknown>): DataRecord {
     numOutputTokens: (row.num_output_tokens as number | null) ?? null,
     latency: (row.latency as number | null) ?? null,
     metadata: fromJson<Record<string, unknown>>(row.metadata),
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
-    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+    ...audited(row),
   };
 }

@@ -2,19 +2,15 @@ import type { DataRecord, DataValue } from "./data";
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, type Page, type Paged, fromJson, newGuid, now, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
 
-export interface DatasetRecord {
+export interface DatasetRecord extends Audited {
   id: number;
   guid: string;
   name: string;
   description: string | null;
   appId: number | null;
   appGuid: string | null;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  lastUpdatedById: string | null;
 }
 
 /** A copy of a Data record's input and output, linked to that record by GUID. */
@@ -44,11 +40,7 @@ export class DatasetStore {
         app_id INTEGER REFERENCES apps(id),
         name TEXT NOT NULL,
         description TEXT,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS datasets_workspace ON datasets (workspace_id, deleted_at);
       CREATE TABLE IF NOT EXISTS dataset_items (
@@ -59,11 +51,7 @@ export class DatasetStore {
         data_guid TEXT,
         input TEXT NOT NULL,
         output TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS dataset_items_dataset ON dataset_items (dataset_id, deleted_at);
     `);
@@ -219,10 +207,7 @@ function toRecord(row: Record<string, unknown>): DatasetRecord {
     description: (row.description as string | null) ?? null,
     appId: (row.app_id as number | null) ?? null,
     appGuid: (row.app_guid as string | null) ?? null,
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
-    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+    ...audited(row),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, type Page, type Paged, fromJson, newGuid, now, toJson } from "./records";
+import { type Caller, type Page, type Paged, RECORD_COLUMNS, fromJson, newGuid, now, toJson } from "./records";
 import { DEFAULT_SPLITTER, splitText } from "./splitter";
 
 /** Documents are the indexed units of a Context, written by hand or by Context Source processing. */
@@ -54,11 +54,7 @@ export class DocumentStore {
         filter TEXT,
         metadata TEXT NOT NULL,
         embedding TEXT,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS documents_context ON documents (context_id, deleted_at);
       CREATE INDEX IF NOT EXISTS documents_source ON documents (context_source_id, deleted_at);

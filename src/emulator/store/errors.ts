@@ -27,6 +27,13 @@ export class BadRequestError extends StoreError {
   }
 }
 
+export class ForbiddenError extends StoreError {
+  override readonly name = "ForbiddenError";
+  constructor(detail: string) {
+    super(403, "forbidden", detail);
+  }
+}
+
 /** A workspace feature allowance is used up (the spec names 429 for Apps). */
 export class LimitExceededError extends StoreError {
   override readonly name = "LimitExceededError";

@@ -1,7 +1,7 @@
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, type Page, type Paged, fromFlag, fromJson, newGuid, now, toFlag, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromFlag, fromJson, newGuid, now, toFlag, toJson } from "./records";
 
 /** An Eval type. Types are global: every workspace sees the same list, loaded from fixtures. */
 export interface EvalTypeRecord {
@@ -24,7 +24,7 @@ export interface EvalTypeEntry {
   metadata: EvalVariables | null;
 }
 
-export interface EvalRecord {
+export interface EvalRecord extends Audited {
   id: number;
   guid: string;
   name: string;
@@ -35,10 +35,6 @@ export interface EvalRecord {
   samplingRate: number | null;
   alertOnFail: boolean;
   dataType: EvalDataType;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  lastUpdatedById: string | null;
 }
 
 /** What a request selects: a type by GUID and optional variables. */
@@ -85,11 +81,7 @@ export class EvalStore {
         sampling_rate REAL,
         alert_on_fail INTEGER NOT NULL DEFAULT 0,
         data_type TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS evals_workspace ON evals (workspace_id, deleted_at);
     `);
@@ -200,10 +192,7 @@ export class EvalStore {
       samplingRate: (row.sampling_rate as number | null) ?? null,
       alertOnFail: fromFlag(row.alert_on_fail),
       dataType: row.data_type as EvalDataType,
-      createdAt: row.created_at as string,
-      updatedAt: row.updated_at as string,
-      createdById: row.created_by_id as string,
-      lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+      ...audited(row),
     };
   }
 }

@@ -2,9 +2,9 @@ import type { ActionRecord } from "./actions";
 import type { Database } from "./database";
 import { BadRequestError, NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, type Page, type Paged, newGuid, now } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, now } from "./records";
 
-export interface ExperimentRecord {
+export interface ExperimentRecord extends Audited {
   id: number;
   guid: string;
   name: string;
@@ -13,10 +13,6 @@ export interface ExperimentRecord {
   primaryActionGuid: string;
   secondaryActionGuid: string;
   status: string;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  lastUpdatedById: string | null;
 }
 
 // Spec: status values not shown; the emulator creates Experiments as `active` and never moves them.
@@ -38,11 +34,7 @@ export class ExperimentStore {
         primary_action_id INTEGER NOT NULL REFERENCES actions(id),
         secondary_action_id INTEGER NOT NULL REFERENCES actions(id),
         status TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS experiments_workspace ON experiments (workspace_id, deleted_at);
     `);
@@ -146,9 +138,6 @@ function toRecord(row: Record<string, unknown>): ExperimentRecord {
     primaryActionGuid: row.primary_action_guid as string,
     secondaryActionGuid: row.secondary_action_guid as string,
     status: row.status as string,
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
-    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+    ...audited(row),
   };
 }

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Database } from "./database";
-import { BadRequestError, NotFoundError, StoreError } from "./errors";
+import { BadRequestError, ForbiddenError, NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, newGuid, now } from "./records";
+import { type Caller, RECORD_COLUMNS, newGuid, now } from "./records";
 
 /** How long a signed file URL stays valid (spec, Limits: 10 minutes). */
 export const SIGNED_URL_LIFETIME_SECONDS = 10 * 60;
@@ -30,14 +30,6 @@ export interface StoredFile {
   content: Uint8Array;
 }
 
-/** A signed URL that does not authorise the read; the wire texts are those of a storage service. */
-export class SignedUrlError extends StoreError {
-  override readonly name = "SignedUrlError";
-  constructor(detail: "Signature does not match" | "Request has expired") {
-    super(403, "forbidden", detail);
-  }
-}
-
 /**
  * Uploaded objects, kept as BLOBs, and the signing of the short-lived URLs that serve them. The signing
  * secret is random per database and stored in it, so URLs issued before a restart keep working.
@@ -57,11 +49,7 @@ export class FileStore {
         mime_type TEXT NOT NULL,
         size INTEGER NOT NULL,
         content BLOB NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE TABLE IF NOT EXISTS file_signing_key (
         id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -100,13 +88,13 @@ export class FileStore {
 
   /**
    * The bytes behind a signed URL. Needs no caller: the signature is the authority. Checked as a storage
-   * service does: the signature (403), then the expiry (403), then the object (404).
+   * service does, with its texts: the signature (403), then the expiry (403), then the object (404).
    */
   readSigned(guid: string, query: { expires?: string | undefined; signature?: string | undefined }, at: Date = new Date()): StoredFile {
     const expected = Buffer.from(this.hmac(guid, query.expires ?? ""));
     const given = Buffer.from(query.signature ?? "");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new SignedUrlError("Signature does not match");
-    if (at.getTime() > Number(query.expires) * 1000) throw new SignedUrlError("Request has expired");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ForbiddenError("Signature does not match");
+    if (at.getTime() > Number(query.expires) * 1000) throw new ForbiddenError("Request has expired");
     const row = this.db.get<{ mime_type: string; content: Uint8Array }>("SELECT mime_type, content FROM files WHERE guid = ? AND deleted_at IS NULL", guid);
     if (!row) throw new NotFoundError("File not found");
     return { mimeType: row.mime_type, content: row.content };

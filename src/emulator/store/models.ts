@@ -2,14 +2,14 @@ import type { Database } from "./database";
 import { NotFoundError } from "./errors";
 import type { Store } from "./index";
 import { type ProviderRecord, type ProviderType, catalogId } from "./providers";
-import { type Caller, type Page, fromFlag, newGuid, now, toFlag } from "./records";
+import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, fromFlag, newGuid, now, toFlag } from "./records";
 
 /**
  * A Model: an LLM on a provider type, linked to a Provider connection of the workspace (or to none).
  * Its credential stays in the table: a record never carries it, and only the create response echoes
  * the key the caller submitted.
  */
-export interface ModelRecord {
+export interface ModelRecord extends Audited {
   id: number;
   guid: string;
   llm: string;
@@ -22,10 +22,6 @@ export interface ModelRecord {
   providerGuid: string | null;
   url: string | null;
   default: boolean;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  lastUpdatedById: string | null;
 }
 
 export class ModelStore {
@@ -45,11 +41,7 @@ export class ModelStore {
         is_default INTEGER NOT NULL DEFAULT 0,
         workspace_model_provider_id INTEGER REFERENCES providers(id),
         created_by_provider_id INTEGER REFERENCES providers(id),
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS models_workspace ON models (workspace_id, deleted_at);
     `);
@@ -160,9 +152,6 @@ function toRecord(row: Record<string, unknown>): ModelRecord {
     providerGuid: (row.provider_guid as string | null) ?? null,
     url: (row.url as string | null) ?? null,
     default: fromFlag(row.is_default),
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
-    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+    ...audited(row),
   };
 }

@@ -1,7 +1,7 @@
 import type { Database } from "./database";
 import { BadRequestError, NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, fromFlag, newGuid, now, toFlag, toJson } from "./records";
+import { type Audited, type Caller, RECORD_COLUMNS, audited, fromFlag, newGuid, now, toFlag, toJson } from "./records";
 
 /**
  * The provider types a connection or a Model can name, in catalog order: a type's numeric id (the
@@ -31,7 +31,7 @@ export function catalogId(provider: string): number {
 }
 
 /** A Provider connection. The credential stays in its table and is never part of a record. */
-export interface ProviderRecord {
+export interface ProviderRecord extends Audited {
   id: number;
   guid: string;
   /** The provider type (a catalog name). */
@@ -40,10 +40,6 @@ export interface ProviderRecord {
   nickname: string;
   url: string | null;
   default: boolean;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  lastUpdatedById: string | null;
 }
 
 export interface ProviderCreateInput {
@@ -74,11 +70,7 @@ export class ProviderStore {
         url TEXT,
         is_default INTEGER NOT NULL DEFAULT 0,
         metadata TEXT,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS providers_workspace ON providers (workspace_id, deleted_at);
     `);
@@ -177,9 +169,6 @@ function toRecord(row: Record<string, unknown>): ProviderRecord {
     nickname: row.nickname as string,
     url: (row.url as string | null) ?? null,
     default: fromFlag(row.is_default),
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
-    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+    ...audited(row),
   };
 }

@@ -18,6 +18,28 @@ export interface Paged<T> {
   total: number;
 }
 
+/** The audit fields of a record. */
+export interface Audited {
+  createdAt: string;
+  updatedAt: string;
+  createdById: string;
+  lastUpdatedById: string | null;
+}
+
+/**
+ * The columns every kind's table ends with: the audit fields and the soft-delete mark (a deleted record
+ * keeps its row with `deleted_at` set).
+ */
+export const RECORD_COLUMNS = "created_at TEXT NOT NULL, updated_at TEXT NOT NULL, created_by_id TEXT NOT NULL, last_updated_by_id TEXT, deleted_at TEXT";
+
+/** A row's audit columns as record fields. */
+export const audited = (row: Record<string, unknown>): Audited => ({
+  createdAt: row.created_at as string,
+  updatedAt: row.updated_at as string,
+  createdById: row.created_by_id as string,
+  lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+});
+
 export const newGuid = (): string => randomUUID();
 export const now = (): string => new Date().toISOString();
 

@@ -1,7 +1,7 @@
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, fromJson, newGuid, now, toJson } from "./records";
+import { type Audited, type Caller, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
 
 export interface SkillMetadataEntry {
   name: string;
@@ -10,16 +10,12 @@ export interface SkillMetadataEntry {
   type?: string | undefined;
 }
 
-export interface SkillRecord {
+export interface SkillRecord extends Audited {
   id: number;
   guid: string;
   name: string;
   type: string;
   metadata: SkillMetadataEntry[] | null;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  lastUpdatedById: string | null;
 }
 
 /** A Skill type and the metadata definitions (name, required, value type) its Skills use. */
@@ -48,11 +44,7 @@ export class SkillStore {
         name TEXT NOT NULL,
         type TEXT NOT NULL,
         metadata TEXT,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS skills_workspace ON skills (workspace_id, deleted_at);
     `);
@@ -156,9 +148,6 @@ function toRecord(row: Record<string, unknown>): SkillRecord {
     name: row.name as string,
     type: row.type as string,
     metadata: fromJson<SkillMetadataEntry[]>(row.metadata),
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
-    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+    ...audited(row),
   };
 }

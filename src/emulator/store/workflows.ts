@@ -2,19 +2,15 @@ import type { ActionRecord } from "./actions";
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Caller, type Page, newGuid, now, slugify } from "./records";
+import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid, now, slugify } from "./records";
 
-export interface WorkflowRecord {
+export interface WorkflowRecord extends Audited {
   id: number;
   guid: string;
   appId: number;
   appGuid: string;
   name: string;
   slug: string;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  lastUpdatedById: string | null;
 }
 
 /** One object of a run's input: keys to a string, a nested object or null. */
@@ -61,11 +57,7 @@ export class WorkflowStore {
         app_id INTEGER NOT NULL REFERENCES apps(id),
         name TEXT NOT NULL,
         slug TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS workflows_app ON workflows (app_id, deleted_at);
       CREATE TABLE IF NOT EXISTS workflow_blocks (
@@ -76,22 +68,14 @@ export class WorkflowStore {
         position INTEGER NOT NULL,
         name TEXT NOT NULL,
         action_id INTEGER NOT NULL REFERENCES actions(id),
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE TABLE IF NOT EXISTS workflow_runs (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         guid TEXT NOT NULL UNIQUE,
         workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
         workflow_id INTEGER NOT NULL REFERENCES workflows(id),
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE TABLE IF NOT EXISTS workflow_run_blocks (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -105,11 +89,7 @@ export class WorkflowStore {
         action_name TEXT NOT NULL,
         data_guid TEXT NOT NULL,
         output TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
     `);
   }
@@ -315,10 +295,7 @@ function toRecord(row: Record<string, unknown>): WorkflowRecord {
     appGuid: row.app_guid as string,
     name: row.name as string,
     slug: row.slug as string,
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
-    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+    ...audited(row),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Database } from "./database";
 import { BadRequestError, LimitExceededError, NotFoundError } from "./errors";
-import { type Caller, type Page, type Paged, fromJson, newGuid, now, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
 
 /**
  * Features a workspace can be limited on, each counted from the table of the same name (non-deleted
@@ -32,16 +32,12 @@ export const DEFAULT_LIMITS: Record<Feature, number> = {
   context_sources: 1000,
 };
 
-export interface WorkspaceRecord {
+export interface WorkspaceRecord extends Audited {
   id: number;
   guid: string;
   name: string;
   slug: string;
   limits: Record<Feature, number>;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-  lastUpdatedById: string | null;
 }
 
 export interface UsageEntry {
@@ -71,11 +67,7 @@ export class WorkspaceStore {
         name TEXT NOT NULL,
         slug TEXT NOT NULL,
         limits TEXT,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        last_updated_by_id TEXT,
-        deleted_at TEXT
+        ${RECORD_COLUMNS}
       );
       CREATE TABLE IF NOT EXISTS workspace_members (
         workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
@@ -216,9 +208,6 @@ function toRecord(row: Record<string, unknown>): WorkspaceRecord {
     name: row.name as string,
     slug: row.slug as string,
     limits: { ...DEFAULT_LIMITS, ...fromJson<Limits>(row.limits) },
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
-    lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+    ...audited(row),
   };
 }
