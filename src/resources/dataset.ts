@@ -1,0 +1,146 @@
+/**
+ * Dataset: a named collection of input/output examples, each Item a copy of a Data record. The resource
+ * declares the Items by the GUIDs of the Data records they come from (`data`); the service silently skips
+ * GUIDs it cannot resolve, so every write of `data` reads the linked records back and names the ones it
+ * skipped. `data` is compared as a set: the service keeps its own Item order, and a program that lists
+ * the same records in another order has nothing to change.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { Guid } from "../api/common";
+import { Data } from "../api/data";
+import { Dataset as DatasetWire } from "../api/datasets";
+import { type GmsClient, NotFoundError, collect, paginateUntilShort, path } from "../client";
+import { computed, replaceOnly, updatable } from "../provider/fields";
+import { defineKind } from "../provider/kind";
+import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import * as shim from "../shims/dataset";
+
+type DataGuids = string[] | null | undefined;
+
+export const datasetKind = defineKind({
+  name: "Dataset",
+  description: "A Dataset: input/output examples (Items), each copied from a Data record when it is added, used by Evals and fine-tunes.",
+  inputs: {
+    name: updatable(z.string().min(1), "The Dataset's name.", { required: true }),
+    description: updatable(z.string().nullable(), "What the Dataset holds.", { default: null }),
+    app: replaceOnly(Guid.nullable(), "The GUID of the App the Dataset belongs to, or null for none; the service cannot move a Dataset, so another App replaces it.", {
+      default: null,
+    }),
+    data: updatable(
+      // A record listed twice would make the set comparison disagree with a service that keeps one Item per record.
+      z.array(Guid).superRefine((guids, context) => {
+        guids.forEach((guid, index) => {
+          if (guids.indexOf(guid) !== index) context.addIssue({ code: "custom", path: [index], message: `lists Data record ${guid} more than once` });
+        });
+      }),
+      "The GUIDs of the Data records whose input and output the Dataset's Items copy, compared as a set (order is not significant). " +
+        "Changing it replaces every Item with fresh copies of the listed records. Leave it out to manage the Items elsewhere; " +
+        "refresh shows the records the Items link to (Items not linked to a Data record, or whose record was deleted, are not listed).",
+    ),
+  },
+  outputs: {
+    guid: computed(z.string(), "The Dataset's GUID."),
+  },
+  async create(client, inputs) {
+    const body = { name: inputs.name, description: inputs.description, app: inputs.app, ...(inputs.data ? { data: inputs.data } : {}) };
+    let created: DatasetWire;
+    try {
+      created = await client.request({ method: "POST", path: path`/datasets`, body, schema: DatasetWire });
+    } catch (error) {
+      if (error instanceof NotFoundError && inputs.app) {
+        throw new Error(`Cannot create Dataset "${inputs.name}": App ${inputs.app} does not exist in the workspace (or was deleted); set app to the GUID of an existing App, or null`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+    if (inputs.data && inputs.data.length > 0) {
+      const skipped = missingFrom(await linkedData(client, created.guid), inputs.data);
+      if (skipped.length > 0) {
+        const undo = await client.request({ method: "DELETE", path: path`/datasets/${created.guid}`, schema: z.unknown() }).then(
+          () => "The Dataset was not created.",
+          (error: unknown) => `Deleting the half-made Dataset ${created.guid} failed too (${error instanceof Error ? error.message : String(error)}): delete it by hand.`,
+        );
+        throw new Error(`Cannot create Dataset "${inputs.name}": ${unresolved(skipped)} ${undo}`);
+      }
+    }
+    return { ...fromWire(created), data: inputs.data ?? [] };
+  },
+  async read(client, guid, state) {
+    const dataset = await client.request({ method: "GET", path: path`/datasets/${guid}`, schema: DatasetWire });
+    const live = await linkedData(client, guid);
+    // The stored order is kept while the records are the same, so a refresh never reports a reordering.
+    const stored = state.data as DataGuids;
+    return { ...fromWire(dataset), data: stored !== undefined && sameRecords(live, stored) ? stored : live };
+  },
+  async update(client, guid, news, changed, state) {
+    const body: Record<string, unknown> = {};
+    if (changed.has("name")) body.name = news.name;
+    if (changed.has("description")) body.description = news.description;
+    // A reordering alone changes nothing on the service.
+    const rewritesItems = changed.has("data") && !sameRecords(news.data, state.data as DataGuids);
+    // The spec's "omitted or unresolvable GUIDs create none" also reads as "a PUT without datapoints empties
+    // the Dataset", so whenever the program manages `data`, every PUT carries the declared list.
+    if (rewritesItems || (Object.keys(body).length > 0 && Array.isArray(news.data))) body.datapoints = news.data ?? [];
+    const data = changed.has("data") ? news.data : state.data;
+    if (Object.keys(body).length === 0) return { ...state, data };
+
+    const answer = await client.request({ method: "PUT", path: path`/datasets/${guid}`, body, schema: z.unknown() });
+    // The spec does not show the PUT response: use it when it is the record, else read the record.
+    const record = DatasetWire.safeParse(answer);
+    const dataset = record.success ? record.data : await client.request({ method: "GET", path: path`/datasets/${guid}`, schema: DatasetWire });
+    if (rewritesItems && news.data && news.data.length > 0) {
+      const skipped = missingFrom(await linkedData(client, guid), news.data);
+      if (skipped.length > 0) {
+        throw new Error(`Dataset "${news.name}" (${guid}) was updated, but ${unresolved(skipped)} Its Items now copy only the other records.`);
+      }
+    }
+    return { ...fromWire(dataset), data };
+  },
+  async delete(client, guid) {
+    await client.request({ method: "DELETE", path: path`/datasets/${guid}`, schema: z.unknown() });
+  },
+});
+
+const fromWire = (dataset: DatasetWire) => ({
+  guid: dataset.guid,
+  name: dataset.name,
+  description: dataset.description,
+  app: dataset.app,
+});
+
+/** Only the GUID of each linked record matters here; the rest of a Data record is not parsed. */
+const LinkedData = Data.pick({ guid: true });
+
+/** The GUIDs of the Data records the Dataset's Items link to, in Item order (a bare array paged by skip/limit). */
+async function linkedData(client: GmsClient, guid: string): Promise<string[]> {
+  const records = await collect(paginateUntilShort(client, { path: path`/datasets/${guid}/data`, item: LinkedData }));
+  return records.map((record) => record.guid);
+}
+
+/** The same records regardless of order (an absent list and an empty one are the same: no Items). */
+function sameRecords(a: DataGuids, b: DataGuids): boolean {
+  const sorted = (list: DataGuids) => [...(list ?? [])].sort();
+  const left = sorted(a);
+  const right = sorted(b);
+  return left.length === right.length && left.every((guid, index) => guid === right[index]);
+}
+
+const missingFrom = (live: string[], declared: string[]): string[] => {
+  const present = new Set(live);
+  return [...new Set(declared.filter((guid) => !present.has(guid)))];
+};
+
+const unresolved = (skipped: string[]) =>
+  skipped.length === 1
+    ? `data lists a Data record the service could not find in the workspace (${skipped[0]}), so no Item copies it. Remove it from data, or create the Data record first.`
+    : `data lists Data records the service could not find in the workspace (${skipped.join(", ")}), so no Item copies them. Remove them from data, or create the Data records first.`;
+
+export type DatasetArgs = KindArgs<typeof datasetKind>;
+export interface Dataset extends KindOutputs<typeof datasetKind> {}
+export class Dataset extends GmsResource {
+  constructor(name: string, args: DatasetArgs, opts?: pulumi.CustomResourceOptions) {
+    super(datasetKind, shim, name, args, opts);
+  }
+}

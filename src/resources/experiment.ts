@@ -1,0 +1,136 @@
+/**
+ * Experiment: an A/B comparison of two Actions of one App. The name and both Actions update in place;
+ * another App replaces the Experiment. The service refuses Actions of another App with a bare
+ * "Both Actions must belong to the App", so the error is rewritten to name the App, say which Action is
+ * foreign and list the Actions the App has.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { ActionSummary, App as AppWire } from "../api/apps";
+import { Guid } from "../api/common";
+import { Experiment as ExperimentWire } from "../api/experiments";
+import { type GmsClient, NotFoundError, ValidationError, collect, paginateUntilShort, path } from "../client";
+import { computed, replaceOnly, updatable } from "../provider/fields";
+import { defineKind } from "../provider/kind";
+import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import * as shim from "../shims/experiment";
+
+export const experimentKind = defineKind({
+  name: "Experiment",
+  description: "An Experiment: an A/B comparison of two Actions of one App.",
+  inputs: {
+    name: updatable(z.string().min(1), "The Experiment's name.", { required: true }),
+    app: replaceOnly(Guid, "The GUID of the App whose Actions are compared; another App replaces the Experiment.", { required: true }),
+    primaryAction: updatable(Guid, "The GUID of the primary (A) Action; it must belong to the App.", { required: true }),
+    secondaryAction: updatable(Guid, "The GUID of the secondary (B) Action; it must belong to the App.", { required: true }),
+  },
+  outputs: {
+    guid: computed(z.string(), "The Experiment's GUID."),
+    status: computed(z.string(), "The Experiment's status as the service reports it (e.g. `active`)."),
+    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
+    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+  },
+  async create(client, inputs) {
+    const body = { name: inputs.name, app: inputs.app, primary_action: inputs.primaryAction, secondary_action: inputs.secondaryAction };
+    try {
+      return fromWire(await client.request({ method: "POST", path: path`/experiments`, body, schema: ExperimentWire }));
+    } catch (error) {
+      throw await explained(client, error, "create", { name: inputs.name!, app: inputs.app!, primaryAction: inputs.primaryAction!, secondaryAction: inputs.secondaryAction! });
+    }
+  },
+  async read(client, guid) {
+    return readExperiment(client, guid);
+  },
+  async update(client, guid, news, changed, state) {
+    const body: Record<string, unknown> = {};
+    if (changed.has("name")) body.name = news.name;
+    if (changed.has("primaryAction")) body.primary_action = news.primaryAction;
+    if (changed.has("secondaryAction")) body.secondary_action = news.secondaryAction;
+    let answer: unknown;
+    try {
+      answer = await client.request({ method: "PUT", path: path`/experiments/${guid}`, body, schema: z.unknown() });
+    } catch (error) {
+      // The App cannot change in place, so the Actions are checked against the Experiment's own App.
+      const app = (state.app as string | undefined) ?? news.app!;
+      throw await explained(client, error, "update", { name: news.name!, app, primaryAction: news.primaryAction!, secondaryAction: news.secondaryAction! });
+    }
+    // The spec does not show the PUT response: use it when it is the record, else read the record.
+    const record = ExperimentWire.safeParse(answer);
+    return record.success ? fromWire(record.data) : readExperiment(client, guid);
+  },
+  async delete(client, guid) {
+    await client.request({ method: "DELETE", path: path`/experiments/${guid}`, schema: z.unknown() });
+  },
+});
+
+const readExperiment = async (client: GmsClient, guid: string) =>
+  fromWire(await client.request({ method: "GET", path: path`/experiments/${guid}`, schema: ExperimentWire }));
+
+const fromWire = (experiment: ExperimentWire) => ({
+  guid: experiment.guid,
+  name: experiment.name,
+  app: experiment.app,
+  primaryAction: experiment.primary_action,
+  secondaryAction: experiment.secondary_action,
+  status: experiment.status,
+  createdAt: experiment.created_at,
+  updatedAt: experiment.updated_at,
+});
+
+interface Declared {
+  name: string;
+  app: string;
+  primaryAction: string;
+  secondaryAction: string;
+}
+
+/**
+ * The service's refusals in the program's terms. Only on the error path does this cost requests: the
+ * App and its Action list, to say which declared Action is foreign and which Actions would do.
+ */
+async function explained(client: GmsClient, error: unknown, operation: "create" | "update", declared: Declared): Promise<unknown> {
+  const what = `Cannot ${operation} Experiment "${declared.name}"`;
+  if (error instanceof ValidationError && /must belong to the App/i.test(error.detail)) {
+    const app = await describeApp(client, declared.app);
+    const own = new Set(app?.actions.map((action) => action.guid));
+    const foreign = (["primaryAction", "secondaryAction"] as const).filter((field) => !own.has(declared[field])).map((field) => `${field} ${declared[field]}`);
+    if (!app || foreign.length === 0) {
+      return new Error(`${what}: primaryAction ${declared.primaryAction} and secondaryAction ${declared.secondaryAction} must both be Actions of App ${declared.app}, and at least one is not`, { cause: error });
+    }
+    const available = app.actions.length > 0 ? app.actions.map((action) => `${action.name} (${action.guid})`).join(", ") : "none";
+    return new Error(
+      `${what}: both Actions must belong to App "${app.name}" (${declared.app}), but ${foreign.join(" and ")} ${foreign.length === 1 ? "belongs" : "belong"} to another App. ` +
+        `Actions of "${app.name}": ${available}. Use two of them, or set app to the App that owns the Actions (a different app replaces the Experiment).`,
+      { cause: error },
+    );
+  }
+  if (error instanceof NotFoundError && /^Action/i.test(error.detail)) {
+    return new Error(
+      `${what}: an Action does not exist in the workspace (or was deleted); check primaryAction ${declared.primaryAction} and secondaryAction ${declared.secondaryAction}`,
+      { cause: error },
+    );
+  }
+  if (error instanceof NotFoundError && operation === "create" && /^App/i.test(error.detail)) {
+    return new Error(`${what}: App ${declared.app} does not exist in the workspace (or was deleted); set app to the GUID of an existing App`, { cause: error });
+  }
+  return error;
+}
+
+/** The App's name and Actions, or undefined when they cannot be read (the original error then speaks alone). */
+async function describeApp(client: GmsClient, guid: string): Promise<{ name: string; actions: ActionSummary[] } | undefined> {
+  try {
+    const app = await client.request({ method: "GET", path: path`/apps/${guid}`, schema: AppWire });
+    const actions = await collect(paginateUntilShort(client, { path: path`/apps/${guid}/actions`, item: ActionSummary }));
+    return { name: app.name, actions };
+  } catch {
+    return undefined;
+  }
+}
+
+export type ExperimentArgs = KindArgs<typeof experimentKind>;
+export interface Experiment extends KindOutputs<typeof experimentKind> {}
+export class Experiment extends GmsResource {
+  constructor(name: string, args: ExperimentArgs, opts?: pulumi.CustomResourceOptions) {
+    super(experimentKind, shim, name, args, opts);
+  }
+}
