@@ -118,8 +118,17 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
 
     async update(id: string, olds: Props, news: Props) {
       const changed = changedFields(olds, news).filter((name) => kind.inputs[name]!.change === "update");
-      const record = changed.length > 0 ? await kind.update(clientOf(news), id, news as never, new Set(changed), olds) : olds;
-      return { outs: outputsOf(news, record) };
+      if (changed.length === 0) return { outs: outputsOf(news, olds) };
+      const client = clientOf(news);
+      try {
+        return { outs: outputsOf(news, await kind.update(client, id, news as never, new Set(changed), olds)) };
+      } catch (error) {
+        // A 404 may name something the update refers to; only a read that 404s too means the object is gone.
+        if (!(error instanceof NotFoundError) || (await orUndefinedIfGone(kind.read(client, id, olds)))) throw error;
+        throw new Error(
+          `${kind.name} ${id} no longer exists in the workspace (deleted outside Pulumi?): run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`,
+        );
+      }
     },
 
     async delete(id: string, props: Props) {

@@ -1,0 +1,131 @@
+/**
+ * Eval: scores an Action's generations, on live traffic or over a Dataset, with a list of Eval types.
+ * Only the type list changes in place (the service's PUT takes `eval_types` only); everything else
+ * replaces the Eval.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { Guid } from "../api/common";
+import { Eval as EvalWire, EvalDataType, EvalType, EvalVariable, type EvalTypeSelection } from "../api/evals";
+import { NotFoundError, path, type GmsClient } from "../client";
+import { computed, replaceOnly, updatable } from "../provider/fields";
+import { defineKind } from "../provider/kind";
+import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { failureText } from "../provider/errors";
+import * as shim from "../shims/eval";
+
+const EvalTypeEntry = z.strictObject({
+  guid: Guid,
+  variables: z.array(z.strictObject(EvalVariable.shape)).optional(),
+});
+type EvalTypeEntry = z.infer<typeof EvalTypeEntry>;
+
+export const evalKind = defineKind({
+  name: "Eval",
+  description: "An Eval: scores an Action's generations with Eval types, on live traffic or over a Dataset. Only the Eval types change in place.",
+  inputs: {
+    name: replaceOnly(z.string().min(1, "must not be empty"), "The Eval's name. The service cannot rename an Eval: changing it replaces the Eval.", { required: true }),
+    action: replaceOnly(Guid, "The GUID of the Action whose generations are scored.", { required: true }),
+    evalTypes: updatable(
+      z.array(EvalTypeEntry),
+      "The Eval types that score, each `{guid, variables?}` where `variables` is a list of `{name, value}` (value: string, number, boolean or object). Eval type GUIDs come from `GET /evals/types`.",
+      { required: true },
+    ),
+    dataset: replaceOnly(Guid.nullable(), "The GUID of a Dataset to score, or null to score live traffic.", { default: null }),
+    version: replaceOnly(Guid.nullable(), "The GUID of the Action version to score, or null.", { default: null }),
+    samplingRate: replaceOnly(
+      z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1").nullable(),
+      "The share of live generations scored, from 0 to 1, or null for the service's default.",
+      { default: null },
+    ),
+    alertOnFail: replaceOnly(z.boolean(), "Whether a failing score raises an alert.", { default: false }),
+  },
+  outputs: {
+    guid: computed(z.string(), "The Eval's GUID."),
+    dataType: computed(EvalDataType, "`DATASET` when the Eval scores a Dataset, else `LIVE`."),
+    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
+    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+  },
+  async create(client, inputs) {
+    const body = {
+      name: inputs.name,
+      action: inputs.action,
+      eval_types: toWireTypes(inputs.evalTypes),
+      dataset: inputs.dataset,
+      version: inputs.version,
+      sampling_rate: inputs.samplingRate,
+      alert_on_fail: inputs.alertOnFail,
+    };
+    try {
+      return fromWire(await client.request({ method: "POST", path: path`/evals`, body, schema: EvalWire }));
+    } catch (error) {
+      throw await explained(client, `Cannot create Eval "${inputs.name}"`, error, inputs);
+    }
+  },
+  async read(client, guid) {
+    return fromWire(await client.request({ method: "GET", path: path`/evals/${guid}`, schema: EvalWire }));
+  },
+  async update(client, guid, news) {
+    // PUT takes the whole `eval_types` list, the one updatable field; its response is not specified, so read back.
+    try {
+      await client.request({ method: "PUT", path: path`/evals/${guid}`, body: { eval_types: toWireTypes(news.evalTypes) }, schema: z.unknown() });
+    } catch (error) {
+      if (error instanceof NotFoundError && /eval type/i.test(error.detail)) throw await explained(client, `Cannot update the Eval types of Eval ${guid}`, error, news);
+      throw error;
+    }
+    return this.read(client, guid, {});
+  },
+  async delete(client, guid) {
+    await client.request({ method: "DELETE", path: path`/evals/${guid}`, schema: z.unknown() });
+  },
+});
+
+const toWireTypes = (types: EvalTypeEntry[] | undefined): EvalTypeSelection[] =>
+  (types ?? []).map((type) => (type.variables === undefined ? { guid: type.guid } : { guid: type.guid, metadata: { variables: type.variables } }));
+
+const fromWire = (evaluation: EvalWire) => ({
+  guid: evaluation.guid,
+  name: evaluation.name,
+  action: evaluation.action,
+  evalTypes: evaluation.eval_types.map((type): EvalTypeEntry => (type.metadata?.variables ? { guid: type.guid, variables: type.metadata.variables } : { guid: type.guid })),
+  dataset: evaluation.dataset?.guid ?? null,
+  version: evaluation.version,
+  samplingRate: evaluation.sampling_rate,
+  alertOnFail: evaluation.alert_on_fail,
+  dataType: evaluation.data_type,
+  createdAt: evaluation.created_at,
+  updatedAt: evaluation.updated_at,
+});
+
+/** The references a create or update names, for explaining a 404. */
+interface References {
+  action?: string | undefined;
+  dataset?: string | null | undefined;
+  evalTypes?: EvalTypeEntry[] | undefined;
+}
+
+/** A refused create or update in the user's terms: which reference did not resolve, and what exists. */
+async function explained(client: GmsClient, what: string, error: unknown, inputs: References): Promise<Error> {
+  if (!(error instanceof NotFoundError)) return new Error(`${what}: ${failureText(error)}.`);
+  if (/eval type/i.test(error.detail)) {
+    const declared = (inputs.evalTypes ?? []).map((type) => type.guid).join(", ");
+    try {
+      const types = await client.request({ method: "GET", path: path`/evals/types`, schema: z.array(EvalType) });
+      const available = types.map((type) => `${type.guid} (${type.name})`).join(", ") || "none";
+      return new Error(`${what}: ${failureText(error)}. Not every GUID of evalTypes (${declared}) is an Eval type; the available Eval types are: ${available}.`);
+    } catch {
+      return new Error(`${what}: ${failureText(error)}. Not every GUID of evalTypes (${declared}) is an Eval type; list them with GET /evals/types.`);
+    }
+  }
+  if (/action/i.test(error.detail)) return new Error(`${what}: ${failureText(error)}. action (${inputs.action}) must be the GUID of an Action of this workspace.`);
+  if (/dataset/i.test(error.detail)) return new Error(`${what}: ${failureText(error)}. dataset (${inputs.dataset}) must be the GUID of a Dataset of this workspace, or null.`);
+  return new Error(`${what}: ${failureText(error)}.`);
+}
+
+export type EvalArgs = KindArgs<typeof evalKind>;
+export interface Eval extends KindOutputs<typeof evalKind> {}
+export class Eval extends GmsResource {
+  constructor(name: string, args: EvalArgs, opts?: pulumi.CustomResourceOptions) {
+    super(evalKind, shim, name, args, opts);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Model: an LLM on a provider type, with its own credential. Only `llm` changes in place. The create
+ * response is the service's persistence record and echoes the submitted key: only the GUID is read from
+ * it, so the key never reaches outputs, logs or errors.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { Model as ModelWire, ModelCreated } from "../api/models";
+import { HttpUrl } from "../api/common";
+import { ValidationError, path } from "../client";
+import { computed, replaceOnly, updatable } from "../provider/fields";
+import { defineKind } from "../provider/kind";
+import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { failureText, keyRedacted } from "../provider/errors";
+import * as shim from "../shims/model";
+
+/** The only field of the create response that is used; zod drops the rest, the echoed key included. */
+const ModelCreatedGuid = ModelCreated.pick({ guid: true });
+
+export const modelKind = defineKind({
+  name: "Model",
+  description:
+    "A Model of the workspace: an LLM on a provider type, with its own credential. The service links it to the workspace's ProviderConnection of the same type, if there is one.",
+  inputs: {
+    llm: updatable(z.string().min(1, "must name a model, for example gpt-4o"), "The model name at the provider, for example `gpt-4o`.", { required: true }),
+    provider: replaceOnly(
+      z.string().min(1, "must name a provider type, for example openai"),
+      "The provider type, for example `openai` or `anthropic`. The service checks it against its catalog on create.",
+      { required: true },
+    ),
+    key: replaceOnly(
+      z.string().min(1, "must not be empty"),
+      "The provider credential. Stored as a secret; write-only (the service never returns it), so a key rotated outside Pulumi is not detected. Changing it replaces the Model.",
+      { required: true, secret: true, writeOnly: true },
+    ),
+    url: replaceOnly(HttpUrl.nullable(), "The provider endpoint (http or https), or null for the provider's default. Not returned by the service, so refresh keeps the declared value.", {
+      default: null,
+      writeOnly: true,
+    }),
+    default: replaceOnly(z.boolean(), "Whether this is the workspace's default Model. Set on create only.", { default: false }),
+  },
+  outputs: {
+    guid: computed(z.string(), "The Model's GUID."),
+    providerGuid: computed(z.string().nullable(), "The GUID of the ProviderConnection the service linked the Model to, or null when there is none."),
+    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
+    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+  },
+  async create(client, inputs) {
+    const body = { llm: inputs.llm, provider: inputs.provider, key: inputs.key, url: inputs.url, default: inputs.default };
+    let created: z.infer<typeof ModelCreatedGuid>;
+    try {
+      created = await client.request({ method: "POST", path: path`/models`, body, schema: ModelCreatedGuid });
+    } catch (error) {
+      const hint =
+        error instanceof ValidationError
+          ? " Check that provider names a provider type the service supports (for example openai or anthropic) and that url is an http(s) URL."
+          : "";
+      throw keyRedacted(`Cannot create Model "${inputs.llm}" on provider "${inputs.provider}": ${failureText(error)}.${hint}`, inputs.key);
+    }
+    // The create response has no provider name or linked connection GUID: read the public record.
+    try {
+      return await this.read(client, created.guid, {});
+    } catch (error) {
+      await client.request({ method: "DELETE", path: path`/models/${created.guid}`, schema: z.unknown() }).catch(() => undefined);
+      throw keyRedacted(`Created Model ${created.guid} could not be read back, so it was deleted again: ${failureText(error)}.`, inputs.key);
+    }
+  },
+  async read(client, guid) {
+    return fromWire(await client.request({ method: "GET", path: path`/models/${guid}`, schema: ModelWire }));
+  },
+  async update(client, guid, news) {
+    // PUT takes `llm` only, the one updatable field, and answers the public record.
+    return fromWire(await client.request({ method: "PUT", path: path`/models/${guid}`, body: { llm: news.llm }, schema: ModelWire }));
+  },
+  async delete(client, guid) {
+    await client.request({ method: "DELETE", path: path`/models/${guid}`, schema: z.unknown() });
+  },
+});
+
+const fromWire = (model: ModelWire) => ({
+  guid: model.guid,
+  llm: model.llm,
+  // Null when the service does not say; the declared value is kept then.
+  provider: model.provider_name ?? undefined,
+  default: model.default,
+  providerGuid: model.provider_guid,
+  createdAt: model.created_at,
+  updatedAt: model.updated_at,
+});
+
+export type ModelArgs = KindArgs<typeof modelKind>;
+export interface Model extends KindOutputs<typeof modelKind> {}
+export class Model extends GmsResource {
+  constructor(name: string, args: ModelArgs, opts?: pulumi.CustomResourceOptions) {
+    super(modelKind, shim, name, args, opts);
+  }
+}

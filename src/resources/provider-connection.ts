@@ -1,0 +1,112 @@
+/**
+ * ProviderConnection: the workspace's credential for one model provider. Only `nickname` and `default`
+ * change in place; the key is write-only, so the service can neither show nor change it.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { HttpUrl } from "../api/common";
+import { Provider as ProviderWire } from "../api/providers";
+import { ValidationError, path } from "../client";
+import { failureText, keyRedacted } from "../provider/errors";
+import { computed, replaceOnly, updatable } from "../provider/fields";
+import { defineKind } from "../provider/kind";
+import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import * as shim from "../shims/provider-connection";
+
+export const providerConnectionKind = defineKind({
+  name: "ProviderConnection",
+  description: "A connection of the workspace to a model provider (its type, credential and endpoint). The credential is write-only: the service never returns it.",
+  inputs: {
+    provider: replaceOnly(
+      z.string().min(1, "must name a provider type, for example openai"),
+      "The provider type, for example `openai` or `anthropic`. The service checks it against its catalog on create. Not returned by the service, so refresh keeps the declared value.",
+      { required: true, writeOnly: true },
+    ),
+    key: replaceOnly(
+      z.string().min(1, "must not be empty"),
+      "The provider credential. Stored as a secret; write-only (the service never returns it), so a key rotated outside Pulumi is not detected. Changing it replaces the connection.",
+      { required: true, secret: true, writeOnly: true },
+    ),
+    url: replaceOnly(HttpUrl.nullable(), "The provider endpoint (http or https), or null for the provider's default endpoint.", { default: null }),
+    name: replaceOnly(z.string().min(1).nullable(), "The connection's name, or null.", { default: null }),
+    nickname: updatable(
+      z.string().min(1, "must not be empty"),
+      "The connection's display name. When left out the service chooses it (the name, else the provider type) and Pulumi leaves it alone.",
+    ),
+    default: updatable(z.boolean(), "Whether this is the workspace's default connection.", { default: false }),
+    model: replaceOnly(
+      z.string().min(1, "must name a model, for example gpt-4o"),
+      "An initial Model (its `llm`) the service creates on this connection. Create only: not returned by the service, and that Model is not managed by this resource.",
+      { writeOnly: true },
+    ),
+    metadata: replaceOnly(
+      z.array(z.strictObject({ name: z.string().min(1), value: z.unknown().optional() })),
+      "Provider-specific settings as `{name, value}` entries. Create only: not returned by the service.",
+      { writeOnly: true },
+    ),
+  },
+  outputs: {
+    guid: computed(z.string(), "The connection's GUID."),
+    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
+    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+  },
+  async create(client, inputs) {
+    const body = {
+      provider: inputs.provider,
+      key: inputs.key,
+      url: inputs.url,
+      name: inputs.name,
+      default: inputs.default,
+      model: inputs.model,
+      metadata: inputs.metadata,
+    };
+    let created: ProviderWire;
+    try {
+      created = await client.request({ method: "POST", path: path`/providers`, body, schema: ProviderWire });
+    } catch (error) {
+      const hint =
+        error instanceof ValidationError
+          ? " Check that provider names a provider type the service supports (for example openai or anthropic) and that url is an http(s) URL."
+          : "";
+      throw keyRedacted(`Cannot create ProviderConnection for provider "${inputs.provider}": ${failureText(error)}.${hint}`, inputs.key);
+    }
+    // Create takes no nickname (the service derives one): set a declared one with the PUT.
+    if (inputs.nickname === undefined || inputs.nickname === created.nickname) return fromWire(created);
+    try {
+      return fromWire(await client.request({ method: "PUT", path: path`/providers/${created.guid}`, body: { nickname: inputs.nickname }, schema: ProviderWire }));
+    } catch (error) {
+      await client.request({ method: "DELETE", path: path`/providers/${created.guid}`, schema: z.unknown() }).catch(() => undefined);
+      throw keyRedacted(`Cannot set the nickname of the new ProviderConnection, so it was deleted again: ${failureText(error)}.`, inputs.key);
+    }
+  },
+  async read(client, guid) {
+    return fromWire(await client.request({ method: "GET", path: path`/providers/${guid}`, schema: ProviderWire }));
+  },
+  async update(client, guid, news, changed, state) {
+    // The service requires `nickname` on every PUT: send the declared one, else the one the service chose.
+    const nickname = news.nickname ?? (state.nickname as string | undefined) ?? (await this.read(client, guid, state)).nickname;
+    const body = { nickname, default: changed.has("default") ? news.default : undefined };
+    return fromWire(await client.request({ method: "PUT", path: path`/providers/${guid}`, body, schema: ProviderWire }));
+  },
+  async delete(client, guid) {
+    await client.request({ method: "DELETE", path: path`/providers/${guid}`, schema: z.unknown() });
+  },
+});
+
+const fromWire = (connection: ProviderWire) => ({
+  guid: connection.guid,
+  name: connection.name,
+  nickname: connection.nickname,
+  url: connection.url,
+  default: connection.default,
+  createdAt: connection.created_at,
+  updatedAt: connection.updated_at,
+});
+
+export type ProviderConnectionArgs = KindArgs<typeof providerConnectionKind>;
+export interface ProviderConnection extends KindOutputs<typeof providerConnectionKind> {}
+export class ProviderConnection extends GmsResource {
+  constructor(name: string, args: ProviderConnectionArgs, opts?: pulumi.CustomResourceOptions) {
+    super(providerConnectionKind, shim, name, args, opts);
+  }
+}

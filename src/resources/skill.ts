@@ -1,0 +1,96 @@
+/**
+ * Skill: a configured capability of the workspace. Skills are configured outside the public interface:
+ * the service's create only succeeds under the name of a Skill that already exists, so the usual way to
+ * manage one is to adopt it by GUID. Only `name` changes in place.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { Skill as SkillWire, SkillType } from "../api/skills";
+import { NotFoundError, listIgnoringPaging, path, type GmsClient } from "../client";
+import { computed, replaceOnly, updatable } from "../provider/fields";
+import { defineKind } from "../provider/kind";
+import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { failureText } from "../provider/errors";
+import * as shim from "../shims/skill";
+
+const MetadataEntry = z.strictObject({
+  name: z.string().min(1),
+  required: z.boolean(),
+  value: z.unknown(),
+  type: z.string().min(1).optional(),
+});
+
+export const skillKind = defineKind({
+  name: "Skill",
+  description:
+    "A Skill of the workspace. Skills are configured outside the public interface: create succeeds only under the name of an already configured Skill, so adopt an existing Skill by GUID to manage it.",
+  inputs: {
+    name: updatable(z.string().min(1, "must not be empty"), "The Skill's name. On create it must be the name of a Skill already configured in the workspace.", {
+      required: true,
+    }),
+    type: replaceOnly(z.string().min(1, "must not be empty"), "The Skill type, one of the types configured in the workspace.", { required: true }),
+    metadata: replaceOnly(
+      z.array(MetadataEntry),
+      "The Skill's settings as `{name, required, value, type?}` entries. Set on create only. When left out Pulumi leaves them alone.",
+    ),
+  },
+  outputs: {
+    guid: computed(z.string(), "The Skill's GUID."),
+    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
+    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+  },
+  async create(client, inputs) {
+    const body = { name: inputs.name, type: inputs.type, metadata: inputs.metadata };
+    try {
+      return fromWire(await client.request({ method: "POST", path: path`/skills`, body, schema: SkillWire }));
+    } catch (error) {
+      // The service's quirk: create looks up an existing Skill by name and answers 404 `Type not found` without one.
+      if (error instanceof NotFoundError) throw new Error(`Cannot create Skill "${inputs.name}" (type "${inputs.type}"): ${failureText(error)}. ${await whatIsConfigured(client)}`);
+      throw new Error(`Cannot create Skill "${inputs.name}" (type "${inputs.type}"): ${failureText(error)}.`);
+    }
+  },
+  async read(client, guid) {
+    return fromWire(await client.request({ method: "GET", path: path`/skills/${guid}`, schema: SkillWire }));
+  },
+  async update(client, guid, news) {
+    // PUT takes `name` only, the one updatable field, and answers the Skill.
+    return fromWire(await client.request({ method: "PUT", path: path`/skills/${guid}`, body: { name: news.name }, schema: SkillWire }));
+  },
+  async delete(client, guid) {
+    await client.request({ method: "DELETE", path: path`/skills/${guid}`, schema: z.unknown() });
+  },
+});
+
+/** The explanation of a refused create, with the Skills and types the workspace has. */
+async function whatIsConfigured(client: GmsClient): Promise<string> {
+  const explanation =
+    "Skills and their types are configured outside the public interface: the service creates a Skill only under the name of a Skill that is already configured in the workspace. Use one of those names, or pass an existing Skill's GUID as `adopt` to manage it.";
+  try {
+    const [skills, types] = await Promise.all([
+      listIgnoringPaging(client, { path: path`/skills`, item: SkillWire }),
+      client.request({ method: "GET", path: path`/skills/types`, schema: z.array(SkillType) }),
+    ]);
+    const skillList = skills.length > 0 ? skills.map((skill) => `"${skill.name}" (type ${skill.type}, guid ${skill.guid})`).join(", ") : "none";
+    const typeList = types.length > 0 ? types.map((type) => type.name).join(", ") : "none";
+    return `${explanation} Configured Skills: ${skillList}. Available Skill types: ${typeList}.`;
+  } catch (error) {
+    return `${explanation} (The configured Skills could not be listed: ${failureText(error)}.)`;
+  }
+}
+
+const fromWire = (skill: SkillWire) => ({
+  guid: skill.guid,
+  name: skill.name,
+  type: skill.type,
+  metadata: skill.metadata,
+  createdAt: skill.created_at,
+  updatedAt: skill.updated_at,
+});
+
+export type SkillArgs = KindArgs<typeof skillKind>;
+export interface Skill extends KindOutputs<typeof skillKind> {}
+export class Skill extends GmsResource {
+  constructor(name: string, args: SkillArgs, opts?: pulumi.CustomResourceOptions) {
+    super(skillKind, shim, name, args, opts);
+  }
+}

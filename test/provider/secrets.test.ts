@@ -1,0 +1,149 @@
+/**
+ * Keys stay secret: the engine stores them as secrets whatever the program passed, and no key appears in
+ * outputs (except the write-only `key` input itself), in the provider host's stderr or in any error, even
+ * though the service's Model create response echoes the submitted key.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyRedacted } from "../../src/provider/errors";
+import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
+
+const MODEL_KEY = "sk-model-secret-5b1f7c2e";
+const CONNECTION_KEY = "sk-connection-secret-91d4a0e3";
+const KEYS = [MODEL_KEY, CONNECTION_KEY];
+
+/** Every text a key must not appear in: everything but the write-only `key` property itself. */
+const withoutKey = ({ key, ...rest }: Record<string, unknown>) => JSON.stringify(rest);
+const expectNoKey = (text: string) => {
+  for (const key of KEYS) expect(text).not.toContain(key);
+};
+const failureOf = async (operation: Promise<unknown>): Promise<Error> => {
+  const error = await operation.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(Error);
+  return error as Error;
+};
+
+describe("keys through the dynamic-provider host", () => {
+  let bed: Testbed;
+  let model: Registration;
+  let connection: Registration;
+  let secretOutputs: Record<string, string[]>;
+
+  beforeAll(async () => {
+    bed = await startTestbed();
+    const registered = bed.capture(`
+      const secretOutputs = {};
+      // A transformation sees the options the resource class hands to the SDK.
+      const record = (args) => { secretOutputs[args.name] = args.opts.additionalSecretOutputs; return undefined; };
+      new gms.Model("gpt", { llm: "gpt-4o", provider: "openai", key: "${MODEL_KEY}", url: "https://llm.example.com/v1" }, { transformations: [record] });
+      new gms.ProviderConnection("openai", { provider: "openai", key: "${CONNECTION_KEY}", name: "OpenAI" }, { transformations: [record] });
+      new gms.App("probe", { name: JSON.stringify(secretOutputs) });
+    `);
+    model = registered.find((r) => r.name === "gpt")!;
+    connection = registered.find((r) => r.name === "openai")!;
+    secretOutputs = JSON.parse(registered.find((r) => r.name === "probe")!.inputs.name as string);
+  });
+  afterAll(() => bed?.close());
+
+  const checked = async (registration: Registration, inputs: Record<string, unknown> = {}) => {
+    const result = await bed.host.check(urnOf(registration), {}, { ...registration.inputs, ...inputs });
+    expect(result.failures).toEqual([]);
+    return result.inputs;
+  };
+
+  it("stores keys as secrets although the program passed plain strings", () => {
+    expect(model.secrets).toEqual(["key"]);
+    expect(connection.secrets).toEqual(["key"]);
+    expect(secretOutputs.gpt).toContain("key");
+    expect(secretOutputs.openai).toContain("key");
+  });
+
+  it("keeps the key the Model create response echoes out of create, read and update outputs", async () => {
+    // The service really does echo the key: the provider has to drop it.
+    const echoed = await bed.api("POST", "/models", { llm: "probe", provider: "openai", key: MODEL_KEY });
+    expect(echoed.body.key).toBe(MODEL_KEY);
+    await bed.api("DELETE", `/models/${echoed.body.guid}`);
+
+    const inputs = await checked(model);
+    const created = await bed.host.create(urnOf(model), inputs);
+    expect(created.properties.key).toBe(MODEL_KEY);
+    expectNoKey(withoutKey(created.properties));
+
+    const read = await bed.host.read(urnOf(model), created.id, created.properties, inputs);
+    expect(read.properties.key).toBe(MODEL_KEY);
+    expectNoKey(withoutKey(read.properties));
+    expectNoKey(withoutKey(read.inputs!));
+
+    const updated = await bed.host.update(urnOf(model), created.id, created.properties, await checked(model, { llm: "gpt-4o-mini" }));
+    expect(updated.properties.key).toBe(MODEL_KEY);
+    expectNoKey(withoutKey(updated.properties));
+
+    const connectionInputs = await checked(connection);
+    const connected = await bed.host.create(urnOf(connection), connectionInputs);
+    expectNoKey(withoutKey(connected.properties));
+    expectNoKey(withoutKey((await bed.host.read(urnOf(connection), connected.id, connected.properties, connectionInputs)).properties));
+  });
+
+  it("names no key in check failures", async () => {
+    const modelFailures = await bed.host.check(urnOf(model), {}, { ...model.inputs, provider: "", url: "ftp://llm.example.com", default: "no" });
+    expect(modelFailures.failures.map((f) => f.property).sort()).toEqual(["default", "provider", "url"]);
+    expectNoKey(JSON.stringify(modelFailures.failures));
+    const connectionFailures = await bed.host.check(urnOf(connection), {}, { ...connection.inputs, provider: "", metadata: "x" });
+    expect(connectionFailures.failures.map((f) => f.property).sort()).toEqual(["metadata", "provider"]);
+    expectNoKey(JSON.stringify(connectionFailures.failures));
+  });
+
+  it("names no key in the errors of failed creates, adopts and updates", async () => {
+    const refusedModel = await failureOf(bed.host.create(urnOf(model), await checked(model, { provider: "no-such-provider" })));
+    expect(refusedModel.message).toContain("400 Invalid provider 'no-such-provider'");
+    expectNoKey(refusedModel.message);
+
+    const refusedConnection = await failureOf(bed.host.create(urnOf(connection), await checked(connection, { provider: "no-such-provider" })));
+    expect(refusedConnection.message).toContain("400 Invalid provider 'no-such-provider'");
+    expectNoKey(refusedConnection.message);
+
+    const other = await bed.api("POST", "/providers", { provider: "openai", key: "sk-other", name: "Legacy" });
+    const mismatch = await failureOf(bed.host.create(urnOf(connection), await checked(connection, { adopt: other.body.guid })));
+    expect(mismatch.message).toContain(`Cannot adopt ProviderConnection ${other.body.guid}: name differs`);
+    expectNoKey(mismatch.message);
+
+    const otherModel = await bed.api("POST", "/models", { llm: "command", provider: "cohere", key: "sk-other" });
+    const modelMismatch = await failureOf(bed.host.create(urnOf(model), await checked(model, { adopt: otherModel.body.guid })));
+    expect(modelMismatch.message).toContain(`Cannot adopt Model ${otherModel.body.guid}: provider differs`);
+    expectNoKey(modelMismatch.message);
+
+    const createdModel = await bed.host.create(urnOf(model), await checked(model));
+    await bed.api("DELETE", `/models/${createdModel.id}`);
+    const goneModel = await failureOf(bed.host.update(urnOf(model), createdModel.id, createdModel.properties, await checked(model, { llm: "gpt-4.1" })));
+    expect(goneModel.message).toBe(`Model ${createdModel.id} no longer exists in the workspace (deleted outside Pulumi?): run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`);
+    expectNoKey(goneModel.message);
+
+    const createdConnection = await bed.host.create(urnOf(connection), await checked(connection));
+    await bed.api("DELETE", `/providers/${createdConnection.id}`);
+    const goneConnection = await failureOf(bed.host.update(urnOf(connection), createdConnection.id, createdConnection.properties, await checked(connection, { default: true })));
+    expect(goneConnection.message).toContain(`ProviderConnection ${createdConnection.id} no longer exists in the workspace`);
+    expectNoKey(goneConnection.message);
+
+    // The host prints read and delete failures to its stderr (create and update failures go to the engine).
+    const unreadable = await failureOf(bed.host.read(urnOf(model), "not-a-guid", createdModel.properties, await checked(model)));
+    expect(unreadable.message).toContain("GET /models/not-a-guid: 400");
+    expectNoKey(unreadable.message);
+    const undeletable = await failureOf(bed.host.delete(urnOf(connection), "not-a-guid", createdConnection.properties));
+    expect(undeletable.message).toContain("DELETE /providers/not-a-guid: 400");
+    expectNoKey(undeletable.message);
+  });
+
+  it("blanks a key should the service ever echo it in an error", () => {
+    expect(keyRedacted(`refused key ${MODEL_KEY} twice: ${MODEL_KEY}`, MODEL_KEY).message).toBe("refused key [secret] twice: [secret]");
+  });
+
+  it("never writes a key to the host's stderr", () => {
+    const stderr = bed.host.stderr.join("");
+    // The read and delete failures above were printed there, so the capture is live.
+    expect(stderr).toContain("GET /models/not-a-guid: 400");
+    expect(stderr).toContain("DELETE /providers/not-a-guid: 400");
+    expectNoKey(stderr);
+  });
+});
