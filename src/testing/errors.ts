@@ -1,0 +1,41 @@
+/** The one error class of the offline engine: a stable `name`, a string `code`, and the step results so far. */
+import type { EngineResult } from "./engine";
+
+export type EngineErrorCode =
+  /** `check` reported failures; `failures` lists them. */
+  | "CHECK_FAILED"
+  /** A provider call (create, update, delete, read, diff) threw. */
+  | "STEP_FAILED"
+  /** The program threw, exited early or logged errors. */
+  | "PROGRAM_FAILED"
+  /** The program used something this engine does not implement (a resource option, an invoke, ...). */
+  | "UNSUPPORTED"
+  /** Secrets must be stored or read and there is no passphrase. */
+  | "PASSPHRASE_REQUIRED"
+  /** The passphrase does not open the state file's secrets. */
+  | "BAD_PASSPHRASE"
+  /** The state file is not one this engine wrote. */
+  | "BAD_STATE";
+
+export interface CheckFailure {
+  urn: string;
+  property: string;
+  reason: string;
+}
+
+export class EngineError extends Error {
+  override readonly name = "EngineError";
+  /** Every check failure of the operation, when `code` is CHECK_FAILED. */
+  failures: CheckFailure[] = [];
+  /** What the operation did before it failed (state is saved up to there). */
+  result?: EngineResult;
+
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+    options?: { cause?: unknown; failures?: CheckFailure[] },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    if (options?.failures) this.failures = options.failures;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The state file of the offline engine: one JSON document with the stack outputs and every resource in
+ * creation order (URN, type, name, ID, parent, dependencies, inputs and outputs with their `__provider`
+ * text, additional secret outputs). A secret is stored as Pulumi's checkpoints store it,
+ * `{"4dabf1…": "1b4706…", "ciphertext": "v1:<nonce>:<data>"}`: AES-256-GCM under a key derived with
+ * scrypt from the passphrase (the `secretsPassphrase` option or PULUMI_CONFIG_PASSPHRASE) and a random
+ * salt kept in the file. Pulumi's passphrase provider derives its key with PBKDF2 instead, so the two
+ * formats are not interchangeable; neither ever holds a secret in plaintext.
+ */
+import { createCipheriv, createDecipheriv, randomBytes, scrypt } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { EngineError } from "./errors";
+import { type Props, SECRET_SIG, SIG, containsSecret, mapSecrets } from "./properties";
+
+export interface ResourceState {
+  urn: string;
+  /** The registered type, e.g. `pulumi-nodejs:dynamic/gms:App`. */
+  type: string;
+  name: string;
+  id: string;
+  parent?: string;
+  /** URNs this resource depends on (its parent excluded). */
+  dependencies: string[];
+  /** Checked inputs, `__provider` included. */
+  inputs: Props;
+  /** What the provider returned, `__provider` included; the host runs this text on read and delete. */
+  outputs: Props;
+  additionalSecretOutputs: string[];
+  /** The old object of a create-before-delete replacement, to be deleted (Pulumi's `delete: true`). */
+  pendingReplacement?: boolean;
+}
+
+export interface Snapshot {
+  resources: ResourceState[];
+  /** Stack outputs of the last `up`. */
+  outputs: Props;
+}
+
+interface SecretsHeader {
+  type: "passphrase";
+  kdf: "scrypt";
+  salt: string;
+  /** `"pulumi"` encrypted: tells a wrong passphrase from a corrupt file. */
+  check: string;
+}
+
+interface StateDocument {
+  version: 1;
+  secrets?: SecretsHeader;
+  outputs: Props;
+  resources: ResourceState[];
+}
+
+const CHECK_PLAINTEXT = "pulumi";
+const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+const deriveKey = (passphrase: string, salt: Buffer) =>
+  new Promise<Buffer>((resolve, reject) => scrypt(passphrase, salt, 32, SCRYPT, (error, key) => (error ? reject(error) : resolve(key))));
+
+export class StateFile {
+  private header: SecretsHeader | undefined;
+  private key: Buffer | undefined;
+
+  constructor(
+    readonly path: string,
+    private readonly passphrase: string | undefined,
+  ) {}
+
+  /** Whether secrets can be written: a passphrase is known. */
+  get canStoreSecrets(): boolean {
+    return this.passphrase !== undefined;
+  }
+
+  async load(): Promise<Snapshot> {
+    let text: string;
+    try {
+      text = await readFile(this.path, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { resources: [], outputs: {} };
+      throw error;
+    }
+    const document = JSON.parse(text) as StateDocument;
+    if (document.version !== 1 || !Array.isArray(document.resources)) throw new EngineError("BAD_STATE", `${this.path} is not a state file of this engine`);
+    this.header = document.secrets;
+    if (!containsSecret(document)) return { resources: document.resources, outputs: document.outputs ?? {} };
+    const key = await this.secretsKey();
+    const decrypt = (secret: Props) => ({ [SIG]: SECRET_SIG, value: JSON.parse(unseal(key, String(secret.ciphertext))) as unknown });
+    return {
+      resources: mapSecrets(document.resources, decrypt) as ResourceState[],
+      outputs: mapSecrets(document.outputs ?? {}, decrypt) as Props,
+    };
+  }
+
+  /** Writes atomically (temporary file, then rename), so a crash never leaves half a state. */
+  async save(snapshot: Snapshot): Promise<void> {
+    let document: StateDocument = { version: 1, outputs: snapshot.outputs, resources: snapshot.resources.map(inReadingOrder) };
+    if (containsSecret(document)) {
+      const key = await this.secretsKey();
+      const encrypt = (secret: Props) => ({ [SIG]: SECRET_SIG, ciphertext: seal(key, JSON.stringify(secret.value ?? null)) });
+      document = { version: 1, secrets: this.header, outputs: mapSecrets(snapshot.outputs, encrypt) as Props, resources: mapSecrets(snapshot.resources, encrypt) as ResourceState[] };
+    } else if (this.header) {
+      document = { ...document, secrets: this.header };
+    }
+    await mkdir(dirname(this.path), { recursive: true });
+    const temporary = `${this.path}.${process.pid}.tmp`;
+    await writeFile(temporary, `${JSON.stringify(document, null, 2)}\n`);
+    await rename(temporary, this.path);
+  }
+
+  /** The AES key: derived once per file, from the salt in the file or a new one. */
+  private async secretsKey(): Promise<Buffer> {
+    if (this.key) return this.key;
+    if (this.passphrase === undefined) {
+      throw new EngineError(
+        "PASSPHRASE_REQUIRED",
+        `The state ${this.path} holds secrets: pass secretsPassphrase or set PULUMI_CONFIG_PASSPHRASE to encrypt and decrypt them`,
+      );
+    }
+    if (!this.header) {
+      const salt = randomBytes(16);
+      const key = await deriveKey(this.passphrase, salt);
+      this.header = { type: "passphrase", kdf: "scrypt", salt: salt.toString("base64"), check: seal(key, CHECK_PLAINTEXT) };
+      return (this.key = key);
+    }
+    const key = await deriveKey(this.passphrase, Buffer.from(this.header.salt, "base64"));
+    let check: string | undefined;
+    try {
+      check = unseal(key, this.header.check);
+    } catch {
+      check = undefined;
+    }
+    if (check !== CHECK_PLAINTEXT) throw new EngineError("BAD_PASSPHRASE", `The passphrase does not decrypt the secrets of ${this.path}`);
+    return (this.key = key);
+  }
+}
+
+/** The same resource with its keys in the order a reader wants them. */
+const inReadingOrder = ({ urn, type, name, id, parent, dependencies, additionalSecretOutputs, pendingReplacement, inputs, outputs }: ResourceState): ResourceState => ({
+  urn,
+  type,
+  name,
+  id,
+  ...(parent === undefined ? {} : { parent }),
+  dependencies,
+  additionalSecretOutputs,
+  ...(pendingReplacement ? { pendingReplacement } : {}),
+  inputs,
+  outputs,
+});
+
+/** `v1:<nonce>:<ciphertext and tag>`, base64, as Pulumi's symmetric crypter writes it. */
+function seal(key: Buffer, plaintext: string): string {
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, nonce);
+  const data = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
+  return `v1:${nonce.toString("base64")}:${data.toString("base64")}`;
+}
+
+function unseal(key: Buffer, ciphertext: string): string {
+  const [version, nonce, data] = ciphertext.split(":");
+  if (version !== "v1" || !nonce || !data) throw new EngineError("BAD_STATE", "A secret in the state is not in the v1 format");
+  const bytes = Buffer.from(data, "base64");
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64"));
+  decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+  return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]).toString("utf8");
+}
