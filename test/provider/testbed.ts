@@ -5,14 +5,15 @@
  * and the real dynamic-provider host, configured with stack config, driven over gRPC.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Fixtures, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { ProviderHost } from "../../src/testing/host";
+import { installPackageCopy } from "../../src/testing/program-dir";
 import { TEST_FIXTURES } from "../emulator/harness";
 
-const ROOT = join(__dirname, "../..");
 type Props = Record<string, unknown>;
 
 export interface Registration {
@@ -24,15 +25,11 @@ export interface Registration {
   secrets: string[];
 }
 
-/** A program directory whose node_modules holds a copy of the built package. */
+/** A program directory whose node_modules holds a copy of the built package, as `npm install` leaves it. */
 export function makeProgramDir(): string {
-  mkdirSync(join(ROOT, "test/.tmp"), { recursive: true });
-  const dir = mkdtempSync(join(ROOT, "test/.tmp/program-"));
-  const installed = join(dir, "node_modules/pulumi-gms");
-  mkdirSync(installed, { recursive: true });
-  cpSync(join(ROOT, "dist"), join(installed, "dist"), { recursive: true });
-  cpSync(join(ROOT, "package.json"), join(installed, "package.json"));
+  const dir = mkdtempSync(join(tmpdir(), "gms-program-"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "provider-test-program", private: true }));
+  installPackageCopy(dir);
   return dir;
 }
 
