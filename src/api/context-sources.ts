@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { Guid, HttpUrl, JsonObject, Timestamp } from "./common";
 
+/**
+ * The Files loader's id as `loader_id` reports it: the only loader, which create always fixes. The spec
+ * does not show the real service's value; this is the emulator's.
+ */
+export const FILES_LOADER_ID = "f11e5000-10ad-4e00-8000-000000000001";
+
 /** One loader configuration item: `name` and `value` required, `required` optional. */
 // Spec: the value's type is not shown; the emulator accepts a string, a number or a boolean.
 export const LoaderConfigItem = z.object({

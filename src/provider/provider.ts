@@ -148,7 +148,8 @@ async function adoptExisting(
   inputs: Props,
   changedFields: (olds: Props, news: Props) => string[],
 ): Promise<Outputs> {
-  const live = await orUndefinedIfGone(kind.read(client, guid, {}));
+  // The declared inputs stand in for the state a read usually gets (e.g. the parent a child lives under).
+  const live = await orUndefinedIfGone(kind.read(client, guid, inputs));
   if (!live) throw new Error(`Cannot adopt ${kind.name} ${guid}: no such object in the workspace`);
   const changed = changedFields(live, inputs).filter((name) => live[name] !== undefined && !kind.inputs[name]!.writeOnly);
   const mismatched = changed.filter((name) => kind.inputs[name]!.change === "replace");

@@ -1,5 +1,6 @@
 import type { Kind, KindName } from "../provider/kind";
 import { appKind } from "./app";
+import { contextSourceKind } from "./context-source";
 import { datasetKind } from "./dataset";
 import { evalKind } from "./eval";
 import { experimentKind } from "./experiment";
@@ -9,6 +10,7 @@ import { skillKind } from "./skill";
 import { workflowKind } from "./workflow";
 
 export { App, type AppArgs } from "./app";
+export { ContextSource, type ContextSourceArgs } from "./context-source";
 export { Dataset, type DatasetArgs } from "./dataset";
 export { Eval, type EvalArgs } from "./eval";
 export { Experiment, type ExperimentArgs } from "./experiment";
@@ -27,4 +29,5 @@ export const kinds = {
   Eval: evalKind,
   Experiment: experimentKind,
   Skill: skillKind,
-} satisfies Partial<Record<KindName, Kind>> as Partial<Record<KindName, Kind>>;
+  ContextSource: contextSourceKind,
+} satisfies Record<KindName, Kind>;

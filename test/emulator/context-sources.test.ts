@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Fixtures, Store, loadFixtures, startEmulator } from "../../src/emulator";
-import { FILES_LOADER_ID, MAX_SOURCE_BYTES } from "../../src/emulator/store/context-sources";
+import { FILES_LOADER_ID } from "../../src/api/context-sources";
+import { MAX_SOURCE_BYTES } from "../../src/emulator/store/context-sources";
 import { ACME_KEY, MISSING_GUID, OTHER_KEY, TEST_FIXTURES, createTestEmulator } from "./harness";
 
 const SOURCE_KEYS = [

@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { TextDecoder } from "node:util";
+import { FILES_LOADER_ID } from "../../api/context-sources";
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
 import type { Store } from "./index";
@@ -40,8 +41,6 @@ export type IndexingOutcome = { documents: number; characters: number; contentTy
 // Spec: the status values are not shown; the emulator moves pending -> processing -> indexed | failed.
 export type IndexingStatus = "pending" | "processing" | "indexed" | "failed";
 
-/** The only loader: it reads the object behind the source's URL. */
-export const FILES_LOADER_ID = "f11e5000-10ad-4e00-8000-000000000001";
 // Spec: loader limits are not shown; the emulator's Files loader waits 30 s at most and reads 10 MiB at most.
 /** How long the Files loader waits for the whole object. */
 export const FETCH_TIMEOUT_MS = 30_000;

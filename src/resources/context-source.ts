@@ -1,0 +1,450 @@
+/**
+ * ContextSource: a loader and splitter configuration that populates a Context with Documents. The
+ * source is a `url` the service fetches, or a `file` (a Pulumi asset) uploaded through `/files/upload`
+ * just before create; either one fixes the object, so changing it replaces the source. Name, loader
+ * configuration and splitter configuration change in place (one PUT that replaces all three).
+ * Processing only dispatches work: `waitForIndexing` polls `indexing_status` until it settles.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+import { basename, extname, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { Guid } from "../api/common";
+import {
+  ContextSource as ContextSourceWire,
+  ContextSourceCreate,
+  LoaderConfigItem,
+  ProcessDispatched,
+  type IndexingMetadata,
+  FILES_LOADER_ID,
+} from "../api/context-sources";
+import { FileUploaded } from "../api/files";
+import { Workspace, WorkspaceContext } from "../api/workspaces";
+import { type GmsClient, NotFoundError, ValidationError, listBare, path } from "../client";
+import { type InputValues, computed, replaceOnly, updatable } from "../provider/fields";
+import { type CheckFailure, defineKind } from "../provider/kind";
+import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { failureText } from "../provider/errors";
+import * as shim from "../shims/context-source";
+
+const FILES_LOADER = "files";
+
+/** What `waitForIndexing: true` waits at most. */
+export const DEFAULT_WAIT_SECONDS = 300;
+const MAX_WAIT_SECONDS = 3600;
+/** Polling starts fast (the emulator indexes small files in milliseconds) and backs off to this cap. */
+const FIRST_POLL_MS = 200;
+const MAX_POLL_MS = 5000;
+
+const EMPTY_SHA256 = createHash("sha256").digest("hex");
+const sha256 = (content: Uint8Array | string): string => createHash("sha256").update(content).digest("hex");
+
+/**
+ * The `file` input as state keeps it: where the content comes from plus its SHA-256, so that a changed
+ * content is a changed value (and replaces the source) while an unchanged file diffs equal.
+ */
+export type FileContent = { path: string; hash: string } | { text: string; hash: string };
+
+const ASSET_ADVICE = "pass new pulumi.asset.FileAsset(path) or new pulumi.asset.StringAsset(text)";
+
+/**
+ * Reads the asset as the dynamic-provider host receives it: the engine serializes an asset as a plain
+ * object tagged `{[specialSigKey]: specialAssetSig}` with `path`, `text` or `uri` (and its `hash`).
+ * The already-normalized `{path, hash}` / `{text, hash}` of earlier state is accepted too. A path is
+ * relative to the program directory, the host's working directory.
+ */
+function normalizeFile(value: unknown, ctx: z.RefinementCtx): FileContent {
+  const fail = (message: string) => {
+    ctx.addIssue({ code: "custom", message });
+    return z.NEVER;
+  };
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return fail(`must be a Pulumi asset: ${ASSET_ADVICE}`);
+  const asset = value as Record<string, unknown>;
+  const signature = asset[pulumi.runtime.specialSigKey];
+  if (signature !== undefined && signature !== pulumi.runtime.specialAssetSig) {
+    return fail(`must be a single file, not an archive or another special value: ${ASSET_ADVICE}`);
+  }
+  if (typeof asset.uri === "string") {
+    return fail(`a RemoteAsset is not supported: pass its address as url (the service fetches it), or ${ASSET_ADVICE}`);
+  }
+  if (typeof asset.text === "string") {
+    if (asset.text === "") return fail("the StringAsset is empty: there is nothing to upload and index");
+    return { text: asset.text, hash: sha256(asset.text) };
+  }
+  if (typeof asset.path === "string" && asset.path !== "") {
+    const location = asset.path;
+    const full = resolve(location);
+    let content: Buffer;
+    try {
+      if (statSync(full).isDirectory()) return fail(`${location} is a directory; a Context Source takes one file`);
+      content = readFileSync(full);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return fail(code === "ENOENT" ? `file ${location} does not exist (looked for ${full})` : `cannot read file ${location}: ${(error as Error).message}`);
+    }
+    if (content.length === 0) return fail(`file ${location} is empty: there is nothing to upload and index`);
+    return { path: location, hash: sha256(content) };
+  }
+  // An empty StringAsset travels as its hash alone (the engine drops the empty text).
+  if (signature !== undefined && asset.hash === EMPTY_SHA256) return fail("the StringAsset is empty: there is nothing to upload and index");
+  return fail(`must be a Pulumi asset with a path or text: ${ASSET_ADVICE}`);
+}
+
+const FileInput = z.custom<pulumi.asset.Asset>(() => true).transform(normalizeFile);
+
+const Loader = z.string().transform((value, ctx) => {
+  const canonical = value.trim().toLowerCase();
+  if (canonical === FILES_LOADER || canonical === FILES_LOADER_ID) return FILES_LOADER;
+  ctx.addIssue({
+    code: "custom",
+    message: `"${value}" is not available: only the Files loader exists (the service's create always fixes the Files loader and no route chooses another). Use "files" or leave loader out.`,
+  });
+  return z.NEVER;
+});
+
+const SplitterConfig = z.strictObject({
+  chunkSize: z.number().int().positive(),
+  chunkOverlap: z.number().int().nonnegative().default(0),
+});
+
+const WaitForIndexing = z.union([
+  z.boolean(),
+  z.strictObject({ timeoutSeconds: z.number().positive().max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} (one hour)`) }),
+]);
+
+export const contextSourceKind = defineKind({
+  name: "ContextSource",
+  description:
+    "A Context Source: a loader and splitter configuration that populates a Context with Documents from one file, given as a url the service fetches or as a Pulumi asset uploaded on create. Processing runs in the service after dispatch; `waitForIndexing` waits for it to finish.",
+  inputs: {
+    context: replaceOnly(Guid, "The GUID of the Context the source populates. Contexts are created outside the interface.", { required: true }),
+    url: replaceOnly(
+      ContextSourceCreate.shape.url,
+      "The http(s) address the service fetches (it must be reachable from the service). Set exactly one of `url` and `file`. Changing it replaces the source.",
+    ),
+    file: replaceOnly(
+      FileInput,
+      "A Pulumi asset (`FileAsset`, a path relative to the program directory, or `StringAsset`) uploaded through `/files/upload` just before create; the source then reads the upload's signed URL (see `sourceUrl`). Set exactly one of `url` and `file`. A change of its content (SHA-256) or path replaces the source. The signed URL expires 10 minutes after upload, so a file-backed source can only be processed again within that time; change the file to upload it anew.",
+      { writeOnly: true },
+    ),
+    loader: replaceOnly(
+      Loader,
+      'The loader; only the Files loader ("files", or its GUID) exists, and create always uses it.',
+      { default: FILES_LOADER },
+    ),
+    name: updatable(
+      z.string().min(1, "must not be empty"),
+      "The source's name. When left out Pulumi leaves it alone: the service names a new source after the last segment of its url, and a `FileAsset` source is named after its file.",
+    ),
+    loaderConfig: updatable(
+      z.array(z.strictObject({ name: LoaderConfigItem.shape.name.min(1, "must not be empty"), value: LoaderConfigItem.shape.value, required: z.boolean().optional() })),
+      "Loader settings as `{name, value, required?}` entries. When left out Pulumi leaves them alone (a new source starts with none).",
+    ),
+    splitterConfig: updatable(
+      SplitterConfig,
+      "How loaded text is cut into Documents: `chunkSize` characters per Document, consecutive ones sharing `chunkOverlap` characters (default 0). When left out Pulumi leaves it alone (the service's default applies to a new source).",
+    ),
+    process: updatable(
+      z.boolean(),
+      "Start processing (loading, splitting, replacing the source's Documents) after create, and after every update that changes name, loaderConfig or splitterConfig, or that turns `process` on. Processing runs in the service; see `waitForIndexing`.",
+      { writeOnly: true },
+    ),
+    waitForIndexing: updatable(
+      WaitForIndexing,
+      `After dispatching processing, wait until \`indexingStatus\` is \`indexed\` (or fail when it is \`failed\`): \`true\` waits up to ${DEFAULT_WAIT_SECONDS} s, \`{timeoutSeconds}\` up to that many (at most ${MAX_WAIT_SECONDS}). Needs \`process: true\`. A create that fails or times out here deletes the new source.`,
+      { writeOnly: true },
+    ),
+  },
+  outputs: {
+    guid: computed(z.string(), "The Context Source's GUID."),
+    sourceUrl: computed(z.string(), "The URL the service loads from: `url`, or the signed URL of the uploaded `file` (valid 10 minutes from upload)."),
+    loaderId: computed(z.string(), "The GUID of the loader the service uses (always the Files loader)."),
+    indexingStatus: computed(z.string(), "`pending` until processed, then `processing`, then `indexed` or `failed`. Changes on its own; never causes a diff."),
+    indexedAt: computed(z.string().nullable(), "When the source was last indexed (ISO 8601), or null."),
+    indexingMetadata: computed(
+      z.record(z.string(), z.unknown()).nullable(),
+      "What the last finished run recorded: `{documents, characters, contentType}` once indexed, `{error}` once failed; null before.",
+    ),
+    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
+    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+  },
+  validate(inputs) {
+    const failures: CheckFailure[] = [];
+    if (inputs.url !== undefined && inputs.file !== undefined) {
+      const reason = "set either url or file, not both: url is an address the service fetches, file is an asset uploaded on create";
+      failures.push({ property: "url", reason }, { property: "file", reason });
+    } else if (inputs.url === undefined && inputs.file === undefined) {
+      const reason = "a ContextSource needs its content: set url (an http(s) address the service fetches) or file (a Pulumi asset to upload)";
+      failures.push({ property: "url", reason }, { property: "file", reason });
+    }
+    if (inputs.waitForIndexing !== undefined && inputs.waitForIndexing !== false && inputs.process !== true) {
+      failures.push({
+        property: "waitForIndexing",
+        reason: "waits for processing, which only starts with process: true (without it the source stays pending and the wait could only time out)",
+      });
+    }
+    return failures;
+  },
+  async create(client, inputs) {
+    const context = inputs.context!;
+    const what = sourceLabel(inputs);
+    const url = inputs.file ? await upload(client, inputs.file) : inputs.url!;
+    let created: ContextSourceWire;
+    try {
+      created = await client.request({ method: "POST", path: path`/contexts/${context}/context_sources`, body: { url }, schema: ContextSourceWire });
+    } catch (error) {
+      throw new Error(`Cannot create ContextSource for ${what}: ${failureText(error)}.${error instanceof NotFoundError ? ` ${await whatContextsExist(client, context)}` : ""}`);
+    }
+    // From here on the source exists: any failure deletes it again, so a failed create leaves nothing behind.
+    try {
+      let record = created;
+      const fileName = inputs.file && "path" in inputs.file ? basename(inputs.file.path) : undefined;
+      const name = inputs.name ?? fileName;
+      if (name !== undefined || inputs.loaderConfig !== undefined || inputs.splitterConfig !== undefined) {
+        record = await putConfig(client, context, created.guid, { name, loaderConfig: inputs.loaderConfig, splitterConfig: inputs.splitterConfig }, created);
+      }
+      if (inputs.process) record = await processAndObserve(client, context, record.guid, inputs, what);
+      return fromWire(record, context, inputs.file !== undefined);
+    } catch (error) {
+      const cleanup = await deleteQuietly(client, context, created.guid);
+      throw new Error(`Cannot create ContextSource for ${what}: ${reason(error)} ${cleanup}`);
+    }
+  },
+  async read(client, guid, state) {
+    const fileBacked = state.file !== undefined;
+    const known = state.context as string | undefined;
+    if (known) {
+      try {
+        return fromWire(await getRecord(client, known, guid), known, fileBacked);
+      } catch (error) {
+        // Adopting reads with the program's Context, which may not be the source's: look for it.
+        if (!(error instanceof NotFoundError)) throw error;
+      }
+    }
+    const context = await findContextOf(client, guid);
+    return fromWire(await getRecord(client, context, guid), context, fileBacked);
+  },
+  async update(client, guid, news, changed, state) {
+    const context = news.context!;
+    const what = sourceLabel({ ...news, file: news.file ?? (state.file as FileContent | undefined) });
+    let record: ContextSourceWire | undefined;
+    const configChanged = (["name", "loaderConfig", "splitterConfig"] as const).some((field) => changed.has(field));
+    try {
+      if (configChanged) {
+        // The PUT replaces all three: a field the program leaves out keeps its live value.
+        const declaredAll = news.name !== undefined && news.loaderConfig !== undefined && news.splitterConfig !== undefined;
+        const live = declaredAll ? undefined : await getRecord(client, context, guid);
+        record = await putConfig(client, context, guid, { name: news.name, loaderConfig: news.loaderConfig, splitterConfig: news.splitterConfig }, live);
+      }
+      if (news.process === true && (configChanged || changed.has("process"))) record = await processAndObserve(client, context, guid, news, what);
+    } catch (error) {
+      throw new Error(`Cannot update ContextSource ${guid} (${what}): ${reason(error)}`);
+    }
+    return record ? fromWire(record, context, (news.file ?? state.file) !== undefined) : state;
+  },
+  async delete(client, guid, state) {
+    const context = (state.context as string | undefined) ?? (await findContextOf(client, guid));
+    await client.request({ method: "DELETE", path: path`/contexts/${context}/context_sources/${guid}`, schema: z.unknown() });
+  },
+});
+
+type Inputs = InputValues<(typeof contextSourceKind)["inputs"]>;
+type Config = { name: string | undefined; loaderConfig: Inputs["loaderConfig"]; splitterConfig: Inputs["splitterConfig"] };
+
+/** An error of a later step, already explained in the user's terms, or a request failure to describe. */
+class StepError extends Error {
+  override readonly name = "StepError";
+}
+const reason = (error: unknown): string => (error instanceof StepError ? error.message : `${failureText(error)}.`);
+
+/** How errors name the source: never by a signed URL, which is a credential for its lifetime. */
+function sourceLabel(inputs: { url?: string | undefined; file?: FileContent | undefined }): string {
+  if (inputs.file) return "path" in inputs.file ? `file ${inputs.file.path}` : "a StringAsset";
+  return inputs.url ?? "its source";
+}
+
+const getRecord = (client: GmsClient, context: string, guid: string) =>
+  client.request({ method: "GET", path: path`/contexts/${context}/context_sources/${guid}`, schema: ContextSourceWire });
+
+/** PUT with all three fields the service requires: declared values, else the live record's. */
+async function putConfig(client: GmsClient, context: string, guid: string, config: Config, live: ContextSourceWire | undefined): Promise<ContextSourceWire> {
+  const splitter = config.splitterConfig;
+  const body = {
+    name: config.name ?? live!.name,
+    loaderConfig: config.loaderConfig ?? live!.loader_config,
+    splitterConfig: splitter ? { chunk_size: splitter.chunkSize, chunk_overlap: splitter.chunkOverlap } : live!.splitter_config,
+  };
+  try {
+    return await client.request({ method: "PUT", path: path`/contexts/${context}/context_sources/${guid}`, body, schema: ContextSourceWire });
+  } catch (error) {
+    if (error instanceof ValidationError && splitter && /splitter/i.test(error.detail)) {
+      throw new StepError(
+        `the service rejected splitterConfig {chunkSize: ${splitter.chunkSize}, chunkOverlap: ${splitter.chunkOverlap}} (${failureText(error)}); chunkSize must be a positive whole number and chunkOverlap a smaller non-negative one.`,
+      );
+    }
+    throw new StepError(`setting name, loaderConfig and splitterConfig failed: ${failureText(error)}.`);
+  }
+}
+
+/** Dispatches processing, then reads the source back: waits for the outcome when asked, else one GET. */
+async function processAndObserve(client: GmsClient, context: string, guid: string, inputs: Inputs, what: string): Promise<ContextSourceWire> {
+  try {
+    await client.request({ method: "POST", path: path`/context_sources/${guid}/process`, body: { contextGuid: context }, schema: ProcessDispatched });
+  } catch (error) {
+    throw new StepError(`starting processing failed: ${failureText(error)}.`);
+  }
+  const wait = inputs.waitForIndexing;
+  if (wait === undefined || wait === false) return getRecord(client, context, guid);
+  return waitForIndexing(client, context, guid, wait === true ? DEFAULT_WAIT_SECONDS : wait.timeoutSeconds, what, inputs.file !== undefined);
+}
+
+/** Polls until `indexing_status` settles: `indexed` returns the record, `failed` and the deadline throw. */
+async function waitForIndexing(client: GmsClient, context: string, guid: string, timeoutSeconds: number, what: string, fileBacked: boolean): Promise<ContextSourceWire> {
+  const started = Date.now();
+  const deadline = started + timeoutSeconds * 1000;
+  let delay = FIRST_POLL_MS;
+  let polls = 0;
+  for (;;) {
+    const record = await getRecord(client, context, guid);
+    polls += 1;
+    if (record.indexing_status === "indexed") return record;
+    if (record.indexing_status === "failed") {
+      const error = record.indexing_metadata && "error" in record.indexing_metadata ? record.indexing_metadata.error : "no reason recorded";
+      const expiry =
+        fileBacked && /\b403\b/.test(error)
+          ? " The signed URL of an uploaded file expires 10 minutes after upload: change the file (which uploads it anew) to process it again."
+          : "";
+      throw new StepError(`processing ${what} failed: ${error}.${expiry}`);
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      const elapsed = ((Date.now() - started) / 1000).toFixed(1);
+      throw new StepError(
+        `processing ${what} had not finished after ${elapsed} s (indexing_status still "${record.indexing_status}" after ${polls} checks); processing continues in the service. Raise waitForIndexing.timeoutSeconds, or drop waitForIndexing and watch indexingStatus after a refresh.`,
+      );
+    }
+    await sleep(Math.min(delay, left));
+    delay = Math.min(delay * 2, MAX_POLL_MS);
+  }
+}
+
+/** Uploads the asset's bytes (a data URL when the extension names a type) and returns the signed URL. */
+async function upload(client: GmsClient, file: FileContent): Promise<string> {
+  let content: Buffer;
+  let mimeType: string | undefined;
+  if ("text" in file) {
+    content = Buffer.from(file.text, "utf8");
+    mimeType = "text/plain;charset=utf-8";
+  } else {
+    try {
+      content = readFileSync(resolve(file.path));
+    } catch (error) {
+      throw new Error(`Cannot create ContextSource: file ${file.path} can no longer be read (${(error as Error).message}).`);
+    }
+    mimeType = MIME_TYPES[extname(file.path).toLowerCase()];
+  }
+  if (sha256(content) !== file.hash) {
+    throw new Error(`Cannot create ContextSource: ${sourceLabel({ file })} changed after Pulumi checked it; run the update again so that state records the content that is uploaded.`);
+  }
+  const data = mimeType ? `data:${mimeType};base64,${content.toString("base64")}` : content.toString("base64");
+  try {
+    return (await client.request({ method: "POST", path: path`/files/upload`, body: { data }, schema: FileUploaded })).url;
+  } catch (error) {
+    throw new Error(`Cannot create ContextSource: uploading ${sourceLabel({ file })} through /files/upload failed: ${failureText(error)}.`);
+  }
+}
+
+/** Types the Files loader reads as text; any other extension is uploaded as plain base64 for the service to recognise. */
+const MIME_TYPES: Record<string, string> = {
+  ".txt": "text/plain",
+  ".text": "text/plain",
+  ".md": "text/markdown",
+  ".markdown": "text/markdown",
+  ".csv": "text/csv",
+  ".tsv": "text/tab-separated-values",
+  ".html": "text/html",
+  ".htm": "text/html",
+  ".xml": "text/xml",
+  ".yaml": "text/yaml",
+  ".yml": "text/yaml",
+  ".json": "application/json",
+  ".pdf": "application/pdf",
+};
+
+/** Deletes a half-created source; the sentence says whether that worked, for the error the create throws. */
+async function deleteQuietly(client: GmsClient, context: string, guid: string): Promise<string> {
+  try {
+    await client.request({ method: "DELETE", path: path`/contexts/${context}/context_sources/${guid}`, schema: z.unknown() });
+    return `The Context Source it had created (${guid}) was deleted again.`;
+  } catch (error) {
+    if (error instanceof NotFoundError) return `The Context Source it had created (${guid}) is already gone.`;
+    return `Deleting the Context Source it had created (${guid}) failed too (${failureText(error)}): delete it by hand, Pulumi does not manage it.`;
+  }
+}
+
+/** The workspace's Contexts, named for an error about a Context that does not exist. */
+async function whatContextsExist(client: GmsClient, context: string): Promise<string> {
+  const explanation = `Context ${context} may not exist in this workspace; Contexts are created outside the interface.`;
+  try {
+    const contexts = await workspaceContexts(client);
+    const list = contexts.length > 0 ? contexts.map((item) => `"${item.name}" (${item.guid})`).join(", ") : "none";
+    return `${explanation} The workspace's Contexts: ${list}.`;
+  } catch {
+    return explanation;
+  }
+}
+
+async function workspaceContexts(client: GmsClient): Promise<WorkspaceContext[]> {
+  const workspace = await client.request({ method: "GET", path: path`/workspaces/current`, schema: Workspace });
+  return listBare(client, { path: path`/workspaces/${workspace.guid}/context`, item: WorkspaceContext });
+}
+
+/**
+ * The Context a source belongs to, when state does not say (adopting by GUID alone): the service has
+ * no route from a source GUID to its Context, so this looks through every Context of the workspace.
+ */
+async function findContextOf(client: GmsClient, guid: string): Promise<string> {
+  for (const context of await workspaceContexts(client)) {
+    const sources = await listBare(client, { path: path`/contexts/${context.guid}/context_sources`, item: z.looseObject({ guid: z.string() }) });
+    if (sources.some((source) => source.guid === guid)) return context.guid;
+  }
+  throw new NotFoundError({ method: "GET", path: "/contexts/*/context_sources", status: 404, detail: `no Context of the workspace has a Context Source ${guid}` });
+}
+
+const fromMetadata = (metadata: IndexingMetadata | null) =>
+  metadata === null
+    ? null
+    : "error" in metadata
+      ? { error: metadata.error }
+      : { documents: metadata.documents, characters: metadata.characters, contentType: metadata.content_type };
+
+/** The record as outputs; a file-backed source keeps `url` out (its signed URL is `sourceUrl`, not an input). */
+function fromWire(source: ContextSourceWire, context: string, fileBacked: boolean) {
+  return {
+    guid: source.guid,
+    context,
+    ...(fileBacked ? {} : { url: source.url }),
+    sourceUrl: source.url,
+    // Create fixes the Files loader; loaderId shows the GUID the service gives it.
+    loader: FILES_LOADER,
+    loaderId: source.loader_id,
+    name: source.name,
+    loaderConfig: source.loader_config,
+    splitterConfig: { chunkSize: source.splitter_config.chunk_size, chunkOverlap: source.splitter_config.chunk_overlap },
+    indexingStatus: source.indexing_status,
+    indexedAt: source.indexed_at,
+    indexingMetadata: fromMetadata(source.indexing_metadata),
+    createdAt: source.created_at,
+    updatedAt: source.updated_at,
+  };
+}
+
+export type ContextSourceArgs = KindArgs<typeof contextSourceKind>;
+export interface ContextSource extends KindOutputs<typeof contextSourceKind> {}
+export class ContextSource extends GmsResource {
+  constructor(name: string, args: ContextSourceArgs, opts?: pulumi.CustomResourceOptions) {
+    super(contextSourceKind, shim, name, args, opts);
+  }
+}
