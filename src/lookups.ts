@@ -3,8 +3,12 @@
  * types) and of what a workspace allows, each in the usual Pulumi pair: `getX(args)` returns a promise,
  * `getXOutput(args)` an Output. They run in the program (during preview too, like any data source) with
  * the stack's `gms:baseUrl` / `gms:apiKey`, the environment, or `args.connection`.
+ *
+ * Each lookup's arguments and result are declared once in `lookupDeclarations`: the functions take their
+ * types from it and the generated `schema.json` its functions.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import { ActionSummary, App } from "./api/apps";
 import { Envelope } from "./api/common";
 import { Data } from "./api/data";
@@ -12,31 +16,144 @@ import { EvalType } from "./api/evals";
 import { SkillType } from "./api/skills";
 import { UsageEntry, Workspace, WorkspaceApp, WorkspaceContext } from "./api/workspaces";
 import { type GmsClient, collect, listBare, paginateEnvelope, paginateUntilShort, path } from "./client";
-import { type Connection, clientFor } from "./provider/connection";
+import { Connection, clientFor } from "./provider/connection";
 
-export interface LookupArgs {
-  /** Where to look, when not the stack's `gms:baseUrl` / `gms:apiKey` (or GMS_BASE_URL / GMS_API_KEY). */
-  connection?: Connection;
-}
+const connectionArg = {
+  connection: Connection.optional().describe("Where to look, when not the stack's `gms:baseUrl` / `gms:apiKey` (or GMS_BASE_URL / GMS_API_KEY)."),
+};
+const appArg = { app: z.string().describe("The App, by GUID or by name.") };
+const nameArg = (what: string) => ({ name: z.string().describe(`The ${what}'s name.`) });
 
-export interface WorkspaceInfo {
-  guid: string;
-  name: string;
-  slug: string;
-  apps: { guid: string; name: string; slug: string }[];
-}
-export interface ActionInfo {
-  guid: string;
-  /** The GUID of the App the Action belongs to. */
-  app: string;
-  name: string;
-  actionType: string;
-  model: string | null;
-}
-export interface NamedGuid {
-  guid: string;
-  name: string;
-}
+const guid = (what: string) => z.string().describe(`The ${what}'s GUID.`);
+const WorkspaceInfo = z
+  .strictObject({
+    guid: guid("workspace"),
+    name: z.string().describe("The workspace's name."),
+    slug: z.string().describe("The workspace's slug."),
+    apps: z
+      .array(
+        z
+          .strictObject({ guid: guid("App"), name: z.string().describe("The App's name."), slug: z.string().describe("The App's slug.") })
+          .meta({ title: "WorkspaceAppInfo", description: "An App of the workspace." }),
+      )
+      .describe("The workspace's Apps."),
+  })
+  .meta({ title: "WorkspaceInfo", description: "The workspace the API key selects." });
+const UsageInfo = z
+  .strictObject({
+    feature: z.string().describe("The limited feature, for example `apps`."),
+    used: z.number().int().describe("How many the workspace uses."),
+    limit: z.number().int().describe("How many the workspace may use."),
+  })
+  .meta({ title: "UsageInfo", description: "The workspace's usage of one feature against its limit." });
+const ActionInfo = z
+  .strictObject({
+    guid: guid("Action"),
+    app: z.string().describe("The GUID of the App the Action belongs to."),
+    name: z.string().describe("The Action's name."),
+    actionType: z.string().describe("The Action's type, for example `prompt`."),
+    model: z.string().nullable().describe("The model the Action uses, or null."),
+  })
+  .meta({ title: "ActionInfo", description: "An Action of an App." });
+const ContextInfo = z
+  .strictObject({ guid: guid("Context"), name: z.string().describe("The Context's name.") })
+  .meta({ title: "ContextInfo", description: "A Context of the workspace." });
+const SkillTypeInfo = z
+  .strictObject({
+    name: z.string().describe("The Skill type's name."),
+    metadata: z
+      .array(
+        z
+          .strictObject({
+            name: z.string().describe("The setting's name."),
+            required: z.boolean().describe("Whether a Skill of this type must set it."),
+            type: z.string().nullable().describe("The setting's value type, or null."),
+          })
+          .meta({ title: "SkillTypeMetadataInfo", description: "A metadata setting a Skill type defines." }),
+      )
+      .describe("The metadata settings its Skills use."),
+  })
+  .meta({ title: "SkillTypeInfo", description: "A Skill type of the workspace." });
+const EvalTypeInfo = z
+  .strictObject({
+    guid: guid("Eval type"),
+    name: z.string().describe("The Eval type's name."),
+    description: z.string().nullable().describe("What the Eval type scores, or null."),
+  })
+  .meta({ title: "EvalTypeInfo", description: "An Eval type an Eval can use." });
+const DataRecordInfo = z
+  .strictObject({
+    guid: guid("Data record"),
+    model: z.string().nullable().describe("The model that generated it, or null."),
+    createdAt: z.string().describe("When it was logged (ISO 8601)."),
+  })
+  .meta({ title: "DataRecordInfo", description: "A Data record logged under an App." });
+
+/** Every lookup's arguments and result; `schema.json` lists them as the package's functions (`gms:index:<name>`). */
+export const lookupDeclarations = {
+  getWorkspace: {
+    description: "The workspace the API key selects, with its Apps.",
+    args: z.strictObject({ ...connectionArg }),
+    result: WorkspaceInfo,
+  },
+  getUsage: {
+    description: "The workspace's usage against its limits, one entry per feature.",
+    args: z.strictObject({ ...connectionArg }),
+    result: z.array(UsageInfo),
+  },
+  getActions: {
+    description: "The Actions of an App (Actions are configured outside the public interface).",
+    args: z.strictObject({ ...appArg, ...connectionArg }),
+    result: z.array(ActionInfo),
+  },
+  getAction: {
+    description: "One Action of an App by name; the error lists the App's Actions when there is no such Action.",
+    args: z.strictObject({ ...appArg, ...nameArg("Action"), ...connectionArg }),
+    result: ActionInfo,
+  },
+  getContexts: {
+    description: "The workspace's Contexts (the libraries Context Sources fill).",
+    args: z.strictObject({ ...connectionArg }),
+    result: z.array(ContextInfo),
+  },
+  getContext: {
+    description: "One Context of the workspace by name; the error lists the Contexts when there is no such Context.",
+    args: z.strictObject({ ...nameArg("Context"), ...connectionArg }),
+    result: ContextInfo,
+  },
+  getSkillTypes: {
+    description: "The Skill types the workspace has, with their metadata definitions.",
+    args: z.strictObject({ ...connectionArg }),
+    result: z.array(SkillTypeInfo),
+  },
+  getEvalTypes: {
+    description: "The Eval types an Eval can use.",
+    args: z.strictObject({ ...connectionArg }),
+    result: z.array(EvalTypeInfo),
+  },
+  getEvalType: {
+    description: "One Eval type by name; the error lists the Eval types when there is no such Eval type.",
+    args: z.strictObject({ ...nameArg("Eval type"), ...connectionArg }),
+    result: EvalTypeInfo,
+  },
+  getDataRecords: {
+    description: "Data records logged under an App, newest first (at most `limit`, default 100).",
+    args: z.strictObject({ ...appArg, limit: z.number().int().optional().describe("At most this many records (default 100)."), ...connectionArg }),
+    result: z.array(DataRecordInfo),
+  },
+} satisfies Record<string, { description: string; args: z.ZodObject; result: z.ZodType }>;
+
+export type LookupName = keyof typeof lookupDeclarations;
+/** What a lookup takes, as the program passes it. */
+export type LookupArgsOf<N extends LookupName> = z.input<(typeof lookupDeclarations)[N]["args"]>;
+/** What a lookup returns. */
+export type LookupResultOf<N extends LookupName> = z.output<(typeof lookupDeclarations)[N]["result"]>;
+
+export type LookupArgs = LookupArgsOf<"getWorkspace">;
+export type ActionsArgs = LookupArgsOf<"getActions">;
+export type WorkspaceInfo = LookupResultOf<"getWorkspace">;
+export type ActionInfo = LookupResultOf<"getAction">;
+export type NamedGuid = LookupResultOf<"getContext">;
 
 function programClient(args: LookupArgs | undefined): GmsClient {
   const config = new pulumi.Config("gms");
@@ -45,14 +162,17 @@ function programClient(args: LookupArgs | undefined): GmsClient {
 
 const currentWorkspace = (client: GmsClient) => client.request({ method: "GET", path: path`/workspaces/current`, schema: Workspace });
 
+/** An argument bag whose values, at any depth, may be Outputs or promises. */
+type DeepInput<T> = T extends object ? { [K in keyof T]: pulumi.Input<DeepInput<T[K]>> } : T;
+
 /** Turns a lookup into the `getXOutput` form: inputs may be Outputs, the result is one. */
 const outputForm =
-  <A extends object, R>(lookup: (args: A) => Promise<R>) =>
-  (args: pulumi.Input<A> = {} as A): pulumi.Output<R> =>
-    pulumi.output(args).apply((resolved) => lookup(resolved as A));
+  <A, R>(lookup: (args: A) => Promise<R>) =>
+  (args: pulumi.Input<DeepInput<NonNullable<A>>> = {} as DeepInput<NonNullable<A>>): pulumi.Output<R> =>
+    pulumi.output(args).apply((resolved) => lookup(resolved as unknown as A));
 
 /** The workspace the API key selects, with its Apps. */
-export async function getWorkspace(args: LookupArgs = {}): Promise<WorkspaceInfo> {
+export async function getWorkspace(args: LookupArgsOf<"getWorkspace"> = {}): Promise<LookupResultOf<"getWorkspace">> {
   const client = programClient(args);
   const workspace = await currentWorkspace(client);
   const apps = await listBare(client, { path: path`/workspaces/${workspace.guid}/apps`, item: WorkspaceApp });
@@ -61,20 +181,15 @@ export async function getWorkspace(args: LookupArgs = {}): Promise<WorkspaceInfo
 export const getWorkspaceOutput = outputForm(getWorkspace);
 
 /** The workspace's usage against its limits, one entry per feature. */
-export async function getUsage(args: LookupArgs = {}): Promise<UsageEntry[]> {
+export async function getUsage(args: LookupArgsOf<"getUsage"> = {}): Promise<LookupResultOf<"getUsage">> {
   const client = programClient(args);
   const workspace = await currentWorkspace(client);
   return listBare(client, { path: path`/workspaces/${workspace.guid}/usage`, item: UsageEntry });
 }
 export const getUsageOutput = outputForm(getUsage);
 
-export interface ActionsArgs extends LookupArgs {
-  /** The App, by GUID or by name. */
-  app: string;
-}
-
 /** The Actions of an App (Actions are configured outside the public interface). */
-export async function getActions(args: ActionsArgs): Promise<ActionInfo[]> {
+export async function getActions(args: LookupArgsOf<"getActions">): Promise<LookupResultOf<"getActions">> {
   const client = programClient(args);
   const app = await resolveApp(client, args.app);
   // A bare array that honours skip/limit: page until a short page.
@@ -84,45 +199,47 @@ export async function getActions(args: ActionsArgs): Promise<ActionInfo[]> {
 export const getActionsOutput = outputForm(getActions);
 
 /** One Action of an App by name; the error lists the App's Actions when there is no such Action. */
-export async function getAction(args: ActionsArgs & { name: string }): Promise<ActionInfo> {
+export async function getAction(args: LookupArgsOf<"getAction">): Promise<LookupResultOf<"getAction">> {
   const actions = await getActions(args);
   return pick(actions, args.name, `Action of App "${args.app}"`);
 }
 export const getActionOutput = outputForm(getAction);
 
 /** The workspace's Contexts (the libraries Context Sources fill). */
-export async function getContexts(args: LookupArgs = {}): Promise<NamedGuid[]> {
+export async function getContexts(args: LookupArgsOf<"getContexts"> = {}): Promise<LookupResultOf<"getContexts">> {
   const client = programClient(args);
   const workspace = await currentWorkspace(client);
   return listBare(client, { path: path`/workspaces/${workspace.guid}/context`, item: WorkspaceContext });
 }
 export const getContextsOutput = outputForm(getContexts);
 
-export async function getContext(args: LookupArgs & { name: string }): Promise<NamedGuid> {
+/** One Context of the workspace by name. */
+export async function getContext(args: LookupArgsOf<"getContext">): Promise<LookupResultOf<"getContext">> {
   return pick(await getContexts(args), args.name, "Context");
 }
 export const getContextOutput = outputForm(getContext);
 
 /** The Skill types the workspace has, with their metadata definitions. */
-export async function getSkillTypes(args: LookupArgs = {}): Promise<SkillType[]> {
+export async function getSkillTypes(args: LookupArgsOf<"getSkillTypes"> = {}): Promise<LookupResultOf<"getSkillTypes">> {
   return listBare(programClient(args), { path: path`/skills/types`, item: SkillType });
 }
 export const getSkillTypesOutput = outputForm(getSkillTypes);
 
 /** The Eval types an Eval can use. */
-export async function getEvalTypes(args: LookupArgs = {}): Promise<{ guid: string; name: string; description: string | null }[]> {
+export async function getEvalTypes(args: LookupArgsOf<"getEvalTypes"> = {}): Promise<LookupResultOf<"getEvalTypes">> {
   const types = await listBare(programClient(args), { path: path`/evals/types`, item: EvalType });
   return types.map((type) => ({ guid: type.guid, name: type.name, description: type.description ?? null }));
 }
 export const getEvalTypesOutput = outputForm(getEvalTypes);
 
-export async function getEvalType(args: LookupArgs & { name: string }): Promise<{ guid: string; name: string; description: string | null }> {
+/** One Eval type by name. */
+export async function getEvalType(args: LookupArgsOf<"getEvalType">): Promise<LookupResultOf<"getEvalType">> {
   return pick(await getEvalTypes(args), args.name, "Eval type");
 }
 export const getEvalTypeOutput = outputForm(getEvalType);
 
 /** Data records logged under an App, newest first (at most `limit`, default 100). */
-export async function getDataRecords(args: ActionsArgs & { limit?: number }): Promise<{ guid: string; model: string | null; createdAt: string }[]> {
+export async function getDataRecords(args: LookupArgsOf<"getDataRecords">): Promise<LookupResultOf<"getDataRecords">> {
   const client = programClient(args);
   const app = await resolveApp(client, args.app);
   const page = await client.request({ method: "GET", path: path`/apps/${app.guid}/data`, query: { skip: 0, limit: args.limit ?? 100 }, schema: Envelope(Data) });

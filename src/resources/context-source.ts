@@ -92,7 +92,7 @@ function normalizeFile(value: unknown, ctx: z.RefinementCtx): FileContent {
   return fail(`must be a Pulumi asset with a path or text: ${ASSET_ADVICE}`);
 }
 
-const FileInput = z.custom<pulumi.asset.Asset>(() => true).transform(normalizeFile);
+const FileInput = z.custom<pulumi.asset.Asset>(() => true).transform(normalizeFile).meta({ pulumiType: "pulumi.json#/Asset" });
 
 const Loader = z.string().transform((value, ctx) => {
   const canonical = value.trim().toLowerCase();
