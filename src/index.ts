@@ -1,2 +1,3 @@
 export * from "./resources";
 export * from "./lookups";
+export * from "./workspace";

@@ -14,9 +14,10 @@ import { Envelope } from "./api/common";
 import { Data } from "./api/data";
 import { EvalType } from "./api/evals";
 import { SkillType } from "./api/skills";
-import { UsageEntry, Workspace, WorkspaceApp, WorkspaceContext } from "./api/workspaces";
+import { UsageEntry, WorkspaceApp, WorkspaceContext } from "./api/workspaces";
 import { type GmsClient, collect, listBare, paginateEnvelope, paginateUntilShort, path } from "./client";
 import { Connection, clientFor } from "./provider/connection";
+import { currentWorkspace, currentWorkspaceList } from "./provider/current-workspace";
 
 const connectionArg = {
   connection: Connection.optional().describe("Where to look, when not the stack's `gms:baseUrl` / `gms:apiKey` (or GMS_BASE_URL / GMS_API_KEY)."),
@@ -160,8 +161,6 @@ function programClient(args: LookupArgs | undefined): GmsClient {
   return clientFor({ baseUrl: args?.connection?.baseUrl ?? config.get("baseUrl"), apiKey: args?.connection?.apiKey ?? config.get("apiKey") });
 }
 
-const currentWorkspace = (client: GmsClient) => client.request({ method: "GET", path: path`/workspaces/current`, schema: Workspace });
-
 /** An argument bag whose values, at any depth, may be Outputs or promises. */
 type DeepInput<T> = T extends object ? { [K in keyof T]: pulumi.Input<DeepInput<T[K]>> } : T;
 
@@ -182,9 +181,7 @@ export const getWorkspaceOutput = outputForm(getWorkspace);
 
 /** The workspace's usage against its limits, one entry per feature. */
 export async function getUsage(args: LookupArgsOf<"getUsage"> = {}): Promise<LookupResultOf<"getUsage">> {
-  const client = programClient(args);
-  const workspace = await currentWorkspace(client);
-  return listBare(client, { path: path`/workspaces/${workspace.guid}/usage`, item: UsageEntry });
+  return currentWorkspaceList(programClient(args), "usage", UsageEntry);
 }
 export const getUsageOutput = outputForm(getUsage);
 
@@ -207,9 +204,7 @@ export const getActionOutput = outputForm(getAction);
 
 /** The workspace's Contexts (the libraries Context Sources fill). */
 export async function getContexts(args: LookupArgsOf<"getContexts"> = {}): Promise<LookupResultOf<"getContexts">> {
-  const client = programClient(args);
-  const workspace = await currentWorkspace(client);
-  return listBare(client, { path: path`/workspaces/${workspace.guid}/context`, item: WorkspaceContext });
+  return currentWorkspaceList(programClient(args), "context", WorkspaceContext);
 }
 export const getContextsOutput = outputForm(getContexts);
 
@@ -227,8 +222,7 @@ export const getSkillTypesOutput = outputForm(getSkillTypes);
 
 /** The Eval types an Eval can use. */
 export async function getEvalTypes(args: LookupArgsOf<"getEvalTypes"> = {}): Promise<LookupResultOf<"getEvalTypes">> {
-  const types = await listBare(programClient(args), { path: path`/evals/types`, item: EvalType });
-  return types.map((type) => ({ guid: type.guid, name: type.name, description: type.description ?? null }));
+  return listBare(programClient(args), { path: path`/evals/types`, item: EvalType });
 }
 export const getEvalTypesOutput = outputForm(getEvalTypes);
 

@@ -40,12 +40,6 @@ export function Envelope<T extends z.ZodType>(item: T) {
     has_next_page: z.boolean(),
   });
 }
-export type Envelope<T> = { data: T[]; total_count: number; has_next_page: boolean };
 
 /** A path parameter that must be a UUID (a malformed one answers 400). */
 export const GuidParams = z.object({ guid: Guid });
-
-/** The FastAPI-style error body the service returns. */
-export const ErrorBody = z.object({
-  detail: z.union([z.string(), z.array(z.unknown())]),
-});

@@ -52,8 +52,6 @@ export const ContextSource = z.object({
 });
 export type ContextSource = z.infer<typeof ContextSource>;
 
-export const ContextSourceList = z.array(ContextSource);
-
 /** Only `url` is read: the loader is always the Files loader with an empty configuration. */
 export const ContextSourceCreate = z.object({
   url: HttpUrl,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Envelope, Guid, JsonObject, PageQuery, Timestamp } from "./common";
+import { Guid, JsonObject, PageQuery, Timestamp } from "./common";
 
 /** A Document: one indexed unit of a Context. */
 export const Document = z.object({
@@ -12,8 +12,6 @@ export const Document = z.object({
   updated_at: Timestamp,
 });
 export type Document = z.infer<typeof Document>;
-
-export const DocumentList = Envelope(Document);
 
 /** `query` narrows the list to Documents whose content contains it (case-insensitive). */
 export const DocumentListQuery = PageQuery.extend({ query: z.string().optional() });

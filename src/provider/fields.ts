@@ -56,4 +56,3 @@ export type OutputFields = Record<string, OutputField>;
 
 /** The TypeScript type of a kind's inputs as the provider sees them (after check). */
 export type InputValues<F extends InputFields> = { [K in keyof F]: z.infer<F[K]["schema"]> | undefined };
-export type OutputValues<F extends OutputFields> = { [K in keyof F]: z.infer<F[K]["schema"]> };

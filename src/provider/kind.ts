@@ -18,6 +18,9 @@ export const KIND_NAMES = [
 ] as const;
 export type KindName = (typeof KIND_NAMES)[number];
 
+/** Inputs every kind accepts besides its own fields: where its calls go, and an existing object to adopt. */
+export const COMMON_INPUTS = ["connection", "adopt"] as const;
+
 /** A record as the provider stores it: camelCase, the kind's readable inputs plus its computed outputs. */
 export type Outputs = Record<string, unknown>;
 

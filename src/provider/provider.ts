@@ -10,17 +10,17 @@
  * Every kind also takes `connection` (secret; changing it never replaces) and `adopt` (a GUID).
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { NotFoundError } from "../client";
+import type { z } from "zod";
+import { GmsError, NotFoundError } from "../client";
 import { Connection, clientFor } from "./connection";
+import { failure } from "./errors";
 import type { InputField } from "./fields";
-import type { CheckFailure, Kind, Outputs } from "./kind";
+import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
 import { containsUnknown, sameValue } from "./values";
 import { Guid } from "../api/common";
 
 type Props = Record<string, unknown>;
 
-/** Inputs every kind accepts besides its own fields. */
-export const COMMON_INPUTS = ["connection", "adopt"] as const;
 const PROVIDER_KEY = "__provider";
 
 export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProvider, "configure">> {
@@ -41,8 +41,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       if (value !== undefined) outs[name] = value;
     }
     for (const name of Object.keys(kind.outputs)) if (record[name] !== undefined) outs[name] = record[name];
-    if (inputs.connection !== undefined) outs.connection = inputs.connection;
-    if (inputs.adopt !== undefined) outs.adopt = inputs.adopt;
+    for (const name of COMMON_INPUTS) if (inputs[name] !== undefined) outs[name] = inputs[name];
     return outs;
   };
 
@@ -52,6 +51,16 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     async check(_olds: Props, news: Props) {
       const failures: CheckFailure[] = [];
       const inputs: Props = {};
+      /** A known value is parsed (failures named by property path); the engine's unknown marker passes as is. */
+      const checkValue = (name: string, schema: z.ZodType, value: unknown) => {
+        if (containsUnknown(value)) {
+          inputs[name] = value;
+          return;
+        }
+        const parsed = schema.safeParse(value);
+        if (parsed.success) inputs[name] = parsed.data;
+        else failures.push(...parsed.error.issues.map((issue) => ({ property: [name, ...issue.path.map(String)].join("."), reason: issue.message })));
+      };
       for (const [name, value] of Object.entries(news)) {
         if (name === PROVIDER_KEY || value === undefined || name in kind.inputs || name in kind.outputs) continue;
         if ((COMMON_INPUTS as readonly string[]).includes(name)) continue;
@@ -65,27 +74,14 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
           if (value === null) inputs[name] = null;
           continue;
         }
-        if (containsUnknown(value)) {
-          inputs[name] = value;
-          continue;
-        }
-        const parsed = field.schema.safeParse(value);
-        if (parsed.success) inputs[name] = parsed.data;
-        else failures.push(...parsed.error.issues.map((issue) => ({ property: [name, ...issue.path.map(String)].join("."), reason: issue.message })));
+        checkValue(name, field.schema, value);
       }
       for (const [name, schema] of [
         ["connection", Connection],
         ["adopt", Guid],
       ] as const) {
         const value = news[name];
-        if (value === undefined || value === null) continue;
-        if (containsUnknown(value)) {
-          inputs[name] = value;
-          continue;
-        }
-        const parsed = schema.safeParse(value);
-        if (parsed.success) inputs[name] = parsed.data;
-        else failures.push(...parsed.error.issues.map((issue) => ({ property: [name, ...issue.path.map(String)].join("."), reason: issue.message })));
+        if (value !== undefined && value !== null) checkValue(name, schema, value);
       }
       if (failures.length === 0 && kind.validate && !containsUnknown(inputs)) {
         failures.push(...kind.validate(inputs as never));
@@ -124,10 +120,13 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
         return { outs: outputsOf(news, await kind.update(client, id, news as never, new Set(changed), olds)) };
       } catch (error) {
         // A 404 may name something the update refers to; only a read that 404s too means the object is gone.
-        if (!(error instanceof NotFoundError) || (await orUndefinedIfGone(kind.read(client, id, olds)))) throw error;
-        throw new Error(
-          `${kind.name} ${id} no longer exists in the workspace (deleted outside Pulumi?): run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`,
-        );
+        if (error instanceof NotFoundError && !(await orUndefinedIfGone(kind.read(client, id, olds)))) {
+          throw new Error(
+            `${kind.name} ${id} no longer exists in the workspace (deleted outside Pulumi?): run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`,
+          );
+        }
+        // A kind's own explanation passes as it is; a bare client error is worded like the kinds' create failures.
+        throw error instanceof GmsError ? failure(`Cannot update ${kind.name} ${id}`, error) : error;
       }
     },
 

@@ -7,7 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import type { Connection } from "./connection";
 import type { InputField, InputFields, OutputFields } from "./fields";
-import type { Kind } from "./kind";
+import { COMMON_INPUTS, type Kind } from "./kind";
 
 type Deep<T> = T extends (infer E)[] ? pulumi.Input<Deep<E>>[] : T extends object ? { [K in keyof T]: pulumi.Input<Deep<T[K]>> } : T;
 
@@ -30,7 +30,7 @@ export type KindOutputs<K extends Kind> = {
   readonly [P in keyof K["inputs"]]: pulumi.Output<z.output<K["inputs"][P]["schema"]> | undefined>;
 } & { readonly [P in keyof K["outputs"]]: pulumi.Output<z.output<K["outputs"][P]["schema"]>> };
 
-export const secretInputs = (kind: Kind): string[] => [
+const secretInputs = (kind: Kind): string[] => [
   ...Object.entries(kind.inputs)
     .filter(([, field]) => field.secret)
     .map(([name]) => name),
@@ -49,7 +49,7 @@ export abstract class GmsResource<I extends InputFields = InputFields, O extends
     const secrets = secretInputs(kind as unknown as Kind);
     const props: pulumi.Inputs = {};
     for (const output of Object.keys(kind.outputs)) props[output] = undefined;
-    for (const input of [...Object.keys(kind.inputs), "connection", "adopt"]) {
+    for (const input of [...Object.keys(kind.inputs), ...COMMON_INPUTS]) {
       const value = args[input];
       props[input] = value !== undefined && value !== null && secrets.includes(input) ? pulumi.secret(value) : value;
     }

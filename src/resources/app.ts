@@ -3,6 +3,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { App as AppWire } from "../api/apps";
 import { path } from "../client";
+import { failure } from "../provider/errors";
 import { computed, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
@@ -22,7 +23,12 @@ export const appKind = defineKind({
     updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
   },
   async create(client, inputs) {
-    return fromWire(await client.request({ method: "POST", path: path`/apps`, body: { name: inputs.name, description: inputs.description }, schema: AppWire }));
+    try {
+      return fromWire(await client.request({ method: "POST", path: path`/apps`, body: { name: inputs.name, description: inputs.description }, schema: AppWire }));
+    } catch (error) {
+      // For example 429 once the workspace App allowance is used up.
+      throw failure(`Cannot create App "${inputs.name}"`, error);
+    }
   },
   async read(client, guid) {
     return fromWire(await client.request({ method: "GET", path: path`/apps/${guid}`, schema: AppWire }));

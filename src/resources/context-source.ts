@@ -21,12 +21,14 @@ import {
   FILES_LOADER_ID,
 } from "../api/context-sources";
 import { FileUploaded } from "../api/files";
-import { Workspace, WorkspaceContext } from "../api/workspaces";
+import { WorkspaceContext } from "../api/workspaces";
 import { type GmsClient, NotFoundError, ValidationError, listBare, path } from "../client";
 import { type InputValues, computed, replaceOnly, updatable } from "../provider/fields";
 import { type CheckFailure, defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
-import { failureText } from "../provider/errors";
+import { failure, failureText } from "../provider/errors";
+import { currentWorkspaceList } from "../provider/current-workspace";
+import { undoCreate } from "../provider/undo-create";
 import * as shim from "../shims/context-source";
 
 const FILES_LOADER = "files";
@@ -195,7 +197,7 @@ export const contextSourceKind = defineKind({
     try {
       created = await client.request({ method: "POST", path: path`/contexts/${context}/context_sources`, body: { url }, schema: ContextSourceWire });
     } catch (error) {
-      throw new Error(`Cannot create ContextSource for ${what}: ${failureText(error)}.${error instanceof NotFoundError ? ` ${await whatContextsExist(client, context)}` : ""}`);
+      throw failure(`Cannot create ContextSource for ${what}`, error, error instanceof NotFoundError ? await whatContextsExist(client, context) : undefined);
     }
     // From here on the source exists: any failure deletes it again, so a failed create leaves nothing behind.
     try {
@@ -208,7 +210,7 @@ export const contextSourceKind = defineKind({
       if (inputs.process) record = await processAndObserve(client, context, record.guid, inputs, what);
       return fromWire(record, context, inputs.file !== undefined);
     } catch (error) {
-      const cleanup = await deleteQuietly(client, context, created.guid);
+      const cleanup = await undoCreate(client, path`/contexts/${context}/context_sources/${created.guid}`, "Context Source", created.guid);
       throw new Error(`Cannot create ContextSource for ${what}: ${reason(error)} ${cleanup}`);
     }
   },
@@ -240,6 +242,8 @@ export const contextSourceKind = defineKind({
       }
       if (news.process === true && (configChanged || changed.has("process"))) record = await processAndObserve(client, context, guid, news, what);
     } catch (error) {
+      // A 404 may mean the source was deleted outside Pulumi: the provider reads it to tell the user so.
+      if (error instanceof NotFoundError) throw error;
       throw new Error(`Cannot update ContextSource ${guid} (${what}): ${reason(error)}`);
     }
     return record ? fromWire(record, context, (news.file ?? state.file) !== undefined) : state;
@@ -253,7 +257,10 @@ export const contextSourceKind = defineKind({
 type Inputs = InputValues<(typeof contextSourceKind)["inputs"]>;
 type Config = { name: string | undefined; loaderConfig: Inputs["loaderConfig"]; splitterConfig: Inputs["splitterConfig"] };
 
-/** An error of a later step, already explained in the user's terms, or a request failure to describe. */
+/**
+ * An error of a later step, already explained in the user's terms, or a request failure to describe. A
+ * 404 stays the client's error, so that an update can tell a source deleted outside Pulumi.
+ */
 class StepError extends Error {
   override readonly name = "StepError";
 }
@@ -279,6 +286,7 @@ async function putConfig(client: GmsClient, context: string, guid: string, confi
   try {
     return await client.request({ method: "PUT", path: path`/contexts/${context}/context_sources/${guid}`, body, schema: ContextSourceWire });
   } catch (error) {
+    if (error instanceof NotFoundError) throw error;
     if (error instanceof ValidationError && splitter && /splitter/i.test(error.detail)) {
       throw new StepError(
         `the service rejected splitterConfig {chunkSize: ${splitter.chunkSize}, chunkOverlap: ${splitter.chunkOverlap}} (${failureText(error)}); chunkSize must be a positive whole number and chunkOverlap a smaller non-negative one.`,
@@ -293,6 +301,7 @@ async function processAndObserve(client: GmsClient, context: string, guid: strin
   try {
     await client.request({ method: "POST", path: path`/context_sources/${guid}/process`, body: { contextGuid: context }, schema: ProcessDispatched });
   } catch (error) {
+    if (error instanceof NotFoundError) throw error;
     throw new StepError(`starting processing failed: ${failureText(error)}.`);
   }
   const wait = inputs.waitForIndexing;
@@ -373,17 +382,6 @@ const MIME_TYPES: Record<string, string> = {
   ".pdf": "application/pdf",
 };
 
-/** Deletes a half-created source; the sentence says whether that worked, for the error the create throws. */
-async function deleteQuietly(client: GmsClient, context: string, guid: string): Promise<string> {
-  try {
-    await client.request({ method: "DELETE", path: path`/contexts/${context}/context_sources/${guid}`, schema: z.unknown() });
-    return `The Context Source it had created (${guid}) was deleted again.`;
-  } catch (error) {
-    if (error instanceof NotFoundError) return `The Context Source it had created (${guid}) is already gone.`;
-    return `Deleting the Context Source it had created (${guid}) failed too (${failureText(error)}): delete it by hand, Pulumi does not manage it.`;
-  }
-}
-
 /** The workspace's Contexts, named for an error about a Context that does not exist. */
 async function whatContextsExist(client: GmsClient, context: string): Promise<string> {
   const explanation = `Context ${context} may not exist in this workspace; Contexts are created outside the interface.`;
@@ -396,10 +394,7 @@ async function whatContextsExist(client: GmsClient, context: string): Promise<st
   }
 }
 
-async function workspaceContexts(client: GmsClient): Promise<WorkspaceContext[]> {
-  const workspace = await client.request({ method: "GET", path: path`/workspaces/current`, schema: Workspace });
-  return listBare(client, { path: path`/workspaces/${workspace.guid}/context`, item: WorkspaceContext });
-}
+const workspaceContexts = (client: GmsClient) => currentWorkspaceList(client, "context", WorkspaceContext);
 
 /**
  * The Context a source belongs to, when state does not say (adopting by GUID alone): the service has

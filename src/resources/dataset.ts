@@ -12,7 +12,9 @@ import { Data } from "../api/data";
 import { Dataset as DatasetWire } from "../api/datasets";
 import { type GmsClient, NotFoundError, collect, paginateUntilShort, path } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
+import { failure, failureText, notInWorkspace } from "../provider/errors";
 import { defineKind } from "../provider/kind";
+import { putRecord } from "../provider/put-record";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import * as shim from "../shims/dataset";
 
@@ -48,19 +50,16 @@ export const datasetKind = defineKind({
     try {
       created = await client.request({ method: "POST", path: path`/datasets`, body, schema: DatasetWire });
     } catch (error) {
-      if (error instanceof NotFoundError && inputs.app) {
-        throw new Error(`Cannot create Dataset "${inputs.name}": App ${inputs.app} does not exist in the workspace (or was deleted); set app to the GUID of an existing App, or null`, {
-          cause: error,
-        });
-      }
-      throw error;
+      const what = `Cannot create Dataset "${inputs.name}"`;
+      if (error instanceof NotFoundError && inputs.app) throw notInWorkspace(what, `App ${inputs.app}`, "set app to the GUID of an existing App, or null", error);
+      throw failure(what, error);
     }
     if (inputs.data && inputs.data.length > 0) {
       const skipped = missingFrom(await linkedData(client, created.guid), inputs.data);
       if (skipped.length > 0) {
         const undo = await client.request({ method: "DELETE", path: path`/datasets/${created.guid}`, schema: z.unknown() }).then(
           () => "The Dataset was not created.",
-          (error: unknown) => `Deleting the half-made Dataset ${created.guid} failed too (${error instanceof Error ? error.message : String(error)}): delete it by hand.`,
+          (error: unknown) => `Deleting the half-made Dataset ${created.guid} failed too (${failureText(error)}): delete it by hand, Pulumi does not manage it.`,
         );
         throw new Error(`Cannot create Dataset "${inputs.name}": ${unresolved(skipped)} ${undo}`);
       }
@@ -86,10 +85,7 @@ export const datasetKind = defineKind({
     const data = changed.has("data") ? news.data : state.data;
     if (Object.keys(body).length === 0) return { ...state, data };
 
-    const answer = await client.request({ method: "PUT", path: path`/datasets/${guid}`, body, schema: z.unknown() });
-    // The spec does not show the PUT response: use it when it is the record, else read the record.
-    const record = DatasetWire.safeParse(answer);
-    const dataset = record.success ? record.data : await client.request({ method: "GET", path: path`/datasets/${guid}`, schema: DatasetWire });
+    const dataset = await putRecord(client, path`/datasets/${guid}`, body, DatasetWire);
     if (rewritesItems && news.data && news.data.length > 0) {
       const skipped = missingFrom(await linkedData(client, guid), news.data);
       if (skipped.length > 0) {

@@ -11,7 +11,7 @@ import { NotFoundError, path, type GmsClient } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
-import { failureText } from "../provider/errors";
+import { failure } from "../provider/errors";
 import * as shim from "../shims/eval";
 
 const EvalTypeEntry = z.strictObject({
@@ -106,20 +106,21 @@ interface References {
 
 /** A refused create or update in the user's terms: which reference did not resolve, and what exists. */
 async function explained(client: GmsClient, what: string, error: unknown, inputs: References): Promise<Error> {
-  if (!(error instanceof NotFoundError)) return new Error(`${what}: ${failureText(error)}.`);
+  if (!(error instanceof NotFoundError)) return failure(what, error);
   if (/eval type/i.test(error.detail)) {
     const declared = (inputs.evalTypes ?? []).map((type) => type.guid).join(", ");
+    const advice = `Not every GUID of evalTypes (${declared}) is an Eval type`;
     try {
       const types = await client.request({ method: "GET", path: path`/evals/types`, schema: z.array(EvalType) });
       const available = types.map((type) => `${type.guid} (${type.name})`).join(", ") || "none";
-      return new Error(`${what}: ${failureText(error)}. Not every GUID of evalTypes (${declared}) is an Eval type; the available Eval types are: ${available}.`);
+      return failure(what, error, `${advice}; the available Eval types are: ${available}.`);
     } catch {
-      return new Error(`${what}: ${failureText(error)}. Not every GUID of evalTypes (${declared}) is an Eval type; list them with GET /evals/types.`);
+      return failure(what, error, `${advice}; list them with GET /evals/types.`);
     }
   }
-  if (/action/i.test(error.detail)) return new Error(`${what}: ${failureText(error)}. action (${inputs.action}) must be the GUID of an Action of this workspace.`);
-  if (/dataset/i.test(error.detail)) return new Error(`${what}: ${failureText(error)}. dataset (${inputs.dataset}) must be the GUID of a Dataset of this workspace, or null.`);
-  return new Error(`${what}: ${failureText(error)}.`);
+  if (/action/i.test(error.detail)) return failure(what, error, `action (${inputs.action}) must be the GUID of an Action of this workspace.`);
+  if (/dataset/i.test(error.detail)) return failure(what, error, `dataset (${inputs.dataset}) must be the GUID of a Dataset of this workspace, or null.`);
+  return failure(what, error);
 }
 
 export type EvalArgs = KindArgs<typeof evalKind>;

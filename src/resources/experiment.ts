@@ -11,7 +11,9 @@ import { Guid } from "../api/common";
 import { Experiment as ExperimentWire } from "../api/experiments";
 import { type GmsClient, NotFoundError, ValidationError, collect, paginateUntilShort, path } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
+import { failure, notInWorkspace } from "../provider/errors";
 import { defineKind } from "../provider/kind";
+import { putRecord } from "../provider/put-record";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import * as shim from "../shims/experiment";
 
@@ -39,32 +41,25 @@ export const experimentKind = defineKind({
     }
   },
   async read(client, guid) {
-    return readExperiment(client, guid);
+    return fromWire(await client.request({ method: "GET", path: path`/experiments/${guid}`, schema: ExperimentWire }));
   },
   async update(client, guid, news, changed, state) {
     const body: Record<string, unknown> = {};
     if (changed.has("name")) body.name = news.name;
     if (changed.has("primaryAction")) body.primary_action = news.primaryAction;
     if (changed.has("secondaryAction")) body.secondary_action = news.secondaryAction;
-    let answer: unknown;
     try {
-      answer = await client.request({ method: "PUT", path: path`/experiments/${guid}`, body, schema: z.unknown() });
+      return fromWire(await putRecord(client, path`/experiments/${guid}`, body, ExperimentWire));
     } catch (error) {
       // The App cannot change in place, so the Actions are checked against the Experiment's own App.
       const app = (state.app as string | undefined) ?? news.app!;
       throw await explained(client, error, "update", { name: news.name!, app, primaryAction: news.primaryAction!, secondaryAction: news.secondaryAction! });
     }
-    // The spec does not show the PUT response: use it when it is the record, else read the record.
-    const record = ExperimentWire.safeParse(answer);
-    return record.success ? fromWire(record.data) : readExperiment(client, guid);
   },
   async delete(client, guid) {
     await client.request({ method: "DELETE", path: path`/experiments/${guid}`, schema: z.unknown() });
   },
 });
-
-const readExperiment = async (client: GmsClient, guid: string) =>
-  fromWire(await client.request({ method: "GET", path: path`/experiments/${guid}`, schema: ExperimentWire }));
 
 const fromWire = (experiment: ExperimentWire) => ({
   guid: experiment.guid,
@@ -105,15 +100,13 @@ async function explained(client: GmsClient, error: unknown, operation: "create" 
     );
   }
   if (error instanceof NotFoundError && /^Action/i.test(error.detail)) {
-    return new Error(
-      `${what}: an Action does not exist in the workspace (or was deleted); check primaryAction ${declared.primaryAction} and secondaryAction ${declared.secondaryAction}`,
-      { cause: error },
-    );
+    return notInWorkspace(what, "an Action", `check primaryAction ${declared.primaryAction} and secondaryAction ${declared.secondaryAction}`, error);
   }
   if (error instanceof NotFoundError && operation === "create" && /^App/i.test(error.detail)) {
-    return new Error(`${what}: App ${declared.app} does not exist in the workspace (or was deleted); set app to the GUID of an existing App`, { cause: error });
+    return notInWorkspace(what, `App ${declared.app}`, "set app to the GUID of an existing App", error);
   }
-  return error;
+  // An update's other failures stay the client's errors: a 404 of the Experiment itself means it is gone.
+  return operation === "create" ? failure(what, error) : error;
 }
 
 /** The App's name and Actions, or undefined when they cannot be read (the original error then speaks alone). */

@@ -7,11 +7,12 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Model as ModelWire, ModelCreated } from "../api/models";
 import { HttpUrl } from "../api/common";
-import { ValidationError, path } from "../client";
+import { path } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
-import { failureText, keyRedacted } from "../provider/errors";
+import { keyRedactedFailure, providerAdvice } from "../provider/errors";
+import { undoCreate } from "../provider/undo-create";
 import * as shim from "../shims/model";
 
 /** The only field of the create response that is used; zod drops the rest, the echoed key included. */
@@ -46,23 +47,20 @@ export const modelKind = defineKind({
     updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
   },
   async create(client, inputs) {
+    const what = `Cannot create Model "${inputs.llm}" on provider "${inputs.provider}"`;
     const body = { llm: inputs.llm, provider: inputs.provider, key: inputs.key, url: inputs.url, default: inputs.default };
     let created: z.infer<typeof ModelCreatedGuid>;
     try {
       created = await client.request({ method: "POST", path: path`/models`, body, schema: ModelCreatedGuid });
     } catch (error) {
-      const hint =
-        error instanceof ValidationError
-          ? " Check that provider names a provider type the service supports (for example openai or anthropic) and that url is an http(s) URL."
-          : "";
-      throw keyRedacted(`Cannot create Model "${inputs.llm}" on provider "${inputs.provider}": ${failureText(error)}.${hint}`, inputs.key);
+      throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error));
     }
     // The create response has no provider name or linked connection GUID: read the public record.
     try {
       return await this.read(client, created.guid, {});
     } catch (error) {
-      await client.request({ method: "DELETE", path: path`/models/${created.guid}`, schema: z.unknown() }).catch(() => undefined);
-      throw keyRedacted(`Created Model ${created.guid} could not be read back, so it was deleted again: ${failureText(error)}.`, inputs.key);
+      const cleanup = await undoCreate(client, path`/models/${created.guid}`, "Model", created.guid);
+      throw keyRedactedFailure(inputs.key, `${what}: reading the new Model back failed`, error, cleanup);
     }
   },
   async read(client, guid) {

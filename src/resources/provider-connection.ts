@@ -6,8 +6,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { HttpUrl } from "../api/common";
 import { Provider as ProviderWire } from "../api/providers";
-import { ValidationError, path } from "../client";
-import { failureText, keyRedacted } from "../provider/errors";
+import { path } from "../client";
+import { keyRedactedFailure, providerAdvice } from "../provider/errors";
+import { undoCreate } from "../provider/undo-create";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
@@ -51,6 +52,7 @@ export const providerConnectionKind = defineKind({
     updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
   },
   async create(client, inputs) {
+    const what = `Cannot create ProviderConnection for provider "${inputs.provider}"`;
     const body = {
       provider: inputs.provider,
       key: inputs.key,
@@ -64,19 +66,15 @@ export const providerConnectionKind = defineKind({
     try {
       created = await client.request({ method: "POST", path: path`/providers`, body, schema: ProviderWire });
     } catch (error) {
-      const hint =
-        error instanceof ValidationError
-          ? " Check that provider names a provider type the service supports (for example openai or anthropic) and that url is an http(s) URL."
-          : "";
-      throw keyRedacted(`Cannot create ProviderConnection for provider "${inputs.provider}": ${failureText(error)}.${hint}`, inputs.key);
+      throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error));
     }
     // Create takes no nickname (the service derives one): set a declared one with the PUT.
     if (inputs.nickname === undefined || inputs.nickname === created.nickname) return fromWire(created);
     try {
       return fromWire(await client.request({ method: "PUT", path: path`/providers/${created.guid}`, body: { nickname: inputs.nickname }, schema: ProviderWire }));
     } catch (error) {
-      await client.request({ method: "DELETE", path: path`/providers/${created.guid}`, schema: z.unknown() }).catch(() => undefined);
-      throw keyRedacted(`Cannot set the nickname of the new ProviderConnection, so it was deleted again: ${failureText(error)}.`, inputs.key);
+      const cleanup = await undoCreate(client, path`/providers/${created.guid}`, "ProviderConnection", created.guid);
+      throw keyRedactedFailure(inputs.key, `${what}: setting its nickname failed`, error, cleanup);
     }
   },
   async read(client, guid) {

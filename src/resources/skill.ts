@@ -10,7 +10,7 @@ import { NotFoundError, listIgnoringPaging, path, type GmsClient } from "../clie
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
-import { failureText } from "../provider/errors";
+import { failure, failureText } from "../provider/errors";
 import * as shim from "../shims/skill";
 
 const MetadataEntry = z.strictObject({
@@ -45,8 +45,7 @@ export const skillKind = defineKind({
       return fromWire(await client.request({ method: "POST", path: path`/skills`, body, schema: SkillWire }));
     } catch (error) {
       // The service's quirk: create looks up an existing Skill by name and answers 404 `Type not found` without one.
-      if (error instanceof NotFoundError) throw new Error(`Cannot create Skill "${inputs.name}" (type "${inputs.type}"): ${failureText(error)}. ${await whatIsConfigured(client)}`);
-      throw new Error(`Cannot create Skill "${inputs.name}" (type "${inputs.type}"): ${failureText(error)}.`);
+      throw failure(`Cannot create Skill "${inputs.name}" (type "${inputs.type}")`, error, error instanceof NotFoundError ? await whatIsConfigured(client) : undefined);
     }
   },
   async read(client, guid) {

@@ -6,9 +6,11 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
 import { Workflow as WorkflowWire } from "../api/workflows";
-import { type GmsClient, NotFoundError, path } from "../client";
+import { NotFoundError, path } from "../client";
+import { failure, notInWorkspace } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
+import { putRecord } from "../provider/put-record";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import * as shim from "../shims/workflow";
 
@@ -30,31 +32,22 @@ export const workflowKind = defineKind({
     try {
       return fromWire(await client.request({ method: "POST", path: path`/workflows`, body: { name: inputs.name, app: inputs.app }, schema: WorkflowWire }));
     } catch (error) {
-      if (error instanceof NotFoundError) {
-        throw new Error(`Cannot create Workflow "${inputs.name}": App ${inputs.app} does not exist in the workspace (or was deleted); set app to the GUID of an existing App`, {
-          cause: error,
-        });
-      }
-      throw error;
+      const what = `Cannot create Workflow "${inputs.name}"`;
+      if (error instanceof NotFoundError) throw notInWorkspace(what, `App ${inputs.app}`, "set app to the GUID of an existing App", error);
+      throw failure(what, error);
     }
   },
   async read(client, guid) {
-    return readWorkflow(client, guid);
+    return fromWire(await client.request({ method: "GET", path: path`/workflows/${guid}`, schema: WorkflowWire }));
   },
   async update(client, guid, news) {
     // The only field PUT accepts, and it requires it.
-    const answer = await client.request({ method: "PUT", path: path`/workflows/${guid}`, body: { name: news.name }, schema: z.unknown() });
-    // The spec does not show the PUT response: use it when it is the record, else read the record.
-    const record = WorkflowWire.safeParse(answer);
-    return record.success ? fromWire(record.data) : readWorkflow(client, guid);
+    return fromWire(await putRecord(client, path`/workflows/${guid}`, { name: news.name }, WorkflowWire));
   },
   async delete(client, guid) {
     await client.request({ method: "DELETE", path: path`/workflows/${guid}`, schema: z.unknown() });
   },
 });
-
-const readWorkflow = async (client: GmsClient, guid: string) =>
-  fromWire(await client.request({ method: "GET", path: path`/workflows/${guid}`, schema: WorkflowWire }));
 
 const fromWire = (workflow: WorkflowWire) => ({
   guid: workflow.guid,

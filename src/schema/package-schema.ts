@@ -179,7 +179,7 @@ function primitiveOf(values: unknown[]): TypeSpec {
   return { $ref: ANY };
 }
 
-/** Inputs every kind accepts besides its own fields (see the provider's `COMMON_INPUTS`). */
+/** The schema of `COMMON_INPUTS`, the inputs every kind accepts besides its own fields. */
 const commonInputs = (collector: TypeCollector): Record<string, PropertySpec> => ({
   connection: {
     ...collector.typeSpec(toJsonSchema(Connection, "input"), "Connection", "connection"),

@@ -1,9 +1,9 @@
 import { inspect } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/api/apps";
 import { GmsClient, ResponseShapeError, TimeoutError, path, type GmsClientOptions, type RequestObservation } from "../../src/client";
-import { API_KEY, delayed, json, startScriptedServer, type ScriptedServer, type Step } from "./scripted-server";
+import { API_KEY, delayed, json, scriptedClients, startScriptedServer, type Step } from "./scripted-server";
 
 const GUID = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
 const APP = {
@@ -17,18 +17,11 @@ const APP = {
   last_updated_by_id: null,
 };
 
-let server: ScriptedServer | undefined;
-let client: GmsClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = server = undefined;
-});
+const { connect, track } = scriptedClients();
 
 async function setup(steps: Step[] | Step, options: Partial<GmsClientOptions> = {}) {
-  server = await startScriptedServer(steps);
   const observations: RequestObservation[] = [];
-  client = new GmsClient({ baseUrl: server.baseUrl, apiKey: API_KEY, onRequest: (seen) => observations.push(seen), ...options });
+  const { server, client } = await connect(steps, { onRequest: (seen) => observations.push(seen), ...options });
   return { server, client, observations };
 }
 
@@ -48,8 +41,8 @@ describe("GmsClient requests", () => {
   });
 
   it("sends a JSON body and the defined query values, and accepts a base URL with a trailing slash", async () => {
-    server = await startScriptedServer(json(200, APP));
-    client = new GmsClient({ baseUrl: `${server.baseUrl}/`, apiKey: API_KEY, userAgent: "custom/1.0" });
+    const server = track(await startScriptedServer(json(200, APP)));
+    const client = track(new GmsClient({ baseUrl: `${server.baseUrl}/`, apiKey: API_KEY, userAgent: "custom/1.0" }));
     await client.request({ method: "POST", path: path`/apps`, query: { skip: 0, limit: 5, filter: undefined, flag: true }, body: { name: "Support", description: null }, schema: App });
 
     const [received] = server.requests;

@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   AuthenticationError,
@@ -15,22 +15,15 @@ import {
   parseRetryAfter,
   path,
 } from "../../src/client";
-import { API_KEY, closedPort, destroyAfterReceiving, json, startScriptedServer, type ScriptedServer } from "./scripted-server";
+import { API_KEY, closedPort, destroyAfterReceiving, json, scriptedClients } from "./scripted-server";
 
 const GUID = "0b6c1f7e-2a8d-4c39-9e51-7d2f4a6b8c90";
 
-let server: ScriptedServer | undefined;
-let client: GmsClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = server = undefined;
-});
+const { connect, track } = scriptedClients();
 
 /** One request with retries off, returning what it threw. */
 async function failingRequest(status: number, body: unknown, headers: Record<string, string> = {}): Promise<GmsError> {
-  server = await startScriptedServer(json(status, body, headers));
-  client = new GmsClient({ baseUrl: server.baseUrl, apiKey: API_KEY, maxRetries: 0 });
+  const { client } = await connect(json(status, body, headers), { maxRetries: 0 });
   const error = await client.request({ method: "PUT", path: path`/apps/${GUID}`, body: { name: "x" }, schema: z.unknown() }).catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(GmsError);
   return error as GmsError;
@@ -82,8 +75,6 @@ describe("errors built from a response", () => {
 
   it("falls back to the status text when the body has no usable detail", async () => {
     expect((await failingRequest(502, "<html>bad gateway</html>")).detail).toBe("Bad Gateway");
-    await client?.close();
-    await server?.close();
     expect((await failingRequest(500, { detail: [{ unexpected: true }] })).detail).toBe("Internal Server Error");
   });
 
@@ -120,7 +111,7 @@ describe("errors built from a response", () => {
 
 describe("connection errors", () => {
   it("have no status, keep their cause and mark a refused connect as never sent", async () => {
-    client = new GmsClient({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    const client = track(new GmsClient({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1`, apiKey: API_KEY, maxRetries: 0 }));
     const error = await client.request({ method: "GET", path: path`/apps`, schema: z.unknown() }).catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(ConnectionError);
@@ -131,8 +122,7 @@ describe("connection errors", () => {
   });
 
   it("mark a connection cut after the request arrived as possibly sent", async () => {
-    server = await startScriptedServer(destroyAfterReceiving);
-    client = new GmsClient({ baseUrl: server.baseUrl, apiKey: API_KEY, maxRetries: 0 });
+    const { client } = await connect(destroyAfterReceiving, { maxRetries: 0 });
     const error = await client.request({ method: "POST", path: path`/apps`, body: { name: "x" }, schema: z.unknown() }).catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(ConnectionError);

@@ -1,24 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { GmsClient, collect, listBare, listIgnoringPaging, paginateEnvelope, paginateUntilShort, path } from "../../src/client";
-import { API_KEY, json, startScriptedServer, type ReceivedRequest, type ScriptedServer, type Step } from "./scripted-server";
+import { collect, listBare, listIgnoringPaging, paginateEnvelope, paginateUntilShort, path } from "../../src/client";
+import { json, scriptedClients, type ReceivedRequest, type Step } from "./scripted-server";
 
 const Item = z.object({ n: z.number() });
 const items = (count: number) => Array.from({ length: count }, (_, n) => ({ n }));
 
-let server: ScriptedServer | undefined;
-let client: GmsClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = server = undefined;
-});
-
-async function serve(step: Step) {
-  server = await startScriptedServer(step);
-  client = new GmsClient({ baseUrl: server.baseUrl, apiKey: API_KEY });
-  return { server, client };
-}
+const { connect } = scriptedClients();
+const serve = (step: Step) => connect(step);
 
 function pageOf(request: ReceivedRequest, all: unknown[]) {
   const query = new URL(request.url, "http://x").searchParams;

@@ -4,6 +4,8 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { afterEach } from "vitest";
+import { GmsClient, type GmsClientOptions } from "../../src/client";
 
 export const API_KEY = "gms_secret_key_DO_NOT_LEAK";
 
@@ -62,6 +64,27 @@ export async function startScriptedServer(steps: Step[] | Step, port = 0): Promi
   scripted.port = (server.address() as AddressInfo).port;
   scripted.baseUrl = `http://127.0.0.1:${scripted.port}/v1`;
   return scripted;
+}
+
+/**
+ * For one test file: `connect` starts a scripted server with a client on it (options override the defaults),
+ * `track` adopts anything else that closes; everything is closed after each test, newest first.
+ */
+export function scriptedClients() {
+  const open: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    for (const item of open.splice(0).reverse()) await item.close();
+  });
+  const track = <T extends { close(): Promise<void> }>(item: T): T => {
+    open.push(item);
+    return item;
+  };
+  const connect = async (steps: Step[] | Step, options: Partial<GmsClientOptions> = {}) => {
+    const server = track(await startScriptedServer(steps));
+    const client = track(new GmsClient({ baseUrl: server.baseUrl, apiKey: API_KEY, ...options }));
+    return { server, client };
+  };
+  return { connect, track };
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Step {

@@ -44,6 +44,11 @@ describe("apps routes", () => {
   it("rejects bad paging values with 400", async () => {
     expect((await emulator.call("GET", "/v1/apps?limit=-1")).status).toBe(400);
     expect((await emulator.call("GET", "/v1/apps?skip=abc")).status).toBe(400);
+    // The relationship lists take skip and limit too (spec), so they check them the same way.
+    const support = (await emulator.call("GET", "/v1/apps")).body.data[0].guid;
+    for (const related of ["actions", "workflows", "data", "finetunes"]) {
+      expect((await emulator.call("GET", `/v1/apps/${support}/${related}?skip=abc`)).status, related).toBe(400);
+    }
   });
 
   it("updates name, description or both, and records who updated", async () => {

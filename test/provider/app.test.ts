@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { json, startScriptedServer } from "../client/scripted-server";
 import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
 
 const withoutProvider = ({ __provider, ...rest }: Record<string, unknown>) => rest;
@@ -75,6 +76,29 @@ describe("App through the dynamic-provider host", () => {
 
     const missing = await checked({ adopt: "00000000-0000-4000-8000-000000000000" });
     await expect(bed.host.create(urnOf(app!), missing)).rejects.toThrow(/Cannot adopt App 00000000-0000-4000-8000-000000000000: no such object/);
+  });
+
+  it("words a refused create (the spec's 429 for an exhausted App allowance) and a refused update in the user's terms", async () => {
+    const limited = json(429, { detail: "App limit reached: the workspace allows 1 and uses 1" }, { "retry-after": "0" });
+    const refused = json(400, { detail: [{ loc: ["body", "name"], msg: "name is taken" }] });
+    const service = await startScriptedServer([limited, limited, limited, limited, refused]);
+    try {
+      const inputs = await checked({ connection: { baseUrl: service.baseUrl, apiKey: "gms_elsewhere_key" } });
+      await expect(bed.host.create(urnOf(app!), inputs)).rejects.toThrow(
+        'Cannot create App "Support bot": the service answered 429 App limit reached: the workspace allows 1 and uses 1.',
+      );
+      // The client retried the 429 as its policy says, then gave up.
+      expect(service.requests.map((request) => request.method)).toEqual(["POST", "POST", "POST", "POST"]);
+
+      const id = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
+      const olds = { ...inputs, guid: id, slug: "support-bot" };
+      await expect(bed.host.update(urnOf(app!), id, olds, { ...inputs, name: "Taken" })).rejects.toThrow(
+        `Cannot update App ${id}: the service answered 400 body.name: name is taken.`,
+      );
+      expect(service.requests.map((request) => `${request.method} ${request.url}`).slice(4)).toEqual([`PUT /v1/apps/${id}`]);
+    } finally {
+      await service.close();
+    }
   });
 
   it("reports bad input in check, naming the field, before any request", async () => {

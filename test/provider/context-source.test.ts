@@ -81,8 +81,6 @@ describe("ContextSource through the dynamic-provider host", () => {
   });
   afterAll(() => bed?.close());
 
-  /** The registration's inputs with its asset as the engine sends it. */
-  const engineInputs = (registration: Registration, file?: Record<string, unknown>) => ({ ...registration.inputs, ...(file ? { file } : {}) });
   const textAsset = () => engineAsset({ text: "Hello.\nWe answer within a day." }, "Hello.\nWe answer within a day.");
   const fileAsset = (content = POLICIES) => engineAsset({ path: "policies.txt" }, content);
 
@@ -401,6 +399,16 @@ describe("ContextSource through the dynamic-provider host", () => {
     );
     expect((await bed.api("GET", `/contexts/${handbook}/context_sources/${id}`)).body.indexing_status).toBe("failed");
     await bed.host.delete(urnOf(byUrl), id, properties);
+  });
+
+  it("an update of a source deleted outside Pulumi says to refresh, whether the config or only processing changed", async () => {
+    const unchanged = { name: undefined, loaderConfig: undefined, splitterConfig: undefined };
+    const inputs = await checked(byUrl, unchanged);
+    const { id, properties } = await bed.host.create(urnOf(byUrl), inputs);
+    await bed.api("DELETE", `/contexts/${handbook}/context_sources/${id}`);
+    const gone = `ContextSource ${id} no longer exists in the workspace (deleted outside Pulumi?): run \`pulumi refresh\``;
+    await expect(bed.host.update(urnOf(byUrl), id, properties, await checked(byUrl, { ...unchanged, name: "Renamed" }))).rejects.toThrow(gone);
+    await expect(bed.host.update(urnOf(byUrl), id, properties, await checked(byUrl, { ...unchanged, process: true }))).rejects.toThrow(gone);
   });
 
   it("explains a Context that does not exist, listing the workspace's Contexts", async () => {

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyRedacted } from "../../src/provider/errors";
+import { json, startScriptedServer } from "../client/scripted-server";
 import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
 
 const MODEL_KEY = "sk-model-secret-5b1f7c2e";
@@ -133,6 +134,56 @@ describe("keys through the dynamic-provider host", () => {
     const undeletable = await failureOf(bed.host.delete(urnOf(connection), "not-a-guid", createdConnection.properties));
     expect(undeletable.message).toContain("DELETE /providers/not-a-guid: 400");
     expectNoKey(undeletable.message);
+  });
+
+  it("rolls back a create that fails after the service took the key, says whether that worked, and names no key", async () => {
+    const guid = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
+    const stamp = "2024-01-01T00:00:00Z";
+    // What POST /models answers, the submitted key included (the spec's quirk).
+    const modelCreated = json(200, {
+      ...{ id: 7, guid, llm: "gpt-4o", workspaceId: 1, workspaceModelProviderId: null, providerId: 1, url: null, default: false, deleted: false },
+      ...{ createdAt: stamp, updatedAt: stamp, createdById: "user-1", lastUpdatedById: null, key: MODEL_KEY },
+    });
+    // A server error that echoes the submitted key; `retry-after: 0` keeps the client's retries of GET, PUT and DELETE quick.
+    const echoing = (key: string) => json(500, { detail: `upstream refused ${key}` }, { "retry-after": "0" });
+    const broken = echoing(MODEL_KEY);
+    const deleted = json(200, { message: `Model ${guid} deleted` });
+    const answered = "the service answered 500 upstream refused [secret].";
+    const attempts = (step: typeof broken) => [step, step, step, step];
+
+    for (const [undo, outcome] of [
+      [deleted, `The Model it had created (${guid}) was deleted again.`],
+      [broken, `Deleting the Model it had created (${guid}) failed too (the service answered 500 upstream refused`],
+    ] as const) {
+      const service = await startScriptedServer([modelCreated, ...attempts(broken), undo]);
+      try {
+        const inputs = await checked(model, { connection: { baseUrl: service.baseUrl, apiKey: "gms_elsewhere_key" } });
+        const failed = await failureOf(bed.host.create(urnOf(model), inputs));
+        expect(failed.message).toContain(`Cannot create Model "gpt-4o" on provider "openai": reading the new Model back failed: ${answered}`);
+        expect(failed.message).toContain(outcome);
+        expectNoKey(failed.message);
+        expect(service.requests.map((request) => request.method)).toEqual(["POST", "GET", "GET", "GET", "GET", ...(undo === deleted ? ["DELETE"] : ["DELETE", "DELETE", "DELETE", "DELETE"])]);
+      } finally {
+        await service.close();
+      }
+    }
+
+    const connectionCreated = json(200, { guid, name: "OpenAI", nickname: "OpenAI", url: null, default: false, created_at: stamp, updated_at: stamp, created_by_id: "user-1", last_updated_by_id: null });
+    const service = await startScriptedServer([connectionCreated, ...attempts(echoing(CONNECTION_KEY)), json(200, { message: `Model provider ${guid} deleted` })]);
+    try {
+      const inputs = await checked(connection, { nickname: "Primary", connection: { baseUrl: service.baseUrl, apiKey: "gms_elsewhere_key" } });
+      const failed = await failureOf(bed.host.create(urnOf(connection), inputs));
+      expect(failed.message).toContain(`Cannot create ProviderConnection for provider "openai": setting its nickname failed: ${answered}`);
+      expect(failed.message).toContain(`The ProviderConnection it had created (${guid}) was deleted again.`);
+      expectNoKey(failed.message);
+      expect(service.requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+        "POST /v1/providers",
+        ...Array(4).fill(`PUT /v1/providers/${guid}`),
+        `DELETE /v1/providers/${guid}`,
+      ]);
+    } finally {
+      await service.close();
+    }
   });
 
   it("blanks a key should the service ever echo it in an error", () => {

@@ -43,8 +43,10 @@ export const appRoutes: RouteModule = (app, store) => {
     return store.actions.listByApp(request.caller, guidParam(request), page).map(presentActionSummary);
   });
 
-  // Fine-tunes are outside this emulator's scope (no route creates them), so an App has none.
+  // Fine-tunes are outside this emulator's scope (no route creates them), so an App has none; skip and
+  // limit are still checked like every paged list's.
   app.get("/apps/:guid/finetunes", async (request) => {
+    parsePage(request);
     store.apps.get(request.caller, guidParam(request));
     return [];
   });

@@ -1,6 +1,5 @@
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
-import type { Store } from "./index";
 import { type Caller, newGuid, now } from "./records";
 
 /**
@@ -17,10 +16,7 @@ export interface ContextRecord {
 }
 
 export class ContextStore {
-  constructor(
-    private readonly db: Database,
-    private readonly store: Store,
-  ) {
+  constructor(private readonly db: Database) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS contexts (
         id INTEGER PRIMARY KEY AUTOINCREMENT,

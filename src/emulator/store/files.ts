@@ -1,7 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Database } from "./database";
 import { BadRequestError, ForbiddenError, NotFoundError } from "./errors";
-import type { Store } from "./index";
 import { type Caller, RECORD_COLUMNS, newGuid, now } from "./records";
 
 /** How long a signed file URL stays valid (spec, Limits: 10 minutes). */
@@ -37,10 +36,7 @@ export interface StoredFile {
 export class FileStore {
   private readonly secret: Buffer;
 
-  constructor(
-    private readonly db: Database,
-    private readonly store: Store,
-  ) {
+  constructor(private readonly db: Database) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS files (
         id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -44,7 +44,7 @@ export class Store {
     this.apps = new AppStore(this.db, this);
     this.actions = new ActionStore(this.db, this);
     this.data = new DataStore(this.db, this);
-    this.files = new FileStore(this.db, this);
+    this.files = new FileStore(this.db);
     this.providers = new ProviderStore(this.db, this);
     this.models = new ModelStore(this.db, this);
     this.skills = new SkillStore(this.db, this);
@@ -52,7 +52,7 @@ export class Store {
     this.workflows = new WorkflowStore(this.db, this);
     this.datasets = new DatasetStore(this.db, this);
     this.experiments = new ExperimentStore(this.db, this);
-    this.contexts = new ContextStore(this.db, this);
+    this.contexts = new ContextStore(this.db);
     this.documents = new DocumentStore(this.db, this);
     this.contextSources = new ContextSourceStore(this.db, this);
   }

@@ -1,0 +1,162 @@
+/**
+ * GitOps for a gms workspace with the Pulumi Automation API: the three jobs a pipeline runs over the
+ * quickstart program, each a function here and a command of this script.
+ *
+ *   node pipeline.ts preview    on a pull request: the plan, nothing changes
+ *   node pipeline.ts up         on merge to main: apply the program
+ *   node pipeline.ts refresh    on a schedule: read the service into the state, then report what `up`
+ *                               would change back (drift); --fail-on-drift exits 3 when there is some
+ *   node pipeline.ts destroy    tear the stack down (review environments, tests)
+ *
+ * The state lives in a local file backend (PULUMI_BACKEND_URL, default file://<this folder>/.pulumi-state),
+ * encrypted with PULUMI_CONFIG_PASSPHRASE; in a real pipeline point PULUMI_BACKEND_URL at a bucket
+ * (s3://, gs://, azblob://) the same way. Stack config comes from the environment on every run, so the
+ * pipeline's secret store stays the source of truth:
+ *   GMS_BASE_URL, GMS_API_KEY      the workspace (gms:baseUrl, secret gms:apiKey)
+ *   OPENAI_API_KEY                 the provider key (secret openaiKey); rotating it replaces the connection
+ *   GMS_APP_DESCRIPTION            optional appDescription
+ *   GMS_STACK (default dev), GMS_PROGRAM_DIR (default ../quickstart, installed with `npm install --install-links`)
+ *
+ * Needs the `pulumi` CLI on PATH (the Automation API drives it) and Node.js 22.18 or later.
+ * The last line a job prints is `result: {...}` (JSON) for the pipeline to read.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { LocalWorkspace, type OpMap, type OutputMap, type Stack } from "@pulumi/pulumi/automation/index.js";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+export interface PipelineOptions {
+  /** The Pulumi program (default: ../quickstart). */
+  programDir?: string;
+  stack?: string;
+  /** Default: PULUMI_BACKEND_URL, else file://<this folder>/.pulumi-state. */
+  backendUrl?: string;
+  /** Default: the process environment (see above). */
+  env?: NodeJS.ProcessEnv;
+  /** Receives Pulumi's output as it comes (default: stdout). */
+  onOutput?: (text: string) => void;
+}
+
+export interface JobResult {
+  job: "preview" | "up" | "refresh" | "destroy";
+  /** Steps by kind, as Pulumi counts them (`same`, `create`, `update`, `replace`, `delete`, ...). */
+  changes: OpMap;
+  /** up: the stack outputs, secret ones as "[secret]". */
+  outputs?: Record<string, unknown>;
+  /** refresh: what the next `up` would change to bring the service back to the program. */
+  drift?: OpMap;
+}
+
+/** Whether the `pulumi` CLI is on PATH; the reason when it is not. */
+export function pulumiCli(env: NodeJS.ProcessEnv = process.env): { available: true; version: string } | { available: false; reason: string } {
+  const probe = spawnSync("pulumi", ["version"], { encoding: "utf8", env });
+  if (probe.error || probe.status !== 0) {
+    return { available: false, reason: `the pulumi CLI is not on PATH (${probe.error?.message ?? probe.stderr.trim()}); the Automation API drives it` };
+  }
+  return { available: true, version: probe.stdout.trim() };
+}
+
+function setting(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
+
+/** Selects (or creates) the stack on the file backend and writes its config from the environment. */
+export async function openStack(options: PipelineOptions = {}): Promise<Stack> {
+  const env = options.env ?? process.env;
+  const backendUrl = options.backendUrl ?? env.PULUMI_BACKEND_URL ?? pathToFileURL(join(HERE, ".pulumi-state")).href;
+  if (backendUrl.startsWith("file://")) mkdirSync(fileURLToPath(backendUrl), { recursive: true });
+  const workDir = resolve(options.programDir ?? env.GMS_PROGRAM_DIR ?? join(HERE, "..", "quickstart"));
+  const stack = await LocalWorkspace.createOrSelectStack(
+    { stackName: options.stack ?? env.GMS_STACK ?? "dev", workDir },
+    {
+      secretsProvider: "passphrase",
+      envVars: {
+        PULUMI_BACKEND_URL: backendUrl,
+        PULUMI_CONFIG_PASSPHRASE: setting(env, "PULUMI_CONFIG_PASSPHRASE"),
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        ...(env.PULUMI_HOME ? { PULUMI_HOME: env.PULUMI_HOME } : {}),
+      },
+    },
+  );
+  await stack.setAllConfig({
+    "gms:baseUrl": { value: setting(env, "GMS_BASE_URL") },
+    "gms:apiKey": { value: setting(env, "GMS_API_KEY"), secret: true },
+    openaiKey: { value: setting(env, "OPENAI_API_KEY"), secret: true },
+  });
+  if (env.GMS_APP_DESCRIPTION) await stack.setConfig("appDescription", { value: env.GMS_APP_DESCRIPTION });
+  else await stack.removeConfig("appDescription").catch(() => undefined);
+  return stack;
+}
+
+const printer = (options: PipelineOptions) => options.onOutput ?? ((text: string) => process.stdout.write(text));
+
+/** Pull request: what merging would do. Changes nothing. */
+export async function preview(options: PipelineOptions = {}): Promise<JobResult> {
+  const stack = await openStack(options);
+  const result = await stack.preview({ onOutput: printer(options), diff: false });
+  return { job: "preview", changes: result.changeSummary };
+}
+
+/** Merge to main: apply the program. */
+export async function up(options: PipelineOptions = {}): Promise<JobResult> {
+  const stack = await openStack(options);
+  const result = await stack.up({ onOutput: printer(options) });
+  return { job: "up", changes: result.summary.resourceChanges ?? {}, outputs: plainOutputs(result.outputs) };
+}
+
+/**
+ * Schedule: read every resource from the service into the state (what changed outside Pulumi shows
+ * as `update` in the refresh), then preview: what `up` would change back is the drift.
+ */
+export async function refresh(options: PipelineOptions = {}): Promise<JobResult> {
+  const stack = await openStack(options);
+  const refreshed = await stack.refresh({ onOutput: printer(options) });
+  const drift = await stack.preview({ onOutput: printer(options), diff: false });
+  return { job: "refresh", changes: refreshed.summary.resourceChanges ?? {}, drift: withoutSame(drift.changeSummary) };
+}
+
+export async function destroy(options: PipelineOptions = {}): Promise<JobResult> {
+  const stack = await openStack(options);
+  const result = await stack.destroy({ onOutput: printer(options) });
+  return { job: "destroy", changes: result.summary.resourceChanges ?? {} };
+}
+
+const withoutSame = (changes: OpMap): OpMap => Object.fromEntries(Object.entries(changes).filter(([op, count]) => op !== "same" && (count ?? 0) > 0));
+
+const plainOutputs = (outputs: OutputMap) => Object.fromEntries(Object.entries(outputs).map(([name, output]) => [name, output.secret ? "[secret]" : output.value]));
+
+const JOBS = { preview, up, refresh, destroy };
+const USAGE = "usage: node pipeline.ts preview | up | refresh [--fail-on-drift] | destroy";
+
+async function main(argv: string[]): Promise<number> {
+  const job = argv[0];
+  if (job === undefined || !Object.hasOwn(JOBS, job)) {
+    process.stdout.write(`${USAGE}\n`);
+    return job === "--help" || job === "-h" ? 0 : 2;
+  }
+  const cli = pulumiCli();
+  if (!cli.available) {
+    process.stderr.write(`pipeline: ${cli.reason}. Install it: https://www.pulumi.com/docs/iac/download-install/\n`);
+    return 1;
+  }
+  const result = await JOBS[job as keyof typeof JOBS]();
+  process.stdout.write(`result: ${JSON.stringify(result)}\n`);
+  const drifted = Object.keys(result.drift ?? {}).length > 0;
+  if (drifted) process.stdout.write(`pipeline: drift: up would ${Object.entries(result.drift!).map(([op, count]) => `${op} ${count}`).join(", ")}\n`);
+  return drifted && argv.includes("--fail-on-drift") ? 3 : 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => (process.exitCode = code),
+    (error: unknown) => {
+      process.stderr.write(`pipeline: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

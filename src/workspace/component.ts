@@ -1,0 +1,207 @@
+/**
+ * Workspace: a component that declares a whole workspace from one document (a YAML file or an object)
+ * with the nine resource kinds as its children, references between them resolved by name (spec.ts).
+ *
+ * Order of events, so that a mistake costs nothing:
+ * 1. in the constructor, synchronously: the document is parsed and validated (shape, references to
+ *    declared entries, duplicates, files, secrets available); any problem throws a WorkspaceSpecError
+ *    naming file, line, column and field, before the component or anything else registers;
+ * 2. the children are declared at once (so `workspace.apps["support"]` exists), but none registers
+ *    before the preflight (preflight.ts: lookups by name and the App allowance) has passed: it is an
+ *    explicit dependency of each. A failed preflight fails the program in preview, before any write;
+ * 3. the engine creates the children with the dependencies their inputs imply (a Workflow after its
+ *    App, a Model after its ProviderConnection, an Eval after its Dataset).
+ */
+import { relative } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import type { Connection } from "../provider/connection";
+import { App } from "../resources/app";
+import { ContextSource } from "../resources/context-source";
+import { Dataset } from "../resources/dataset";
+import { Eval } from "../resources/eval";
+import { Experiment } from "../resources/experiment";
+import { Model } from "../resources/model";
+import { ProviderConnection } from "../resources/provider-connection";
+import { Skill } from "../resources/skill";
+import { Workflow } from "../resources/workflow";
+import { type Resolution, actionKey, preflight } from "./preflight";
+import {
+  type LoadedSpec,
+  type Path,
+  type SecretSource,
+  type SpecProblem,
+  type WorkspaceSpec,
+  contextFilePath,
+  loadWorkspaceFile,
+  loadWorkspaceObject,
+} from "./spec";
+
+export interface WorkspaceArgs {
+  /** A workspace YAML file, relative to the program directory. Give exactly one of `file` and `spec`. */
+  file?: string;
+  /** The workspace document as an object (the same format as the file); its `file` paths are relative to the program directory. */
+  spec?: WorkspaceSpec;
+  /** Where the lookups and every child's API calls go, when not the stack's `gms:baseUrl` / `gms:apiKey`. */
+  connection?: pulumi.Input<{ baseUrl?: pulumi.Input<string>; apiKey?: pulumi.Input<string> }>;
+}
+
+export const WORKSPACE_TYPE = "gms:index:Workspace";
+
+export class Workspace extends pulumi.ComponentResource {
+  /** The children, by logical name. */
+  readonly apps: Record<string, App>;
+  readonly providerConnections: Record<string, ProviderConnection>;
+  readonly models: Record<string, Model>;
+  readonly workflows: Record<string, Workflow>;
+  readonly datasets: Record<string, Dataset>;
+  readonly evals: Record<string, Eval>;
+  readonly experiments: Record<string, Experiment>;
+  readonly skills: Record<string, Skill>;
+  readonly contextSources: Record<string, ContextSource>;
+
+  constructor(name: string, args: WorkspaceArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    const loaded = load(name, args);
+    const keys = secrets(loaded);
+    super(WORKSPACE_TYPE, name, {}, opts);
+
+    const { spec } = loaded;
+    const connection = args.connection;
+    const resolution = pulumi.unsecret(pulumi.output(connection).apply((plain) => preflight(loaded, { connection: plain as Connection | undefined })));
+    /** Nothing registers before the preflight passed; `also` adds dependencies the inputs do not carry. */
+    const options = (...also: pulumi.Resource[]): pulumi.CustomResourceOptions => ({
+      parent: this,
+      dependsOn: resolution.apply(() => also) as unknown as pulumi.Input<pulumi.Resource[]>,
+    });
+    const resolved = <T>(pick: (resolution: Resolution) => T): pulumi.Output<T> => resolution.apply((value) => pick(value) as pulumi.Unwrap<T>) as pulumi.Output<T>;
+    const child = (key: string) => `${name}-${key}`;
+    const each = <E, R>(entries: Record<string, E> | undefined, make: (key: string, entry: E) => R): Record<string, R> =>
+      Object.fromEntries(Object.entries(entries ?? {}).map(([key, entry]) => [key, make(key, entry)]));
+
+    this.providerConnections = each(spec.providerConnections, (key, entry) => {
+      const { key: _secret, ...fields } = entry;
+      return new ProviderConnection(child(key), { ...fields, key: keys.get(`providerConnections\n${key}`)!, connection }, options());
+    });
+
+    this.apps = each(spec.apps, (key, entry) => new App(child(key), { ...entry, connection }, options()));
+    // A child refers to another by its `id` (the GUID), not its `guid` output: in preview an updated
+    // resource's outputs are unknown (the dynamic provider has no preview) but its id is not, so the
+    // dependents of an in-place change do not show as replaced.
+    const appGuid = (ref: string): pulumi.Input<string> => this.apps[ref]?.id ?? resolved((r) => r.existingApps[ref]!);
+    const declaredApp = (ref: string) => (this.apps[ref] ? [this.apps[ref]] : []);
+
+    this.skills = each(spec.skills, (key, entry) => new Skill(child(key), { ...entry, connection }, options()));
+
+    this.models = each(spec.models, (key, entry) => {
+      const provider = spec.providerConnections![entry.provider]!;
+      const { provider: _logical, key: _secret, url, ...fields } = entry;
+      return new Model(
+        child(key),
+        {
+          ...fields,
+          provider: provider.provider,
+          key: keys.get(`models\n${key}`) ?? keys.get(`providerConnections\n${entry.provider}`)!,
+          url: url !== undefined ? url : provider.url,
+          connection,
+        },
+        options(this.providerConnections[entry.provider]!),
+      );
+    });
+
+    this.workflows = each(spec.workflows, (key, entry) => new Workflow(child(key), { ...entry, app: appGuid(entry.app), connection }, options()));
+
+    this.datasets = each(spec.datasets, (key, entry) => {
+      const { app, ...fields } = entry;
+      return new Dataset(child(key), { ...fields, ...(app === undefined ? {} : { app: app === null ? null : appGuid(app) }), connection }, options());
+    });
+
+    this.evals = each(spec.evals, (key, entry) => {
+      const { action, evalTypes, dataset, ...fields } = entry;
+      return new Eval(
+        child(key),
+        {
+          ...fields,
+          action: resolved((r) => r.actions[actionKey(action.app, action.action)]!.guid),
+          evalTypes: resolved((r) =>
+            evalTypes.map((ref) => (typeof ref === "string" ? { guid: r.evalTypes[ref]! } : { guid: r.evalTypes[ref.type]!, ...(ref.variables ? { variables: ref.variables } : {}) })),
+          ),
+          ...(dataset === undefined ? {} : { dataset: dataset === null ? null : this.datasets[dataset]!.id }),
+          connection,
+        },
+        options(...declaredApp(action.app)),
+      );
+    });
+
+    this.experiments = each(spec.experiments, (key, entry) => {
+      const { app, primaryAction, secondaryAction, ...fields } = entry;
+      return new Experiment(
+        child(key),
+        {
+          ...fields,
+          app: appGuid(app),
+          primaryAction: resolved((r) => r.actions[actionKey(app, primaryAction)]!.guid),
+          secondaryAction: resolved((r) => r.actions[actionKey(app, secondaryAction)]!.guid),
+          connection,
+        },
+        options(),
+      );
+    });
+
+    this.contextSources = each(spec.contextSources, (key, entry) => {
+      const { context, file, ...fields } = entry;
+      return new ContextSource(
+        child(key),
+        {
+          ...fields,
+          context: resolved((r) => r.contexts[context]!),
+          // A FileAsset path is relative to the program directory (the provider host's working directory).
+          ...(file === undefined ? {} : { file: new pulumi.asset.FileAsset(relative(process.cwd(), contextFilePath(loaded.baseDir, file))) }),
+          connection,
+        },
+        options(),
+      );
+    });
+
+    // The children are the component's outputs; registering their Outputs again would only repeat a
+    // failed preflight's error under "error serializing property outputs".
+    this.registerOutputs({});
+  }
+}
+
+function load(name: string, args: WorkspaceArgs): LoadedSpec {
+  if ((args.file === undefined) === (args.spec === undefined)) {
+    throw new Error(`Workspace "${name}": give exactly one of file (a workspace YAML file) and spec (the document as an object)`);
+  }
+  return args.file !== undefined ? loadWorkspaceFile(args.file) : loadWorkspaceObject(args.spec, `Workspace "${name}" spec`);
+}
+
+/**
+ * The secrets the document names, read now so that a missing one is reported with its position before
+ * anything registers. Keyed by `<section>\n<logical name>`.
+ */
+function secrets(loaded: LoadedSpec): Map<string, pulumi.Output<string>> {
+  const found = new Map<string, pulumi.Output<string>>();
+  const problems: SpecProblem[] = [];
+  const read = (section: string, key: string, source: SecretSource | undefined) => {
+    if (source === undefined) return;
+    const path: Path = [section, key, "key", "config" in source ? "config" : "env"];
+    const value = secretValue(source);
+    if (typeof value === "string") problems.push({ path, message: value });
+    else found.set(`${section}\n${key}`, value);
+  };
+  for (const [key, entry] of Object.entries(loaded.spec.providerConnections ?? {})) read("providerConnections", key, entry.key);
+  for (const [key, entry] of Object.entries(loaded.spec.models ?? {})) read("models", key, entry.key);
+  if (problems.length > 0) throw loaded.error(problems);
+  return found;
+}
+
+/** The secret, or why it is not available. */
+function secretValue(source: SecretSource): pulumi.Output<string> | string {
+  if ("config" in source) {
+    const split = source.config.lastIndexOf(":");
+    const [namespace, key] = split < 0 ? [undefined, source.config] : [source.config.slice(0, split), source.config.slice(split + 1)];
+    const value = new pulumi.Config(namespace).getSecret(key);
+    return value ?? `stack config "${source.config}" is not set: run \`pulumi config set --secret ${source.config} <value>\``;
+  }
+  const value = process.env[source.env];
+  return value ? pulumi.secret(value) : `environment variable ${source.env} is not set (or is empty) in the program's environment`;
+}

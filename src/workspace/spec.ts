@@ -1,0 +1,393 @@
+/**
+ * The declarative workspace format: one document (YAML, or an object in a program) declaring any number
+ * of each of the nine kinds, each kind a map from a logical name to an entry. Entries mirror the kinds'
+ * inputs (camelCase, the same field rules: the schemas are the kinds' own) except that they refer to
+ * other objects by name instead of by GUID, and that keys are never written in the document.
+ *
+ * References:
+ * - an App (`workflow.app`, `dataset.app`, `experiment.app`, `action.app`): the logical name of an App
+ *   declared under `apps`; otherwise the name of an App that already exists in the workspace (one
+ *   configured outside Pulumi), looked up during preview;
+ * - `model.provider`: the logical name of a ProviderConnection declared under `providerConnections`
+ *   (the Model takes its provider type, key and endpoint from it and is created after it);
+ * - `eval.dataset`: the logical name of a Dataset declared under `datasets`;
+ * - Actions (`eval.action` as `{app, action}`, `experiment.primaryAction` / `secondaryAction` within
+ *   `experiment.app`), Contexts (`contextSource.context`), Eval types (`eval.evalTypes`) and Skill types
+ *   (`skill.type`): by name, looked up during preview, as the public interface cannot create them.
+ *
+ * "Duplicate" means two entries that would be the same object of the service, or that a lookup by name
+ * could not tell apart: a logical name used twice in one map (a YAML syntax error: map keys are unique);
+ * two Apps with the same `name`; two ProviderConnections with the same `name` or `nickname`; two Models
+ * of one ProviderConnection with the same `llm`; two Workflows of one App with the same `name`; two
+ * Datasets, Evals, Experiments or Skills with the same `name`; two Context Sources filling one Context
+ * from the same `url` or `file`; and more than one `default: true` ProviderConnection or Model.
+ *
+ * Every rule that needs no API call is checked here, as zod refinements, so that problems are reported
+ * with the file, line, column and field (yaml-file.ts) before the program registers anything.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { z } from "zod";
+import { Guid } from "../api/common";
+import type { InputField } from "../provider/fields";
+import { appKind } from "../resources/app";
+import { contextSourceKind } from "../resources/context-source";
+import { datasetKind } from "../resources/dataset";
+import { evalKind } from "../resources/eval";
+import { experimentKind } from "../resources/experiment";
+import { modelKind } from "../resources/model";
+import { providerConnectionKind } from "../resources/provider-connection";
+import { skillKind } from "../resources/skill";
+import { workflowKind } from "../resources/workflow";
+import { YamlFileError, parseYaml } from "../yaml-file";
+
+/** A kind's own field schema, with its description (or one in the document's terms) for the JSON Schema. */
+const field = <F extends InputField>(declared: F, description: string = declared.description): F["schema"] => declared.schema.describe(description) as F["schema"];
+
+const LOGICAL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const LOGICAL_NAME_RULE = "a logical name is letters, digits, '.', '_' and '-', starting with a letter or a digit";
+
+/** A map from logical name to entry; the logical name also names the Pulumi resource (`<workspace>-<logical name>`). */
+const entries = <S extends z.ZodType>(entry: S, description: string) =>
+  z
+    .record(z.string().regex(LOGICAL_NAME), entry, {
+      error: (issue) => (issue.code === "invalid_key" ? `"${String(issue.path?.at(-1) ?? "")}" is not a valid logical name: ${LOGICAL_NAME_RULE}` : undefined),
+    })
+    .optional()
+    .describe(description);
+
+const Name = z.string().min(1, "must not be empty");
+
+const SecretSource = z
+  .union(
+    [
+      z.strictObject({ config: Name.describe("A stack config key (`pulumi config set --secret <key> ...`), in the project's namespace unless written `namespace:key`.") }),
+      z.strictObject({ env: Name.describe("An environment variable of the program (`pulumi up` runs it); the value is wrapped as a secret.") }),
+    ],
+    { error: "must be { config: <stack config key> } or { env: <environment variable> }: secrets are never written in the file" },
+  )
+  .describe("Where the secret comes from: `{ config: <key> }` (a secret stack config value) or `{ env: <VARIABLE> }`. Never the secret itself.");
+
+const AppRef = Name.describe(
+  "An App: the logical name of an App declared under `apps`, otherwise the name of an App that already exists in the workspace (for example one configured outside Pulumi).",
+);
+
+const ActionRef = z
+  .strictObject({
+    app: AppRef,
+    action: Name.describe("The Action's name. Actions are configured outside the public interface, in Apps that exist in the workspace."),
+  })
+  .describe("An Action, by the App that holds it and its name.");
+
+const AdoptField = Guid.describe(
+  "The GUID of an existing object to adopt instead of creating one (a replace-only field that differs from it is an error; anything else is updated to this entry).",
+).optional();
+
+const AppEntry = z.strictObject({
+  name: field(appKind.inputs.name),
+  description: field(appKind.inputs.description).optional(),
+  adopt: AdoptField,
+});
+
+const ProviderConnectionEntry = z.strictObject({
+  provider: field(providerConnectionKind.inputs.provider),
+  key: SecretSource.describe("The provider credential: `{ config: <key> }` or `{ env: <VARIABLE> }`. Changing it replaces the connection."),
+  url: field(providerConnectionKind.inputs.url).optional(),
+  name: field(providerConnectionKind.inputs.name).optional(),
+  nickname: field(providerConnectionKind.inputs.nickname).optional(),
+  default: field(providerConnectionKind.inputs.default).optional(),
+  model: field(providerConnectionKind.inputs.model).optional(),
+  metadata: field(providerConnectionKind.inputs.metadata).optional(),
+  adopt: AdoptField,
+});
+
+const ModelEntry = z.strictObject({
+  llm: field(modelKind.inputs.llm),
+  provider: Name.describe(
+    "The logical name of the ProviderConnection (under `providerConnections`) the Model uses: its provider type, key and endpoint apply, and the Model is created after it.",
+  ),
+  key: SecretSource.describe("A credential of the Model's own, instead of the ProviderConnection's: `{ config: <key> }` or `{ env: <VARIABLE> }`.").optional(),
+  url: field(modelKind.inputs.url, "The provider endpoint (http or https), or null for the provider's default; when left out, the ProviderConnection's.").optional(),
+  default: field(modelKind.inputs.default).optional(),
+  adopt: AdoptField,
+});
+
+const WorkflowEntry = z.strictObject({
+  name: field(workflowKind.inputs.name),
+  app: AppRef.describe(`${AppRef.description} Another App replaces the Workflow.`),
+  adopt: AdoptField,
+});
+
+const DatasetEntry = z.strictObject({
+  name: field(datasetKind.inputs.name),
+  description: field(datasetKind.inputs.description).optional(),
+  app: AppRef.nullable()
+    .describe(`The App the Dataset belongs to, or null for none. ${AppRef.description} Another App replaces the Dataset.`)
+    .optional(),
+  data: field(datasetKind.inputs.data).optional(),
+  adopt: AdoptField,
+});
+
+const EvalTypeRef = z
+  .union([
+    Name.describe("An Eval type by name."),
+    z.strictObject({
+      type: Name.describe("The Eval type's name."),
+      variables: evalKind.inputs.evalTypes.schema.element.shape.variables.describe("The type's variables, each `{name, value}`."),
+    }),
+  ])
+  .describe("An Eval type by name, or `{type, variables}`.");
+
+const EvalEntry = z.strictObject({
+  name: field(evalKind.inputs.name),
+  action: ActionRef.describe("The Action whose generations are scored, as `{app, action}`. Another Action replaces the Eval."),
+  evalTypes: z.array(EvalTypeRef).describe("The Eval types that score, by name (each once), or `{type, variables}`. Changes in place."),
+  dataset: Name.nullable()
+    .describe("The logical name of a Dataset declared under `datasets` to score, or null to score live traffic. Another Dataset replaces the Eval.")
+    .optional(),
+  version: field(evalKind.inputs.version).optional(),
+  samplingRate: field(evalKind.inputs.samplingRate).optional(),
+  alertOnFail: field(evalKind.inputs.alertOnFail).optional(),
+  adopt: AdoptField,
+});
+
+const ExperimentEntry = z.strictObject({
+  name: field(experimentKind.inputs.name),
+  app: AppRef.describe(`The App whose Actions are compared. ${AppRef.description} Another App replaces the Experiment.`),
+  primaryAction: Name.describe("The name of the primary (A) Action, an Action of the App. Changes in place."),
+  secondaryAction: Name.describe("The name of the secondary (B) Action, an Action of the App. Changes in place."),
+  adopt: AdoptField,
+});
+
+const SkillEntry = z.strictObject({
+  name: field(skillKind.inputs.name),
+  type: field(skillKind.inputs.type),
+  metadata: field(skillKind.inputs.metadata).optional(),
+  adopt: AdoptField,
+});
+
+const ContextSourceEntry = z.strictObject({
+  context: Name.describe("The name of the Context the source populates (Contexts are created outside the public interface). Another Context replaces the source."),
+  url: field(contextSourceKind.inputs.url).optional(),
+  file: Name.describe(
+    "A file uploaded on create, by its path relative to this document. Set exactly one of `url` and `file`. A change of its content or path replaces the source.",
+  ).optional(),
+  loader: field(contextSourceKind.inputs.loader).optional(),
+  name: field(contextSourceKind.inputs.name).optional(),
+  loaderConfig: field(contextSourceKind.inputs.loaderConfig).optional(),
+  splitterConfig: field(contextSourceKind.inputs.splitterConfig).optional(),
+  process: field(contextSourceKind.inputs.process).optional(),
+  waitForIndexing: field(contextSourceKind.inputs.waitForIndexing).optional(),
+  adopt: AdoptField,
+});
+
+/** The document's shape alone: what the JSON Schema describes. */
+export const WorkspaceDocument = z
+  .strictObject({
+    apps: entries(AppEntry, "Apps, by logical name."),
+    providerConnections: entries(ProviderConnectionEntry, "Connections to model providers, by logical name. Keys come from the stack config or the environment."),
+    models: entries(ModelEntry, "Models, by logical name; each uses a ProviderConnection declared here."),
+    workflows: entries(WorkflowEntry, "Workflow records, by logical name (their blocks are configured outside the public interface)."),
+    datasets: entries(DatasetEntry, "Datasets, by logical name."),
+    evals: entries(EvalEntry, "Evals, by logical name."),
+    experiments: entries(ExperimentEntry, "Experiments (A/B comparisons of two Actions of one App), by logical name."),
+    skills: entries(SkillEntry, "Skills, by logical name (create succeeds only under the name of a Skill configured in the workspace)."),
+    contextSources: entries(ContextSourceEntry, "Context Sources, by logical name."),
+  })
+  .describe("A GMS workspace declared for pulumi-gms's Workspace component: each kind is a map from a logical name to an entry.");
+
+/** A workspace document as a program writes it. */
+export type WorkspaceSpec = z.input<typeof WorkspaceDocument>;
+/** A validated workspace document (defaults filled in, loader names normalized). */
+export type ParsedWorkspaceSpec = z.output<typeof WorkspaceDocument>;
+export type SecretSource = z.output<typeof SecretSource>;
+export type EvalTypeRef = z.output<typeof EvalTypeRef>;
+
+/** The maps of the document, one per kind. */
+export type Section = keyof ParsedWorkspaceSpec;
+
+export type Path = (string | number)[];
+export interface SpecProblem {
+  path: Path;
+  message: string;
+}
+
+/** The absolute path of a Context Source's `file`, which is relative to the document. */
+export const contextFilePath = (baseDir: string, file: string): string => resolve(baseDir, file);
+
+/**
+ * The rules across fields and entries: references to declared entries, duplicates, url/file. `baseDir`
+ * (the document's directory) enables the check that each `file` exists.
+ */
+export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefined): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  const add = (path: Path, message: string) => problems.push({ path, message });
+  const list = <S extends Section>(section: S) => Object.entries(spec[section] ?? {}) as [string, NonNullable<ParsedWorkspaceSpec[S]>[string]][];
+  const declared = (section: Section) => Object.keys(spec[section] ?? {});
+  const names = (section: Section) => declared(section).join(", ") || "none";
+
+  /** Reports every entry after the first whose identity (when defined) an earlier entry already has. */
+  const unique = <S extends Section>(section: S, field: string, identity: (entry: NonNullable<ParsedWorkspaceSpec[S]>[string]) => string | undefined, what: (value: string) => string) => {
+    const seen = new Map<string, string>();
+    for (const [key, entry] of list(section)) {
+      const value = identity(entry);
+      if (value === undefined) continue;
+      const first = seen.get(value);
+      if (first === undefined) seen.set(value, key);
+      else add([section, key, field], `${what(value)} is already declared as ${section}.${first}: two entries would be the same object`);
+    }
+  };
+
+  unique("apps", "name", (app) => app.name, (name) => `an App named "${name}"`);
+  unique("providerConnections", "name", (connection) => connection.name ?? undefined, (name) => `a ProviderConnection named "${name}"`);
+  unique("providerConnections", "nickname", (connection) => connection.nickname, (nickname) => `a ProviderConnection nicknamed "${nickname}"`);
+  unique("models", "llm", (model) => `${model.provider}\n${model.llm}`, (id) => `a Model "${id.split("\n")[1]}" on ProviderConnection ${id.split("\n")[0]}`);
+  unique("workflows", "name", (workflow) => `${workflow.app}\n${workflow.name}`, (id) => `a Workflow named "${id.split("\n")[1]}" in App ${id.split("\n")[0]}`);
+  unique("datasets", "name", (dataset) => dataset.name, (name) => `a Dataset named "${name}"`);
+  unique("evals", "name", (entry) => entry.name, (name) => `an Eval named "${name}"`);
+  unique("experiments", "name", (experiment) => experiment.name, (name) => `an Experiment named "${name}"`);
+  unique("skills", "name", (skill) => skill.name, (name) => `a Skill named "${name}"`);
+  unique("contextSources", "url", (source) => (source.url === undefined ? undefined : `${source.context}\n${source.url}`), (id) => `a Context Source of Context "${id.split("\n")[0]}" reading ${id.split("\n")[1]}`);
+  unique(
+    "contextSources",
+    "file",
+    (source) => (source.file === undefined ? undefined : `${source.context}\n${baseDir === undefined ? source.file : contextFilePath(baseDir, source.file)}`),
+    (id) => `a Context Source of Context "${id.split("\n")[0]}" uploading ${id.split("\n")[1]}`,
+  );
+  for (const section of ["providerConnections", "models"] as const) {
+    const defaults = list(section).filter(([, entry]) => entry.default === true);
+    for (const [key] of defaults.slice(1)) add([section, key, "default"], `only one of ${section} can be the default; ${section}.${defaults[0]![0]} already is`);
+  }
+
+  for (const [key, model] of list("models")) {
+    if (!spec.providerConnections?.[model.provider]) {
+      add(["models", key, "provider"], `no ProviderConnection "${model.provider}" is declared under providerConnections (declared: ${names("providerConnections")})`);
+    }
+  }
+  for (const [key, entry] of list("evals")) {
+    if (typeof entry.dataset === "string" && !spec.datasets?.[entry.dataset]) {
+      add(["evals", key, "dataset"], `no Dataset "${entry.dataset}" is declared under datasets (declared: ${names("datasets")})`);
+    }
+    const typeNames = entry.evalTypes.map((type) => (typeof type === "string" ? type : type.type));
+    typeNames.forEach((name, index) => {
+      if (typeNames.indexOf(name) !== index) add(["evals", key, "evalTypes", index], `lists Eval type "${name}" more than once`);
+    });
+  }
+  for (const [key, source] of list("contextSources")) {
+    if (source.url !== undefined && source.file !== undefined) {
+      add(["contextSources", key, "file"], "set either url or file, not both: url is an address the service fetches, file is uploaded on create");
+    } else if (source.url === undefined && source.file === undefined) {
+      add(["contextSources", key], "a Context Source needs its content: set url (an http(s) address the service fetches) or file (a path, relative to this document, to upload)");
+    } else if (source.file !== undefined && baseDir !== undefined) {
+      const full = contextFilePath(baseDir, source.file);
+      if (!existsSync(full)) add(["contextSources", key, "file"], `file ${source.file} does not exist (looked for ${full})`);
+      else if (statSync(full).isDirectory()) add(["contextSources", key, "file"], `${source.file} is a directory; a Context Source takes one file`);
+    }
+    if (source.waitForIndexing !== undefined && source.waitForIndexing !== false && source.process !== true) {
+      add(["contextSources", key, "waitForIndexing"], "waits for processing, which only starts with process: true");
+    }
+  }
+  return problems;
+}
+
+/** The schema a document is validated with: the shape, then the cross-field rules. */
+export const workspaceSchema = (baseDir?: string) =>
+  WorkspaceDocument.superRefine((spec, context) => {
+    for (const problem of crossCheck(spec, baseDir)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
+  });
+
+/** A problem located in the document: line and column when it came from a file. */
+export interface LocatedProblem {
+  path: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/** Every problem of a workspace document, each as `file:line:column: field: message` (or `source: field: message` for an object). */
+export class WorkspaceSpecError extends Error {
+  override readonly name = "WorkspaceSpecError";
+  constructor(
+    readonly source: string,
+    readonly problems: LocatedProblem[],
+    options?: ErrorOptions,
+  ) {
+    super(
+      problems
+        .map((problem) => `${source}${problem.line === undefined ? "" : `:${problem.line}:${problem.column}`}: ${problem.path ? `${problem.path}: ` : ""}${problem.message}`)
+        .join("\n"),
+      options,
+    );
+  }
+}
+
+/** A validated document and where it came from, able to locate later problems (lookups) in it. */
+export interface LoadedSpec {
+  spec: ParsedWorkspaceSpec;
+  /** The file name as given, or a description of the object. */
+  source: string;
+  /** The directory `file` paths are relative to. */
+  baseDir: string;
+  /** An error naming each problem with its position. */
+  error(problems: SpecProblem[]): WorkspaceSpecError;
+}
+
+/** Reads and validates a workspace file; every problem is reported at once, with file, line, column and field. */
+export function loadWorkspaceFile(file: string): LoadedSpec {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new WorkspaceSpecError(file, [{ path: "", message: `cannot read the workspace file: ${(error as Error).message}` }], { cause: error });
+  }
+  return loadWorkspaceText(text, file, dirname(resolve(file)));
+}
+
+/** Validates a workspace document's text; `source` names it in messages, `baseDir` is where its `file` paths start. */
+export function loadWorkspaceText(text: string, source: string, baseDir: string): LoadedSpec {
+  const spec = located(() => parseYaml(text, source, workspaceSchema(baseDir)));
+  return {
+    spec,
+    source,
+    baseDir,
+    error(problems) {
+      // The same locator as the parse: the problems become issues of a schema that accepts anything else.
+      const flag = z.unknown().superRefine((_, context) => {
+        for (const problem of problems) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
+      });
+      try {
+        parseYaml(text, source, flag);
+      } catch (error) {
+        if (error instanceof YamlFileError) return fromYamlError(error);
+        throw error;
+      }
+      return new WorkspaceSpecError(source, []);
+    },
+  };
+}
+
+/** Validates a document given as an object (a program's `spec`); positions are field paths only. */
+export function loadWorkspaceObject(value: unknown, source: string, baseDir: string = process.cwd()): LoadedSpec {
+  const error = (problems: SpecProblem[]) => new WorkspaceSpecError(source, problems.map((problem) => ({ path: problem.path.map(String).join("."), message: problem.message })));
+  const result = workspaceSchema(baseDir).safeParse(value ?? {});
+  if (!result.success) {
+    throw error(
+      result.error.issues.map((issue) => ({
+        path: [...issue.path, ...(issue.code === "unrecognized_keys" ? [issue.keys[0]!] : [])].map((part) => (typeof part === "symbol" ? String(part) : part)),
+        message: issue.message,
+      })),
+    );
+  }
+  return { spec: result.data, source, baseDir, error };
+}
+
+function located<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof YamlFileError) throw fromYamlError(error);
+    throw error;
+  }
+}
+
+const fromYamlError = (error: YamlFileError) => new WorkspaceSpecError(error.source, error.problems, { cause: error });

@@ -1,0 +1,148 @@
+/**
+ * examples/gitops: the pipeline script (Automation API over a local file backend) run as a pipeline runs
+ * it, `node pipeline.ts <job>`, against the emulator seeded with the quickstart's fixtures: preview on a
+ * pull request, up on merge, refresh on a schedule (clean, then after an out-of-band change), destroy.
+ * The Automation API drives the `pulumi` CLI: without it on PATH those tests are skipped and the reason
+ * is printed. The script's own checks (types, usage, the missing-CLI message) run either way.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import type { RequestLogEntry } from "../../src/emulator/server";
+import { installPackageCopy } from "../../src/testing";
+
+const ROOT = join(__dirname, "..", "..");
+const GITOPS = join(ROOT, "examples", "gitops");
+const QUICKSTART = join(ROOT, "examples", "quickstart");
+const PIPELINE = join(GITOPS, "pipeline.ts");
+/** The Pulumi language host runs the program with the `node` on PATH: make it this one (22.18+ strips types). */
+const PATH_WITH_NODE = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`;
+
+const probe = spawnSync("pulumi", ["version"], { encoding: "utf8", env: { ...process.env, PATH: PATH_WITH_NODE } });
+const cli = probe.error || probe.status !== 0 ? undefined : probe.stdout.trim();
+const skipReason = `the pulumi CLI is not on PATH (${probe.error?.message ?? probe.stderr?.trim()}): the Automation API drives it`;
+if (!cli) console.log(`test/examples/gitops.test.ts: skipping the pipeline runs against the emulator: ${skipReason}`);
+
+interface Run {
+  code: number | null;
+  output: string;
+  result?: { job: string; changes: Record<string, number>; outputs?: Record<string, unknown>; drift?: Record<string, number> };
+}
+
+function runPipeline(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  const child = spawn(process.execPath, [PIPELINE, ...args], { cwd: GITOPS, env: { ...process.env, PATH: PATH_WITH_NODE, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  return new Promise((done) =>
+    child.on("close", (code) => {
+      const line = output.split("\n").find((text) => text.startsWith("result: "));
+      done({ code, output, ...(line ? { result: JSON.parse(line.slice("result: ".length)) } : {}) });
+    }),
+  );
+}
+
+describe("examples/gitops/pipeline.ts, with or without the CLI", () => {
+  it("type-checks with its own tsconfig.json", () => {
+    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(GITOPS, "tsconfig.json")], { encoding: "utf8" });
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.status).toBe(0);
+  }, 60_000);
+
+  it("prints its usage; an unknown job exits 2", async () => {
+    const help = await runPipeline(["--help"], {});
+    expect(help).toMatchObject({ code: 0, output: expect.stringContaining("usage: node pipeline.ts preview | up | refresh [--fail-on-drift] | destroy") });
+    expect((await runPipeline(["deploy"], {})).code).toBe(2);
+  });
+
+  it.skipIf(cli !== undefined)("without the CLI, a job fails at once and says why", async () => {
+    const run = await runPipeline(["preview"], {});
+    expect(run.code).toBe(1);
+    expect(run.output).toContain("pipeline: the pulumi CLI is not on PATH");
+  });
+});
+
+describe.skipIf(cli === undefined)(`examples/gitops against the emulator with the Pulumi CLI (${cli ?? "absent"})`, () => {
+  let work: string;
+  let emulator: RunningEmulator;
+  let env: NodeJS.ProcessEnv;
+  const requests: RequestLogEntry[] = [];
+  const writes = () => requests.filter((entry) => entry.method !== "GET");
+  const api = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${emulator.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json = (await response.json()) as any;
+    return { status: response.status, items: (Array.isArray(json) ? json : json.data) as { guid: string; name: string }[], body: json };
+  };
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "gms-gitops-"));
+    const programDir = join(work, "quickstart");
+    cpSync(QUICKSTART, programDir, { recursive: true, filter: (source) => !source.startsWith(join(QUICKSTART, "node_modules")) });
+    installPackageCopy(programDir);
+    emulator = await startEmulator({ port: 0, fixtures: join(QUICKSTART, "fixtures.yaml"), onRequestComplete: (entry) => requests.push(entry) });
+    env = {
+      GMS_BASE_URL: emulator.url,
+      GMS_API_KEY: emulator.apiKey,
+      OPENAI_API_KEY: "sk-gitops-test-0001",
+      PULUMI_CONFIG_PASSPHRASE: "gitops test passphrase",
+      PULUMI_BACKEND_URL: pathToFileURL(join(work, "backend")).href,
+      PULUMI_HOME: join(work, "pulumi-home"),
+      GMS_PROGRAM_DIR: programDir,
+      GMS_STACK: "ci",
+    };
+  });
+
+  afterAll(async () => {
+    await emulator?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("pull request: preview plans all nine creates and writes nothing", async () => {
+    requests.length = 0;
+    const run = await runPipeline(["preview"], env);
+    expect(run.code, run.output).toBe(0);
+    // Pulumi also counts the stack itself.
+    expect(run.result?.changes.create, run.output).toBeGreaterThanOrEqual(9);
+    expect(writes()).toEqual([]);
+  }, 180_000);
+
+  it("merge: up creates the workspace's objects and reports the outputs, secrets masked", async () => {
+    const run = await runPipeline(["up"], env);
+    expect(run.code, run.output).toBe(0);
+    expect(run.result?.changes.create, run.output).toBeGreaterThanOrEqual(9);
+    expect(run.result?.outputs).toMatchObject({ appSlug: "helpdesk", handbookStatus: "indexed", providerKey: "[secret]", experimentStatus: "active" });
+    expect(run.output).not.toContain("sk-gitops-test-0001");
+    expect((await api("GET", "/apps")).items.map((app) => app.name).sort()).toEqual(["Helpdesk", "Support"]);
+    expect((await api("GET", "/providers")).items).toHaveLength(1);
+  }, 180_000);
+
+  it("schedule: refresh finds no drift, then reports an out-of-band rename (exit 3 with --fail-on-drift)", async () => {
+    const clean = await runPipeline(["refresh", "--fail-on-drift"], env);
+    expect(clean.code, clean.output).toBe(0);
+    expect(clean.result?.drift).toEqual({});
+
+    const helpdesk = (await api("GET", "/apps")).items.find((app) => app.name === "Helpdesk")!;
+    const [triage] = (await api("GET", `/apps/${helpdesk.guid}/workflows`)).items;
+    expect((await api("PUT", `/workflows/${triage!.guid}`, { name: "Triage (renamed in the console)" })).status).toBe(200);
+    const drifted = await runPipeline(["refresh", "--fail-on-drift"], env);
+    expect(drifted.code, drifted.output).toBe(3);
+    expect(drifted.result?.drift).toEqual({ update: 1 });
+    expect(drifted.output).toContain("pipeline: drift: up would update 1");
+  }, 180_000);
+
+  it("destroy empties the workspace of the program's objects (checked through the API)", async () => {
+    const run = await runPipeline(["destroy"], env);
+    expect(run.code, run.output).toBe(0);
+    expect((await api("GET", "/apps")).items.map((app) => app.name)).toEqual(["Support"]);
+    for (const path of ["/providers", "/models", "/datasets", "/evals", "/experiments"]) expect((await api("GET", path)).items, path).toEqual([]);
+    expect((await api("GET", "/skills")).items.map((skill) => skill.name)).toEqual(["web-search"]);
+  }, 180_000);
+});

@@ -1,0 +1,256 @@
+/**
+ * The workspace document format: validation with every problem located (file, line, column, field),
+ * the rules across entries, the component refusing a bad document before it registers anything, and
+ * the shipped JSON Schema (up to date with the zod definitions, accepting the example, rejecting
+ * mistakes) checked with ajv.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import Ajv from "ajv";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { Workspace } from "../../src/workspace/component";
+import { workspaceJsonSchemaText } from "../../src/workspace/schema-json";
+import { WorkspaceSpecError, loadWorkspaceFile, loadWorkspaceObject, loadWorkspaceText } from "../../src/workspace/spec";
+
+const ROOT = join(__dirname, "../..");
+const EXAMPLE = join(ROOT, "examples/yaml-workspace");
+const EXAMPLE_FILE = join(EXAMPLE, "workspace.yaml");
+const SCHEMA_FILE = join(ROOT, "src/workspace/workspace.schema.json");
+
+/** The problems of a document as `line:column: field: message` lines (the source name is `w.yaml`). */
+function problems(text: string): string[] {
+  try {
+    loadWorkspaceText(text, "w.yaml", EXAMPLE);
+  } catch (error) {
+    expect(error).toBeInstanceOf(WorkspaceSpecError);
+    return (error as Error).message.split("\n").map((line) => {
+      expect(line.startsWith("w.yaml:")).toBe(true);
+      return line.slice("w.yaml:".length);
+    });
+  }
+  throw new Error("the document was accepted");
+}
+
+const CONNECTION = `providerConnections:
+  openai-main:
+    provider: openai
+    key: { config: openaiKey }
+`;
+
+describe("workspace documents", () => {
+  it("the example resolves: every kind, references as written, defaults filled in", () => {
+    const { spec, source, baseDir } = loadWorkspaceFile(EXAMPLE_FILE);
+    expect(source).toBe(EXAMPLE_FILE);
+    expect(baseDir).toBe(EXAMPLE);
+    expect(Object.keys(spec).sort()).toEqual(["apps", "contextSources", "datasets", "evals", "experiments", "models", "providerConnections", "skills", "workflows"]);
+    expect(spec.models!["gpt-4o"]).toEqual({ llm: "gpt-4o", provider: "openai-main", default: true });
+    expect(spec.providerConnections!["openai-main"]!.key).toEqual({ config: "openaiKey" });
+    expect(spec.evals!["summary-match"]).toMatchObject({ action: { app: "Support Bot", action: "Summarize" }, evalTypes: ["Exact match"], dataset: "golden-summaries" });
+    // The kinds' own schemas apply: the splitter's overlap default, the loader name.
+    expect(spec.contextSources!.handbook!.splitterConfig).toEqual({ chunkSize: 400, chunkOverlap: 40 });
+  });
+
+  it("a syntax error is located", () => {
+    expect(problems(`apps:\n  support:\n    name: "Support\n`)).toEqual([expect.stringMatching(/^4:1: Missing closing "quote/)]);
+  });
+
+  it("a logical name used twice in one map is a syntax error at the second", () => {
+    expect(problems(`apps:\n  support:\n    name: Support\n  support:\n    name: Sales\n`)).toEqual(["4:3: Map keys must be unique"]);
+  });
+
+  it("an unknown field is located at its key, and a wrong type at the value; all problems at once", () => {
+    const text = `apps:
+  support:
+    name: Support
+    descripton: Customer support
+evals:
+  live:
+    name: Live
+    action: { app: Support Bot, action: Summarize }
+    evalTypes: [Toxicity]
+    samplingRate: high
+`;
+    expect(problems(text)).toEqual([
+      '4:5: apps.support.descripton: Unrecognized key: "descripton"',
+      "10:19: evals.live.samplingRate: Invalid input: expected number, received string",
+    ]);
+  });
+
+  it("the kinds' own field rules apply, located", () => {
+    const text = `${CONNECTION}    url: ftp://example.com
+evals:
+  live:
+    name: Live
+    action: { app: Support Bot, action: Summarize }
+    evalTypes: [Toxicity]
+    samplingRate: 2
+`;
+    expect(problems(text)).toEqual(["5:10: providerConnections.openai-main.url: must be an http(s) URL", "11:19: evals.live.samplingRate: must be between 0 and 1"]);
+  });
+
+  it("a secret written into the file is refused: keys come from the stack config or the environment", () => {
+    expect(problems(`providerConnections:\n  openai-main:\n    provider: openai\n    key: sk-live-123\n`)).toEqual([
+      "4:10: providerConnections.openai-main.key: must be { config: <stack config key> } or { env: <environment variable> }: secrets are never written in the file",
+    ]);
+  });
+
+  it("a dangling reference to a declared entry is located at the reference", () => {
+    const text = `${CONNECTION}models:
+  gpt-4o:
+    llm: gpt-4o
+    provider: openai-mian
+evals:
+  match:
+    name: Match
+    action: { app: Support Bot, action: Summarize }
+    evalTypes: [Exact match]
+    dataset: golden
+`;
+    expect(problems(text)).toEqual([
+      '8:15: models.gpt-4o.provider: no ProviderConnection "openai-mian" is declared under providerConnections (declared: openai-main)',
+      '14:14: evals.match.dataset: no Dataset "golden" is declared under datasets (declared: none)',
+    ]);
+  });
+
+  it("duplicate names: two entries that would be the same object are located at the second", () => {
+    const text = `apps:
+  support:
+    name: Support
+  helpdesk:
+    name: Support
+workflows:
+  intake:
+    name: Intake
+    app: support
+  intake-2:
+    name: Intake
+    app: support
+contextSources:
+  handbook:
+    context: Handbook
+    file: ./handbook.md
+  handbook-again:
+    context: Handbook
+    file: handbook.md
+`;
+    expect(problems(text)).toEqual([
+      '5:11: apps.helpdesk.name: an App named "Support" is already declared as apps.support: two entries would be the same object',
+      '11:11: workflows.intake-2.name: a Workflow named "Intake" in App support is already declared as workflows.intake: two entries would be the same object',
+      `19:11: contextSources.handbook-again.file: a Context Source of Context "Handbook" uploading ${join(EXAMPLE, "handbook.md")} is already declared as contextSources.handbook: two entries would be the same object`,
+    ]);
+  });
+
+  it("only one default ProviderConnection; one of url and file; the file must exist", () => {
+    const text = `${CONNECTION}    default: true
+  anthropic:
+    provider: anthropic
+    key: { env: ANTHROPIC_API_KEY }
+    default: true
+contextSources:
+  faq:
+    context: FAQ
+  handbook:
+    context: Handbook
+    file: ./missing.md
+`;
+    expect(problems(text)).toEqual([
+      "9:14: providerConnections.anthropic.default: only one of providerConnections can be the default; providerConnections.openai-main already is",
+      "12:5: contextSources.faq: a Context Source needs its content: set url (an http(s) address the service fetches) or file (a path, relative to this document, to upload)",
+      `15:11: contextSources.handbook.file: file ./missing.md does not exist (looked for ${join(EXAMPLE, "missing.md")})`,
+    ]);
+  });
+
+  it("a logical name must be usable in a resource name", () => {
+    expect(problems(`apps:\n  "support team":\n    name: Support\n`)).toEqual([
+      `3:5: apps.support team: "support team" is not a valid logical name: a logical name is letters, digits, '.', '_' and '-', starting with a letter or a digit`,
+    ]);
+  });
+
+  it("a document given as an object is checked the same way, problems named by field path", () => {
+    expect(() => loadWorkspaceObject({ apps: { support: { name: "Support", color: "blue" } }, models: { m: { llm: "x", provider: "none" } } }, "spec")).toThrow(
+      'spec: apps.support.color: Unrecognized key: "color"',
+    );
+    expect(() => loadWorkspaceObject({ models: { m: { llm: "x", provider: "none" } } }, "spec")).toThrow(
+      'spec: models.m.provider: no ProviderConnection "none" is declared under providerConnections (declared: none)',
+    );
+    expect(loadWorkspaceObject({ apps: { support: { name: "Support" } } }, "spec").spec).toEqual({ apps: { support: { name: "Support" } } });
+  });
+});
+
+describe("the Workspace component refuses a bad document before it registers anything", () => {
+  const registered: string[] = [];
+  beforeAll(async () => {
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (args) => {
+          registered.push(args.type);
+          return { id: `${args.name}-id`, state: args.inputs };
+        },
+        call: () => {
+          throw new Error("no invokes");
+        },
+      },
+      "workspace-spec-test",
+      "dev",
+      true,
+    );
+  });
+  afterEach(() => {
+    expect(registered).toEqual([]);
+  });
+
+  it("a file with problems throws them from the constructor", () => {
+    const file = join(EXAMPLE, "does-not-exist.yaml");
+    expect(() => new Workspace("w", { file })).toThrow(`${file}: cannot read the workspace file`);
+    expect(() => new Workspace("w", { spec: { apps: { support: { name: "" } } } })).toThrow('Workspace "w" spec: apps.support.name: Too small: expected string to have >=1 characters');
+  });
+
+  it("a secret the stack config does not hold is located at its reference", () => {
+    const lines = readFileSync(EXAMPLE_FILE, "utf8").split("\n");
+    const line = lines.findIndex((text) => text.includes("key: { config: openaiKey }"));
+    const column = lines[line]!.indexOf("openaiKey") + 1;
+    expect(() => new Workspace("w", { file: EXAMPLE_FILE })).toThrow(
+      `${EXAMPLE_FILE}:${line + 1}:${column}: providerConnections.openai-main.key.config: stack config "openaiKey" is not set: run \`pulumi config set --secret openaiKey <value>\``,
+    );
+    expect(() => new Workspace("w", { spec: { providerConnections: { p: { provider: "openai", key: { env: "GMS_TEST_UNSET_VARIABLE" } } } } })).toThrow(
+      'Workspace "w" spec: providerConnections.p.key.env: environment variable GMS_TEST_UNSET_VARIABLE is not set (or is empty)',
+    );
+  });
+
+  it("takes exactly one of file and spec", () => {
+    expect(() => new Workspace("w", {})).toThrow('Workspace "w": give exactly one of file');
+    expect(() => new Workspace("w", { file: EXAMPLE_FILE, spec: {} })).toThrow('Workspace "w": give exactly one of file');
+  });
+});
+
+describe("the workspace JSON Schema", () => {
+  const schema = JSON.parse(readFileSync(SCHEMA_FILE, "utf8"));
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+  ajv.addFormat("uuid", /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+  ajv.addFormat("uri", (value: string) => URL.canParse(value));
+  const validate = ajv.compile(schema);
+
+  it("is the one the zod definitions generate (regenerate with `npm run workspace-schema`)", () => {
+    expect(readFileSync(SCHEMA_FILE, "utf8")).toBe(workspaceJsonSchemaText());
+  });
+
+  it("accepts the example", () => {
+    expect(validate(parse(readFileSync(EXAMPLE_FILE, "utf8"))), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it("rejects an unknown field, a wrong type and a key written in the file, naming where", () => {
+    const bad = { apps: { support: { name: "Support", color: "blue" } }, evals: { e: { name: "E", action: { app: "A", action: "B" }, evalTypes: ["T"], samplingRate: "high" } }, providerConnections: { p: { provider: "openai", key: "sk-1" } } };
+    expect(validate(bad)).toBe(false);
+    const found = validate.errors!.map((error) => `${error.instancePath} ${error.keyword}`);
+    expect(found).toEqual(expect.arrayContaining(["/apps/support additionalProperties", "/evals/e/samplingRate type", "/providerConnections/p/key type"]));
+  });
+
+  it("is where the example's editor line points once the package is installed, and the package ships it", () => {
+    const modeline = readFileSync(EXAMPLE_FILE, "utf8").split("\n")[0]!;
+    expect(modeline).toBe("# yaml-language-server: $schema=node_modules/pulumi-gms/src/workspace/workspace.schema.json");
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { files: string[] };
+    expect(manifest.files).toContain("src/workspace/workspace.schema.json");
+  });
+});
