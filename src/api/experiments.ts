@@ -5,7 +5,8 @@ import { AuditFields, Guid } from "./common";
 export const Experiment = z.object({
   guid: Guid,
   name: z.string(),
-  app: Guid,
+  // Spec: not among the Experiment fields the spec lists; the emulator returns it, clients must not need it.
+  app: Guid.optional(),
   primary_action: Guid,
   secondary_action: Guid,
   status: z.string(),

@@ -6,7 +6,8 @@ export const Workflow = z.object({
   guid: Guid,
   name: z.string(),
   slug: z.string(),
-  app: Guid,
+  // Spec: not among the Workflow fields the spec lists; the emulator returns it, clients must not need it.
+  app: Guid.optional(),
   ...AuditFields,
 });
 export type Workflow = z.infer<typeof Workflow>;

@@ -6,13 +6,14 @@ import type { z } from "zod";
 
 export type ChangeBehaviour = "update" | "replace";
 
-export interface InputField<S extends z.ZodType = z.ZodType> {
+export interface InputField<S extends z.ZodType = z.ZodType, R extends boolean = boolean> {
   kind: "input";
   /** Validates a known value (camelCase, as the program passes it). */
   schema: S;
   /** What changing the value does: update in place, or replace the object. */
   change: ChangeBehaviour;
-  required: boolean;
+  /** Literal in each declaration, so that a resource class's args type makes the field mandatory. */
+  required: R;
   /** Marked secret in state whether or not the caller passed a secret. */
   secret: boolean;
   /** The API never returns it: refresh keeps the value from state. */
@@ -29,21 +30,14 @@ export interface OutputField<S extends z.ZodType = z.ZodType> {
 }
 
 type InputOptions = Partial<Pick<InputField, "required" | "secret" | "writeOnly" | "default">>;
+type RequiredOf<O extends InputOptions> = O extends { required: true } ? true : false;
 
 /** A field the API can change on an existing object. */
-export const updatable = <S extends z.ZodType>(schema: S, description: string, options: InputOptions = {}): InputField<S> => ({
-  kind: "input",
-  schema,
-  change: "update",
-  required: false,
-  secret: false,
-  writeOnly: false,
-  description,
-  ...options,
-});
+export const updatable = <S extends z.ZodType, const O extends InputOptions = {}>(schema: S, description: string, options?: O): InputField<S, RequiredOf<O>> =>
+  ({ kind: "input", schema, change: "update", required: false, secret: false, writeOnly: false, description, ...options }) as InputField<S, RequiredOf<O>>;
 
 /** A field the API cannot change: a different value replaces the object. */
-export const replaceOnly = <S extends z.ZodType>(schema: S, description: string, options: InputOptions = {}): InputField<S> => ({
+export const replaceOnly = <S extends z.ZodType, const O extends InputOptions = {}>(schema: S, description: string, options?: O): InputField<S, RequiredOf<O>> => ({
   ...updatable(schema, description, options),
   change: "replace",
 });
