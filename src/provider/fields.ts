@@ -26,6 +26,8 @@ export interface InputField<S extends z.ZodType = z.ZodType, R extends boolean =
 export interface OutputField<S extends z.ZodType = z.ZodType> {
   kind: "output";
   schema: S;
+  /** Marked secret in state (e.g. a signed URL, a credential for its lifetime). */
+  secret: boolean;
   description: string;
 }
 
@@ -43,7 +45,12 @@ export const replaceOnly = <S extends z.ZodType, const O extends InputOptions = 
 });
 
 /** A value the service computes (guid, slug, timestamps, state). */
-export const computed = <S extends z.ZodType>(schema: S, description: string): OutputField<S> => ({ kind: "output", schema, description });
+export const computed = <S extends z.ZodType>(schema: S, description: string, options: { secret?: boolean } = {}): OutputField<S> => ({
+  kind: "output",
+  schema,
+  secret: options.secret ?? false,
+  description,
+});
 
 export type InputFields = Record<string, InputField>;
 export type OutputFields = Record<string, OutputField>;

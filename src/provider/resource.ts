@@ -53,7 +53,10 @@ export abstract class GmsResource<I extends InputFields = InputFields, O extends
       const value = args[input];
       props[input] = value !== undefined && value !== null && secrets.includes(input) ? pulumi.secret(value) : value;
     }
-    const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), ...secrets])];
+    const secretOutputs = Object.entries(kind.outputs)
+      .filter(([, field]) => field.secret)
+      .map(([name]) => name);
+    const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), ...secrets, ...secretOutputs])];
     super(provider, name, props, { ...opts, additionalSecretOutputs }, "gms", kind.name);
   }
 }

@@ -161,7 +161,11 @@ export const contextSourceKind = defineKind({
   },
   outputs: {
     guid: computed(z.string(), "The Context Source's GUID."),
-    sourceUrl: computed(z.string(), "The URL the service loads from: `url`, or the signed URL of the uploaded `file` (valid 10 minutes from upload)."),
+    sourceUrl: computed(
+      z.string(),
+      "The URL the service loads from: `url`, or the signed URL of the uploaded `file` (valid 10 minutes from upload). A secret: a signed URL grants read access to the file while it is valid.",
+      { secret: true },
+    ),
     loaderId: computed(z.string(), "The GUID of the loader the service uses (always the Files loader)."),
     indexingStatus: computed(z.string(), "`pending` until processed, then `processing`, then `indexed` or `failed`. Changes on its own; never causes a diff."),
     indexedAt: computed(z.string().nullable(), "When the source was last indexed (ISO 8601), or null."),

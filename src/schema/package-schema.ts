@@ -209,6 +209,7 @@ function outputProperty(collector: TypeCollector, kind: Kind, name: string, fiel
   const json = toJsonSchema(field.schema, "output");
   const spec = collector.propertySpec(json, `${kind.name}${pascal(name)}`, `${kind.name}.${name}`);
   spec.description = field.description;
+  if (field.secret) spec.secret = true;
   return { spec, nullable: acceptsNull(json) };
 }
 

@@ -166,8 +166,10 @@ describe("examples/quickstart through the offline engine against the emulator", 
     const installed = createRequire(join(programDir, "package.json")).resolve("pulumi-gms/dist/shims/app.js");
     expect(realpathSync(installed)).toBe(join(realpathSync(programDir), "node_modules", "pulumi-gms", "dist", "shims", "app.js"));
     expect(lstatSync(join(programDir, "node_modules", "pulumi-gms")).isSymbolicLink()).toBe(false);
-    // Secrets never reach the state file in plaintext.
-    expect(readFileSync(join(work, "state", "dev.json"), "utf8")).not.toContain(FIRST_KEY);
+    // Secrets never reach the state file in plaintext: the key, nor the signed URL of the uploaded handbook.
+    const stateText = readFileSync(join(work, "state", "dev.json"), "utf8");
+    expect(stateText).not.toContain(FIRST_KEY);
+    expect(stateText).not.toMatch(/signature=/);
   });
 
   it("up again: no changes and zero API writes", async () => {
