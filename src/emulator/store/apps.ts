@@ -27,6 +27,7 @@ export class AppStore {
         ${RECORD_COLUMNS}
       );
       CREATE INDEX IF NOT EXISTS apps_workspace ON apps (workspace_id, deleted_at);
+      CREATE INDEX IF NOT EXISTS apps_slug ON apps (workspace_id, slug);
     `);
   }
 
@@ -93,7 +94,8 @@ export class AppStore {
   private uniqueSlug(caller: Caller, base: string): string {
     const taken = new Set(
       this.db
-        .all<{ slug: string }>("SELECT slug FROM apps WHERE workspace_id = ? AND (slug = ? OR slug LIKE ?)", caller.workspaceId, base, `${base}-%`)
+        // "base" and every "base-..." ('-' < '.'), as an index range.
+        .all<{ slug: string }>("SELECT slug FROM apps WHERE workspace_id = ? AND slug >= ? AND slug < ?", caller.workspaceId, base, `${base}.`)
         .map((row) => row.slug),
     );
     let slug = base;
