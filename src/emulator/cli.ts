@@ -3,7 +3,6 @@
  * gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY]
  */
 import { parseArgs } from "node:util";
-import { startEmulator } from "./index";
 
 const USAGE = "usage: gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY] [--log]";
 
@@ -36,6 +35,13 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
+  // The storage is the built-in node:sqlite: say so plainly on an older Node.js instead of a stack trace.
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  if (major < 22 || (major === 22 && minor < 13)) {
+    process.stderr.write(`gms-emulator needs Node.js 22.13 or later (for node:sqlite); this is ${process.version}\n`);
+    process.exit(1);
+  }
+  const { startEmulator } = await import("./index.js");
   const emulator = await startEmulator({
     host: values.host,
     port,

@@ -71,13 +71,18 @@ function seed(store: Store, options: EmulatorOptions): string[] {
   return [defaultWorkspaceKey(store, options.apiKey)];
 }
 
-/** The default workspace: reuse the given key, or the one stored from an earlier run, or make one. */
+/**
+ * The default workspace's key: the given one (added to the workspace an earlier run made, so its records
+ * stay reachable), else the one stored from an earlier run, else a new workspace with a generated key.
+ */
 function defaultWorkspaceKey(store: Store, apiKey: string | undefined): string {
   if (apiKey && store.workspaces.authenticate(apiKey)) return apiKey;
   const existing = store.workspaces.keyOf(DEFAULT_WORKSPACE_SLUG);
-  if (existing && !apiKey) return existing;
+  if (existing) {
+    if (apiKey) store.workspaces.addKey(existing, apiKey);
+    return apiKey ?? existing;
+  }
   const key = apiKey ?? `gms_${randomBytes(18).toString("base64url")}`;
-  const slug = existing ? `${DEFAULT_WORKSPACE_SLUG}-${randomBytes(3).toString("hex")}` : DEFAULT_WORKSPACE_SLUG;
-  store.workspaces.createWithKey({ name: "Default", slug, apiKey: key });
+  store.workspaces.createWithKey({ name: "Default", slug: DEFAULT_WORKSPACE_SLUG, apiKey: key });
   return key;
 }

@@ -53,6 +53,10 @@ export abstract class GmsResource<I extends InputFields = InputFields, O extends
       const value = args[input];
       props[input] = value !== undefined && value !== null && secrets.includes(input) ? pulumi.secret(value) : value;
     }
+    // Anything else (a typo, a wire name such as `sampling_rate`) travels too, so that check reports it
+    // instead of it vanishing: programs run without a type check when Node strips the types. It is
+    // wrapped as a secret since nothing says what a mistyped property holds (a key, perhaps).
+    for (const [name, value] of Object.entries(args)) if (!(name in props) && value !== undefined) props[name] = pulumi.secret(value);
     const secretOutputs = Object.entries(kind.outputs)
       .filter(([, field]) => field.secret)
       .map(([name]) => name);

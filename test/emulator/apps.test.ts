@@ -125,7 +125,9 @@ describe("apps routes", () => {
     expect((await emulator.call("GET", `/v1/apps/${MISSING_GUID}`)).status).toBe(404);
     const missingName = await emulator.call("POST", "/v1/apps", { description: "no name" });
     expect(missingName.status).toBe(400);
-    expect(missingName.body.detail[0].loc).toEqual(["body", "name"]);
+    expect(missingName.body.detail).toEqual([{ loc: ["body", "name"], msg: "Field required", type: "missing" }]);
+    const wrongType = await emulator.call("POST", "/v1/apps", { name: 42 });
+    expect(wrongType.body.detail).toEqual([{ loc: ["body", "name"], msg: "Invalid input: expected string, received number", type: "invalid_type" }]);
     expect((await emulator.call("POST", "/v1/apps", { name: 42 })).status).toBe(400);
     const broken = await emulator.call("POST", "/v1/apps", "{not json", { headers: { "content-type": "application/json" } });
     expect(broken.status).toBe(400);

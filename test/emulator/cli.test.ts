@@ -69,9 +69,23 @@ describe("gms-emulator CLI", () => {
     generated.child.kill("SIGTERM");
     await generated.exited;
     const reopened = startCli(["--port", "0", "--db", join(dir, "default.db")]);
+    const reopenedUrl = (await reopened.ready).url;
     expect((await reopened.ready).keys).toEqual([firstKey]);
+    const made = await fetch(`${reopenedUrl}/apps`, { method: "POST", headers: { authorization: `Bearer ${firstKey}`, "content-type": "application/json" }, body: JSON.stringify({ name: "Kept" }) });
+    expect(made.status).toBe(200);
     reopened.child.kill("SIGTERM");
     await reopened.exited;
+
+    // A key given later selects the same workspace: its records stay reachable, the old key keeps working.
+    const rekeyed = startCli(["--port", "0", "--db", join(dir, "default.db"), "--api-key", "gms_chosen_later_key"]);
+    const { url: rekeyedUrl, keys } = await rekeyed.ready;
+    expect(keys).toEqual(["gms_chosen_later_key"]);
+    for (const key of ["gms_chosen_later_key", firstKey!]) {
+      const apps = (await (await fetch(`${rekeyedUrl}/apps`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { name: string }[] };
+      expect(apps.data.map((app) => app.name)).toEqual(["Kept"]);
+    }
+    rekeyed.child.kill("SIGTERM");
+    await rekeyed.exited;
   });
 
   it("refuses bad arguments with the usage line", async () => {

@@ -109,6 +109,16 @@ describe("App through the dynamic-provider host", () => {
     expect(missing.failures).toEqual([{ property: "name", reason: "name is required" }]);
   });
 
+  it("reports a property the kind does not have, even one the program slipped past the type checker", async () => {
+    const [typo] = bed.capture(`new gms.App("typo", { name: "Support", nmae: "Support bot", created_at: "yesterday" });`);
+    const result = await bed.counting(() => bed.host.check(urnOf(typo!), {}, typo!.inputs));
+    expect(result.requests).toHaveLength(0);
+    expect([...result.result.failures].sort((a, b) => a.property.localeCompare(b.property))).toEqual([
+      { property: "created_at", reason: 'App has no property "created_at"; it takes name, description, connection, adopt' },
+      { property: "nmae", reason: 'App has no property "nmae"; it takes name, description, connection, adopt' },
+    ]);
+  });
+
   it("lets unknown values through check and diff during preview", async () => {
     const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
     const result = await bed.host.check(urnOf(app!), {}, { ...app!.inputs, name: unknown });

@@ -15,8 +15,8 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (error instanceof RequestValidationError) {
       const detail = error.issues.map((issue) => ({
         loc: [error.location, ...issue.path.map(String)],
-        msg: issue.message,
-        type: issue.code,
+        // A field left out reads as FastAPI words it.
+        ...(issue.code === "invalid_type" && issue.message.endsWith("received undefined") ? { msg: "Field required", type: "missing" } : { msg: issue.message, type: issue.code }),
       }));
       return reply.status(400).send({ detail });
     }

@@ -115,6 +115,15 @@ export class WorkspaceStore {
     )?.key;
   }
 
+  /** Gives the workspace that `existingKey` selects one more key, for the same user (the CLI's `--api-key`). */
+  addKey(existingKey: string, apiKey: string): Caller {
+    const caller = this.authenticate(existingKey);
+    if (!caller) throw new NotFoundError("Workspace not found");
+    if (this.db.get("SELECT 1 FROM api_keys WHERE key = ?", apiKey)) throw new BadRequestError("API key is already assigned to a workspace");
+    this.db.run("INSERT INTO api_keys (key, workspace_id, user_id, created_at) VALUES (?, ?, ?, ?)", apiKey, caller.workspaceId, caller.userId, now());
+    return caller;
+  }
+
   current(caller: Caller): WorkspaceRecord {
     const row = this.db.get("SELECT * FROM workspaces WHERE id = ? AND deleted_at IS NULL", caller.workspaceId);
     if (!row) throw new NotFoundError("Workspace not found");
