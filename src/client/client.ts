@@ -154,7 +154,8 @@ export class GmsClient {
     if (error instanceof undiciErrors.InvalidArgumentError || error instanceof undiciErrors.ClientClosedError || error instanceof undiciErrors.ClientDestroyedError) return error;
     if (timedOut) return new TimeoutError({ ...label, detail: `no complete response within ${this.#timeoutMs} ms`, cause: error });
     const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : undefined;
-    return new ConnectionError({ ...label, detail: `connection failed (${code ?? String(error)})`, cause: error }, code !== undefined && unsentErrorCodes.has(code));
+    // The origin says which service failed when a program talks to several (it holds no credential).
+    return new ConnectionError({ ...label, detail: `connection to ${this.#origin} failed (${code ?? String(error)})`, cause: error }, code !== undefined && unsentErrorCodes.has(code));
   }
 }
 

@@ -25,8 +25,10 @@ export const keyRedacted = (message: string, key: string | undefined): Error => 
 export const keyRedactedFailure = (key: string | undefined, what: string, error: unknown, advice?: string): Error => keyRedacted(described(what, error, advice), key);
 
 /** What to check when the service refuses a Model's or a ProviderConnection's provider type or endpoint. */
-export const providerAdvice = (error: unknown): string | undefined =>
-  error instanceof ValidationError ? "Check that provider names a provider type the service supports (for example openai or anthropic) and that url is an http(s) URL." : undefined;
+export const providerAdvice = (error: unknown, url: string | null | undefined): string | undefined =>
+  error instanceof ValidationError
+    ? `Check that provider names a provider type the service supports (for example openai or anthropic)${url ? " and that url is an http(s) URL the service accepts" : ""}.`
+    : undefined;
 
 /**
  * A create or update that named an object the service could not find (its 404), in the program's terms:

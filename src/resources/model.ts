@@ -53,7 +53,7 @@ export const modelKind = defineKind({
     try {
       created = await client.request({ method: "POST", path: path`/models`, body, schema: ModelCreatedGuid });
     } catch (error) {
-      throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error));
+      throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error, inputs.url));
     }
     // The create response has no provider name or linked connection GUID: read the public record.
     try {

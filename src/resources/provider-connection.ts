@@ -66,7 +66,7 @@ export const providerConnectionKind = defineKind({
     try {
       created = await client.request({ method: "POST", path: path`/providers`, body, schema: ProviderWire });
     } catch (error) {
-      throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error));
+      throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error, inputs.url));
     }
     // Create takes no nickname (the service derives one): set a declared one with the PUT.
     if (inputs.nickname === undefined || inputs.nickname === created.nickname) return fromWire(created);

@@ -111,12 +111,13 @@ describe("errors built from a response", () => {
 
 describe("connection errors", () => {
   it("have no status, keep their cause and mark a refused connect as never sent", async () => {
-    const client = track(new GmsClient({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1`, apiKey: API_KEY, maxRetries: 0 }));
+    const port = await closedPort();
+    const client = track(new GmsClient({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: API_KEY, maxRetries: 0 }));
     const error = await client.request({ method: "GET", path: path`/apps`, schema: z.unknown() }).catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({ name: "ConnectionError", code: "connection", status: undefined, method: "GET", path: "/apps", provablyUnsent: true });
-    expect((error as Error).message).toBe("GET /apps: connection failed (ECONNREFUSED)");
+    expect((error as Error).message).toBe(`GET /apps: connection to http://127.0.0.1:${port} failed (ECONNREFUSED)`);
     expect((error as Error).cause).toMatchObject({ code: "ECONNREFUSED" });
     expectNoCredential(error as Error);
   });

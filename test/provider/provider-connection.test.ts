@@ -161,7 +161,11 @@ describe("ProviderConnection through the dynamic-provider host", () => {
     expect(failed).toBeInstanceOf(Error);
     expect((failed as Error).message).toContain(`Cannot create ProviderConnection for provider "no-such-provider": the service answered 400 Invalid provider 'no-such-provider'`);
     expect((failed as Error).message).toContain("provider type the service supports");
+    expect((failed as Error).message).toContain("and that url is an http(s) URL the service accepts.");
     expect((failed as Error).message).not.toContain(KEY);
+    // The url is only blamed when the program set one.
+    const withoutUrl = await bed.host.create(urnOf(connection), await checked({ provider: "no-such-provider", url: null })).catch((error: Error) => error);
+    expect((withoutUrl as Error).message).toMatch(/for example openai or anthropic\)\.$/);
   });
 
   it("reports bad input in check, naming the field, before any request", async () => {
