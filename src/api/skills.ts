@@ -36,6 +36,8 @@ export const SkillCreate = z.object({
   name: z.string().min(1),
   type: z.string().min(1),
   metadata: z.array(SkillMetadataEntry).nullable().optional(),
+  /** Older clients' name of `metadata`. */
+  meta_data: z.array(SkillMetadataEntry).nullable().optional(),
 });
 export type SkillCreate = z.infer<typeof SkillCreate>;
 

@@ -13,6 +13,13 @@ describe("skills routes", () => {
 
   const webSearch = async () => (await emulator.call("GET", "/v1/skills")).body.data.find((skill: { name: string }) => skill.name === "web-search");
 
+  it("accepts the older clients' meta_data for metadata on create", async () => {
+    const legacy = [{ name: "engine", required: false, value: "ddg", type: "string" }];
+    const created = await emulator.call("POST", "/v1/skills", { name: "web-search", type: "web", meta_data: legacy });
+    expect(created.status).toBe(200);
+    expect(created.body.metadata).toEqual(legacy);
+  });
+
   it("lists the workspace's Skills with their metadata", async () => {
     const list = await emulator.call("GET", "/v1/skills");
     expect(list.status).toBe(200);

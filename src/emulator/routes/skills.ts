@@ -26,7 +26,10 @@ export const skillRoutes: RouteModule = (app, store) => {
 
   app.get("/skills/types", async (request) => store.skills.listTypes(request.caller).map(presentSkillType));
 
-  app.post("/skills", async (request) => presentSkill(store.skills.create(request.caller, parseBody(SkillCreate, request))));
+  app.post("/skills", async (request) => {
+    const { meta_data, ...body } = parseBody(SkillCreate, request);
+    return presentSkill(store.skills.create(request.caller, { ...body, metadata: body.metadata ?? meta_data }));
+  });
 
   app.get("/skills/:guid", async (request) => presentSkill(store.skills.get(request.caller, guidParam(request))));
 
