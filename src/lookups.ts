@@ -249,9 +249,26 @@ async function resolveApp(client: GmsClient, app: string): Promise<{ guid: strin
   return pick(apps, app, "App");
 }
 
+/**
+ * A lookup by name found nothing: `No <what> named "<name>". Available: <names>.` A `pulumi.RunError`,
+ * as it explains a mistake in the program's arguments: the CLI prints the message without a stack.
+ */
+export class LookupNotFoundError extends pulumi.RunError {
+  override readonly name = "LookupNotFoundError";
+  constructor(
+    /** What was looked for, for example `Action of App "Support"`. */
+    readonly what: string,
+    /** The name asked for. */
+    readonly wanted: string,
+    /** The names there are. */
+    readonly available: string[],
+  ) {
+    super(`No ${what} named "${wanted}". Available: ${available.map((item) => `"${item}"`).join(", ") || "none"}.`);
+  }
+}
+
 function pick<T extends { name: string }>(items: T[], name: string, what: string): T {
   const found = items.find((item) => item.name === name);
   if (found) return found;
-  const names = items.map((item) => `"${item.name}"`).join(", ") || "none";
-  throw new Error(`No ${what} named "${name}". Available: ${names}.`);
+  throw new LookupNotFoundError(what, name, items.map((item) => item.name));
 }

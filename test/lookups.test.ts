@@ -1,3 +1,4 @@
+import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as gms from "../src";
 import { type RunningEmulator, startEmulator } from "../src/emulator";
@@ -38,6 +39,22 @@ describe("lookups", () => {
     expect(await gms.getSkillTypes({ connection })).toEqual([{ name: "web", metadata: [{ name: "engine", required: true, type: "string" }] }]);
     expect((await gms.getEvalTypes({ connection })).map((type) => type.name)).toEqual(["Exact match", "Toxicity"]);
     await expect(gms.getEvalType({ name: "BLEU", connection })).rejects.toThrow('No Eval type named "BLEU". Available: "Exact match", "Toxicity".');
+  });
+
+  it("a name that finds nothing is a RunError (the CLI prints its message, no stack) that says what there is", async () => {
+    const action = await gms.getAction({ app: "Support", name: "Translate", connection }).catch((error: unknown) => error);
+    expect(pulumi.RunError.isInstance(action)).toBe(true);
+    expect(action).toBeInstanceOf(gms.LookupNotFoundError);
+    expect(action).toMatchObject({ name: "LookupNotFoundError", what: 'Action of App "Support"', wanted: "Translate", available: ["Summarize", "Classify"] });
+    for (const lookup of [() => gms.getActions({ app: "Nope", connection }), () => gms.getContext({ name: "Nope", connection }), () => gms.getEvalType({ name: "Nope", connection })]) {
+      const error = await lookup().catch((caught: unknown) => caught);
+      expect(pulumi.RunError.isInstance(error), String(error)).toBe(true);
+      expect((error as Error).message).toMatch(/^No .* named "Nope"\. Available: .*\.$/);
+    }
+    // Other failures (here: no API key) are not RunErrors: they keep their stack.
+    const other = await gms.getWorkspace({ connection: { baseUrl: emulator.url, apiKey: "gms_wrong" } }).catch((caught: unknown) => caught);
+    expect(other).toBeInstanceOf(Error);
+    expect(pulumi.RunError.isInstance(other)).toBe(false);
   });
 
   it("has an Output form that takes Inputs", async () => {

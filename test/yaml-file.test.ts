@@ -28,12 +28,33 @@ describe("YAML with located errors", () => {
     expect(message.split("\n")).toEqual([
       "w.yaml:3:11: items.0.size: Invalid input: expected number, received string",
       'w.yaml:5:5: items.1.colour: Unrecognized key: "colour"',
-      "w.yaml:6:5: items.2.name: Invalid input: expected string, received undefined",
+      "w.yaml:6:5: items.2.name: is required",
     ]);
   });
 
-  it("rejects duplicate keys", () => {
-    expect(() => parseYaml("items: []\nitems: []\n", "d.yaml", Schema)).toThrow(/^d\.yaml:2:1: .*unique/i);
+  it("says a missing field is required, and keeps zod's message for a present value of the wrong type (null included)", () => {
+    const Required = z.strictObject({ name: z.string(), kind: z.union([z.strictObject({ a: z.string() }), z.strictObject({ b: z.string() })], { error: "must be {a} or {b}" }) });
+    const messages = (text: string) => {
+      try {
+        parseYaml(text, "r.yaml", Required);
+      } catch (error) {
+        return (error as Error).message.split("\n");
+      }
+      throw new Error("accepted");
+    };
+    expect(messages("")).toEqual(["r.yaml:1:1: name: is required", "r.yaml:1:1: kind: is required"]);
+    expect(messages("name:\nkind: x\n")).toEqual(["r.yaml:1:6: name: Invalid input: expected string, received null", "r.yaml:2:7: kind: must be {a} or {b}"]);
+    expect(messages("name: n\nkind: {}\n")).toEqual(["r.yaml:2:7: kind: must be {a} or {b}"]);
+  });
+
+  it("rejects duplicate keys at the second, with the path of the map and the key", () => {
+    expect(() => parseYaml("items: []\nitems: []\n", "d.yaml", Schema)).toThrow(/^d\.yaml:2:1: items: duplicate key "items" \(Map keys must be unique\)$/);
+    expect(() => parseYaml("items:\n  - name: a\n  - name: b\n    size: 1\n    name: c\n", "d.yaml", Schema)).toThrow(
+      /^d\.yaml:5:5: items\.1\.name: duplicate key "name" \(Map keys must be unique\)$/,
+    );
+    expect(() => parseYaml("items:\n  - { name: a, name: b }\n", "d.yaml", Schema, { duplicateKey: (map, key) => `${map.join("/")} has "${key}" twice` })).toThrow(
+      /^d\.yaml:2:16: items\.0\.name: items\/0 has "name" twice \(Map keys must be unique\)$/,
+    );
   });
 
   it("is what the emulator's fixtures loader uses", () => {

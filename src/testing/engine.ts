@@ -6,7 +6,8 @@
  * What it does, as the engine does it:
  * - runs the program in a child process with the program's own `@pulumi/pulumi` runtime, inside
  *   `runInPulumiStack`, with the stack config in PULUMI_CONFIG / PULUMI_CONFIG_SECRET_KEYS and
- *   `isDryRun()` true in preview; an uncaught error in the program (an apply included) fails the run;
+ *   `isDryRun()` true in preview; an uncaught error in the program (an apply included) fails the run,
+ *   reported with its stack, except a `pulumi.RunError`, reported by its message alone as the CLI does;
  * - hands every dynamic resource to the real dynamic-provider host (`@pulumi/pulumi/cmd/dynamic-provider`)
  *   over gRPC: one host per operation, cwd = the program directory, `configure`d once with the stack
  *   config (secrets decrypted). Secrets are revealed before every call (the host does not accept them);
@@ -301,7 +302,7 @@ class Deployment {
     });
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => output.push(chunk));
     let done = false;
-    let failure: string | undefined;
+    let failure: Extract<RunnerMessage, { kind: "failed" }> | undefined;
     child.on("message", (message: RunnerMessage) => {
       switch (message.kind) {
         case "register":
@@ -317,7 +318,7 @@ class Deployment {
           done = true;
           break;
         case "failed":
-          failure = message.error;
+          failure = message;
           break;
       }
     });
@@ -325,7 +326,9 @@ class Deployment {
       child.once("error", (error) => resolvePromise(new EngineError("PROGRAM_FAILED", `The program process failed: ${error.message}`, { cause: error })));
       child.once("exit", (code, signal) => {
         if (done && code === 0 && failure === undefined) return resolvePromise(undefined);
-        const detail = failure ?? (output.join("").trim() || `exit code ${code ?? signal}`);
+        // A RunError's message is the whole report, as the CLI prints it: no stack, no program text.
+        if (failure?.runError) return resolvePromise(new EngineError("PROGRAM_FAILED", failure.error));
+        const detail = failure?.error ?? (output.join("").trim() || `exit code ${code ?? signal}`);
         resolvePromise(new EngineError("PROGRAM_FAILED", `The program failed: ${detail}`));
       });
     });

@@ -37,7 +37,13 @@ export type RunnerMessage =
     }
   | { kind: "outputs"; outputs: Props }
   | { kind: "done" }
-  | { kind: "failed"; error: string };
+  | {
+      kind: "failed";
+      /** The error's stack (its message when it has none), or only its message for a RunError. */
+      error: string;
+      /** A `pulumi.RunError` (`RunError.isInstance`): the CLI prints its message alone, with no stack or program text. */
+      runError: boolean;
+    };
 
 export interface RunnerReply {
   seq: number;

@@ -178,13 +178,17 @@ async function runProgram(): Promise<unknown> {
  * As `cmd/run` does: an uncaught error fails the run (exit code 1) but does not cut it short; the
  * process ends when the program's own work does, so an apply that throws after the last registration
  * still counts. The IPC channel is unreferenced once the program is done so that it keeps nothing alive.
+ * A `pulumi.RunError` (recognised as the SDK does, by its marker, so that one from another copy of the
+ * SDK counts) is reported by its message alone, as the CLI prints it; any other error with its stack.
  */
 let failed = false;
 const fail = (error: unknown) => {
   process.exitCode = 1;
   if (failed) return;
   failed = true;
-  void send({ kind: "failed", error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  const runError = pulumi.RunError.isInstance(error);
+  const text = runError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  void send({ kind: "failed", error: text, runError });
 };
 process.on("uncaughtException", fail);
 process.on("unhandledRejection", fail);

@@ -4,8 +4,9 @@
  *
  * Order of events, so that a mistake costs nothing:
  * 1. in the constructor, synchronously: the document is parsed and validated (shape, references to
- *    declared entries, duplicates, files, secrets available); any problem throws a WorkspaceSpecError
- *    naming file, line, column and field, before the component or anything else registers;
+ *    declared entries, duplicates, files, secrets available, at least one entry); any problem throws a
+ *    WorkspaceSpecError (a `pulumi.RunError`: the CLI prints its message, no stack) naming file, line,
+ *    column and field, before the component or anything else registers;
  * 2. the children are declared at once (so `workspace.apps["support"]` exists), but none registers
  *    before the preflight (preflight.ts: lookups by name and the App allowance) has passed: it is an
  *    explicit dependency of each. A failed preflight fails the program in preview, before any write;
@@ -31,6 +32,7 @@ import {
   type SecretSource,
   type SpecProblem,
   type WorkspaceSpec,
+  WorkspaceSpecError,
   contextFilePath,
   loadWorkspaceFile,
   loadWorkspaceObject,
@@ -169,7 +171,7 @@ export class Workspace extends pulumi.ComponentResource {
 
 function load(name: string, args: WorkspaceArgs): LoadedSpec {
   if ((args.file === undefined) === (args.spec === undefined)) {
-    throw new Error(`Workspace "${name}": give exactly one of file (a workspace YAML file) and spec (the document as an object)`);
+    throw new WorkspaceSpecError(`Workspace "${name}"`, [{ path: "", message: "give exactly one of file (a workspace YAML file) and spec (the document as an object)" }]);
   }
   return args.file !== undefined ? loadWorkspaceFile(args.file) : loadWorkspaceObject(args.spec, `Workspace "${name}" spec`);
 }

@@ -16,17 +16,23 @@
  *   (`skill.type`): by name, looked up during preview, as the public interface cannot create them.
  *
  * "Duplicate" means two entries that would be the same object of the service, or that a lookup by name
- * could not tell apart: a logical name used twice in one map (a YAML syntax error: map keys are unique);
+ * could not tell apart: a logical name used twice in one map (a YAML syntax error: map keys are unique,
+ * reported at the second with the map's path);
  * two Apps with the same `name`; two ProviderConnections with the same `name` or `nickname`; two Models
  * of one ProviderConnection with the same `llm`; two Workflows of one App with the same `name`; two
  * Datasets, Evals, Experiments or Skills with the same `name`; two Context Sources filling one Context
  * from the same `url` or `file`; and more than one `default: true` ProviderConnection or Model.
  *
+ * A document must declare at least one entry: the component manages exactly what its document declares,
+ * so an empty one (an empty file, say) would delete everything the stack manages.
+ *
  * Every rule that needs no API call is checked here, as zod refinements, so that problems are reported
- * with the file, line, column and field (yaml-file.ts) before the program registers anything.
+ * with the file, line, column and field (yaml-file.ts) before the program registers anything. The errors
+ * are `pulumi.RunError`s: they explain a mistake in the document, so the CLI prints them without a stack.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { RunError } from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
 import type { InputField } from "../provider/fields";
@@ -39,7 +45,7 @@ import { modelKind } from "../resources/model";
 import { providerConnectionKind } from "../resources/provider-connection";
 import { skillKind } from "../resources/skill";
 import { workflowKind } from "../resources/workflow";
-import { YamlFileError, parseYaml } from "../yaml-file";
+import { REPORT_INPUT, YamlFileError, issueMessage, parseYaml } from "../yaml-file";
 
 /** A kind's own field schema, with its description (or one in the document's terms) for the JSON Schema. */
 const field = <F extends InputField>(declared: F, description: string = declared.description): F["schema"] => declared.schema.describe(description) as F["schema"];
@@ -226,6 +232,8 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
   const declared = (section: Section) => Object.keys(spec[section] ?? {});
   const names = (section: Section) => declared(section).join(", ") || "none";
 
+  if ((Object.keys(WorkspaceDocument.shape) as Section[]).every((section) => declared(section).length === 0)) add([], EMPTY_DOCUMENT);
+
   /** Reports every entry after the first whose identity (when defined) an earlier entry already has. */
   const unique = <S extends Section>(section: S, field: string, identity: (entry: NonNullable<ParsedWorkspaceSpec[S]>[string]) => string | undefined, what: (value: string) => string) => {
     const seen = new Map<string, string>();
@@ -290,6 +298,10 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
   return problems;
 }
 
+/** The problem of a document without a single entry, located at the document itself. */
+export const EMPTY_DOCUMENT =
+  "declares no resources: an empty workspace would delete everything this stack manages; remove the component (or the stack) to do that on purpose";
+
 /** The schema a document is validated with: the shape, then the cross-field rules. */
 export const workspaceSchema = (baseDir?: string) =>
   WorkspaceDocument.superRefine((spec, context) => {
@@ -304,8 +316,11 @@ export interface LocatedProblem {
   column?: number;
 }
 
-/** Every problem of a workspace document, each as `file:line:column: field: message` (or `source: field: message` for an object). */
-export class WorkspaceSpecError extends Error {
+/**
+ * Every problem of a workspace document, each as `file:line:column: field: message` (or `source: field: message`
+ * for an object). A `pulumi.RunError`: the message is the whole story, so the CLI prints it without a stack.
+ */
+export class WorkspaceSpecError extends RunError {
   override readonly name = "WorkspaceSpecError";
   constructor(
     readonly source: string,
@@ -345,7 +360,7 @@ export function loadWorkspaceFile(file: string): LoadedSpec {
 
 /** Validates a workspace document's text; `source` names it in messages, `baseDir` is where its `file` paths start. */
 export function loadWorkspaceText(text: string, source: string, baseDir: string): LoadedSpec {
-  const spec = located(() => parseYaml(text, source, workspaceSchema(baseDir)));
+  const spec = located(() => parseYaml(text, source, workspaceSchema(baseDir), YAML_OPTIONS));
   return {
     spec,
     source,
@@ -356,7 +371,7 @@ export function loadWorkspaceText(text: string, source: string, baseDir: string)
         for (const problem of problems) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
       });
       try {
-        parseYaml(text, source, flag);
+        parseYaml(text, source, flag, YAML_OPTIONS);
       } catch (error) {
         if (error instanceof YamlFileError) return fromYamlError(error);
         throw error;
@@ -369,17 +384,22 @@ export function loadWorkspaceText(text: string, source: string, baseDir: string)
 /** Validates a document given as an object (a program's `spec`); positions are field paths only. */
 export function loadWorkspaceObject(value: unknown, source: string, baseDir: string = process.cwd()): LoadedSpec {
   const error = (problems: SpecProblem[]) => new WorkspaceSpecError(source, problems.map((problem) => ({ path: problem.path.map(String).join("."), message: problem.message })));
-  const result = workspaceSchema(baseDir).safeParse(value ?? {});
+  const result = workspaceSchema(baseDir).safeParse(value ?? {}, REPORT_INPUT);
   if (!result.success) {
     throw error(
       result.error.issues.map((issue) => ({
         path: [...issue.path, ...(issue.code === "unrecognized_keys" ? [issue.keys[0]!] : [])].map((part) => (typeof part === "symbol" ? String(part) : part)),
-        message: issue.message,
+        message: issueMessage(issue),
       })),
     );
   }
   return { spec: result.data, source, baseDir, error };
 }
+
+/** A key written twice in a kind's map is a logical name declared twice. */
+const YAML_OPTIONS = {
+  duplicateKey: (mapPath: string[], key: string) => (mapPath.length === 1 && Object.hasOwn(WorkspaceDocument.shape, mapPath[0]!) ? `duplicate logical name "${key}"` : `duplicate key "${key}"`),
+};
 
 function located<T>(parse: () => T): T {
   try {

@@ -317,12 +317,33 @@ module.exports = {
     expect(existsSync(join(dir, "e.txt"))).toBe(false);
   });
 
+  it("a RunError (a mistake the program explains) is reported by its message alone, as the CLI prints it: no stack", async () => {
+    const lines: string[] = [];
+    const quiet = new LocalEngine({ ...engine.options, log: (line) => lines.push(line) });
+    writeProgram([]);
+    const base = readFileSync(join(dir, "index.mjs"), "utf8");
+    // Thrown synchronously by the program, and from an apply (the way a Workspace's preflight fails).
+    for (const throwing of [
+      'throw new pulumi.RunError("config.yaml:3:5: size: must be a number\\nconfig.yaml:4:5: name: is required");',
+      'pulumi.output("x").apply(() => { throw new pulumi.RunError("config.yaml:3:5: size: must be a number\\nconfig.yaml:4:5: name: is required"); });',
+    ]) {
+      writeFileSync(join(dir, "index.mjs"), `${base}${throwing}\n`);
+      lines.length = 0;
+      const thrown = (await quiet.preview().catch((error: unknown) => error)) as EngineError;
+      expect(thrown).toMatchObject({ name: "EngineError", code: "PROGRAM_FAILED" });
+      expect(thrown.message).toBe("config.yaml:3:5: size: must be a number\nconfig.yaml:4:5: name: is required");
+      expect(lines.at(-1)).toBe("error: config.yaml:3:5: size: must be a number\nconfig.yaml:4:5: name: is required");
+    }
+  });
+
   it("a failing program or an unimplemented option fails the run and deletes nothing", async () => {
     writeProgram([{ name: "f", path: "f.txt" }]);
     await engine.up();
     writeFileSync(join(dir, "index.mjs"), readFileSync(join(dir, "index.mjs"), "utf8") + 'files.f.id.apply(() => { throw new Error("thrown in an apply"); });\n');
-    const thrown = await engine.up().catch((error: EngineError) => error);
+    const thrown = (await engine.up().catch((error: unknown) => error)) as EngineError;
     expect(thrown).toMatchObject({ name: "EngineError", code: "PROGRAM_FAILED", message: expect.stringContaining("thrown in an apply") });
+    // Any other error than a RunError is reported with its stack.
+    expect(thrown.message).toMatch(/^The program failed: Error: thrown in an apply\n\s+at /);
 
     writeProgram([{ name: "g", path: "g.txt" }]);
     writeFileSync(join(dir, "index.mjs"), readFileSync(join(dir, "index.mjs"), "utf8").replace("deleteBeforeReplace: undefined", "protect: true"));

@@ -8,11 +8,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import Ajv from "ajv";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { preflight } from "../../src/workspace/preflight";
 import { Workspace } from "../../src/workspace/component";
 import { workspaceJsonSchemaText } from "../../src/workspace/schema-json";
-import { WorkspaceSpecError, loadWorkspaceFile, loadWorkspaceObject, loadWorkspaceText } from "../../src/workspace/spec";
+import { EMPTY_DOCUMENT, WorkspaceSpecError, loadWorkspaceFile, loadWorkspaceObject, loadWorkspaceText } from "../../src/workspace/spec";
 
 const ROOT = join(__dirname, "../..");
 const EXAMPLE = join(ROOT, "examples/yaml-workspace");
@@ -25,6 +27,8 @@ function problems(text: string): string[] {
     loadWorkspaceText(text, "w.yaml", EXAMPLE);
   } catch (error) {
     expect(error).toBeInstanceOf(WorkspaceSpecError);
+    // A RunError: the CLI prints the message alone, no stack.
+    expect(pulumi.RunError.isInstance(error)).toBe(true);
     return (error as Error).message.split("\n").map((line) => {
       expect(line.startsWith("w.yaml:")).toBe(true);
       return line.slice("w.yaml:".length);
@@ -56,8 +60,34 @@ describe("workspace documents", () => {
     expect(problems(`apps:\n  support:\n    name: "Support\n`)).toEqual([expect.stringMatching(/^4:1: Missing closing "quote/)]);
   });
 
-  it("a logical name used twice in one map is a syntax error at the second", () => {
-    expect(problems(`apps:\n  support:\n    name: Support\n  support:\n    name: Sales\n`)).toEqual(["4:3: Map keys must be unique"]);
+  it("a logical name used twice in one map is a syntax error at the second, with the map's path", () => {
+    expect(problems(`apps:\n  support:\n    name: Support\n  support:\n    name: Sales\n`)).toEqual(['4:3: apps.support: duplicate logical name "support" (Map keys must be unique)']);
+    expect(problems(`apps:\n  support:\n    name: Support\n    name: Sales\n`)).toEqual(['4:5: apps.support.name: duplicate key "name" (Map keys must be unique)']);
+    expect(problems(`apps:\n  support: { name: Support }\napps:\n  sales: { name: Sales }\n`)).toEqual(['3:1: apps: duplicate key "apps" (Map keys must be unique)']);
+  });
+
+  it("a missing required field is required, located at its entry", () => {
+    const text = `apps:
+  onboarding:
+    description: First steps
+providerConnections:
+  openai-main:
+    provider: openai
+`;
+    expect(problems(text)).toEqual(["3:5: apps.onboarding.name: is required", "6:5: providerConnections.openai-main.key: is required"]);
+    expect(() => loadWorkspaceObject({ apps: { onboarding: { description: "First steps" } } }, "spec")).toThrow(/^spec: apps\.onboarding\.name: is required$/);
+  });
+
+  it("a document that declares nothing is refused: it would delete everything the stack manages", () => {
+    for (const text of ["", "# yaml-language-server: $schema=x.json\n", "apps: {}\nmodels: {}\n"]) expect(problems(text)).toEqual([`1:1: ${EMPTY_DOCUMENT}`]);
+    expect(EMPTY_DOCUMENT).toBe(
+      "declares no resources: an empty workspace would delete everything this stack manages; remove the component (or the stack) to do that on purpose",
+    );
+    expect(() => loadWorkspaceObject({}, "spec")).toThrow(`spec: ${EMPTY_DOCUMENT}`);
+    expect(() => loadWorkspaceObject({ apps: {}, skills: {} }, "spec")).toThrow(`spec: ${EMPTY_DOCUMENT}`);
+    // One entry of any kind is enough.
+    expect(loadWorkspaceText("skills:\n  search: { name: web-search, type: web }\n", "w.yaml", EXAMPLE).spec).toEqual({ skills: { search: { name: "web-search", type: "web" } } });
+    expect(loadWorkspaceObject({ apps: {}, datasets: { d: { name: "D" } } }, "spec").spec.datasets).toEqual({ d: { name: "D" } });
   });
 
   it("an unknown field is located at its key, and a wrong type at the value; all problems at once", () => {
@@ -222,6 +252,46 @@ describe("the Workspace component refuses a bad document before it registers any
   it("takes exactly one of file and spec", () => {
     expect(() => new Workspace("w", {})).toThrow('Workspace "w": give exactly one of file');
     expect(() => new Workspace("w", { file: EXAMPLE_FILE, spec: {} })).toThrow('Workspace "w": give exactly one of file');
+  });
+
+  it("refuses an empty document", () => {
+    expect(() => new Workspace("w", { spec: {} })).toThrow(`Workspace "w" spec: ${EMPTY_DOCUMENT}`);
+  });
+
+  it("its errors are RunErrors (the CLI prints the message, no stack) that keep their name and problems", () => {
+    const thrown = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        return error as WorkspaceSpecError;
+      }
+      throw new Error("nothing thrown");
+    };
+    for (const error of [thrown(() => new Workspace("w", {})), thrown(() => new Workspace("w", { spec: { apps: { a: {} } } } as never)), thrown(() => new Workspace("w", { file: "missing.yaml" }))]) {
+      expect(pulumi.RunError.isInstance(error)).toBe(true);
+      expect(error).toBeInstanceOf(pulumi.RunError);
+      expect(error).toBeInstanceOf(WorkspaceSpecError);
+      expect(error.name).toBe("WorkspaceSpecError");
+      expect(error.problems.length).toBe(1);
+    }
+  });
+});
+
+describe("the preflight", () => {
+  let emulator: RunningEmulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, fixtures: join(EXAMPLE, "fixtures.yaml") });
+  });
+  afterAll(() => emulator?.close());
+
+  it("throws a located RunError for a name that resolves to nothing", async () => {
+    const text = `contextSources:\n  faq:\n    context: FAQs\n    url: https://example.com/faq\n`;
+    const error = await preflight(loadWorkspaceText(text, "w.yaml", EXAMPLE), { connection: { baseUrl: emulator.url, apiKey: emulator.apiKey } }).catch((caught: unknown) => caught);
+    expect(pulumi.RunError.isInstance(error)).toBe(true);
+    expect(error).toBeInstanceOf(WorkspaceSpecError);
+    expect((error as Error).message).toBe(
+      'w.yaml:3:14: contextSources.faq.context: no Context "FAQs" in the workspace (it has: "Handbook", "FAQ"); Contexts are created outside the public interface',
+    );
   });
 });
 

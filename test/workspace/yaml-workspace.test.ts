@@ -220,8 +220,9 @@ describe("examples/yaml-workspace through the offline engine against the emulato
     editYaml((text) => text.replace("\nproviderConnections:", "  billing:\n    name: Billing\n  sales:\n    name: Sales\n  returns:\n    name: Returns\n\nproviderConnections:"));
     for (const operation of ["preview", "up"] as const) {
       const error = await failure(operation);
-      expect(error.message).toContain(
-        `${at("name: Returns", "name")}: apps.returns: the workspace allows 5 Apps and has 3: the 3 new App(s) declared here would make 6. Would not fit: returns ("Returns").`,
+      expect(error.message).toBe(
+        `${at("name: Returns", "name")}: apps.returns: the workspace allows 5 Apps and has 3: the 3 new App(s) declared here would make 6. Would not fit: returns ("Returns"). ` +
+          "Remove them, delete Apps the workspace no longer needs, or raise the workspace's limit; nothing was created",
       );
     }
     expect(await appNames()).toEqual(["Onboarding", "Support", "Support Bot"]);
@@ -239,13 +240,15 @@ describe("examples/yaml-workspace through the offline engine against the emulato
         .replace("type: web", "type: webs"),
     );
     const error = await failure("preview");
-    expect(error.message.split("\n").flatMap((line) => line.match(/workspace\.yaml:\d+:\d+: .*/) ?? [])).toEqual([
+    // A WorkspaceSpecError is a RunError: the engine, as the CLI, reports its message alone (no stack).
+    expect(error.message.split("\n")).toEqual([
       `${at("app: Support Bott", "Support Bott")}: datasets.golden-summaries.app: no App "Support Bott": it is not declared under apps (declared: "support", "onboarding") and the workspace has no App of that name (it has: "Support Bot", "Support", "Onboarding")`,
       `${at("primaryAction:", "Sumarize")}: experiments.summarize-ab.primaryAction: App "Support Bot" has no Action "Sumarize" (it has: "Summarize", "Summarize v2", "Classify"); Actions are configured outside the public interface`,
       `${at("context: Handbok", "Handbok")}: contextSources.handbook.context: no Context "Handbok" in the workspace (it has: "Handbook", "FAQ"); Contexts are created outside the public interface`,
       `${at("evalTypes: [Exact matches]", "Exact matches")}: evals.summary-match.evalTypes.0: no Eval type "Exact matches" (available: "Exact match", "Toxicity")`,
       `${at("type: webs", "webs")}: skills.search.type: no Skill type "webs" in the workspace (it has: "web"); Skill types are configured outside the public interface`,
     ]);
+    expect(log.at(-1)).toBe(`error: ${error.message}`);
     writeFileSync(yamlFile(), original);
   });
 
@@ -253,9 +256,24 @@ describe("examples/yaml-workspace through the offline engine against the emulato
     const original = readFileSync(yamlFile(), "utf8");
     editYaml((text) => text.replace("    llm: gpt-4o\n", "    llm: gpt-4o\n    temperature: 0.2\n"));
     const error = await failure("preview");
-    expect(error.message).toContain(`${at("temperature:", "temperature")}: models.gpt-4o.temperature: Unrecognized key: "temperature"`);
+    expect(error.message).toBe(`${at("temperature:", "temperature")}: models.gpt-4o.temperature: Unrecognized key: "temperature"`);
     expect(requests).toEqual([]);
     writeFileSync(yamlFile(), original);
+  });
+
+  it("an empty document fails the program before any request instead of deleting everything", async () => {
+    const original = readFileSync(yamlFile(), "utf8");
+    writeFileSync(yamlFile(), "# yaml-language-server: $schema=node_modules/pulumi-gms/src/workspace/workspace.schema.json\n");
+    for (const operation of ["preview", "up"] as const) {
+      const error = await failure(operation);
+      expect(error.message).toBe(
+        "workspace.yaml:1:1: declares no resources: an empty workspace would delete everything this stack manages; remove the component (or the stack) to do that on purpose",
+      );
+      expect(requests).toEqual([]);
+      expect(error.result?.steps).toEqual([]);
+    }
+    writeFileSync(yamlFile(), original);
+    expect(plan(await run("preview"))).toEqual([]);
   });
 
   it("destroy deletes every object the workspace declared, and only those", async () => {
