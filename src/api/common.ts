@@ -21,6 +21,18 @@ export const AuditFields = {
   last_updated_by_id: z.string().nullable(),
 };
 
+/**
+ * The same audit fields for the kinds whose field names the spec does not show (Workflow, Experiment,
+ * Model, Provider, Skill, Eval, Context Source): the emulator answers them as for Apps, and a client
+ * reading a real service must not depend on them.
+ */
+export const UnnamedAuditFields = {
+  created_at: Timestamp.optional(),
+  updated_at: Timestamp.optional(),
+  created_by_id: z.string().optional(),
+  last_updated_by_id: z.string().nullable().optional(),
+};
+
 /** What a delete answers, `{ message: "<Kind> <guid> deleted" }` (the shape the spec shows for Providers). */
 export const DeleteMessage = z.object({ message: z.string() });
 export type DeleteMessage = z.infer<typeof DeleteMessage>;

@@ -46,9 +46,10 @@ export const ContextSource = z.object({
   indexing_status: IndexingStatus,
   indexed_at: Timestamp.nullable(),
   indexing_metadata: IndexingMetadata.nullable(),
-  created_by_id: z.string(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  // Spec: "creator, timestamps" without their names; the emulator answers them as for Apps.
+  created_by_id: z.string().optional(),
+  created_at: Timestamp.optional(),
+  updated_at: Timestamp.optional(),
 });
 export type ContextSource = z.infer<typeof ContextSource>;
 

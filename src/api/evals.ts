@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AuditFields, Guid, JsonObject, PageQuery } from "./common";
+import { UnnamedAuditFields, Guid, JsonObject, PageQuery } from "./common";
 
 /** Eval types are global: every workspace sees the same ones. */
 export const EvalType = z.object({
@@ -40,7 +40,7 @@ export const Eval = z.object({
   sampling_rate: z.number().nullable(),
   alert_on_fail: z.boolean(),
   data_type: EvalDataType,
-  ...AuditFields,
+  ...UnnamedAuditFields,
 });
 export type Eval = z.infer<typeof Eval>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AuditFields, Guid } from "./common";
+import { UnnamedAuditFields, Guid } from "./common";
 
 /** An Experiment: an A/B comparison of two Actions of one App. */
 export const Experiment = z.object({
@@ -11,7 +11,7 @@ export const Experiment = z.object({
   secondary_action: Guid,
   status: z.string(),
   deleted: z.boolean(),
-  ...AuditFields,
+  ...UnnamedAuditFields,
 });
 export type Experiment = z.infer<typeof Experiment>;
 

@@ -1,17 +1,18 @@
 import { z } from "zod";
-import { AuditFields, Guid, HttpUrl, Timestamp } from "./common";
+import { UnnamedAuditFields, Guid, HttpUrl, Timestamp } from "./common";
 
 /** A Model as GET, list and PUT return it: no credential. */
 export const Model = z.object({
   guid: Guid,
   llm: z.string(),
+  // Spec: "provider name (nullable), provider GUID (nullable)" without their wire names: the emulator's.
   /** The provider type (catalog name). */
-  provider_name: z.string().nullable(),
+  provider_name: z.string().nullable().optional(),
   /** The linked Provider connection, if any. */
-  provider_guid: Guid.nullable(),
+  provider_guid: Guid.nullable().optional(),
   default: z.boolean(),
   deleted: z.boolean(),
-  ...AuditFields,
+  ...UnnamedAuditFields,
 });
 export type Model = z.infer<typeof Model>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AuditFields, Guid, HttpUrl } from "./common";
+import { UnnamedAuditFields, Guid, HttpUrl } from "./common";
 
 // The Model and Provider Connection resource kinds import the URL schema from here.
 export { HttpUrl } from "./common";
@@ -11,7 +11,7 @@ export const Provider = z.object({
   nickname: z.string(),
   url: z.string().nullable(),
   default: z.boolean(),
-  ...AuditFields,
+  ...UnnamedAuditFields,
 });
 export type Provider = z.infer<typeof Provider>;
 

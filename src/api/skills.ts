@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AuditFields, Guid } from "./common";
+import { UnnamedAuditFields, Guid } from "./common";
 
 /**
  * One metadata entry of a Skill: a named setting, whether it is required, its value (any JSON; the key
@@ -18,7 +18,7 @@ export const Skill = z.object({
   name: z.string(),
   type: z.string(),
   metadata: z.array(SkillMetadataEntry).nullable(),
-  ...AuditFields,
+  ...UnnamedAuditFields,
 });
 export type Skill = z.infer<typeof Skill>;
 

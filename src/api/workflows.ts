@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AuditFields, Guid, JsonObject } from "./common";
+import { UnnamedAuditFields, Guid, JsonObject } from "./common";
 
 /** A Workflow record (blocks are never part of it). */
 export const Workflow = z.object({
@@ -8,7 +8,7 @@ export const Workflow = z.object({
   slug: z.string(),
   // Spec: not among the Workflow fields the spec lists; the emulator returns it, clients must not need it.
   app: Guid.optional(),
-  ...AuditFields,
+  ...UnnamedAuditFields,
 });
 export type Workflow = z.infer<typeof Workflow>;
 

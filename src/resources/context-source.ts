@@ -173,8 +173,8 @@ export const contextSourceKind = defineKind({
       z.record(z.string(), z.unknown()).nullable(),
       "What the last finished run recorded: `{documents, characters, contentType}` once indexed, `{error}` once failed; null before.",
     ),
-    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
-    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
   validate(inputs) {
     const failures: CheckFailure[] = [];

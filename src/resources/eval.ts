@@ -43,8 +43,8 @@ export const evalKind = defineKind({
   outputs: {
     guid: computed(z.string(), "The Eval's GUID."),
     dataType: computed(EvalDataType, "`DATASET` when the Eval scores a Dataset, else `LIVE`."),
-    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
-    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
   async create(client, inputs) {
     const body = {

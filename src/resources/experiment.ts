@@ -29,8 +29,8 @@ export const experimentKind = defineKind({
   outputs: {
     guid: computed(z.string(), "The Experiment's GUID."),
     status: computed(z.string(), "The Experiment's status as the service reports it (e.g. `active`)."),
-    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
-    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
   async create(client, inputs) {
     const body = { name: inputs.name, app: inputs.app, primary_action: inputs.primaryAction, secondary_action: inputs.secondaryAction };

@@ -42,9 +42,9 @@ export const modelKind = defineKind({
   },
   outputs: {
     guid: computed(z.string(), "The Model's GUID."),
-    providerGuid: computed(z.string().nullable(), "The GUID of the ProviderConnection the service linked the Model to, or null when there is none."),
-    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
-    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+    providerGuid: computed(z.string().nullable().optional(), "The GUID of the ProviderConnection the service linked the Model to, or null when there is none."),
+    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
   async create(client, inputs) {
     const what = `Cannot create Model "${inputs.llm}" on provider "${inputs.provider}"`;

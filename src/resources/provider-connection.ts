@@ -48,8 +48,8 @@ export const providerConnectionKind = defineKind({
   },
   outputs: {
     guid: computed(z.string(), "The connection's GUID."),
-    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
-    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
   async create(client, inputs) {
     const what = `Cannot create ProviderConnection for provider "${inputs.provider}"`;

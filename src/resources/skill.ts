@@ -36,8 +36,8 @@ export const skillKind = defineKind({
   },
   outputs: {
     guid: computed(z.string(), "The Skill's GUID."),
-    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
-    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
   async create(client, inputs) {
     const body = { name: inputs.name, type: inputs.type, metadata: inputs.metadata };

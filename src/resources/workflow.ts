@@ -25,8 +25,8 @@ export const workflowKind = defineKind({
   outputs: {
     guid: computed(z.string(), "The Workflow's GUID."),
     slug: computed(z.string(), "The slug the service generated from the name at creation."),
-    createdAt: computed(z.string(), "Creation time (ISO 8601)."),
-    updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
   async create(client, inputs) {
     try {

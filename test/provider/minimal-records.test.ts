@@ -1,10 +1,13 @@
 /**
- * The spec lists no App among the fields of a Workflow or an Experiment (the emulator returns one). A
- * service that answers only the spec's fields must still refresh cleanly: the App is kept from state.
+ * Records as a service that answers only what the spec names would send them: no App on a Workflow or an
+ * Experiment, and no timestamp, creator or provider fields where the spec leaves their names out (the
+ * emulator answers them). Refresh must still work: what the record lacks is kept from state.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { resourceProvider } from "../../src/provider/provider";
 import { experimentKind } from "../../src/resources/experiment";
+import { modelKind } from "../../src/resources/model";
+import { skillKind } from "../../src/resources/skill";
 import { workflowKind } from "../../src/resources/workflow";
 import { API_KEY, type ScriptedServer, startScriptedServer } from "../client/scripted-server";
 
@@ -26,7 +29,7 @@ describe("records with only the spec's fields", () => {
   };
 
   it("keeps a Workflow's App from state when the service does not return it", async () => {
-    const connection = await serve({ guid: GUID, name: "Renamed", slug: "triage", ...AUDIT });
+    const connection = await serve({ guid: GUID, name: "Renamed", slug: "triage" });
     const read = await resourceProvider(workflowKind).read(GUID, { guid: GUID, name: "Triage", app: APP, connection });
     expect(read.props).toMatchObject({ guid: GUID, name: "Renamed", app: APP, slug: "triage" });
     expect(read.inputs).toMatchObject({ name: "Renamed", app: APP });
@@ -36,5 +39,18 @@ describe("records with only the spec's fields", () => {
     const connection = await serve({ guid: GUID, name: "AB", primary_action: ACTION_B, secondary_action: ACTION_A, status: "active", deleted: false, ...AUDIT });
     const read = await resourceProvider(experimentKind).read(GUID, { guid: GUID, name: "AB", app: APP, primaryAction: ACTION_A, secondaryAction: ACTION_B, connection });
     expect(read.props).toMatchObject({ app: APP, primaryAction: ACTION_B, secondaryAction: ACTION_A });
+  });
+
+  it("reads a Model without provider or audit fields, keeping the provider from state", async () => {
+    const connection = await serve({ guid: GUID, llm: "gpt-4.1", default: false, deleted: false });
+    const read = await resourceProvider(modelKind).read(GUID, { guid: GUID, llm: "gpt-4o", provider: "openai", key: "sk-state-only", connection });
+    expect(read.props).toMatchObject({ guid: GUID, llm: "gpt-4.1", provider: "openai", key: "sk-state-only", default: false });
+    expect(read.props).not.toHaveProperty("createdAt");
+  });
+
+  it("reads a Skill without audit fields", async () => {
+    const connection = await serve({ guid: GUID, name: "web-search", type: "web", metadata: null });
+    const read = await resourceProvider(skillKind).read(GUID, { guid: GUID, name: "web-search", type: "web", connection });
+    expect(read.props).toMatchObject({ guid: GUID, name: "web-search", type: "web" });
   });
 });
