@@ -13,7 +13,7 @@ export const appKind = defineKind({
   name: "App",
   description: "An App of the workspace: it groups Actions, Workflows, Data records and fine-tunes.",
   inputs: {
-    name: updatable(z.string().min(1), "The App's name; its slug is generated from it on create.", { required: true }),
+    name: updatable(z.string().min(1, "must not be empty"), "The App's name; its slug is generated from it on create.", { required: true }),
     description: updatable(z.string().nullable(), "What the App is for.", { default: null }),
   },
   outputs: {

@@ -24,7 +24,7 @@ export const datasetKind = defineKind({
   name: "Dataset",
   description: "A Dataset: input/output examples (Items), each copied from a Data record when it is added, used by Evals and fine-tunes.",
   inputs: {
-    name: updatable(z.string().min(1), "The Dataset's name.", { required: true }),
+    name: updatable(z.string().min(1, "must not be empty"), "The Dataset's name.", { required: true }),
     description: updatable(z.string().nullable(), "What the Dataset holds.", { default: null }),
     app: replaceOnly(Guid.nullable(), "The GUID of the App the Dataset belongs to, or null for none; the service cannot move a Dataset, so another App replaces it.", {
       default: null,

@@ -21,7 +21,7 @@ export const experimentKind = defineKind({
   name: "Experiment",
   description: "An Experiment: an A/B comparison of two Actions of one App.",
   inputs: {
-    name: updatable(z.string().min(1), "The Experiment's name.", { required: true }),
+    name: updatable(z.string().min(1, "must not be empty"), "The Experiment's name.", { required: true }),
     app: replaceOnly(Guid, "The GUID of the App whose Actions are compared; another App replaces the Experiment.", { required: true }),
     primaryAction: updatable(Guid, "The GUID of the primary (A) Action; it must belong to the App.", { required: true }),
     secondaryAction: updatable(Guid, "The GUID of the secondary (B) Action; it must belong to the App.", { required: true }),

@@ -29,7 +29,7 @@ export const providerConnectionKind = defineKind({
       { required: true, secret: true, writeOnly: true },
     ),
     url: replaceOnly(HttpUrl.nullable(), "The provider endpoint (http or https), or null for the provider's default endpoint.", { default: null }),
-    name: replaceOnly(z.string().min(1).nullable(), "The connection's name, or null.", { default: null }),
+    name: replaceOnly(z.string().min(1, "must not be empty").nullable(), "The connection's name, or null.", { default: null }),
     nickname: updatable(
       z.string().min(1, "must not be empty"),
       "The connection's display name. When left out the service chooses it (the name, else the provider type) and Pulumi leaves it alone.",
@@ -41,7 +41,7 @@ export const providerConnectionKind = defineKind({
       { writeOnly: true },
     ),
     metadata: replaceOnly(
-      z.array(z.strictObject({ name: z.string().min(1), value: z.unknown().optional() })),
+      z.array(z.strictObject({ name: z.string().min(1, "must not be empty"), value: z.unknown().optional() })),
       "Provider-specific settings as `{name, value}` entries. Create only: not returned by the service.",
       { writeOnly: true },
     ),

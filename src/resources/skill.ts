@@ -14,10 +14,10 @@ import { failure, failureText } from "../provider/errors";
 import * as shim from "../shims/skill";
 
 const MetadataEntry = z.strictObject({
-  name: z.string().min(1),
+  name: z.string().min(1, "must not be empty"),
   required: z.boolean(),
   value: z.unknown(),
-  type: z.string().min(1).optional(),
+  type: z.string().min(1, "must not be empty").optional(),
 });
 
 export const skillKind = defineKind({

@@ -19,7 +19,7 @@ export const workflowKind = defineKind({
   description:
     "A Workflow of an App: it runs ordered blocks, each an Action. Blocks are configured outside the public interface, so this resource manages the Workflow record (its name and App) only.",
   inputs: {
-    name: updatable(z.string().min(1), "The Workflow's name; its slug is generated from it on create and kept when it is renamed.", { required: true }),
+    name: updatable(z.string().min(1, "must not be empty"), "The Workflow's name; its slug is generated from it on create and kept when it is renamed.", { required: true }),
     app: replaceOnly(Guid, "The GUID of the App the Workflow belongs to; another App replaces the Workflow.", { required: true }),
   },
   outputs: {

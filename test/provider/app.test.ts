@@ -105,6 +105,7 @@ describe("App through the dynamic-provider host", () => {
     const bad = await bed.counting(() => bed.host.check(urnOf(app!), {}, { ...app!.inputs, name: "", colour: "blue", adopt: "not-a-guid" }));
     expect(bad.requests).toHaveLength(0);
     expect(bad.result.failures.map((f) => f.property).sort()).toEqual(["adopt", "colour", "name"]);
+    expect(bad.result.failures.find((f) => f.property === "name")?.reason).toBe("must not be empty");
     const missing = await bed.host.check(urnOf(app!), {}, { __provider: app!.inputs.__provider });
     expect(missing.failures).toEqual([{ property: "name", reason: "name is required" }]);
   });

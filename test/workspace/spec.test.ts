@@ -234,7 +234,7 @@ describe("the Workspace component refuses a bad document before it registers any
   it("a file with problems throws them from the constructor", () => {
     const file = join(EXAMPLE, "does-not-exist.yaml");
     expect(() => new Workspace("w", { file })).toThrow(`${file}: cannot read the workspace file`);
-    expect(() => new Workspace("w", { spec: { apps: { support: { name: "" } } } })).toThrow('Workspace "w" spec: apps.support.name: Too small: expected string to have >=1 characters');
+    expect(() => new Workspace("w", { spec: { apps: { support: { name: "" } } } })).toThrow('Workspace "w" spec: apps.support.name: must not be empty');
   });
 
   it("a secret the stack config does not hold is located at its reference", () => {
