@@ -33,13 +33,7 @@ export class AppStore {
 
   /** Non-deleted Apps of the workspace, oldest first. */
   list(caller: Caller, page: Page): Paged<AppRecord> {
-    const total = this.db.get<{ n: number }>("SELECT count(*) AS n FROM apps WHERE workspace_id = ? AND deleted_at IS NULL", caller.workspaceId)!.n;
-    const rows = this.db.all(
-      "SELECT * FROM apps WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id LIMIT ? OFFSET ?",
-      caller.workspaceId,
-      page.limit,
-      page.skip,
-    );
+    const { rows, total } = this.db.paged("FROM apps WHERE workspace_id = ? AND deleted_at IS NULL", [caller.workspaceId], page, { order: "id" });
     return { items: rows.map(toRecord), total };
   }
 

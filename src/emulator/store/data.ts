@@ -179,9 +179,7 @@ export class DataStore {
   }
 
   private page(where: string, args: SqlValue[], page: Page): Paged<DataRecord> {
-    const filter = `${where} AND d.deleted_at IS NULL`;
-    const total = this.db.get<{ n: number }>(`SELECT count(*) AS n FROM data d WHERE ${filter}`, ...args)!.n;
-    const rows = this.db.all(`${SELECT} WHERE ${filter} ORDER BY d.id DESC LIMIT ? OFFSET ?`, ...args, page.limit, page.skip);
+    const { rows, total } = this.db.paged(`${FROM} WHERE ${where} AND d.deleted_at IS NULL`, args, page, { select: COLUMNS, order: "d.id DESC" });
     return { items: rows.map(toRecord), total };
   }
 
@@ -190,7 +188,9 @@ export class DataStore {
   }
 }
 
-const SELECT = "SELECT d.*, a.guid AS action_guid, p.guid AS app_guid FROM data d JOIN actions a ON a.id = d.action_id JOIN apps p ON p.id = d.app_id";
+const COLUMNS = "d.*, a.guid AS action_guid, p.guid AS app_guid";
+const FROM = "FROM data d JOIN actions a ON a.id = d.action_id JOIN apps p ON p.id = d.app_id";
+const SELECT = `SELECT ${COLUMNS} ${FROM}`;
 
 /** The value columns an input sets, skipping fields it leaves undefined; JSON columns are encoded. */
 function definedColumns(input: DataFields & { input?: DataValue | undefined; output?: DataValue | undefined }): Record<string, SqlValue> {

@@ -1,4 +1,5 @@
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import type { Page } from "./records";
 
 export type SqlValue = SQLInputValue;
 export type Row = Record<string, SqlValue>;
@@ -26,6 +27,13 @@ export class Database {
 
   get<T = Row>(query: string, ...params: SqlValue[]): T | undefined {
     return this.sql.prepare(query).get(...params) as T | undefined;
+  }
+
+  /** One page of `SELECT select from ORDER BY order`, plus the count of every row `from` (`FROM … WHERE …`) matches. */
+  paged<T = Row>(from: string, args: SqlValue[], page: Page, options: { select?: string; order: string }): { rows: T[]; total: number } {
+    const total = this.get<{ n: number }>(`SELECT count(*) AS n ${from}`, ...args)!.n;
+    const rows = this.all<T>(`SELECT ${options.select ?? "*"} ${from} ORDER BY ${options.order} LIMIT ? OFFSET ?`, ...args, page.limit, page.skip);
+    return { rows, total };
   }
 
   /** Runs a statement and returns the rowid it inserted. */

@@ -58,9 +58,8 @@ export class DatasetStore {
   }
 
   list(caller: Caller, page: Page): Paged<DatasetRecord> {
-    const where = "WHERE d.workspace_id = ? AND d.deleted_at IS NULL";
-    const total = this.db.get<{ n: number }>(`SELECT count(*) AS n FROM datasets d ${where}`, caller.workspaceId)!.n;
-    const rows = this.db.all(`${SELECT} ${where} ORDER BY d.id LIMIT ? OFFSET ?`, caller.workspaceId, page.limit, page.skip);
+    const from = `${FROM} WHERE d.workspace_id = ? AND d.deleted_at IS NULL`;
+    const { rows, total } = this.db.paged(from, [caller.workspaceId], page, { select: COLUMNS, order: "d.id" });
     return { items: rows.map(toRecord), total };
   }
 
@@ -148,13 +147,7 @@ export class DatasetStore {
   /** The Dataset's Items in the order they were added. */
   items(caller: Caller, guid: string, page: Page): Paged<DatasetItemRecord> {
     const dataset = this.get(caller, guid);
-    const total = this.db.get<{ n: number }>("SELECT count(*) AS n FROM dataset_items WHERE dataset_id = ? AND deleted_at IS NULL", dataset.id)!.n;
-    const rows = this.db.all(
-      "SELECT * FROM dataset_items WHERE dataset_id = ? AND deleted_at IS NULL ORDER BY id LIMIT ? OFFSET ?",
-      dataset.id,
-      page.limit,
-      page.skip,
-    );
+    const { rows, total } = this.db.paged("FROM dataset_items WHERE dataset_id = ? AND deleted_at IS NULL", [dataset.id], page, { order: "id" });
     return { items: rows.map(toItem), total };
   }
 
@@ -197,7 +190,9 @@ export class DatasetStore {
   }
 }
 
-const SELECT = "SELECT d.*, p.guid AS app_guid FROM datasets d LEFT JOIN apps p ON p.id = d.app_id";
+const COLUMNS = "d.*, p.guid AS app_guid";
+const FROM = "FROM datasets d LEFT JOIN apps p ON p.id = d.app_id";
+const SELECT = `SELECT ${COLUMNS} ${FROM}`;
 
 function toRecord(row: Record<string, unknown>): DatasetRecord {
   return {

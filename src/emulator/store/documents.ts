@@ -72,10 +72,9 @@ export class DocumentStore {
   list(caller: Caller, contextGuid: string, page: Page, query?: string): Paged<DocumentRecord> {
     // Spec: the search behind `query` is not shown; the emulator matches a case-insensitive substring.
     const context = this.store.contexts.get(caller, contextGuid);
-    const where = `FROM documents WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL${query ? " AND gms_contains(content, ?)" : ""}`;
+    const from = `FROM documents WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL${query ? " AND gms_contains(content, ?)" : ""}`;
     const args = query ? [context.id, caller.workspaceId, query] : [context.id, caller.workspaceId];
-    const total = this.db.get<{ n: number }>(`SELECT count(*) AS n ${where}`, ...args)!.n;
-    const rows = this.db.all(`SELECT * ${where} ORDER BY id LIMIT ? OFFSET ?`, ...args, page.limit, page.skip);
+    const { rows, total } = this.db.paged(from, args, page, { order: "id" });
     return { items: rows.map(toRecord), total };
   }
 

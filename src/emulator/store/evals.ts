@@ -105,10 +105,9 @@ export class EvalStore {
 
   /** The workspace's non-deleted Evals, oldest first, optionally only those of one data type. */
   list(caller: Caller, page: Page, dataType?: EvalDataType): Paged<EvalRecord> {
-    const where = `workspace_id = ? AND deleted_at IS NULL${dataType ? " AND data_type = ?" : ""}`;
-    const filter = dataType ? [caller.workspaceId, dataType] : [caller.workspaceId];
-    const total = this.db.get<{ n: number }>(`SELECT count(*) AS n FROM evals WHERE ${where}`, ...filter)!.n;
-    const rows = this.db.all(`SELECT * FROM evals WHERE ${where} ORDER BY id LIMIT ? OFFSET ?`, ...filter, page.limit, page.skip);
+    const from = `FROM evals WHERE workspace_id = ? AND deleted_at IS NULL${dataType ? " AND data_type = ?" : ""}`;
+    const args = dataType ? [caller.workspaceId, dataType] : [caller.workspaceId];
+    const { rows, total } = this.db.paged(from, args, page, { order: "id" });
     return { items: rows.map((row) => this.toRecord(row)), total };
   }
 

@@ -41,9 +41,8 @@ export class ExperimentStore {
   }
 
   list(caller: Caller, page: Page): Paged<ExperimentRecord> {
-    const where = "WHERE e.workspace_id = ? AND e.deleted_at IS NULL";
-    const total = this.db.get<{ n: number }>(`SELECT count(*) AS n FROM experiments e ${where}`, caller.workspaceId)!.n;
-    const rows = this.db.all(`${SELECT} ${where} ORDER BY e.id LIMIT ? OFFSET ?`, caller.workspaceId, page.limit, page.skip);
+    const from = `${FROM} WHERE e.workspace_id = ? AND e.deleted_at IS NULL`;
+    const { rows, total } = this.db.paged(from, [caller.workspaceId], page, { select: COLUMNS, order: "e.id" });
     return { items: rows.map(toRecord), total };
   }
 
@@ -124,9 +123,10 @@ export class ExperimentStore {
   }
 }
 
-const SELECT = `SELECT e.*, p.guid AS app_guid, a1.guid AS primary_action_guid, a2.guid AS secondary_action_guid
-  FROM experiments e JOIN apps p ON p.id = e.app_id
+const COLUMNS = "e.*, p.guid AS app_guid, a1.guid AS primary_action_guid, a2.guid AS secondary_action_guid";
+const FROM = `FROM experiments e JOIN apps p ON p.id = e.app_id
   JOIN actions a1 ON a1.id = e.primary_action_id JOIN actions a2 ON a2.id = e.secondary_action_id`;
+const SELECT = `SELECT ${COLUMNS} ${FROM}`;
 
 function toRecord(row: Record<string, unknown>): ExperimentRecord {
   return {

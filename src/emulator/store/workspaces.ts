@@ -131,10 +131,8 @@ export class WorkspaceStore {
   }
 
   list(caller: Caller, page: Page): Paged<WorkspaceRecord> {
-    const where = `FROM workspaces w JOIN workspace_members m ON m.workspace_id = w.id
-                   WHERE m.user_id = ? AND w.deleted_at IS NULL`;
-    const total = this.db.get<{ n: number }>(`SELECT count(*) AS n ${where}`, caller.userId)!.n;
-    const rows = this.db.all(`SELECT w.* ${where} ORDER BY w.id LIMIT ? OFFSET ?`, caller.userId, page.limit, page.skip);
+    const from = "FROM workspaces w JOIN workspace_members m ON m.workspace_id = w.id WHERE m.user_id = ? AND w.deleted_at IS NULL";
+    const { rows, total } = this.db.paged(from, [caller.userId], page, { select: "w.*", order: "w.id" });
     return { items: rows.map(toRecord), total };
   }
 
