@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { type Fixtures, Store, loadFixtures, startEmulator } from "../../src/emulator";
 import { FILES_LOADER_ID } from "../../src/api/context-sources";
 import { MAX_SOURCE_BYTES } from "../../src/emulator/store/context-sources";
-import { ACME_KEY, MISSING_GUID, OTHER_KEY, TEST_FIXTURES, createTestEmulator } from "./harness";
+import { ACME_KEY, MISSING_GUID, OTHER_KEY, TEST_FIXTURES, callOverHttp, createTestEmulator } from "./harness";
 
 const SOURCE_KEYS = [
   "created_at",
@@ -455,14 +455,7 @@ describe("context source processing end to end over HTTP", () => {
   });
   afterEach(() => emulator.close());
 
-  const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
-    const response = await fetch(`${emulator.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: await response.json() };
-  };
+  const api = (method: string, path: string, body?: unknown) => callOverHttp(emulator, method, path, body);
 
   it("indexes a file uploaded to the emulator itself through its signed URL", async () => {
     const text = "Returns are accepted within 30 days.\nRefunds go to the original card.\nGift cards are final.";

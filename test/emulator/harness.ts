@@ -92,3 +92,17 @@ export function createTestEmulator(fixtures: Fixtures = TEST_FIXTURES, path = ":
 }
 
 export const MISSING_GUID = "00000000-0000-4000-8000-000000000000";
+
+/**
+ * Calls a running emulator over real HTTP with its API key, as an out-of-band change or an independent
+ * check through the API would. The body is the parsed JSON, or undefined when there is none.
+ */
+export async function callOverHttp<T = any>(emulator: { url: string; apiKey: string }, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${emulator.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}

@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
+import { callOverHttp } from "../emulator/harness";
 import { installPackageCopy } from "../../src/testing";
 
 const ROOT = join(__dirname, "..", "..");
@@ -72,14 +73,10 @@ describe.skipIf(cli === undefined)(`examples/gitops against the emulator with th
   let env: NodeJS.ProcessEnv;
   const requests: RequestLogEntry[] = [];
   const writes = () => requests.filter((entry) => entry.method !== "GET");
+  /** The answer, with a list route's items whether it is a bare array or the `{data, ...}` envelope. */
   const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${emulator.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const json = (await response.json()) as any;
-    return { status: response.status, items: (Array.isArray(json) ? json : json.data) as { guid: string; name: string }[], body: json };
+    const answer = await callOverHttp(emulator, method, path, body);
+    return { ...answer, items: (Array.isArray(answer.body) ? answer.body : answer.body?.data) as { guid: string; name: string }[] };
   };
 
   beforeAll(async () => {

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
+import { callOverHttp } from "../emulator/harness";
 import { type EngineResult, LocalEngine, UNKNOWN, installPackageCopy } from "../../src/testing";
 
 const ROOT = join(__dirname, "..", "..");
@@ -53,14 +54,7 @@ describe("examples/quickstart through the offline engine against the emulator", 
   /** Every GUID the program's objects had, by resource name, to check each one is gone at the end. */
   const seen = new Map<string, Set<string>>();
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${emulator.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const api = (method: string, path: string, body?: unknown) => callOverHttp(emulator, method, path, body);
   /** A list route's items, whether it answers a bare array or the `{data, ...}` envelope. */
   const list = async (path: string): Promise<{ guid: string; name: string; [key: string]: unknown }[]> => {
     const { status, body } = await api("GET", path);

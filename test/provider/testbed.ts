@@ -12,7 +12,7 @@ import { type Fixtures, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { ProviderHost } from "../../src/testing/host";
 import { installPackageCopy } from "../../src/testing/program-dir";
-import { TEST_FIXTURES } from "../emulator/harness";
+import { TEST_FIXTURES, callOverHttp } from "../emulator/harness";
 
 type Props = Record<string, unknown>;
 
@@ -77,15 +77,7 @@ export async function startTestbed(options: { fixtures?: Fixtures } = {}) {
   };
 
   /** Calls the API directly, as an out-of-band change or an independent check would. */
-  const api = async <T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${emulator.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
-  };
+  const api = <T = any>(method: string, path: string, body?: unknown) => callOverHttp<T>(emulator, method, path, body);
 
   return {
     dir,

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
+import { callOverHttp } from "../emulator/harness";
 import { EngineError, type EngineResult, LocalEngine, UNKNOWN, installPackageCopy } from "../../src/testing";
 
 const PASSPHRASE = "correct horse battery staple";
@@ -30,14 +31,7 @@ describe("LocalEngine with gms.App against the emulator", () => {
   const requests: RequestLogEntry[] = [];
   const log: string[] = [];
   const writes = () => requests.filter((entry) => entry.method !== "GET");
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${emulator.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as any };
-  };
+  const api = (method: string, path: string, body?: unknown) => callOverHttp(emulator, method, path, body);
   const listApps = async () => ((await api("GET", "/apps")).body.data as { guid: string; name: string; description: string | null }[]).map(({ guid, name, description }) => ({ guid, name, description }));
 
   /** `support` authenticates with a secret `connection`; `triage` takes its description from support's slug. */
