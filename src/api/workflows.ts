@@ -12,6 +12,10 @@ export const Workflow = z.object({
 });
 export type Workflow = z.infer<typeof Workflow>;
 
+/** A Workflow as listed under its App (`GET /apps/{guid}/workflows`): the spec shows no element fields, so only these are read. */
+export const WorkflowSummary = z.object({ guid: Guid, name: z.string(), created_at: z.string().optional() });
+export type WorkflowSummary = z.infer<typeof WorkflowSummary>;
+
 export const WorkflowCreate = z.object({
   name: z.string().min(1),
   app: Guid,

@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { Agent, errors as undiciErrors, type Dispatcher } from "undici";
 import type { z } from "zod";
 import { ConnectionError, GmsError, ResponseShapeError, TimeoutError, errorFromResponse, type RequestLabel } from "./errors";
+import { type CreateOptions, createOnce } from "./create";
 import type { EncodedPath } from "./path";
-import { defaultRetryPolicy, withRetries, type RetryPolicy } from "./retry";
+import { defaultRetryPolicy, isIdempotent, withRetries, type RetryPolicy } from "./retry";
 
 // Read at run time: package.json sits two levels up from both src/client and dist/client, and importing
 // it would pull a file outside rootDir into the build.
@@ -24,6 +25,11 @@ export interface RequestOptions<S extends z.ZodType> {
   query?: Record<string, QueryValue>;
   body?: unknown;
   schema: S;
+  /**
+   * A POST whose replay does no harm (it dispatches work, or stores something nothing lists), so it
+   * retries like a GET. A POST that creates a listed object goes through `create` instead.
+   */
+  replayable?: boolean;
 }
 
 /** What a test may see of each attempt: never headers or bodies. */
@@ -69,6 +75,10 @@ export class GmsClient {
   readonly #ownsDispatcher: boolean;
   readonly #retryPolicy: RetryPolicy;
   readonly #onRequest: ((observation: RequestObservation) => void) | undefined;
+  /** The service's clock minus ours, from the last `Date` header: never ahead of the truth. */
+  #clockOffsetMs = 0;
+  /** GUIDs this client created or adopted: a lost create never adopts one of them a second time. */
+  readonly claimed = new Set<string>();
 
   constructor(options: GmsClientOptions) {
     const base = new URL(options.baseUrl);
@@ -85,7 +95,21 @@ export class GmsClient {
   }
 
   request<S extends z.ZodType>(options: RequestOptions<S>): Promise<z.output<S>> {
-    return withRetries(options.method, this.#retryPolicy, (attempt) => this.#observedAttempt(options, attempt));
+    const idempotent = options.replayable === true || isIdempotent(options.method);
+    return withRetries(idempotent, this.#retryPolicy, (attempt) => this.#observedAttempt(options, attempt));
+  }
+
+  /**
+   * POSTs a create exactly once: when the answer is lost, the object is looked up with
+   * `findCreated` and adopted rather than created again (see ./create).
+   */
+  create<S extends z.ZodType>(options: CreateOptions<S>): Promise<z.output<S>> {
+    return createOnce(this, options, this.#retryPolicy);
+  }
+
+  /** The service's clock as its `Date` headers tell it (whole seconds, so at most about a second behind). */
+  serverNow(): number {
+    return Date.now() + this.#clockOffsetMs;
   }
 
   async close(): Promise<void> {
@@ -132,6 +156,8 @@ export class GmsClient {
       });
       status = observation.status = response.statusCode;
       headers = response.headers;
+      const date = Date.parse(String(headers.date));
+      if (!Number.isNaN(date)) this.#clockOffsetMs = date - Date.now();
       text = await response.body.text();
     } catch (error) {
       throw this.#transportError(label, error, controller.signal.aborted);

@@ -30,6 +30,8 @@ export class GmsError extends Error {
   readonly requestId: string | undefined;
   /** The server's `Retry-After`, in milliseconds, whatever the status it came with. */
   readonly retryAfterMs: number | undefined;
+  /** How many times the request was sent before this error was final (set by the retry loop). */
+  attempts = 1;
 
   constructor(init: GmsErrorInit, message = `${init.method} ${init.path}: ${init.status} ${init.detail}`) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -64,10 +66,19 @@ export class ConflictError extends GmsError {
   override readonly code = "conflict";
 }
 
-/** 429, e.g. App creation once the workspace allowance is exhausted. */
+/** 429 with `Retry-After`: too many requests for now; the same request succeeds later. */
 export class RateLimitedError extends GmsError {
   override readonly name = "RateLimitedError";
   override readonly code = "rate_limited";
+}
+
+/**
+ * 429 without `Retry-After`: a workspace allowance or feature limit is used up (the spec's App
+ * allowance). Sending the request again cannot succeed until something is deleted or the limit raised.
+ */
+export class LimitExceededError extends GmsError {
+  override readonly name = "LimitExceededError";
+  override readonly code = "limit_exceeded";
 }
 
 export class ServerError extends GmsError {
@@ -135,7 +146,8 @@ export function errorFromResponse(response: ErrorResponse): GmsError {
   if (status === 401 || status === 403) return new AuthenticationError(init);
   if (status === 404) return new NotFoundError(init);
   if (status === 409) return new ConflictError(init);
-  if (status === 429) return new RateLimitedError(init);
+  // The spec's only 429 is the App allowance, which no wait cures; a rate limiter says when to come back.
+  if (status === 429) return init.retryAfterMs === undefined ? new LimitExceededError(init) : new RateLimitedError(init);
   if (status >= 500) return new ServerError(init);
   return new GmsError(init);
 }

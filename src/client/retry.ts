@@ -1,7 +1,9 @@
 /**
  * The retry policy, written once. Replaying an idempotent request is harmless, so GET, PUT and DELETE
  * retry on any transient failure. Replaying a POST could create a second record, so a POST retries only
- * when the server provably did no work: the connection failed before a byte was sent, or it answered 429.
+ * when the server provably did no work: the connection failed before a byte was sent, or a rate limiter
+ * answered 429 with `Retry-After`. A POST that may have acted is resolved by `createOnce`, not replayed.
+ * A 429 without `Retry-After` is a used-up allowance (LimitExceededError): no wait cures it.
  */
 import { ConnectionError, GmsError, RateLimitedError, ServerError, TimeoutError } from "./errors";
 
@@ -29,11 +31,14 @@ export const defaultRetryPolicy: RetryPolicy = {
 
 const idempotentMethods = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 
-export function isRetryable(method: string, error: unknown): error is GmsError {
+export const isIdempotent = (method: string): boolean => idempotentMethods.has(method.toUpperCase());
+
+/** Whether a request may be sent again after `error`; `idempotent` says its replay does no harm. */
+export function isRetryable(idempotent: boolean, error: unknown): error is GmsError {
   // Never reached the server, or refused before doing any work: safe for every method.
   if (error instanceof RateLimitedError) return true;
   if (error instanceof ConnectionError && error.provablyUnsent) return true;
-  if (!idempotentMethods.has(method.toUpperCase())) return false;
+  if (!idempotent) return false;
   return error instanceof ConnectionError || error instanceof TimeoutError || error instanceof ServerError || (error instanceof GmsError && error.status === 408);
 }
 
@@ -48,13 +53,14 @@ export function retryDelayMs(retry: number, error: GmsError, policy: RetryPolicy
 }
 
 /** Runs `attempt` (numbered from 1) until it succeeds or the policy gives up; the last error is thrown. */
-export async function withRetries<T>(method: string, policy: RetryPolicy, attempt: (attemptNumber: number) => Promise<T>): Promise<T> {
+export async function withRetries<T>(idempotent: boolean, policy: RetryPolicy, attempt: (attemptNumber: number) => Promise<T>): Promise<T> {
   for (let attemptNumber = 1; ; attemptNumber++) {
     try {
       return await attempt(attemptNumber);
     } catch (error) {
       const retry = attemptNumber - 1;
-      if (retry >= policy.maxRetries || !isRetryable(method, error)) throw error;
+      if (error instanceof GmsError) error.attempts = attemptNumber;
+      if (retry >= policy.maxRetries || !isRetryable(idempotent, error)) throw error;
       const delay = retryDelayMs(retry, error, policy);
       if (delay === undefined) throw error;
       await policy.sleep(delay);

@@ -6,7 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { GmsClient } from "../client";
+import { AuthenticationError, GmsClient } from "../client";
+import { currentWorkspace } from "./current-workspace";
 
 export const Connection = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL ending in /v1" }).optional(),
@@ -30,9 +31,37 @@ export class ConfigurationError extends Error {
   override readonly name = "ConfigurationError";
 }
 
+/** The service a connection reaches (its own base URL, else the stack's, else the environment's), without a trailing slash. */
+export const effectiveBaseUrl = (connection: Connection | undefined): string | undefined =>
+  (connection?.baseUrl ?? stackConfig.baseUrl ?? process.env.GMS_BASE_URL)?.replace(/\/+$/, "");
+
+const workspaces = new WeakMap<GmsClient, Promise<string>>();
+
+/**
+ * Whether two clients' keys select the same workspace (`GET /workspaces/current`, once per client), or
+ * undefined when either key is refused.
+ */
+export async function sameWorkspace(first: GmsClient, second: GmsClient): Promise<boolean | undefined> {
+  const workspaceOf = (client: GmsClient) => {
+    let guid = workspaces.get(client);
+    if (!guid) {
+      guid = currentWorkspace(client).then((workspace) => workspace.guid);
+      workspaces.set(client, guid);
+    }
+    return guid;
+  };
+  try {
+    const [a, b] = await Promise.all([workspaceOf(first), workspaceOf(second)]);
+    return a === b;
+  } catch (error) {
+    if (error instanceof AuthenticationError) return undefined;
+    throw error;
+  }
+}
+
 /** One keep-alive client per distinct workspace connection, shared by every resource of the process. */
 export function clientFor(connection: Connection | undefined): GmsClient {
-  const baseUrl = connection?.baseUrl ?? stackConfig.baseUrl ?? process.env.GMS_BASE_URL;
+  const baseUrl = effectiveBaseUrl(connection);
   const apiKey = connection?.apiKey ?? stackConfig.apiKey ?? process.env.GMS_API_KEY;
   if (!baseUrl) {
     throw new ConfigurationError("No service URL: set `pulumi config set gms:baseUrl https://.../v1`, or GMS_BASE_URL, or the resource's connection.baseUrl");

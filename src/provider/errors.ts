@@ -1,28 +1,62 @@
 /** How the provider words failures for a user: in their terms, without request noise or secrets. */
-import { GmsError, ValidationError } from "../client";
+import { type CreationWindow, GmsError, UnresolvedCreateError, ValidationError } from "../client";
 
-/** What a failed request says, without the request label's noise for a user. */
-export const failureText = (error: unknown): string =>
-  error instanceof GmsError && error.status !== undefined && error.status >= 400
-    ? `the service answered ${error.status} ${error.detail}`
-    : error instanceof Error
-      ? error.message
-      : String(error);
+/**
+ * A create whose answer was lost and whose lookup could not settle whether the object exists, in the
+ * user's terms; it keeps the window the object may have been created in, for the provider to record.
+ */
+export class UnresolvedCreateFailure extends Error {
+  override readonly name = "UnresolvedCreateFailure";
+
+  constructor(
+    message: string,
+    readonly window: CreationWindow,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** The user-facing error for `error`: an unresolved create keeps its window. */
+const wrapped = (message: string, error: unknown, options?: ErrorOptions): Error =>
+  error instanceof UnresolvedCreateError ? new UnresolvedCreateFailure(message, error.window, options) : new Error(message, options);
+
+/** What a failed request says, without the request label's noise for a user, and how often it was sent. */
+export const failureText = (error: unknown): string => {
+  if (!(error instanceof GmsError)) return error instanceof Error ? error.message : String(error);
+  const answer = error.status !== undefined && error.status >= 400 ? `the service answered ${error.status} ${error.detail}` : error.message;
+  return error.attempts > 1 ? `${answer} (after ${error.attempts} attempts)` : answer;
+};
 
 /** What could not be done (`Cannot create App "x"`), what the service answered, then advice when there is any. */
 const described = (what: string, error: unknown, advice: string | undefined): string => `${what}: ${failureText(error)}.${advice ? ` ${advice}` : ""}`;
 
 /** A failed operation in the user's terms; the service's answer stays as the cause. */
-export const failure = (what: string, error: unknown, advice?: string): Error => new Error(described(what, error, advice), { cause: error });
+export const failure = (what: string, error: unknown, advice?: string): Error => wrapped(described(what, error, advice), error, { cause: error });
+
+/**
+ * `text` with every occurrence of a secret as a whole token blanked: not preceded or followed by a
+ * letter, digit, `_` or `-` (so the key "abc" is not cut out of "abcdef", but "key abc." loses it).
+ */
+export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let redacted = text;
+  for (const secret of secrets) {
+    if (!secret) continue;
+    const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    redacted = redacted.replace(new RegExp(`(?<![A-Za-z0-9_-])${escaped}(?![A-Za-z0-9_-])`, "g"), "[secret]");
+  }
+  return redacted;
+}
 
 /**
  * An error for a request that carried a credential. The service's error texts are not known to leave
  * submitted values out, so the key is blanked should one ever echo it; no cause is kept for the same reason.
  */
-export const keyRedacted = (message: string, key: string | undefined): Error => new Error(key ? message.replaceAll(key, "[secret]") : message);
+export const keyRedacted = (message: string, key: string | undefined): Error => new Error(redactSecrets(message, [key]));
 
 /** `failure` for a request that carried the credential `key`: worded the same, the key blanked, no cause. */
-export const keyRedactedFailure = (key: string | undefined, what: string, error: unknown, advice?: string): Error => keyRedacted(described(what, error, advice), key);
+export const keyRedactedFailure = (key: string | undefined, what: string, error: unknown, advice?: string): Error =>
+  wrapped(redactSecrets(described(what, error, advice), [key]), error);
 
 /** What to check when the service refuses a Model's or a ProviderConnection's provider type or endpoint. */
 export const providerAdvice = (error: unknown, url: string | null | undefined): string | undefined =>

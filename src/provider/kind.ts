@@ -2,7 +2,7 @@
  * What a resource kind declares: its fields and the four API operations. The generic provider in
  * `./provider` turns a Kind into the Pulumi dynamic-provider contract.
  */
-import type { GmsClient } from "../client";
+import type { CreatedCandidate, GmsClient } from "../client";
 import type { InputFields, InputValues, OutputFields } from "./fields";
 
 export const KIND_NAMES = [
@@ -36,8 +36,16 @@ export interface Kind<I extends InputFields = InputFields, O extends OutputField
   outputs: O;
   /** Rules that span fields (the zod schemas check one field each). Only called when every value is known. */
   validate?(inputs: InputValues<I>): CheckFailure[];
-  /** Creates the object; must leave nothing behind when it throws. */
+  /**
+   * Creates the object, its POST through `client.create` so that a lost answer is looked up, not
+   * replayed. It leaves nothing behind when it throws, except through a `CreatedButFailedError`.
+   */
   create(client: GmsClient, inputs: InputValues<I>): Promise<Outputs>;
+  /**
+   * The live objects that match `inputs` (what the create's POST sends), with their creation times: how
+   * a create whose answer was lost, now or in an earlier run, finds the object it made.
+   */
+  findCreated(client: GmsClient, inputs: InputValues<I>): Promise<CreatedCandidate[]>;
   /** The live object (a NotFoundError means it is gone). `state` is the last stored outputs. */
   read(client: GmsClient, guid: string, state: Outputs): Promise<Outputs>;
   /** Applies the changed updatable fields; sends only what the API accepts for the kind. */

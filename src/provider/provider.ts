@@ -4,24 +4,34 @@
  *   lets the engine's unknown marker through during preview;
  * - diff compares declared inputs with the stored outputs: no change, no diff, no API call; a changed
  *   replace-only field is listed in `replaces`;
- * - create adopts an existing object when `adopt` names one, else creates;
+ * - create adopts an existing object when `adopt` names one, else creates. A create that made its object
+ *   but failed afterwards is reported to the engine as partially created (id and properties, as the
+ *   dynamic-provider host forwards them), so state records it; one whose answer was lost and could not be
+ *   looked up is recorded under a placeholder id with the time window it may have been created in:
+ *   refresh adopts what it finds there, and `up` replaces the placeholder (deleting what it finds);
  * - read returns the live object as outputs and inputs (empty id when gone); write-only values stay;
  * - update passes only the changed fields to the kind; delete treats 404 as already gone.
- * Every kind also takes `connection` (secret; changing it never replaces) and `adopt` (a GUID).
+ * Every kind also takes `connection` (secret) and `adopt` (a GUID). Another service (base URL) replaces
+ * the object; another API key updates in place once both keys are shown to select the same workspace.
  */
+import { randomUUID } from "node:crypto";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
-import { GmsError, NotFoundError } from "../client";
-import { Connection, clientFor } from "./connection";
-import { failure } from "./errors";
+import { type CreationWindow, GmsError, type GmsClient, NotFoundError, UnresolvedCreateError } from "../client";
+import { Connection, clientFor, effectiveBaseUrl, sameWorkspace } from "./connection";
+import { failure, redactSecrets, UnresolvedCreateFailure } from "./errors";
 import type { InputField } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
+import { CreatedButFailedError } from "./undo-create";
 import { containsUnknown, sameValue } from "./values";
 import { Guid } from "../api/common";
 
 type Props = Record<string, unknown>;
 
 const PROVIDER_KEY = "__provider";
+
+/** The output of a placeholder resource: the window in which its lost create may have made the object. */
+export const UNRESOLVED_CREATE = "__unresolvedCreate";
 
 export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProvider, "configure">> {
   const fields = Object.entries(kind.inputs) as [string, InputField][];
@@ -46,6 +56,52 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
   };
 
   const clientOf = (props: Props) => clientFor(props.connection as Connection | undefined);
+
+  /** The values of the secret inputs, blanked from every message the provider passes on. */
+  const secretValues = (props: Props): string[] =>
+    fields.filter(([, field]) => field.secret).flatMap(([name]) => (typeof props[name] === "string" ? [props[name] as string] : []));
+  const redacted = (error: unknown, props: Props): unknown =>
+    error instanceof Error && secretValues(props).length > 0 ? Object.assign(new Error(redactSecrets(error.message, secretValues(props))), { name: error.name }) : error;
+
+  /**
+   * A create's failure as the engine must see it: an object that exists (or may) travels as the
+   * dynamic-provider host's partial-create error, `{message, id, properties, reasons}`, with `__provider`
+   * in the properties because the host does not add it there.
+   */
+  const createFailure = (error: unknown, inputs: Props): unknown => {
+    const partial = (message: string, id: string, properties: Props) => {
+      const text = redactSecrets(message, secretValues(inputs));
+      return Object.assign(new Error(text), { id, properties: { ...properties, [PROVIDER_KEY]: inputs[PROVIDER_KEY] }, reasons: [text] });
+    };
+    if (error instanceof CreatedButFailedError) {
+      const outs = outputsOf(inputs, error.record);
+      for (const name of error.unapplied) delete outs[name];
+      return partial(error.message, error.guid, outs);
+    }
+    const window = error instanceof UnresolvedCreateFailure || error instanceof UnresolvedCreateError ? error.window : undefined;
+    if (window === undefined) return redacted(error, inputs);
+    const message =
+      `${(error as Error).message} Pulumi records it as possibly created between ${window.since} and ${window.until}: ` +
+      "`pulumi refresh` adopts the object if it is there (and forgets it if not); `pulumi up` replaces the placeholder, deleting the object if it is there.";
+    return partial(message, `unresolved-${randomUUID()}`, { ...outputsOf(inputs, {}), [UNRESOLVED_CREATE]: window });
+  };
+
+  /** The object a placeholder's lost create made: one match created in its window, none, or an error for several. */
+  const unresolvedObject = async (client: GmsClient, props: Props): Promise<string | undefined> => {
+    const window = props[UNRESOLVED_CREATE] as CreationWindow;
+    const [since, until] = [Date.parse(window.since), Date.parse(window.until)];
+    const candidates = (await kind.findCreated(client, props as never)).filter((candidate) => {
+      // Without a creation time nothing ties an object to the window: such objects are left alone.
+      const created = candidate.createdAt ? Date.parse(candidate.createdAt) : Number.NaN;
+      return !client.claimed.has(candidate.guid) && created >= since && created <= until;
+    });
+    if (candidates.length > 1) {
+      throw new Error(
+        `${kind.name}: ${candidates.length} objects match the create whose answer was lost (${candidates.map((candidate) => candidate.guid).join(", ")}); delete the ones you do not want, then run \`pulumi refresh\``,
+      );
+    }
+    return candidates[0]?.guid;
+  };
 
   return {
     async check(_olds: Props, news: Props) {
@@ -90,32 +146,44 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     },
 
     async diff(_id: string, olds: Props, news: Props) {
+      if (olds[UNRESOLVED_CREATE] !== undefined) return { changes: true, replaces: [UNRESOLVED_CREATE] };
       const changed = changedFields(olds, news);
       const replaces = changed.filter((name) => kind.inputs[name]!.change === "replace");
       const connectionChanged = !sameValue(olds.connection, news.connection);
-      return { changes: changed.length > 0 || connectionChanged, replaces };
+      // Another service is another object: create it there, delete the old one with the old connection.
+      const moved = connectionChanged && !containsUnknown(news.connection) && effectiveBaseUrl(olds.connection as Connection) !== effectiveBaseUrl(news.connection as Connection);
+      return { changes: changed.length > 0 || connectionChanged, replaces: moved ? [...replaces, "connection"] : replaces };
     },
 
     async create(inputs: Props) {
       const client = clientOf(inputs);
       const adopt = inputs.adopt as string | undefined;
-      const record = adopt ? await adoptExisting(kind, client, adopt, inputs, changedFields) : await kind.create(client, inputs as never);
-      return { id: record.guid as string, outs: outputsOf(inputs, record) };
+      try {
+        const record = adopt ? await adoptExisting(kind, client, adopt, inputs, changedFields) : await kind.create(client, inputs as never);
+        return { id: record.guid as string, outs: outputsOf(inputs, record) };
+      } catch (error) {
+        throw createFailure(error, inputs);
+      }
     },
 
     async read(id: string, props: Props) {
-      const record = await orUndefinedIfGone(kind.read(clientOf(props), id, props));
-      if (!record) return { id: "", props: {} };
+      const client = clientOf(props);
+      const guid = props[UNRESOLVED_CREATE] === undefined ? id : await unresolvedObject(client, props);
+      const record = guid === undefined ? undefined : await orUndefinedIfGone(kind.read(client, guid, props));
+      if (!record || guid === undefined) return { id: "", props: {} };
+      client.claimed.add(guid);
       const outs = outputsOf(props, record);
       const inputs: Props = {};
       for (const name of [...Object.keys(kind.inputs), ...COMMON_INPUTS]) if (outs[name] !== undefined) inputs[name] = outs[name];
-      return { id, props: outs, inputs };
+      return { id: guid, props: outs, inputs };
     },
 
     async update(id: string, olds: Props, news: Props) {
+      if (olds[UNRESOLVED_CREATE] !== undefined) throw new Error(`${kind.name} ${id} is a placeholder for a create whose answer was lost: run \`pulumi refresh\` first`);
+      const client = clientOf(news);
+      if (!sameValue(olds.connection, news.connection)) await requireSameWorkspace(kind, id, clientOf(olds), client, olds);
       const changed = changedFields(olds, news).filter((name) => kind.inputs[name]!.change === "update");
       if (changed.length === 0) return { outs: outputsOf(news, olds) };
-      const client = clientOf(news);
       try {
         return { outs: outputsOf(news, await kind.update(client, id, news as never, new Set(changed), olds)) };
       } catch (error) {
@@ -126,14 +194,35 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
           );
         }
         // A kind's own explanation passes as it is; a bare client error is worded like the kinds' create failures.
-        throw error instanceof GmsError ? failure(`Cannot update ${kind.name} ${id}`, error) : error;
+        throw redacted(error instanceof GmsError ? failure(`Cannot update ${kind.name} ${id}`, error) : error, news);
       }
     },
 
     async delete(id: string, props: Props) {
-      await orUndefinedIfGone(kind.delete(clientOf(props), id, props));
+      const client = clientOf(props);
+      try {
+        const guid = props[UNRESOLVED_CREATE] === undefined ? id : await unresolvedObject(client, props);
+        if (guid !== undefined) await orUndefinedIfGone(kind.delete(client, guid, props));
+      } catch (error) {
+        throw redacted(error instanceof GmsError ? failure(`Cannot delete ${kind.name} ${id}`, error) : error, props);
+      }
     },
   };
+}
+
+/**
+ * A new API key for the same service may select another workspace, where this object does not exist.
+ * Both keys' workspaces are compared (one cached read per key and process); when the old key no longer
+ * works (rotated and revoked), the object itself is read with the new key.
+ */
+async function requireSameWorkspace(kind: Kind, id: string, before: GmsClient, after: GmsClient, state: Props): Promise<void> {
+  if (before === after) return;
+  const same = await sameWorkspace(before, after);
+  if (same === true || (same === undefined && (await orUndefinedIfGone(kind.read(after, id, state))) !== undefined)) return;
+  throw new Error(
+    `${kind.name} ${id} lives in another workspace than the one the new connection's API key selects; an object cannot move between workspaces in place. ` +
+      "Keep the key of its workspace, or declare the resource under a new name so that Pulumi creates it in the new workspace and deletes this one.",
+  );
 }
 
 /**

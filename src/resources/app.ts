@@ -2,7 +2,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { App as AppWire } from "../api/apps";
-import { path } from "../client";
+import { collect, type CreatedCandidate, type GmsClient, paginateEnvelope, path } from "../client";
 import { failure } from "../provider/errors";
 import { computed, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
@@ -24,12 +24,14 @@ export const appKind = defineKind({
   },
   async create(client, inputs) {
     try {
-      return fromWire(await client.request({ method: "POST", path: path`/apps`, body: { name: inputs.name, description: inputs.description }, schema: AppWire }));
+      const body = { name: inputs.name, description: inputs.description };
+      return fromWire(await client.create({ path: path`/apps`, body, schema: AppWire, findCreated: () => findApps(client, inputs), recordPath: (guid) => path`/apps/${guid}`, guidOf: (app) => app.guid }));
     } catch (error) {
       // For example 429 once the workspace App allowance is used up.
       throw failure(`Cannot create App "${inputs.name}"`, error);
     }
   },
+  findCreated: findApps,
   async read(client, guid) {
     return fromWire(await client.request({ method: "GET", path: path`/apps/${guid}`, schema: AppWire }));
   },
@@ -42,6 +44,12 @@ export const appKind = defineKind({
     await client.request({ method: "DELETE", path: path`/apps/${guid}`, schema: z.unknown() });
   },
 });
+
+/** The Apps that match what a create sends (see Kind.findCreated). */
+async function findApps(client: GmsClient, inputs: { name?: string | undefined; description?: string | null | undefined }): Promise<CreatedCandidate[]> {
+  const apps = await collect(paginateEnvelope(client, { path: path`/apps`, item: AppWire }));
+  return apps.filter((app) => app.name === inputs.name && app.description === inputs.description).map((app) => ({ guid: app.guid, createdAt: app.created_at }));
+}
 
 const fromWire = (app: AppWire) => ({
   guid: app.guid,

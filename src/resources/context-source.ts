@@ -28,7 +28,7 @@ import { type CheckFailure, defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { failure, failureText } from "../provider/errors";
 import { currentWorkspaceList } from "../provider/current-workspace";
-import { undoCreate } from "../provider/undo-create";
+import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/context-source";
 
 const FILES_LOADER = "files";
@@ -199,7 +199,15 @@ export const contextSourceKind = defineKind({
     const url = inputs.file ? await upload(client, inputs.file) : inputs.url!;
     let created: ContextSourceWire;
     try {
-      created = await client.request({ method: "POST", path: path`/contexts/${context}/context_sources`, body: { url }, schema: ContextSourceWire });
+      created = await client.create({
+        path: path`/contexts/${context}/context_sources`,
+        body: { url },
+        schema: ContextSourceWire,
+        // The url is this create's own (a fresh signed URL for an uploaded file): it identifies the new source.
+        findCreated: () => findByUrl(client, context, url),
+        recordPath: (guid) => path`/contexts/${context}/context_sources/${guid}`,
+        guidOf: (source) => source.guid,
+      });
     } catch (error) {
       throw failure(`Cannot create ContextSource for ${what}`, error, error instanceof NotFoundError ? await whatContextsExist(client, context) : undefined);
     }
@@ -214,9 +222,19 @@ export const contextSourceKind = defineKind({
       if (inputs.process) record = await processAndObserve(client, context, record.guid, inputs, what);
       return fromWire(record, context, inputs.file !== undefined);
     } catch (error) {
-      const cleanup = await undoCreate(client, path`/contexts/${context}/context_sources/${created.guid}`, "Context Source", created.guid);
-      throw new Error(`Cannot create ContextSource for ${what}: ${reason(error)} ${cleanup}`);
+      return abandonCreate(client, {
+        path: path`/contexts/${context}/context_sources/${created.guid}`,
+        kindLabel: "Context Source",
+        guid: created.guid,
+        message: `Cannot create ContextSource for ${what}: ${reason(error)}`,
+        record: fromWire(created, context, inputs.file !== undefined),
+        // Applied again by the next run's update when they are left out of the recorded outputs.
+        unapplied: ["name", "loaderConfig", "splitterConfig", "process"],
+      });
     }
+  },
+  async findCreated(client, inputs) {
+    return inputs.url === undefined ? [] : findByUrl(client, inputs.context!, inputs.url);
   },
   async read(client, guid, state) {
     const fileBacked = state.file !== undefined;
@@ -276,6 +294,11 @@ function sourceLabel(inputs: { url?: string | undefined; file?: FileContent | un
   return inputs.url ?? "its source";
 }
 
+async function findByUrl(client: GmsClient, context: string, url: string) {
+  const sources = await listBare(client, { path: path`/contexts/${context}/context_sources`, item: ContextSourceWire });
+  return sources.filter((source) => source.url === url).map((source) => ({ guid: source.guid, createdAt: source.created_at }));
+}
+
 const getRecord = (client: GmsClient, context: string, guid: string) =>
   client.request({ method: "GET", path: path`/contexts/${context}/context_sources/${guid}`, schema: ContextSourceWire });
 
@@ -303,7 +326,8 @@ async function putConfig(client: GmsClient, context: string, guid: string, confi
 /** Dispatches processing, then reads the source back: waits for the outcome when asked, else one GET. */
 async function processAndObserve(client: GmsClient, context: string, guid: string, inputs: Inputs, what: string): Promise<ContextSourceWire> {
   try {
-    await client.request({ method: "POST", path: path`/context_sources/${guid}/process`, body: { contextGuid: context }, schema: ProcessDispatched });
+    // Dispatching twice only processes twice: safe to retry.
+    await client.request({ method: "POST", path: path`/context_sources/${guid}/process`, body: { contextGuid: context }, schema: ProcessDispatched, replayable: true });
   } catch (error) {
     if (error instanceof NotFoundError) throw error;
     throw new StepError(`starting processing failed: ${failureText(error)}.`);
@@ -363,7 +387,8 @@ async function upload(client: GmsClient, file: FileContent): Promise<string> {
   }
   const data = mimeType ? `data:${mimeType};base64,${content.toString("base64")}` : content.toString("base64");
   try {
-    return (await client.request({ method: "POST", path: path`/files/upload`, body: { data }, schema: FileUploaded })).url;
+    // A second upload leaves a file that nothing lists and whose URL expires: safe to retry.
+    return (await client.request({ method: "POST", path: path`/files/upload`, body: { data }, schema: FileUploaded, replayable: true })).url;
   } catch (error) {
     throw new Error(`Cannot create ContextSource: uploading ${sourceLabel({ file })} through /files/upload failed: ${failureText(error)}.`);
   }

@@ -10,7 +10,8 @@ import { z } from "zod";
 import { Guid } from "../api/common";
 import { Data } from "../api/data";
 import { Dataset as DatasetWire } from "../api/datasets";
-import { type GmsClient, NotFoundError, collect, paginateUntilShort, path } from "../client";
+import { type GmsClient, NotFoundError, collect, listBare, paginateEnvelope, paginateUntilShort, path } from "../client";
+import { abandonCreate } from "../provider/undo-create";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { failure, failureText, notInWorkspace } from "../provider/errors";
 import { defineKind } from "../provider/kind";
@@ -48,23 +49,43 @@ export const datasetKind = defineKind({
     const body = { name: inputs.name, description: inputs.description, app: inputs.app, ...(inputs.data ? { data: inputs.data } : {}) };
     let created: DatasetWire;
     try {
-      created = await client.request({ method: "POST", path: path`/datasets`, body, schema: DatasetWire });
+      created = await client.create({
+        path: path`/datasets`,
+        body,
+        schema: DatasetWire,
+        findCreated: () => this.findCreated(client, inputs),
+        recordPath: (guid) => path`/datasets/${guid}`,
+        guidOf: (dataset) => dataset.guid,
+        // Dataset records have no creation time: what matched before the POST is not the new one.
+        listBeforeCreate: true,
+      });
     } catch (error) {
       const what = `Cannot create Dataset "${inputs.name}"`;
       if (error instanceof NotFoundError && inputs.app) throw notInWorkspace(what, `App ${inputs.app}`, "set app to the GUID of an existing App, or null", error);
       throw failure(what, error);
     }
     if (inputs.data && inputs.data.length > 0) {
-      const skipped = missingFrom(await linkedData(client, created.guid), inputs.data);
+      const linked = await linkedData(client, created.guid);
+      const skipped = missingFrom(linked, inputs.data);
       if (skipped.length > 0) {
-        const undo = await client.request({ method: "DELETE", path: path`/datasets/${created.guid}`, schema: z.unknown() }).then(
-          () => "The Dataset was not created.",
-          (error: unknown) => `Deleting the half-made Dataset ${created.guid} failed too (${failureText(error)}): delete it by hand, Pulumi does not manage it.`,
-        );
-        throw new Error(`Cannot create Dataset "${inputs.name}": ${unresolved(skipped)} ${undo}`);
+        return abandonCreate(client, {
+          path: path`/datasets/${created.guid}`,
+          kindLabel: "Dataset",
+          guid: created.guid,
+          message: `Cannot create Dataset "${inputs.name}": ${unresolved(skipped)}`,
+          record: { ...fromWire(created), data: linked },
+        });
       }
     }
     return { ...fromWire(created), data: inputs.data ?? [] };
+  },
+  async findCreated(client, inputs) {
+    const datasets = inputs.app
+      ? await listBare(client, { path: path`/datasets/app/${inputs.app}`, item: DatasetWire })
+      : await collect(paginateEnvelope(client, { path: path`/datasets/`, item: DatasetWire }));
+    return datasets
+      .filter((dataset) => dataset.name === inputs.name && dataset.description === inputs.description && dataset.app === inputs.app)
+      .map((dataset) => ({ guid: dataset.guid }));
   },
   async read(client, guid, state) {
     const dataset = await client.request({ method: "GET", path: path`/datasets/${guid}`, schema: DatasetWire });

@@ -7,7 +7,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
 import { Eval as EvalWire, EvalDataType, EvalType, EvalVariable, type EvalTypeSelection } from "../api/evals";
-import { NotFoundError, path, type GmsClient } from "../client";
+import { collect, type CreatedCandidate, type GmsClient, NotFoundError, paginateEnvelope, path } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
@@ -57,11 +57,12 @@ export const evalKind = defineKind({
       alert_on_fail: inputs.alertOnFail,
     };
     try {
-      return fromWire(await client.request({ method: "POST", path: path`/evals`, body, schema: EvalWire }));
+      return fromWire(await client.create({ path: path`/evals`, body, schema: EvalWire, findCreated: () => findEvals(client, inputs), recordPath: (guid) => path`/evals/${guid}`, guidOf: (evaluation) => evaluation.guid }));
     } catch (error) {
       throw await explained(client, `Cannot create Eval "${inputs.name}"`, error, inputs);
     }
   },
+  findCreated: findEvals,
   async read(client, guid) {
     return fromWire(await client.request({ method: "GET", path: path`/evals/${guid}`, schema: EvalWire }));
   },
@@ -79,6 +80,14 @@ export const evalKind = defineKind({
     await client.request({ method: "DELETE", path: path`/evals/${guid}`, schema: z.unknown() });
   },
 });
+
+/** The Evals that match what a create sends (see Kind.findCreated). */
+async function findEvals(client: GmsClient, inputs: { name?: string | undefined; action?: string | undefined }): Promise<CreatedCandidate[]> {
+  const evals = await collect(paginateEnvelope(client, { path: path`/evals`, item: EvalWire }));
+  return evals
+    .filter((evaluation) => evaluation.name === inputs.name && evaluation.action === inputs.action)
+    .map((evaluation) => ({ guid: evaluation.guid, createdAt: evaluation.created_at }));
+}
 
 const toWireTypes = (types: EvalTypeEntry[] | undefined): EvalTypeSelection[] =>
   (types ?? []).map((type) => (type.variables === undefined ? { guid: type.guid } : { guid: type.guid, metadata: { variables: type.variables } }));

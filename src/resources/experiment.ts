@@ -9,7 +9,7 @@ import { z } from "zod";
 import { ActionSummary, App as AppWire } from "../api/apps";
 import { Guid } from "../api/common";
 import { Experiment as ExperimentWire } from "../api/experiments";
-import { type GmsClient, NotFoundError, ValidationError, collect, paginateUntilShort, path } from "../client";
+import { collect, type CreatedCandidate, type GmsClient, NotFoundError, paginateEnvelope, paginateUntilShort, path, ValidationError } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { failure, notInWorkspace } from "../provider/errors";
 import { defineKind } from "../provider/kind";
@@ -35,11 +35,14 @@ export const experimentKind = defineKind({
   async create(client, inputs) {
     const body = { name: inputs.name, app: inputs.app, primary_action: inputs.primaryAction, secondary_action: inputs.secondaryAction };
     try {
-      return fromWire(await client.request({ method: "POST", path: path`/experiments`, body, schema: ExperimentWire }));
+      return fromWire(
+        await client.create({ path: path`/experiments`, body, schema: ExperimentWire, findCreated: () => findExperiments(client, inputs), recordPath: (guid) => path`/experiments/${guid}`, guidOf: (experiment) => experiment.guid }),
+      );
     } catch (error) {
       throw await explained(client, error, "create", { name: inputs.name!, app: inputs.app!, primaryAction: inputs.primaryAction!, secondaryAction: inputs.secondaryAction! });
     }
   },
+  findCreated: findExperiments,
   async read(client, guid) {
     return fromWire(await client.request({ method: "GET", path: path`/experiments/${guid}`, schema: ExperimentWire }));
   },
@@ -60,6 +63,14 @@ export const experimentKind = defineKind({
     await client.request({ method: "DELETE", path: path`/experiments/${guid}`, schema: z.unknown() });
   },
 });
+
+/** The Experiments that match what a create sends (see Kind.findCreated). */
+async function findExperiments(client: GmsClient, inputs: { name?: string | undefined; primaryAction?: string | undefined; secondaryAction?: string | undefined }): Promise<CreatedCandidate[]> {
+  const experiments = await collect(paginateEnvelope(client, { path: path`/experiments`, item: ExperimentWire }));
+  return experiments
+    .filter((experiment) => experiment.name === inputs.name && experiment.primary_action === inputs.primaryAction && experiment.secondary_action === inputs.secondaryAction)
+    .map((experiment) => ({ guid: experiment.guid, createdAt: experiment.created_at }));
+}
 
 const fromWire = (experiment: ExperimentWire) => ({
   guid: experiment.guid,

@@ -7,12 +7,12 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Model as ModelWire, ModelCreated } from "../api/models";
 import { HttpUrl } from "../api/common";
-import { path } from "../client";
+import { collect, paginateUntilShort, path } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { keyRedactedFailure, providerAdvice } from "../provider/errors";
-import { undoCreate } from "../provider/undo-create";
+import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/model";
 
 /** The only field of the create response that is used; zod drops the rest, the echoed key included. */
@@ -51,7 +51,14 @@ export const modelKind = defineKind({
     const body = { llm: inputs.llm, provider: inputs.provider, key: inputs.key, url: inputs.url, default: inputs.default };
     let created: z.infer<typeof ModelCreatedGuid>;
     try {
-      created = await client.request({ method: "POST", path: path`/models`, body, schema: ModelCreatedGuid });
+      created = await client.create({
+        path: path`/models`,
+        body,
+        schema: ModelCreatedGuid,
+        findCreated: () => this.findCreated(client, inputs),
+        recordPath: (guid) => path`/models/${guid}`,
+        guidOf: (model) => model.guid,
+      });
     } catch (error) {
       throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error, inputs.url));
     }
@@ -59,9 +66,20 @@ export const modelKind = defineKind({
     try {
       return await this.read(client, created.guid, {});
     } catch (error) {
-      const cleanup = await undoCreate(client, path`/models/${created.guid}`, "Model", created.guid);
-      throw keyRedactedFailure(inputs.key, `${what}: reading the new Model back failed`, error, cleanup);
+      return abandonCreate(client, {
+        path: path`/models/${created.guid}`,
+        kindLabel: "Model",
+        guid: created.guid,
+        message: keyRedactedFailure(inputs.key, `${what}: reading the new Model back failed`, error).message,
+        record: { guid: created.guid, llm: inputs.llm, provider: inputs.provider, default: inputs.default },
+      });
     }
+  },
+  async findCreated(client, inputs) {
+    const models = await collect(paginateUntilShort(client, { path: path`/models`, item: ModelWire }));
+    return models
+      .filter((model) => model.llm === inputs.llm && (model.provider_name ?? inputs.provider) === inputs.provider)
+      .map((model) => ({ guid: model.guid, createdAt: model.created_at }));
   },
   async read(client, guid) {
     return fromWire(await client.request({ method: "GET", path: path`/models/${guid}`, schema: ModelWire }));

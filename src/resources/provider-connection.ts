@@ -6,9 +6,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { HttpUrl } from "../api/common";
 import { Provider as ProviderWire } from "../api/providers";
-import { path } from "../client";
+import { listBare, path } from "../client";
 import { keyRedactedFailure, providerAdvice } from "../provider/errors";
-import { undoCreate } from "../provider/undo-create";
+import { abandonCreate } from "../provider/undo-create";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
@@ -64,7 +64,14 @@ export const providerConnectionKind = defineKind({
     };
     let created: ProviderWire;
     try {
-      created = await client.request({ method: "POST", path: path`/providers`, body, schema: ProviderWire });
+      created = await client.create({
+        path: path`/providers`,
+        body,
+        schema: ProviderWire,
+        findCreated: () => this.findCreated(client, inputs),
+        recordPath: (guid) => path`/providers/${guid}`,
+        guidOf: (connection) => connection.guid,
+      });
     } catch (error) {
       throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error, inputs.url));
     }
@@ -73,9 +80,22 @@ export const providerConnectionKind = defineKind({
     try {
       return fromWire(await client.request({ method: "PUT", path: path`/providers/${created.guid}`, body: { nickname: inputs.nickname }, schema: ProviderWire }));
     } catch (error) {
-      const cleanup = await undoCreate(client, path`/providers/${created.guid}`, "ProviderConnection", created.guid);
-      throw keyRedactedFailure(inputs.key, `${what}: setting its nickname failed`, error, cleanup);
+      return abandonCreate(client, {
+        path: path`/providers/${created.guid}`,
+        kindLabel: "ProviderConnection",
+        guid: created.guid,
+        message: keyRedactedFailure(inputs.key, `${what}: setting its nickname failed`, error).message,
+        record: fromWire(created),
+        unapplied: ["nickname"],
+      });
     }
+  },
+  async findCreated(client, inputs) {
+    // The provider type, key and metadata are never returned: name and url identify a connection.
+    const connections = await listBare(client, { path: path`/providers`, item: ProviderWire });
+    return connections
+      .filter((connection) => connection.name === inputs.name && connection.url === inputs.url)
+      .map((connection) => ({ guid: connection.guid, createdAt: connection.created_at }));
   },
   async read(client, guid) {
     return fromWire(await client.request({ method: "GET", path: path`/providers/${guid}`, schema: ProviderWire }));

@@ -6,7 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Skill as SkillWire, SkillType } from "../api/skills";
-import { NotFoundError, listIgnoringPaging, path, type GmsClient } from "../client";
+import { type CreatedCandidate, type GmsClient, listIgnoringPaging, NotFoundError, path } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
@@ -42,12 +42,13 @@ export const skillKind = defineKind({
   async create(client, inputs) {
     const body = { name: inputs.name, type: inputs.type, metadata: inputs.metadata };
     try {
-      return fromWire(await client.request({ method: "POST", path: path`/skills`, body, schema: SkillWire }));
+      return fromWire(await client.create({ path: path`/skills`, body, schema: SkillWire, findCreated: () => findSkills(client, inputs), recordPath: (guid) => path`/skills/${guid}`, guidOf: (skill) => skill.guid }));
     } catch (error) {
       // The service's quirk: create looks up an existing Skill by name and answers 404 `Type not found` without one.
       throw failure(`Cannot create Skill "${inputs.name}" (type "${inputs.type}")`, error, error instanceof NotFoundError ? await whatIsConfigured(client) : undefined);
     }
   },
+  findCreated: findSkills,
   async read(client, guid) {
     return fromWire(await client.request({ method: "GET", path: path`/skills/${guid}`, schema: SkillWire }));
   },
@@ -59,6 +60,13 @@ export const skillKind = defineKind({
     await client.request({ method: "DELETE", path: path`/skills/${guid}`, schema: z.unknown() });
   },
 });
+
+/** The Skills that match what a create sends (see Kind.findCreated). */
+async function findSkills(client: GmsClient, inputs: { name?: string | undefined; type?: string | undefined }): Promise<CreatedCandidate[]> {
+  // Create copies an existing Skill of the same name, so only the creation time tells the new one from its template.
+  const skills = await listIgnoringPaging(client, { path: path`/skills`, item: SkillWire });
+  return skills.filter((skill) => skill.name === inputs.name && skill.type === inputs.type).map((skill) => ({ guid: skill.guid, createdAt: skill.created_at }));
+}
 
 /** The explanation of a refused create, with the Skills and types the workspace has. */
 async function whatIsConfigured(client: GmsClient): Promise<string> {

@@ -5,8 +5,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
-import { Workflow as WorkflowWire } from "../api/workflows";
-import { NotFoundError, path } from "../client";
+import { Workflow as WorkflowWire, WorkflowSummary } from "../api/workflows";
+import { collect, type CreatedCandidate, type GmsClient, NotFoundError, paginateUntilShort, path } from "../client";
 import { failure, notInWorkspace } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
@@ -30,13 +30,17 @@ export const workflowKind = defineKind({
   },
   async create(client, inputs) {
     try {
-      return fromWire(await client.request({ method: "POST", path: path`/workflows`, body: { name: inputs.name, app: inputs.app }, schema: WorkflowWire }));
+      const body = { name: inputs.name, app: inputs.app };
+      return fromWire(
+        await client.create({ path: path`/workflows`, body, schema: WorkflowWire, findCreated: () => findWorkflows(client, inputs), recordPath: (guid) => path`/workflows/${guid}`, guidOf: (workflow) => workflow.guid }),
+      );
     } catch (error) {
       const what = `Cannot create Workflow "${inputs.name}"`;
       if (error instanceof NotFoundError) throw notInWorkspace(what, `App ${inputs.app}`, "set app to the GUID of an existing App", error);
       throw failure(what, error);
     }
   },
+  findCreated: findWorkflows,
   async read(client, guid) {
     return fromWire(await client.request({ method: "GET", path: path`/workflows/${guid}`, schema: WorkflowWire }));
   },
@@ -48,6 +52,12 @@ export const workflowKind = defineKind({
     await client.request({ method: "DELETE", path: path`/workflows/${guid}`, schema: z.unknown() });
   },
 });
+
+/** The Workflows that match what a create sends (see Kind.findCreated). */
+async function findWorkflows(client: GmsClient, inputs: { name?: string | undefined; app?: string | undefined }): Promise<CreatedCandidate[]> {
+  const workflows = await collect(paginateUntilShort(client, { path: path`/apps/${inputs.app!}/workflows`, item: WorkflowSummary }));
+  return workflows.filter((workflow) => workflow.name === inputs.name).map((workflow) => ({ guid: workflow.guid, createdAt: workflow.created_at }));
+}
 
 const fromWire = (workflow: WorkflowWire) => ({
   guid: workflow.guid,

@@ -19,7 +19,28 @@ interface StructModule {
 interface StructValue {
   toJavaScript(): Props;
 }
-type GrpcClient = Record<string, (request: unknown, callback: (error: Error | null, response: Message) => void) => void> & { close(): void };
+type GrpcError = Error & { metadata?: { get(key: string): unknown[] } };
+type GrpcClient = Record<string, (request: unknown, callback: (error: GrpcError | null, response: Message) => void) => void> & { close(): void };
+interface StatusModule {
+  Status: { deserializeBinary(bytes: Uint8Array): { getDetailsList(): { getTypeName(): string; getValue_asU8(): Uint8Array }[] } };
+}
+
+/**
+ * A create that made its object but failed to finish it: the host's `ErrorResourceInitFailed`, which the
+ * engine records as a resource with init errors (its id and properties), to be updated on the next run.
+ */
+export class ResourceInitError extends Error {
+  override readonly name = "ResourceInitError";
+
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Props,
+    readonly reasons: string[],
+  ) {
+    super(message);
+  }
+}
 
 export interface CheckResult {
   inputs: Props;
@@ -47,6 +68,7 @@ export class ProviderHost {
     private readonly client: GrpcClient,
     private readonly proto: Record<string, new () => Message>,
     private readonly struct: StructModule,
+    private readonly status: StatusModule,
     /** What the host wrote to stderr (provider errors are printed there too). */
     readonly stderr: string[],
   ) {}
@@ -58,6 +80,7 @@ export class ProviderHost {
     const services = load(join(pulumiDir, "proto/provider_grpc_pb")) as { ResourceProviderClient: new (address: string, credentials: unknown) => GrpcClient };
     const proto = load(join(pulumiDir, "proto/provider_pb")) as Record<string, new () => Message>;
     const struct = load("google-protobuf/google/protobuf/struct_pb") as unknown as StructModule;
+    const status = load(join(pulumiDir, "proto/status_pb")) as unknown as StatusModule;
 
     const child = spawn(process.execPath, [join(pulumiDir, "cmd/dynamic-provider/index.js"), "127.0.0.1:1"], {
       cwd: options.cwd,
@@ -81,7 +104,7 @@ export class ProviderHost {
       child.once("error", reject);
     });
     const client = new services.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    return new ProviderHost(child, client, proto, struct, stderr);
+    return new ProviderHost(child, client, proto, struct, status, stderr);
   }
 
   /** Stack config as the engine passes it (`gms:apiKey` etc., secrets already decrypted). */
@@ -150,7 +173,22 @@ export class ProviderHost {
     const request = new this.proto[type]!();
     for (const [name, value] of Object.entries(fields)) (request[`set${name}`] as (v: unknown) => void).call(request, value);
     return new Promise((resolve, reject) => {
-      this.client[method]!(request, (error, response) => (error ? reject(new Error(error.message.replace(/^\d+ [A-Z_]+: /, ""))) : resolve(response)));
+      this.client[method]!(request, (error, response) => (error ? reject(this.failure(error)) : resolve(response)));
     });
+  }
+
+  /** The provider's error: its message, and for a partially created resource its id and properties. */
+  private failure(error: GrpcError): Error {
+    const message = error.message.replace(/^\d+ [A-Z_]+: /, "");
+    const details = error.metadata?.get("grpc-status-details-bin")[0];
+    if (!(details instanceof Uint8Array)) return new Error(message);
+    for (const detail of this.status.Status.deserializeBinary(details).getDetailsList()) {
+      if (detail.getTypeName() !== "pulumirpc.ErrorResourceInitFailed") continue;
+      const initFailed = (this.proto.ErrorResourceInitFailed as unknown as { deserializeBinary(bytes: Uint8Array): Message }).deserializeBinary(detail.getValue_asU8());
+      const id = (initFailed.getId as () => string)();
+      const reasons = (initFailed.getReasonsList as () => string[])();
+      return new ResourceInitError(message, id, this.fromStruct(initFailed, "getProperties"), reasons);
+    }
+    return new Error(message);
   }
 }

@@ -7,6 +7,7 @@ import {
   ConnectionError,
   GmsClient,
   GmsError,
+  LimitExceededError,
   NotFoundError,
   RateLimitedError,
   ServerError,
@@ -44,7 +45,7 @@ describe("errors built from a response", () => {
     { status: 403, type: AuthenticationError, name: "AuthenticationError", code: "authentication" },
     { status: 404, type: NotFoundError, name: "NotFoundError", code: "not_found" },
     { status: 409, type: ConflictError, name: "ConflictError", code: "conflict" },
-    { status: 429, type: RateLimitedError, name: "RateLimitedError", code: "rate_limited" },
+    { status: 429, type: LimitExceededError, name: "LimitExceededError", code: "limit_exceeded" },
     { status: 500, type: ServerError, name: "ServerError", code: "server" },
     { status: 503, type: ServerError, name: "ServerError", code: "server" },
     { status: 418, type: GmsError, name: "GmsError", code: "http_error" },
@@ -79,7 +80,7 @@ describe("errors built from a response", () => {
   });
 
   it("carries Retry-After as milliseconds", async () => {
-    const error = await failingRequest(429, { detail: "App allowance exhausted" }, { "retry-after": "7" });
+    const error = await failingRequest(429, { detail: "slow down" }, { "retry-after": "7" });
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error.retryAfterMs).toBe(7_000);
   });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   ConnectionError,
   GmsClient,
+  LimitExceededError,
   NotFoundError,
   RateLimitedError,
   ServerError,
@@ -65,8 +66,8 @@ describe("idempotent requests", () => {
     expect(sleeps).toEqual([250]);
   });
 
-  it.each(["PUT", "DELETE"] as const)("%s retries 500, 502, 408 and 429", async (method) => {
-    const { server, client } = await scripted([json(500, {}), json(502, {}), json(408, {}), json(429, {}), json(200, OK)], { maxRetries: 4 });
+  it.each(["PUT", "DELETE"] as const)("%s retries 500, 502, 408 and a 429 with Retry-After", async (method) => {
+    const { server, client } = await scripted([json(500, {}), json(502, {}), json(408, {}), json(429, {}, { "retry-after": "0" }), json(200, OK)], { maxRetries: 4 });
     await expect(send(client, method)).resolves.toEqual(OK);
     expect(server.requests.map((request) => request.method)).toEqual(Array(5).fill(method));
   });
@@ -100,6 +101,19 @@ describe("idempotent requests", () => {
     expect(error).toMatchObject({ status: 502, detail: "last" });
     expect(server.requests).toHaveLength(3);
     expect(observations.map((seen) => seen.attempt)).toEqual([1, 2, 3]);
+  });
+
+  it("do not retry a 429 without Retry-After: a used-up allowance that no wait cures", async () => {
+    const { server, client } = await scripted([json(429, { detail: "App limit reached" }), json(200, OK)]);
+    const error = await send(client, "GET").catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LimitExceededError);
+    expect(error).toMatchObject({ attempts: 1, detail: "App limit reached" });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("count the attempts on the final error", async () => {
+    const { client } = await scripted(json(503, { detail: "busy" }), { maxRetries: 2 });
+    await expect(send(client, "GET")).rejects.toMatchObject({ status: 503, attempts: 3 });
   });
 
   it("do not retry a client error", async () => {
@@ -136,8 +150,8 @@ describe("POST", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it("is retried after a 429", async () => {
-    const { server, client, sleeps } = await scripted([json(429, { detail: "App allowance exhausted" }, { "retry-after": "2" }), json(200, OK)]);
+  it("is retried after a rate-limit 429 (one with Retry-After)", async () => {
+    const { server, client, sleeps } = await scripted([json(429, { detail: "slow down" }, { "retry-after": "2" }), json(200, OK)]);
     await expect(send(client, "POST")).resolves.toEqual(OK);
     expect(server.requests.map((request) => request.body)).toEqual(['{"name":"x"}', '{"name":"x"}']);
     expect(sleeps).toEqual([2_000]);

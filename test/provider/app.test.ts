@@ -79,23 +79,27 @@ describe("App through the dynamic-provider host", () => {
   });
 
   it("words a refused create (the spec's 429 for an exhausted App allowance) and a refused update in the user's terms", async () => {
-    const limited = json(429, { detail: "App limit reached: the workspace allows 1 and uses 1" }, { "retry-after": "0" });
+    const throttled = json(429, { detail: "Too many requests" }, { "retry-after": "0" });
+    const limited = json(429, { detail: "App limit reached: the workspace allows 1 and uses 1" });
     const refused = json(400, { detail: [{ loc: ["body", "name"], msg: "name is taken" }] });
-    const service = await startScriptedServer([limited, limited, limited, limited, refused]);
+    const service = await startScriptedServer([throttled, throttled, throttled, throttled, limited, refused]);
     try {
       const inputs = await checked({ connection: { baseUrl: service.baseUrl, apiKey: "gms_elsewhere_key" } });
+      // A rate limit (429 with Retry-After) is retried as the policy says, and the message counts the attempts.
+      await expect(bed.host.create(urnOf(app!), inputs)).rejects.toThrow('Cannot create App "Support bot": the service answered 429 Too many requests (after 4 attempts).');
+      expect(service.requests.map((request) => request.method)).toEqual(["POST", "POST", "POST", "POST"]);
+      // The allowance's 429 (no Retry-After) is final at once: no wait cures it.
       await expect(bed.host.create(urnOf(app!), inputs)).rejects.toThrow(
         'Cannot create App "Support bot": the service answered 429 App limit reached: the workspace allows 1 and uses 1.',
       );
-      // The client retried the 429 as its policy says, then gave up.
-      expect(service.requests.map((request) => request.method)).toEqual(["POST", "POST", "POST", "POST"]);
+      expect(service.requests).toHaveLength(5);
 
       const id = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
       const olds = { ...inputs, guid: id, slug: "support-bot" };
       await expect(bed.host.update(urnOf(app!), id, olds, { ...inputs, name: "Taken" })).rejects.toThrow(
         `Cannot update App ${id}: the service answered 400 body.name: name is taken.`,
       );
-      expect(service.requests.map((request) => `${request.method} ${request.url}`).slice(4)).toEqual([`PUT /v1/apps/${id}`]);
+      expect(service.requests.map((request) => `${request.method} ${request.url}`).slice(5)).toEqual([`PUT /v1/apps/${id}`]);
     } finally {
       await service.close();
     }

@@ -132,7 +132,7 @@ describe("keys through the dynamic-provider host", () => {
     expect(unreadable.message).toContain("GET /models/not-a-guid: 400");
     expectNoKey(unreadable.message);
     const undeletable = await failureOf(bed.host.delete(urnOf(connection), "not-a-guid", createdConnection.properties));
-    expect(undeletable.message).toContain("DELETE /providers/not-a-guid: 400");
+    expect(undeletable.message).toContain("Cannot delete ProviderConnection not-a-guid: the service answered 400");
     expectNoKey(undeletable.message);
   });
 
@@ -148,12 +148,12 @@ describe("keys through the dynamic-provider host", () => {
     const echoing = (key: string) => json(500, { detail: `upstream refused ${key}` }, { "retry-after": "0" });
     const broken = echoing(MODEL_KEY);
     const deleted = json(200, { message: `Model ${guid} deleted` });
-    const answered = "the service answered 500 upstream refused [secret].";
+    const answered = "the service answered 500 upstream refused [secret] (after 4 attempts).";
     const attempts = (step: typeof broken) => [step, step, step, step];
 
     for (const [undo, outcome] of [
       [deleted, `The Model it had created (${guid}) was deleted again.`],
-      [broken, `Deleting the Model it had created (${guid}) failed too (the service answered 500 upstream refused`],
+      [broken, `Deleting the Model it had created (${guid}) failed too (the service answered 500 upstream refused [secret] (after 4 attempts)): Pulumi records it`],
     ] as const) {
       const service = await startScriptedServer([modelCreated, ...attempts(broken), undo]);
       try {
@@ -186,15 +186,18 @@ describe("keys through the dynamic-provider host", () => {
     }
   });
 
-  it("blanks a key should the service ever echo it in an error", () => {
-    expect(keyRedacted(`refused key ${MODEL_KEY} twice: ${MODEL_KEY}`, MODEL_KEY).message).toBe("refused key [secret] twice: [secret]");
+  it("blanks a key should the service ever echo it in an error, as a whole token only", () => {
+    expect(keyRedacted(`refused key ${MODEL_KEY} twice: ${MODEL_KEY}.`, MODEL_KEY).message).toBe("refused key [secret] twice: [secret].");
+    expect(keyRedacted(`{"key":"${MODEL_KEY}"} (${MODEL_KEY})`, MODEL_KEY).message).toBe('{"key":"[secret]"} ([secret])');
+    // A key that happens to be part of longer words in unrelated text leaves them alone.
+    expect(keyRedacted("provider openai-compatible at openai.example and openai2", "openai").message).toBe("provider openai-compatible at [secret].example and openai2");
   });
 
   it("never writes a key to the host's stderr", () => {
     const stderr = bed.host.stderr.join("");
     // The read and delete failures above were printed there, so the capture is live.
     expect(stderr).toContain("GET /models/not-a-guid: 400");
-    expect(stderr).toContain("DELETE /providers/not-a-guid: 400");
+    expect(stderr).toContain("Cannot delete ProviderConnection not-a-guid: the service answered 400");
     expectNoKey(stderr);
   });
 });

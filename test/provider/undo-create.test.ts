@@ -1,23 +1,31 @@
 import { describe, expect, it } from "vitest";
 import { path } from "../../src/client";
-import { undoCreate } from "../../src/provider/undo-create";
+import { CreatedButFailedError, abandonCreate } from "../../src/provider/undo-create";
 import { json, scriptedClients, type Step } from "../client/scripted-server";
 
 const GUID = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
 const { connect } = scriptedClients();
+const abandoned = { path: path`/models/${GUID}`, kindLabel: "Model", guid: GUID, message: "Cannot create Model: reading it back failed.", record: { guid: GUID, llm: "gpt-4o" } };
 
-describe("undoCreate (rolling back a create that failed midway)", () => {
-  it.each<[string, Step, string]>([
-    ["deleted", json(200, { message: `Model ${GUID} deleted` }), `The Model it had created (${GUID}) was deleted again.`],
-    ["already gone", json(404, { detail: "Model not found" }), `The Model it had created (${GUID}) is already gone.`],
-    [
-      "not deletable",
-      json(400, { detail: "refused" }),
-      `Deleting the Model it had created (${GUID}) failed too (the service answered 400 refused): delete it by hand, Pulumi does not manage it.`,
-    ],
-  ])("says what became of the object when it is %s", async (_case, answer, sentence) => {
+describe("abandonCreate (rolling back a create that failed midway)", () => {
+  it.each<[string, Step]>([
+    ["deleted", json(200, { message: `Model ${GUID} deleted` })],
+    ["already gone", json(404, { detail: "Model not found" })],
+  ])("throws a plain error saying the object is gone when it is %s", async (_case, answer) => {
     const { server, client } = await connect(answer, { maxRetries: 0 });
-    await expect(undoCreate(client, path`/models/${GUID}`, "Model", GUID)).resolves.toBe(sentence);
+    const error = await abandonCreate(client, abandoned).catch((caught: unknown) => caught);
+    expect(error).not.toBeInstanceOf(CreatedButFailedError);
+    expect((error as Error).message).toBe(`Cannot create Model: reading it back failed. The Model it had created (${GUID}) was deleted again.`);
     expect(server.requests.map((request) => `${request.method} ${request.url}`)).toEqual([`DELETE /v1/models/${GUID}`]);
+  });
+
+  it("reports the object as created with errors when it cannot be deleted, so state records it", async () => {
+    const { client } = await connect(json(400, { detail: "refused" }), { maxRetries: 0 });
+    const error = await abandonCreate(client, { ...abandoned, unapplied: ["nickname"] }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CreatedButFailedError);
+    expect(error).toMatchObject({ guid: GUID, record: { guid: GUID, llm: "gpt-4o" }, unapplied: ["nickname"] });
+    expect((error as Error).message).toBe(
+      `Cannot create Model: reading it back failed. Deleting the Model it had created (${GUID}) failed too (the service answered 400 refused): Pulumi records it as created with errors, so the next \`pulumi up\` finishes it and \`pulumi destroy\` deletes it.`,
+    );
   });
 });

@@ -1,0 +1,123 @@
+/**
+ * Creates over a network that loses answers, through the real dynamic-provider host: a lost answer is
+ * looked up and adopted (never replayed into a duplicate), an object that exists but could not be finished
+ * reaches the engine as partially created (ErrorResourceInitFailed with id and properties), and a create
+ * whose outcome cannot be settled is recorded as a placeholder that refresh adopts and up replaces.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ResourceInitError } from "../../src/testing/host";
+import { type ReceivedRequest, type ScriptedServer, type Step, destroyAfterReceiving, json, startScriptedServer } from "../client/scripted-server";
+import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
+
+const GUID = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
+const KEY = "sk-lost-answers-5e2a91";
+const now = () => new Date().toISOString();
+const audit = () => ({ created_at: now(), updated_at: now(), created_by_id: "user-1", last_updated_by_id: null });
+/** `retry-after: 0` keeps the client's retries quick. */
+const failing = json(500, { detail: "upstream broke" }, { "retry-after": "0" });
+const times = (count: number, step: Step) => Array<Step>(count).fill(step);
+const sent = (requests: ReceivedRequest[]) => requests.map((request) => `${request.method} ${request.url.split("?")[0]}`);
+
+describe("creates whose answers are lost, through the dynamic-provider host", () => {
+  let bed: Testbed;
+  let app: Registration;
+  let connection: Registration;
+  let model: Registration;
+  const servers: ScriptedServer[] = [];
+
+  beforeAll(async () => {
+    bed = await startTestbed();
+    [app, connection, model] = bed.capture(`
+      new gms.App("support", { name: "Support bot" });
+      new gms.ProviderConnection("openai", { provider: "openai", key: "${KEY}", nickname: "Primary" });
+      new gms.Model("gpt", { llm: "gpt-4o", provider: "openai", key: "${KEY}" });
+    `) as [Registration, Registration, Registration];
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    await bed?.close();
+  });
+
+  /** The registration's checked inputs, with its calls sent to a scripted service. */
+  const against = async (registration: Registration, steps: Step[]) => {
+    const service = await startScriptedServer(steps);
+    servers.push(service);
+    const connected = { ...registration.inputs, connection: { baseUrl: service.baseUrl, apiKey: "gms_scripted_key" } };
+    const checked = await bed.host.check(urnOf(registration), {}, connected);
+    expect(checked.failures).toEqual([]);
+    return { service, inputs: checked.inputs };
+  };
+
+  it("adopts the App a POST created when its answer was lost, with no second POST", async () => {
+    const created = { guid: GUID, name: "Support bot", description: null, slug: "support-bot", ...audit() };
+    const { service, inputs } = await against(app, [destroyAfterReceiving, json(200, { data: [created], total_count: 1, has_next_page: false }), json(200, created)]);
+    const result = await bed.host.create(urnOf(app), inputs);
+    expect(result.id).toBe(GUID);
+    expect(result.properties).toMatchObject({ guid: GUID, name: "Support bot", slug: "support-bot" });
+    expect(sent(service.requests)).toEqual(["POST /v1/apps", "GET /v1/apps", `GET /v1/apps/${GUID}`]);
+  });
+
+  it("sends the POST again only when the lookup shows nothing was created (a 503)", async () => {
+    const created = { guid: GUID, name: "Support bot", description: null, slug: "support-bot", ...audit() };
+    const { service, inputs } = await against(app, [json(503, { detail: "busy" }), json(200, { data: [], total_count: 0, has_next_page: false }), json(200, created)]);
+    expect((await bed.host.create(urnOf(app), inputs)).id).toBe(GUID);
+    expect(sent(service.requests)).toEqual(["POST /v1/apps", "GET /v1/apps", "POST /v1/apps"]);
+  });
+
+  it("hands a connection it made but could not finish nor delete to the engine as partially created", async () => {
+    const made = { guid: GUID, name: null, nickname: "openai", url: null, default: false, ...audit() };
+    const { inputs } = await against(connection, [json(200, made), ...times(4, failing), ...times(4, failing)]);
+    const error = await bed.host.create(urnOf(connection), inputs).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const { id, properties, reasons, message } = error as ResourceInitError;
+    expect(id).toBe(GUID);
+    // The nickname PUT failed: it is left out, so the next run's update sends it.
+    expect(properties).toMatchObject({ guid: GUID, provider: "openai", default: false });
+    expect(properties).not.toHaveProperty("nickname");
+    // The host does not add `__provider` to a partial create's properties; without it no later operation could load the provider.
+    expect(properties.__provider).toBe(inputs.__provider);
+    expect(message).toMatch(/setting its nickname failed: .*Deleting the ProviderConnection it had created .* failed too .*next `pulumi up` finishes it/);
+    expect(reasons).toEqual([message]);
+    expect(JSON.stringify({ message, reasons })).not.toContain(KEY);
+
+    const next = await bed.host.diff(urnOf(connection), id, properties, inputs);
+    expect(next).toMatchObject({ changes: "some", replaces: [] });
+  });
+
+  it("records a create it cannot settle as a placeholder that refresh adopts and up replaces", async () => {
+    // The POST's answer is lost and every lookup fails: whether the Model exists is unknown.
+    const { service, inputs } = await against(model, [destroyAfterReceiving, ...times(4, failing)]);
+    const error = await bed.host.create(urnOf(model), inputs).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResourceInitError);
+    const { id, properties, message } = error as ResourceInitError;
+    expect(id).toMatch(/^unresolved-/);
+    expect(message).toMatch(/it may exist.*Pulumi records it as possibly created between .* and .*: `pulumi refresh` adopts the object if it is there/s);
+    expect(message).not.toContain(KEY);
+    expect(sent(service.requests)).toEqual(["POST /v1/models", ...times(4, "GET /v1/models" as never)]);
+    const window = properties.__unresolvedCreate as { since: string; until: string };
+    expect(Date.parse(window.since)).toBeLessThan(Date.parse(window.until));
+    expect(properties.__provider).toBe(inputs.__provider);
+
+    // `up` replaces the placeholder.
+    expect(await bed.host.diff(urnOf(model), id, properties, inputs)).toMatchObject({ changes: "some", replaces: ["__unresolvedCreate"] });
+
+    // What the lost create made: created inside the window, matching the declared fields.
+    const inWindow = new Date((Date.parse(window.since) + Date.parse(window.until)) / 2).toISOString();
+    const live = { guid: GUID, llm: "gpt-4o", provider_name: "openai", provider_guid: null, default: false, deleted: false, created_at: inWindow, updated_at: inWindow };
+    const older = { ...live, guid: "0a9b8c7d-6e5f-4a3b-9c2d-1e0f2a3b4c5d", created_at: "2020-01-01T00:00:00.000Z" };
+    const lookup = json(200, [older, live]);
+
+    const refreshed = await against(model, [lookup, json(200, live)]);
+    const read = await bed.host.read(urnOf(model), id, { ...properties, connection: refreshed.inputs.connection });
+    expect(read.id).toBe(GUID);
+    expect(read.properties).toMatchObject({ guid: GUID, llm: "gpt-4o" });
+    expect(read.properties).not.toHaveProperty("__unresolvedCreate");
+
+    const deleting = await against(model, [lookup, json(200, { message: `Model ${GUID} deleted` })]);
+    await bed.host.delete(urnOf(model), id, { ...properties, connection: deleting.inputs.connection });
+    expect(sent(deleting.service.requests)).toEqual(["GET /v1/models", `DELETE /v1/models/${GUID}`]);
+
+    const nothing = await against(model, [json(200, [older])]);
+    expect((await bed.host.read(urnOf(model), id, { ...properties, connection: nothing.inputs.connection })).id).toBe("");
+  });
+});
