@@ -1,10 +1,22 @@
 #!/usr/bin/env node
 /**
- * gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY]
+ * gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY] [--log] [--faults SPEC]
  */
 import { parseArgs } from "node:util";
+import { type FaultSpec, formatFaultSpec, parseFaultSpec } from "./faults";
 
-const USAGE = "usage: gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY] [--log]";
+const USAGE = "usage: gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY] [--log] [--faults SPEC]";
+
+const FAULTS_HELP = `--faults SPEC   seeded fault injection on the /v1 API routes (not signed file downloads), key=value pairs
+                joined by commas, all optional:
+                  seed=<integer>             generator seed (default 1): same seed + same request order = same faults
+                  error=<fraction>           answer 5xx before the handler (status=<5xx>, default 503)
+                  throttle=<fraction>        answer 429 with Retry-After (retry-after=<seconds>, default 1)
+                  reset=<fraction>           destroy the connection before the handler
+                  lost=<fraction>            run the handler, then destroy the connection instead of answering
+                  latency=<ms>|<min>-<max>   delay every subject request
+                  methods=<M>[+<M>...]       methods subject to faults (default all)
+                e.g. --faults seed=7,error=0.05,throttle=0.05,retry-after=0,lost=0.02`;
 
 async function main(): Promise<void> {
   let values;
@@ -17,6 +29,7 @@ async function main(): Promise<void> {
         fixtures: { type: "string" },
         "api-key": { type: "string" },
         log: { type: "boolean", default: false },
+        faults: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -26,13 +39,22 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${USAGE}\n\n${FAULTS_HELP}\n`);
     return;
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`--port must be a whole number from 0 to 65535\n${USAGE}\n`);
     process.exit(2);
+  }
+  let faults: FaultSpec | undefined;
+  if (values.faults !== undefined) {
+    try {
+      faults = parseFaultSpec(values.faults);
+    } catch (error) {
+      process.stderr.write(`--faults: ${(error as Error).message}\n${USAGE}\n`);
+      process.exit(2);
+    }
   }
 
   // The storage is the built-in node:sqlite: say so plainly on an older Node.js instead of a stack trace.
@@ -49,9 +71,11 @@ async function main(): Promise<void> {
     fixtures: values.fixtures,
     apiKey: values["api-key"],
     logRequests: values.log,
+    faults,
   });
   process.stdout.write(`gms-emulator listening on ${emulator.url}\n`);
   process.stdout.write(`database: ${values.db}\n`);
+  if (faults) process.stdout.write(`faults: ${formatFaultSpec(faults)}\n`);
   for (const key of emulator.apiKeys) process.stdout.write(`api key: ${key}\n`);
 
   let closing = false;

@@ -2,7 +2,8 @@
  * Fixtures: what the public interface cannot create (workspaces with their API keys and limits, Actions,
  * Workflows with their blocks, Data records, Contexts, pre-configured Skills, Eval types), loaded from YAML. Loading is
  * idempotent: a workspace whose API key is already in the database is left as it is, so a restart on the
- * same file with the same fixtures duplicates nothing.
+ * same file with the same fixtures duplicates nothing; only if its key holder deleted it is it restored
+ * (with its records and key), because the fixtures declare it and the key must select it again.
  */
 import { z } from "zod";
 import { Guid } from "../api/common";
@@ -107,7 +108,7 @@ export function loadFixtures(store: Store, input: Fixtures | z.output<typeof Fix
   return store.db.transaction(() => {
     for (const evalType of fixtures.evalTypes) store.evals.ensureType(evalType);
     for (const workspace of fixtures.workspaces) {
-      if (store.workspaces.authenticate(workspace.apiKey)) continue;
+      if (store.workspaces.restoreByKey(workspace.apiKey)) continue;
       const caller = store.workspaces.createWithKey(workspace);
       for (const app of workspace.apps) {
         const record = store.apps.create(caller, app);

@@ -3,10 +3,19 @@ import type { FastifyInstance } from "fastify";
 import { buildServer, type ServerOptions } from "./server";
 import { Store } from "./store";
 import { type Fixtures, loadFixtures, readFixturesFile } from "./fixtures";
+import type { FaultController } from "./faults";
 
 export { Store } from "./store";
 export { buildServer } from "./server";
 export { loadFixtures, readFixturesFile, type Fixtures } from "./fixtures";
+export {
+  parseFaultSpec,
+  formatFaultSpec,
+  FaultSpecError,
+  type FaultSpec,
+  type FaultStats,
+  type FaultController,
+} from "./faults";
 
 export interface EmulatorOptions extends ServerOptions {
   host?: string;
@@ -29,6 +38,8 @@ export interface RunningEmulator {
   apiKeys: string[];
   store: Store;
   server: FastifyInstance;
+  /** Fault injection: `set(spec)` switches it on, changes or (undefined) ends it; `stats()` counts it. */
+  faults: FaultController;
   close(): Promise<void>;
 }
 
@@ -51,6 +62,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       apiKeys,
       store,
       server,
+      faults: server.faults,
       async close() {
         await server.close();
         store.close();
@@ -74,11 +86,13 @@ function seed(store: Store, options: EmulatorOptions): string[] {
 /**
  * The default workspace's key: the given one (added to the workspace an earlier run made, so its records
  * stay reachable), else the one stored from an earlier run, else a new workspace with a generated key.
+ * A workspace its key holder deleted is restored first, as fixtures restore theirs: the key must work.
  */
 function defaultWorkspaceKey(store: Store, apiKey: string | undefined): string {
-  if (apiKey && store.workspaces.authenticate(apiKey)) return apiKey;
-  const existing = store.workspaces.keyOf(DEFAULT_WORKSPACE_SLUG);
+  if (apiKey && store.workspaces.restoreByKey(apiKey)) return apiKey;
+  const existing = store.workspaces.keyOf(DEFAULT_WORKSPACE_SLUG, { includeDeleted: true });
   if (existing) {
+    store.workspaces.restoreByKey(existing);
     if (apiKey) store.workspaces.addKey(existing, apiKey);
     return apiKey ?? existing;
   }

@@ -1,8 +1,11 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Store } from "./store";
 import type { Caller } from "./store/records";
-import { installErrorHandler } from "./routes/error-handler";
+import { type ErrorLog, installErrorHandler } from "./routes/error-handler";
+import { installJsonBodyParser } from "./routes/json-body";
+import { originResolver } from "./routes/origin";
 import { routeModules } from "./routes";
+import { type FaultSpec, installFaults } from "./faults";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -21,6 +24,19 @@ export interface ServerOptions {
   logRequests?: boolean;
   /** Observes every answered request (tests count API calls per Pulumi operation with it). */
   onRequestComplete?: (entry: RequestLogEntry) => void;
+  /**
+   * Where clients reach the emulator, e.g. `https://gms.example.test` or `http://proxy:8080/gms` (without
+   * `/v1`): the start of every absolute URL it hands out (signed file URLs, Workflow result URLs). Default:
+   * the address it listens on (a wildcard address names loopback); the request's Host header is never used.
+   */
+  publicUrl?: string;
+  /**
+   * Receives every 500 as `500 METHOD /path Name: message` plus the stack frames; never headers, bodies
+   * or query strings. Default: written to stderr.
+   */
+  logError?: ErrorLog;
+  /** Seeded fault injection (`seed=7,error=0.05,...` or a FaultSpec); off without it, switchable through `app.faults`. */
+  faults?: FaultSpec | string;
 }
 
 export interface RequestLogEntry {
@@ -40,19 +56,11 @@ export function buildServer(store: Store, options: ServerOptions = {}): FastifyI
     routerOptions: { ignoreTrailingSlash: true },
     logger: false,
   });
-  installErrorHandler(app);
-  // Clients send `Content-Type: application/json` on every request (spec, Authentication), bodiless
-  // GET and DELETE included: an empty JSON body is no body, as FastAPI treats it.
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
-    if (body === "") return done(null, undefined);
-    try {
-      done(null, JSON.parse(body as string));
-    } catch (error) {
-      done(error as SyntaxError, undefined);
-    }
-  });
+  installErrorHandler(app, options.logError);
+  installJsonBodyParser(app);
   app.decorateRequest("caller", null as unknown as Caller);
+  // First of the onRequest hooks: faults stand for the gateway in front of the service, before authentication.
+  installFaults(app, options.faults);
 
   app.addHook("onRequest", async (request, reply) => {
     if (request.routeOptions.config.public || !request.routeOptions.url) return;
@@ -76,9 +84,10 @@ export function buildServer(store: Store, options: ServerOptions = {}): FastifyI
     });
   }
 
+  const context = { origin: originResolver(app, options.publicUrl) };
   app.register(
     async (v1) => {
-      for (const register of routeModules) register(v1, store);
+      for (const register of routeModules) register(v1, store, context);
     },
     { prefix: "/v1" },
   );

@@ -13,7 +13,8 @@ function startCli(args: string[]) {
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // "close", not "exit": by then stdout and stderr are fully read, so a test may check what was printed.
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const ready = new Promise<{ url: string; keys: string[] }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no banner; stdout=${stdout} stderr=${stderr}`)), 15_000);
     child.stdout.on("data", () => {
@@ -95,5 +96,38 @@ describe("gms-emulator CLI", () => {
     const unknown = startCli(["--colour"]);
     expect(await unknown.exited).toBe(2);
     expect(unknown.output().stderr).toMatch(/Unknown option '--colour'/);
+  });
+
+  it("injects faults from --faults, printing the spec in force, and refuses a bad spec with the usage line", async () => {
+    const cli = startCli(["--port", "0", "--db", ":memory:", "--api-key", "gms_cli_test_key", "--faults", "error=1,seed=7,status=502,methods=get"]);
+    const { url } = await cli.ready;
+    expect(cli.output().stdout).toMatch(/^faults: seed=7,error=1,status=502,methods=GET$/m);
+    const faulted = await fetch(`${url}/workspaces/current`, { headers: { authorization: "Bearer gms_cli_test_key" } });
+    expect(faulted.status).toBe(502);
+    expect(await faulted.json()).toEqual({ detail: "Service Unavailable (injected fault)" });
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toBe(0);
+
+    const plain = startCli(["--port", "0", "--db", ":memory:"]);
+    await plain.ready;
+    expect(plain.output().stdout).not.toMatch(/^faults:/m);
+    plain.child.kill("SIGTERM");
+    await plain.exited;
+
+    for (const [spec, message] of [
+      ["error=2", "--faults: invalid fault spec: error=2 is not accepted; expected error=<fraction from 0 to 1>, e.g. error=0.05"],
+      ["seed=7,chaos=1", '--faults: invalid fault spec: unknown key "chaos"; accepted keys: seed, error,'],
+    ]) {
+      const refused = startCli(["--port", "0", "--db", ":memory:", "--faults", spec!]);
+      expect(await refused.exited).toBe(2);
+      expect(refused.output().stderr).toContain(message);
+      expect(refused.output().stderr).toContain("usage: gms-emulator");
+      expect(refused.output().stdout).toBe("");
+    }
+
+    const help = startCli(["--help"]);
+    expect(await help.exited).toBe(0);
+    expect(help.output().stdout).toContain("[--faults SPEC]");
+    expect(help.output().stdout).toContain("retry-after=<seconds>");
   });
 });

@@ -485,6 +485,43 @@ describe("context source processing end to end over HTTP", () => {
     ]);
   });
 
+  it.each([
+    ["text/plain;charset=utf-8", "Plain words.", "text/plain"],
+    ["text/markdown", "# Title\n\nSome *markdown*.", "text/markdown"],
+    ["text/csv", "name,age\nAda,36\n", "text/csv"],
+    ["text/tab-separated-values", "name\tage\nAda\t36\n", "text/tab-separated-values"],
+    ["application/json", '{"policy": "returns within 30 days"}', "application/json"],
+    // Served as octet-stream downloads, yet indexed by the type the uploader declared.
+    ["text/html", "<h1>Handbook</h1><script>alert(1)</script>", "text/html"],
+    ["text/yaml", "policy: returns\n", "text/yaml"],
+    // PDF-looking text declared as text is text.
+    ["text/plain", "%PDF-1.7 not really a PDF", "text/plain"],
+  ])("indexes an upload declared as %s through its signed URL", async (type, text, contentType) => {
+    const upload = await api("POST", "/files/upload", { data: `data:${type};base64,${Buffer.from(text).toString("base64")}` });
+    expect(upload.status).toBe(200);
+    const [context] = contextGuids(emulator.store, ACME_KEY) as [string];
+    const created = await api("POST", `/contexts/${context}/context_sources`, { url: upload.body.url });
+    await api("POST", `/context_sources/${created.body.guid}/process`, { contextGuid: context });
+    await emulator.store.contextSources.idle();
+    const source = await api("GET", `/contexts/${context}/context_sources/${created.body.guid}`);
+    expect(source.body).toMatchObject({ indexing_status: "indexed", indexing_metadata: { documents: 1, characters: text.length, content_type: contentType } });
+    expect((await api("GET", `/contexts/${context}/documents`)).body.data.map((document: { content: string }) => document.content)).toEqual([text]);
+  });
+
+  it.each([
+    ["a declared PDF", `data:application/pdf;base64,${Buffer.from("%PDF-1.7\n%binary").toString("base64")}`, "application/pdf"],
+    ["a sniffed PDF", Buffer.from("%PDF-1.4\n%binary").toString("base64"), "application/pdf"],
+    ["a PNG", Buffer.from("89504e470d0a1a0a0000000d49484452", "hex").toString("base64"), "image/png"],
+  ])("ends failed for %s upload, whose type the loader does not read", async (_label, data, type) => {
+    const upload = await api("POST", "/files/upload", { data });
+    const [context] = contextGuids(emulator.store, ACME_KEY) as [string];
+    const created = await api("POST", `/contexts/${context}/context_sources`, { url: upload.body.url });
+    await api("POST", `/context_sources/${created.body.guid}/process`, { contextGuid: context });
+    await emulator.store.contextSources.idle();
+    const source = await api("GET", `/contexts/${context}/context_sources/${created.body.guid}`);
+    expect(source.body).toMatchObject({ indexing_status: "failed", indexing_metadata: { error: `unsupported content type ${type}` } });
+  });
+
   it("ends failed for a URL nobody serves", async () => {
     const [context] = contextGuids(emulator.store, ACME_KEY) as [string];
     const created = await api("POST", `/contexts/${context}/context_sources`, { url: "http://127.0.0.1:9/x" });

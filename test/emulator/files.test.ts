@@ -1,12 +1,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { request as httpRequest } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Store, buildServer, loadFixtures, startEmulator } from "../../src/emulator";
+import { STORED_MEDIA_TYPE_HEADER } from "../../src/emulator/store/files";
 import { ACME_KEY, MISSING_GUID, TEST_FIXTURES, createTestEmulator } from "./harness";
 
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
 const base64 = (bytes: Buffer | string) => Buffer.from(bytes).toString("base64");
-const URL_SHAPE = /^http:\/\/localhost:80\/v1\/files\/([0-9a-f-]{36})\?expires=(\d+)&signature=([0-9a-f]{64})$/;
+// In-process (inject) the server listens nowhere: URLs fall back to http://127.0.0.1, whatever the Host header says.
+const URL_SHAPE = /^http:\/\/127\.0\.0\.1\/v1\/files\/([0-9a-f-]{36})\?expires=(\d+)&signature=([0-9a-f]{64})$/;
 
 describe("files routes", () => {
   let emulator: ReturnType<typeof createTestEmulator>;
@@ -27,7 +31,7 @@ describe("files routes", () => {
     return emulator.server.inject({ method: "GET", url: pathname + search });
   };
 
-  it("answers a signed URL on the request's origin that expires after 10 minutes", async () => {
+  it("answers a signed URL on the emulator's own origin that expires after 10 minutes", async () => {
     const before = Math.floor(Date.now() / 1000);
     const reply = await emulator.call("POST", "/v1/files/upload", { data: base64(PNG) });
     expect(reply.status).toBe(200);
@@ -36,15 +40,20 @@ describe("files routes", () => {
     expect(Number(expires)).toBeGreaterThanOrEqual(before + 600);
     expect(Number(expires)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 600);
 
-    const elsewhere = await emulator.call("POST", "/v1/files/upload/", { data: base64(PNG) }, { headers: { host: "emulator.test:4010" } });
-    expect(elsewhere.body.url).toMatch(/^http:\/\/emulator\.test:4010\/v1\/files\/[0-9a-f-]{36}\?expires=\d+&signature=[0-9a-f]{64}$/);
+    // A forged Host header does not move the URL elsewhere.
+    const forged = await emulator.call("POST", "/v1/files/upload/", { data: base64(PNG) }, { headers: { host: "evil.example:4010" } });
+    expect(forged.body.url).toMatch(URL_SHAPE);
   });
 
-  it("serves the bytes without a bearer key, with the stored Content-Type", async () => {
+  it("serves the bytes without a bearer key, with the stored Content-Type, as an attachment", async () => {
     const url = await upload(base64(PNG));
     const served = await fetchSigned(url);
     expect(served.statusCode).toBe(200);
     expect(served.headers["content-type"]).toBe("image/png");
+    expect(served.headers["x-content-type-options"]).toBe("nosniff");
+    expect(served.headers["content-disposition"]).toBe(`attachment; filename="${URL_SHAPE.exec(url)![1]}.png"`);
+    expect(served.headers["content-security-policy"]).toBe("default-src 'none'; sandbox");
+    expect(served.headers[STORED_MEDIA_TYPE_HEADER]).toBe("image/png");
     expect(served.rawPayload.equals(PNG)).toBe(true);
     const guid = URL_SHAPE.exec(url)![1]!;
     expect(emulator.store.db.get("SELECT typeof(content) AS kind FROM files WHERE guid = ?", guid)).toEqual({ kind: "blob" });
@@ -86,6 +95,88 @@ describe("files routes", () => {
     for (const data of [urlSafe, `${base64(bytes).slice(0, 4)}\n${base64(bytes).slice(4)}`]) {
       expect((await fetchSigned(await upload(data))).rawPayload.equals(bytes)).toBe(true);
     }
+  });
+
+  it.each([
+    ["text/html", "<script>alert(document.cookie)</script>"],
+    ["text/html;charset=utf-8", "<html><body onload=alert(1)>"],
+    ["image/svg+xml", '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>'],
+    ["application/xhtml+xml", "<html xmlns='http://www.w3.org/1999/xhtml'><script>alert(1)</script></html>"],
+    ["text/javascript", "alert(1)"],
+    ["application/octet-stream", "bytes"],
+  ])("serves an active type (%s) as an octet-stream download, keeping the stored type in its own header", async (type, content) => {
+    const url = await upload(`data:${type};base64,${base64(content)}`);
+    const served = await fetchSigned(url);
+    expect(served.statusCode).toBe(200);
+    expect(served.headers["content-type"]).toBe("application/octet-stream");
+    expect(served.headers["x-content-type-options"]).toBe("nosniff");
+    expect(served.headers["content-disposition"]).toBe(`attachment; filename="${URL_SHAPE.exec(url)![1]}.bin"`);
+    expect(served.headers["content-security-policy"]).toBe("default-src 'none'; sandbox");
+    expect(served.headers[STORED_MEDIA_TYPE_HEADER]).toBe(type);
+    expect(served.body).toBe(content);
+  });
+
+  it.each([
+    ["text/plain", "txt"],
+    ["TEXT/Plain; charset=utf-8", "txt"],
+    ["text/csv", "csv"],
+    ["text/markdown;charset=utf-8", "md"],
+    ["application/json", "json"],
+    ["application/pdf", "pdf"],
+    ["image/png", "png"],
+    ["image/jpeg", "jpg"],
+    ["image/gif", "gif"],
+    ["image/webp", "webp"],
+  ])("keeps an inert type (%s) and offers it as .%s", async (type, extension) => {
+    const url = await upload(`data:${type};base64,${base64("content")}`);
+    const served = await fetchSigned(url);
+    expect(served.headers["content-type"]).toBe(type);
+    expect(served.headers["content-disposition"]).toBe(`attachment; filename="${URL_SHAPE.exec(url)![1]}.${extension}"`);
+    expect(served.headers["x-content-type-options"]).toBe("nosniff");
+  });
+
+  it("answers 400 for a declared media type with control characters or bad syntax, and stores nothing", async () => {
+    for (const [type, detail] of [
+      ["text/plain;a=b\r\nX-Injected: 1", "Data URL media type contains control characters"],
+      ["text/html\r\nSet-Cookie: session=stolen", "Data URL media type contains control characters"],
+      ["text/plain\n", "Data URL media type contains control characters"],
+      ["text/plain;\tcharset=utf-8", "Data URL media type contains control characters"],
+      ["text/plain\u0000", "Data URL media type contains control characters"],
+      ["text/plain\u007f", "Data URL media type contains control characters"],
+      ["text", "Data URL has an invalid media type"],
+      ["text/", "Data URL has an invalid media type"],
+      ["/plain", "Data URL has an invalid media type"],
+      ["text/plain/extra", "Data URL has an invalid media type"],
+      ["text/plain;charset", "Data URL has an invalid media type"],
+      ["text/plain;charset=", "Data URL has an invalid media type"],
+      ['text/plain;charset="unterminated', "Data URL has an invalid media type"],
+      ["text/pläin", "Data URL has an invalid media type"],
+      ["text/plain;name=a b", "Data URL has an invalid media type"],
+      [`text/${"x".repeat(300)}`, "Data URL media type is longer than 255 characters"],
+    ]) {
+      const reply = await emulator.call("POST", "/v1/files/upload", { data: `data:${type};base64,aGk=` });
+      expect(reply.status, JSON.stringify(type)).toBe(400);
+      expect(reply.body, JSON.stringify(type)).toEqual({ detail });
+    }
+    expect(emulator.store.db.get("SELECT count(*) AS n FROM files")).toEqual({ n: 0 });
+    // Parameters with tokens or quoted strings stay acceptable.
+    for (const type of ["text/plain; charset=utf-8", 'text/plain;charset="utf-8";format=flowed', "application/vnd.api+json", 'text/plain;x="a\\"b"']) {
+      const served = await fetchSigned(await upload(`data:${type};base64,aGk=`));
+      expect(served.statusCode, type).toBe(200);
+      expect(served.headers[STORED_MEDIA_TYPE_HEADER], type).toBe(type);
+    }
+  });
+
+  it("serves a file whose stored type is malformed (stored before uploads were validated) as octet-stream", async () => {
+    const url = await upload(`data:text/plain;base64,${base64("legacy")}`);
+    const guid = URL_SHAPE.exec(url)![1]!;
+    emulator.store.db.run("UPDATE files SET mime_type = ? WHERE guid = ?", "text/plain;a=b\r\nX-Injected: 1", guid);
+    const served = await fetchSigned(url);
+    expect(served.statusCode).toBe(200);
+    expect(served.headers["content-type"]).toBe("application/octet-stream");
+    expect(served.headers["x-injected"]).toBeUndefined();
+    expect(served.headers[STORED_MEDIA_TYPE_HEADER]).toBeUndefined();
+    expect(served.body).toBe("legacy");
   });
 
   it("answers 400 for invalid base64, empty payloads and malformed bodies", async () => {
@@ -192,6 +283,74 @@ describe("signed file URLs across a restart", () => {
       expect((await fresh.call("GET", pathname + search, undefined, { apiKey: null })).status).toBe(403);
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+describe("signed file URLs' origin", () => {
+  const upload = async (server: ReturnType<typeof buildServer>, host?: string) => {
+    const reply = await server.inject({
+      method: "POST",
+      url: "/v1/files/upload",
+      headers: { authorization: `Bearer ${ACME_KEY}`, ...(host ? { host } : {}) },
+      payload: { data: base64("hello") },
+    });
+    expect(reply.statusCode).toBe(200);
+    return JSON.parse(reply.body).url as string;
+  };
+
+  it("start with the configured publicUrl (path prefix kept, trailing slash dropped), whatever the Host header", async () => {
+    const store = new Store(":memory:");
+    loadFixtures(store, TEST_FIXTURES);
+    const server = buildServer(store, { publicUrl: "https://gms.example.test/base/" });
+    try {
+      for (const host of [undefined, "evil.example", "evil.example:4010"]) {
+        expect(await upload(server, host)).toMatch(/^https:\/\/gms\.example\.test\/base\/v1\/files\/[0-9a-f-]{36}\?expires=\d+&signature=[0-9a-f]{64}$/);
+      }
+    } finally {
+      await server.close();
+      store.close();
+    }
+  });
+
+  it("refuse a publicUrl that is not an absolute http(s) URL without query, fragment or credentials", () => {
+    const store = new Store(":memory:");
+    try {
+      for (const publicUrl of ["gms.example.test", "ftp://gms.example.test", "http://gms.example.test/?a=1", "http://gms.example.test/#x", "http://user:pw@gms.example.test"]) {
+        expect(() => buildServer(store, { publicUrl }), publicUrl).toThrow(/publicUrl must be/);
+      }
+    } finally {
+      store.close();
+    }
+  });
+
+  it("name the address the emulator listens on when no publicUrl is given, even with a forged Host header", async () => {
+    const emulator = await startEmulator({ fixtures: TEST_FIXTURES, port: 0 });
+    try {
+      const origin = new URL(emulator.url).origin;
+      expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      // Over a real socket, with a Host header naming somewhere else (fetch would not let a test set it).
+      const body = JSON.stringify({ data: base64("hello") });
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = httpRequest(
+          `${emulator.url}/files/upload`,
+          { method: "POST", headers: { host: "evil.example:4010", authorization: `Bearer ${ACME_KEY}`, "content-type": "application/json" } },
+          (response) => {
+            let text = "";
+            response.setEncoding("utf8");
+            response.on("data", (chunk: string) => (text += chunk));
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+          },
+        );
+        request.on("error", reject);
+        request.end(body);
+      });
+      expect(answer.status).toBe(200);
+      const url = JSON.parse(answer.body).url as string;
+      expect(url.startsWith(`${origin}/v1/files/`)).toBe(true);
+      expect((await fetch(url)).status).toBe(200);
+    } finally {
+      await emulator.close();
     }
   });
 });

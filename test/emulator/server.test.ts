@@ -1,5 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Store, buildServer, loadFixtures } from "../../src/emulator";
+import { MAX_JSON_DEPTH } from "../../src/emulator/routes/json-body";
 import { ACME_KEY, TEST_FIXTURES, createTestEmulator } from "./harness";
 
 /** Authenticated routes of several kinds, each with a body it would accept. */
@@ -96,5 +97,151 @@ describe("server body limit", () => {
     const large = await post("/v1/apps", { name: "x".repeat(1100) });
     expect(large.statusCode).toBe(413);
     expect((await post("/v1/apps", { name: "small" })).statusCode).toBe(200);
+  });
+});
+
+/** A server over the test fixtures whose 500 log the test reads. */
+function loggedServer(options: { logError?: (entry: string) => void } = {}) {
+  const store = new Store();
+  loadFixtures(store, TEST_FIXTURES);
+  const logged: string[] = [];
+  const server = buildServer(store, { logError: (entry) => logged.push(entry), ...options });
+  const send = (method: string, url: string, payload?: string | object, headers: Record<string, string> = {}) =>
+    server.inject({
+      method: method as "POST",
+      url,
+      headers: { authorization: `Bearer ${ACME_KEY}`, "content-type": "application/json", ...headers },
+      ...(payload === undefined ? {} : { payload: typeof payload === "string" ? payload : JSON.stringify(payload) }),
+    });
+  return {
+    store,
+    server,
+    logged,
+    send,
+    async close() {
+      await server.close();
+      store.close();
+    },
+  };
+}
+
+/** `{"a": {"a": ... "leaf" ...}}`, `levels` objects deep. */
+const nestedObject = (levels: number): string => `${'{"a":'.repeat(levels)}"leaf"${"}".repeat(levels)}`;
+
+describe("server JSON nesting limit", () => {
+  let emulator: ReturnType<typeof loggedServer>;
+  let action: string;
+  beforeEach(async () => {
+    emulator = loggedServer();
+    const apps = (await emulator.send("GET", "/v1/apps")).json().data;
+    const support = apps.find((app: { name: string }) => app.name === "Support").guid;
+    action = (await emulator.send("GET", `/v1/apps/${support}/actions`)).json()[0].guid;
+  });
+  afterEach(() => emulator.close());
+
+  const dataCount = () => emulator.store.db.get<{ n: number }>("SELECT count(*) AS n FROM data")!.n;
+
+  it("answers 400 with a detail for a body nested thousands of levels deep, storing and logging nothing", async () => {
+    const before = dataCount();
+    const bodies = [
+      `{"action":"${action}","input":"i","output":"o","metadata":${nestedObject(5000)}}`,
+      `{"action":"${action}","input":${"[".repeat(100_000)}${"]".repeat(100_000)},"output":"o"}`,
+      // Malformed as well as deep: the depth is what the answer names.
+      `{"action":"${action}","input":"i","output":"o","metadata":${'{"a":'.repeat(5000)}`,
+    ];
+    for (const body of bodies) {
+      const reply = await emulator.send("POST", "/v1/data", body);
+      expect(reply.statusCode).toBe(400);
+      expect(reply.json()).toEqual({ detail: `JSON body nested deeper than ${MAX_JSON_DEPTH} levels` });
+    }
+    const app = await emulator.send("POST", "/v1/apps", `{"name":"deep","description":${"[".repeat(10_000)}${"]".repeat(10_000)}}`);
+    expect(app.statusCode).toBe(400);
+    expect(app.json()).toEqual({ detail: `JSON body nested deeper than ${MAX_JSON_DEPTH} levels` });
+    expect(dataCount()).toBe(before);
+    expect(emulator.logged).toEqual([]);
+  });
+
+  it(`accepts a legitimately nested body, up to ${MAX_JSON_DEPTH} levels counting the body itself`, async () => {
+    const twenty = await emulator.send("POST", "/v1/data", `{"action":"${action}","input":"i","output":${nestedObject(20)},"metadata":${nestedObject(20)}}`);
+    expect(twenty.statusCode).toBe(200);
+    expect(twenty.json().metadata).toEqual(JSON.parse(nestedObject(20)));
+    const read = await emulator.send("GET", `/v1/data/${twenty.json().guid}`);
+    expect(read.json().output).toEqual(JSON.parse(nestedObject(20)));
+
+    const atLimit = await emulator.send("POST", "/v1/data", `{"action":"${action}","input":"i","output":"o","metadata":${nestedObject(MAX_JSON_DEPTH - 1)}}`);
+    expect(atLimit.statusCode).toBe(200);
+    const overLimit = await emulator.send("POST", "/v1/data", `{"action":"${action}","input":"i","output":"o","metadata":${nestedObject(MAX_JSON_DEPTH)}}`);
+    expect(overLimit.statusCode).toBe(400);
+  });
+
+  it("does not count brackets inside strings, escaped quotes included", async () => {
+    const text = `${"[{".repeat(5000)} \\" ${"{".repeat(200)}`;
+    const reply = await emulator.send("POST", "/v1/data", { action, input: text, output: "o" });
+    expect(reply.statusCode).toBe(200);
+    expect(reply.json().input).toBe(text);
+    // Malformed JSON that is not deep still reads as malformed.
+    expect((await emulator.send("POST", "/v1/data", '{"action":')).json()).toEqual({ detail: "Malformed JSON body" });
+  });
+});
+
+describe("server error log", () => {
+  let emulator: ReturnType<typeof loggedServer>;
+  beforeEach(() => {
+    emulator = loggedServer();
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    return emulator.close();
+  });
+
+  it("logs every 500 (method, path, error, stack) without the key, the body or the query string", async () => {
+    vi.spyOn(emulator.store.apps, "create").mockImplementation(() => {
+      throw new TypeError("boom\nfrom the store");
+    });
+    const reply = await emulator.send("POST", "/v1/apps?signature=query-secret-7c1f&expires=1", { name: "body-secret-93ab" }, { "x-extra": "header-secret-51de" });
+    expect(reply.statusCode).toBe(500);
+    expect(reply.json()).toEqual({ detail: "Internal Server Error" });
+    expect(emulator.logged).toHaveLength(1);
+    const [entry] = emulator.logged as [string];
+    const lines = entry.trimEnd().split("\n");
+    expect(lines[0]).toBe("500 POST /v1/apps TypeError: boom from the store");
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines.slice(1)) expect(line).toMatch(/^\s+at /);
+    expect(entry).toMatch(/\n$/);
+    for (const secret of [ACME_KEY, "Bearer", "body-secret-93ab", "query-secret-7c1f", "expires", "header-secret-51de"]) {
+      expect(entry).not.toContain(secret);
+    }
+  });
+
+  it("logs nothing for answers that are not 500s", async () => {
+    await emulator.send("GET", "/v1/apps");
+    await emulator.send("GET", "/v1/nothing-here");
+    await emulator.send("POST", "/v1/apps", "{not json");
+    await emulator.send("POST", "/v1/apps", {});
+    await emulator.send("GET", "/v1/apps", undefined, { authorization: "Bearer wrong" });
+    expect(emulator.logged).toEqual([]);
+  });
+
+  it("writes to stderr when no logError is given", async () => {
+    const store = new Store();
+    loadFixtures(store, TEST_FIXTURES);
+    const server = buildServer(store);
+    const written: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    vi.spyOn(store.apps, "list").mockImplementation(() => {
+      throw new Error("list failed");
+    });
+    try {
+      const reply = await server.inject({ method: "GET", url: "/v1/apps?skip=0", headers: { authorization: `Bearer ${ACME_KEY}` } });
+      expect(reply.statusCode).toBe(500);
+    } finally {
+      vi.restoreAllMocks();
+      await server.close();
+      store.close();
+    }
+    expect(written.join("")).toMatch(/^500 GET \/v1\/apps Error: list failed\n\s+at /);
   });
 });

@@ -128,26 +128,27 @@ describe("workflows routes", () => {
     expect(list.body.map((workflow: { name: string }) => workflow.name)).toEqual(["Empty"]);
   });
 
-  it("triggers a run: one Data record per block in order, absolute result and feedback URLs", async () => {
+  it("triggers a run: one Data record per block in order, absolute result and feedback URLs on the emulator's origin", async () => {
     const pipeline = await workflowGuid("Pipeline");
     const input = [{ text: "hello", extra: null, nested: { a: 1 } }];
-    const triggered = await emulator.call("POST", `/v1/workflows/${pipeline}/trigger`, { input }, { headers: { host: "gms.example:8080" } });
+    // The Host header does not choose the URLs' origin (in-process, the emulator listens nowhere: 127.0.0.1).
+    const triggered = await emulator.call("POST", `/v1/workflows/${pipeline}/trigger`, { input }, { headers: { host: "evil.example:8080" } });
     expect(triggered.status).toBe(200);
     const { run_guid: runGuid, blocks } = triggered.body;
     expect(runGuid).toMatch(/^[0-9a-f-]{36}$/);
-    const resultUrl = `http://gms.example:8080/v1/workflows/${pipeline}/result/${runGuid}`;
+    const resultUrl = `http://127.0.0.1/v1/workflows/${pipeline}/result/${runGuid}`;
     expect(triggered.body).toEqual({
       msg: "Workflow triggered",
       status: "success",
       blocks: [
         {
-          feedback_url: `http://gms.example:8080/v1/feedback/${blocks[0].data_guid}`,
+          feedback_url: `http://127.0.0.1/v1/feedback/${blocks[0].data_guid}`,
           data_guid: expect.stringMatching(/^[0-9a-f-]{36}$/),
           result_url: resultUrl,
           action: { guid: await emulator.actionGuid("Support", "Summarize"), name: "Summarize" },
         },
         {
-          feedback_url: `http://gms.example:8080/v1/feedback/${blocks[1].data_guid}`,
+          feedback_url: `http://127.0.0.1/v1/feedback/${blocks[1].data_guid}`,
           data_guid: expect.stringMatching(/^[0-9a-f-]{36}$/),
           result_url: resultUrl,
           action: { guid: await emulator.actionGuid("Support", "Classify"), name: "Classify" },
@@ -277,7 +278,7 @@ describe("workflows routes", () => {
     expect(stored.body).toMatchObject({ msg: "Workflow triggered", status: "success", has_output_block: true });
     expect(stored.body.blocks.map((block: { action: { name: string } }) => block.action.name)).toEqual(["Summarize", "Classify"]);
     expect(Object.keys(stored.body.blocks[0]).sort()).toEqual(["action", "data_guid", "feedback_url", "result_url"]);
-    expect(stored.body.blocks[0].result_url).toBe(`http://localhost:80/v1/workflows/${pipeline}/result/${stored.body.run_guid}`);
+    expect(stored.body.blocks[0].result_url).toBe(`http://127.0.0.1/v1/workflows/${pipeline}/result/${stored.body.run_guid}`);
     expect((await emulator.call("GET", `/v1/workflows/${pipeline}/result/${stored.body.run_guid}`)).body).toEqual({ result: "Classify: p" });
 
     // Temporary blocks replace the stored ones, may name any Action of the workspace, and are not kept.

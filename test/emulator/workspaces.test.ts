@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MISSING_GUID, OTHER_KEY, createTestEmulator } from "./harness";
+import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { ACME_KEY, MISSING_GUID, OTHER_KEY, TEST_FIXTURES, callOverHttp, createTestEmulator } from "./harness";
 
 const WORKSPACE_FIELDS = ["created_at", "created_by_id", "deleted", "guid", "name", "slug", "updated_at"].sort();
 const RELATED = ["apps", "context", "providers", "usage"] as const;
@@ -193,5 +197,90 @@ describe("workspaces routes", () => {
 
     const research = await create("Research", "research");
     expect(apps(await usageOf(research.guid))).toEqual({ feature: "apps", used: 0, limit: 100 });
+  });
+});
+
+describe("a workspace its key holder deleted, across a restart", () => {
+  let dir: string;
+  let db: string;
+  const running: RunningEmulator[] = [];
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "gms-workspaces-"));
+    db = join(dir, "gms.db");
+  });
+  afterEach(async () => {
+    for (const emulator of running.splice(0)) await emulator.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const start = async (options: Parameters<typeof startEmulator>[0]) => {
+    const emulator = await startEmulator({ db, port: 0, ...options });
+    running.push(emulator);
+    return emulator;
+  };
+  const stop = async (emulator: RunningEmulator) => {
+    running.splice(running.indexOf(emulator), 1);
+    await emulator.close();
+  };
+  const as = (emulator: RunningEmulator, apiKey: string) => ({ url: emulator.url, apiKey });
+  /** Deletes the workspace `apiKey` selects, with that key, and checks the key stopped working. */
+  const deleteOwnWorkspace = async (emulator: RunningEmulator, apiKey: string) => {
+    const current = await callOverHttp(as(emulator, apiKey), "GET", "/workspaces/current");
+    expect((await callOverHttp(as(emulator, apiKey), "DELETE", `/workspaces/${current.body.guid}`)).status).toBe(200);
+    expect((await callOverHttp(as(emulator, apiKey), "GET", "/workspaces/current")).status).toBe(401);
+    return current.body.guid as string;
+  };
+
+  it("is restored from the same fixtures file, with its key and its records, and nothing duplicated", async () => {
+    const fixtures = join(dir, "fixtures.yaml");
+    writeFileSync(fixtures, JSON.stringify(TEST_FIXTURES)); // JSON is YAML
+    const first = await start({ fixtures });
+    const created = await callOverHttp(as(first, ACME_KEY), "POST", "/apps", { name: "Made before the delete" });
+    expect(created.status).toBe(200);
+    const appsBefore = (await callOverHttp(as(first, ACME_KEY), "GET", "/apps")).body;
+    const guid = await deleteOwnWorkspace(first, ACME_KEY);
+    await stop(first);
+
+    const second = await start({ fixtures });
+    expect(second.apiKeys).toEqual([ACME_KEY, OTHER_KEY]);
+    const current = await callOverHttp(as(second, ACME_KEY), "GET", "/workspaces/current");
+    expect(current.status).toBe(200);
+    expect(current.body).toMatchObject({ guid, slug: "acme", name: "Acme" });
+    expect((await callOverHttp(as(second, ACME_KEY), "GET", "/apps")).body).toEqual(appsBefore);
+    expect(second.store.db.get("SELECT count(*) AS n FROM workspaces WHERE slug = 'acme'")).toEqual({ n: 1 });
+    // The other workspace was never touched.
+    expect((await callOverHttp(as(second, OTHER_KEY), "GET", "/workspaces/current")).status).toBe(200);
+  });
+
+  it("restores the default workspace (no fixtures) and its generated key", async () => {
+    const first = await start({});
+    const key = first.apiKey;
+    const guid = await deleteOwnWorkspace(first, key);
+    await stop(first);
+
+    const second = await start({});
+    expect(second.apiKey).toBe(key);
+    const current = await callOverHttp(as(second, key), "GET", "/workspaces/current");
+    expect(current.status).toBe(200);
+    expect(current.body).toMatchObject({ guid, slug: "default" });
+  });
+
+  it("restores the default workspace when started with the deleted workspace's --api-key, or with a new one", async () => {
+    const given = "gms_given_default_key";
+    const first = await start({ apiKey: given });
+    const guid = await deleteOwnWorkspace(first, given);
+    await stop(first);
+
+    const second = await start({ apiKey: given });
+    expect(second.apiKey).toBe(given);
+    expect((await callOverHttp(as(second, given), "GET", "/workspaces/current")).body).toMatchObject({ guid, slug: "default" });
+    await deleteOwnWorkspace(second, given);
+    await stop(second);
+
+    // A key given later is added to the restored workspace, whose records stay reachable.
+    const third = await start({ apiKey: "gms_later_default_key" });
+    expect((await callOverHttp(as(third, "gms_later_default_key"), "GET", "/workspaces/current")).body).toMatchObject({ guid });
+    expect((await callOverHttp(as(third, given), "GET", "/workspaces/current")).body).toMatchObject({ guid });
+    expect(third.store.db.get("SELECT count(*) AS n FROM workspaces")).toEqual({ n: 1 });
   });
 });

@@ -5,8 +5,17 @@ import { type DeleteMessage, GuidParams, PageQuery } from "../../api/common";
 import type { Store } from "../store";
 import type { Audited, Paged } from "../store/records";
 
+/** What the server hands every route module besides the store. */
+export interface RouteContext {
+  /**
+   * The origin (plus any path prefix, no trailing slash) the emulator's absolute URLs start with: the
+   * configured public URL, else the address the server listens on; never the request's Host header.
+   */
+  origin(): string;
+}
+
 /** A route module registers its routes (paths relative to `/v1`) on the app. */
-export type RouteModule = (app: FastifyInstance, store: Store) => void;
+export type RouteModule = (app: FastifyInstance, store: Store, context: RouteContext) => void;
 
 /** A request that failed zod validation; the error handler answers 400 with FastAPI-style detail. */
 export class RequestValidationError extends Error {

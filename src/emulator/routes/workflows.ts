@@ -1,4 +1,3 @@
-import type { FastifyRequest } from "fastify";
 import type { Workflow, WorkflowDatasetResult, WorkflowResult, WorkflowTriggered } from "../../api/workflows";
 import { WorkflowCreate, WorkflowPlayground, WorkflowTrigger, WorkflowUpdate } from "../../api/workflows";
 import type { WorkflowRecord, WorkflowRunRecord } from "../store/workflows";
@@ -12,9 +11,8 @@ export const presentWorkflow = (workflow: WorkflowRecord): Workflow => ({
   ...presentAudit(workflow),
 });
 
-/** The trigger response; its URLs are absolute, built from the origin the request reached. */
-export function presentRun(run: WorkflowRunRecord, request: FastifyRequest): WorkflowTriggered {
-  const origin = `${request.protocol}://${request.host}`;
+/** The trigger response; its URLs are absolute, on the emulator's own origin (see RouteContext.origin). */
+export function presentRun(run: WorkflowRunRecord, origin: string): WorkflowTriggered {
   return {
     msg: "Workflow triggered",
     status: "success",
@@ -30,7 +28,7 @@ export function presentRun(run: WorkflowRunRecord, request: FastifyRequest): Wor
 }
 
 /** `/workflows` and `/apps/{guid}/workflows`. */
-export const workflowRoutes: RouteModule = (app, store) => {
+export const workflowRoutes: RouteModule = (app, store, context) => {
   app.post("/workflows", async (request) => {
     const body = parseBody(WorkflowCreate, request);
     return presentWorkflow(store.workflows.create(request.caller, { appGuid: body.app, name: body.name }));
@@ -56,14 +54,14 @@ export const workflowRoutes: RouteModule = (app, store) => {
     const guid = guidParam(request);
     // Spec: not shown whether a body is required; every field is optional, so the emulator accepts none.
     const { input } = parse(WorkflowTrigger, request.body ?? {});
-    return presentRun(store.workflows.trigger(request.caller, guid, input), request);
+    return presentRun(store.workflows.trigger(request.caller, guid, input), context.origin());
   });
 
   // Spec: response not shown; the emulator answers the trigger's shape for the run it records.
   app.post("/workflows/playground", async (request) => {
     const body = parseBody(WorkflowPlayground, request);
     const blocks = body.blocks?.map((block) => ({ name: block.name, actionGuid: block.action }));
-    return presentRun(store.workflows.playground(request.caller, body.workflow, body.input, blocks), request);
+    return presentRun(store.workflows.playground(request.caller, body.workflow, body.input, blocks), context.origin());
   });
 
   app.get("/workflows/:guid/result/:runGuid", async (request): Promise<WorkflowResult> => {

@@ -3,6 +3,7 @@ import { TextDecoder } from "node:util";
 import { FILES_LOADER_ID } from "../../api/context-sources";
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
+import { STORED_MEDIA_TYPE_HEADER } from "./files";
 import type { Store } from "./index";
 import { type Caller, RECORD_COLUMNS, fromJson, newGuid, now, toJson } from "./records";
 import { DEFAULT_SPLITTER, type SplitterConfig, parseSplitterConfig, splitText } from "./splitter";
@@ -271,6 +272,7 @@ class LoaderError extends Error {
 /**
  * The Files loader: GETs the URL (redirects followed, {@link FETCH_TIMEOUT_MS} for the whole body, at
  * most {@link MAX_SOURCE_BYTES}) and decodes text (`text/*`, JSON) by the charset the response names.
+ * The type is the uploader's for the emulator's own signed URLs, which serve most types as octet-stream.
  */
 async function loadFile(url: string): Promise<{ text: string; contentType: string }> {
   const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: "follow" });
@@ -278,7 +280,7 @@ async function loadFile(url: string): Promise<{ text: string; contentType: strin
     await response.body?.cancel();
     throw new LoaderError(`the source answered HTTP ${response.status}`);
   }
-  const header = response.headers.get("content-type") ?? "";
+  const header = response.headers.get(STORED_MEDIA_TYPE_HEADER) ?? response.headers.get("content-type") ?? "";
   const contentType = header.split(";")[0]!.trim().toLowerCase();
   if (!(contentType.startsWith("text/") || contentType === "application/json" || contentType.endsWith("+json"))) {
     await response.body?.cancel();

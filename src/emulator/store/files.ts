@@ -101,8 +101,37 @@ export class FileStore {
   }
 }
 
+/**
+ * The header a signed URL's response names the uploader's media type in. Downloads are served with a
+ * safe Content-Type (see routes/files.ts), so the emulator's own Files loader reads the stored type
+ * from here to decide what it can split; a server that sends it could as well send that Content-Type,
+ * so trusting it gives nobody anything.
+ */
+export const STORED_MEDIA_TYPE_HEADER = "x-gms-media-type";
+
+/** The longest media type a data URL may declare (RFC 6838 allows 127 characters each for type and subtype). */
+export const MAX_MEDIA_TYPE_LENGTH = 255;
+
 const DATA_URL = /^data:([^,]*?)(;base64)?,(.*)$/is;
-const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+(;\s*[\w.+-]+=[^;]*)*$/;
+// RFC 9110 media-type: type "/" subtype *( OWS ";" OWS name "=" ( token / quoted-string ) ), printable
+// ASCII only: the stored type goes out in a response header, where a CR or LF would end the header.
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const QUOTED = '"(?:[ !#-\\[\\]-~]|\\\\[ -~])*"';
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?: *; *${TOKEN}=(?:${TOKEN}|${QUOTED}))*$`);
+
+/** Whether `value` is a syntactically valid `type/subtype[;name=value...]` of printable ASCII. */
+export function isValidMediaType(value: string): boolean {
+  return value.length <= MAX_MEDIA_TYPE_LENGTH && MEDIA_TYPE.test(value);
+}
+
+/** Why a declared media type is refused, or undefined when it is acceptable. */
+function mediaTypeProblem(value: string): string | undefined {
+  // Tab, CR, LF and the other C0/DEL controls: named on their own, as they are the header-injection attempt.
+  if (/[\x00-\x1f\x7f]/.test(value)) return "Data URL media type contains control characters";
+  if (value.length > MAX_MEDIA_TYPE_LENGTH) return `Data URL media type is longer than ${MAX_MEDIA_TYPE_LENGTH} characters`;
+  if (!MEDIA_TYPE.test(value)) return "Data URL has an invalid media type";
+  return undefined;
+}
 
 function decodeUpload(data: string): StoredFile {
   let payload = data;
@@ -111,7 +140,8 @@ function decodeUpload(data: string): StoredFile {
   if (url) {
     // Spec: "data URL" is not narrowed further; the emulator takes only base64 data URLs, as the spec's uploads are base64.
     if (!url[2]) throw new BadRequestError("Data URL must be base64-encoded");
-    if (url[1] && !MEDIA_TYPE.test(url[1])) throw new BadRequestError("Data URL has an invalid media type");
+    const problem = url[1] ? mediaTypeProblem(url[1]) : undefined;
+    if (problem) throw new BadRequestError(problem);
     declared = url[1] || undefined;
     payload = url[3]!;
   }

@@ -106,13 +106,30 @@ export class WorkspaceStore {
     return row && { workspaceId: row.workspace_id, userId: row.user_id };
   }
 
-  /** The first API key of the workspace with this slug, if any. */
-  keyOf(slug: string): string | undefined {
+  /**
+   * The first API key of the workspace with this slug, if any. With `includeDeleted`, a deleted one counts
+   * too when no live one has the slug (the most recently deleted first).
+   */
+  keyOf(slug: string, options: { includeDeleted?: boolean } = {}): string | undefined {
     return this.db.get<{ key: string }>(
       `SELECT k.key FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-       WHERE w.slug = ? AND w.deleted_at IS NULL ORDER BY k.created_at LIMIT 1`,
+       WHERE w.slug = ? ${options.includeDeleted ? "" : "AND w.deleted_at IS NULL"}
+       ORDER BY w.deleted_at IS NOT NULL, w.deleted_at DESC, k.created_at LIMIT 1`,
       slug,
     )?.key;
+  }
+
+  /**
+   * Makes the workspace `apiKey` selects live again if it was deleted, records and key as they were;
+   * false when the key is unknown. Not a public route (the spec has no restore): fixtures and the
+   * default workspace declare workspaces that must exist at start, whatever a key holder deleted. The
+   * slug is not checked again: a workspace created with it meanwhile shares it.
+   */
+  restoreByKey(apiKey: string): boolean {
+    const row = this.db.get<{ workspace_id: number }>("SELECT workspace_id FROM api_keys WHERE key = ?", apiKey);
+    if (!row) return false;
+    this.db.run("UPDATE workspaces SET deleted_at = NULL, updated_at = ? WHERE id = ? AND deleted_at IS NOT NULL", now(), row.workspace_id);
+    return true;
   }
 
   /** Gives the workspace that `existingKey` selects one more key, for the same user (the CLI's `--api-key`). */
