@@ -61,6 +61,21 @@ export class UnresolvedCreateError extends GmsError {
   }
 }
 
+/** The lost create's object was found (and is this client's now), but reading it failed: it exists. */
+export class CreatedUnreadError extends GmsError {
+  override readonly name = "CreatedUnreadError";
+  override readonly code = "created_unread";
+
+  constructor(
+    label: RequestLabel,
+    detail: string,
+    readonly guid: string,
+    cause: unknown,
+  ) {
+    super({ ...label, detail, cause }, `${label.method} ${label.path}: ${detail}`);
+  }
+}
+
 /** What `createOnce` needs of the client. */
 export interface CreatingClient {
   request<S extends z.ZodType>(options: { method: "POST" | "GET"; path: EncodedPath; body?: unknown; schema: S }): Promise<z.output<S>>;
@@ -101,7 +116,11 @@ export async function createOnce<S extends z.ZodType>(client: CreatingClient, op
       const found = await lookUp(client, options, label, sentAt, error, existing);
       if (found !== undefined) {
         client.claimed.add(found);
-        return client.request({ method: "GET", path: options.recordPath(found), schema: options.schema });
+        try {
+          return await client.request({ method: "GET", path: options.recordPath(found), schema: options.schema });
+        } catch (readError) {
+          throw new CreatedUnreadError(label, `the answer was lost; the object it made (${found}) was found, but reading it failed (${describe(readError)})`, found, readError);
+        }
       }
       // Proven absent: the POST did nothing, so sending it again is safe.
       if (round > policy.maxRetries) throw error;

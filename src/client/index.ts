@@ -17,7 +17,7 @@ export {
   type RequestLabel,
   type ResponseHeaders,
 } from "./errors";
-export { UnresolvedCreateError, leavesCreateUnknown, type CreateOptions, type CreatedCandidate, type CreationWindow } from "./create";
+export { CreatedUnreadError, UnresolvedCreateError, leavesCreateUnknown, type CreateOptions, type CreatedCandidate, type CreationWindow } from "./create";
 export { collect, listBare, listIgnoringPaging, paginateEnvelope, paginateUntilShort, type ListOptions, type PagedListOptions } from "./pagination";
 export { path, type EncodedPath } from "./path";
 export { defaultRetryPolicy, isIdempotent, isRetryable, retryDelayMs, withRetries, type RetryPolicy } from "./retry";

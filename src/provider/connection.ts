@@ -2,7 +2,9 @@
  * Where a resource's API calls go. Credentials come from, in order: the resource's own `connection`
  * input (a secret input, for programs that manage several workspaces), the stack config that the host
  * hands to `configure` (`gms:baseUrl`, secret `gms:apiKey`), then `GMS_BASE_URL` / `GMS_API_KEY`.
- * They never enter the serialized provider: `configure` runs inside the provider process.
+ * They never enter the serialized provider: `configure` runs inside the provider process. How hard the
+ * client retries comes from `gms:maxRetries` and `gms:retryBaseDelayMs` (or GMS_MAX_RETRIES and
+ * GMS_RETRY_BASE_DELAY_MS): a pipeline on a flaky network may want more patience, a test less waiting.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -19,12 +21,28 @@ interface ConfigSource {
   get(key: string): string | undefined;
 }
 
-let stackConfig: Connection = {};
+let stackConfig: Connection & { maxRetries?: string | undefined; retryBaseDelayMs?: string | undefined } = {};
 const clients = new Map<string, GmsClient>();
 
 /** Called by the dynamic-provider host once per `__provider` text, with the whole stack config. */
 export function configure(config: ConfigSource): void {
-  stackConfig = { baseUrl: config.get("gms:baseUrl"), apiKey: config.get("gms:apiKey") };
+  stackConfig = {
+    baseUrl: config.get("gms:baseUrl"),
+    apiKey: config.get("gms:apiKey"),
+    maxRetries: config.get("gms:maxRetries"),
+    retryBaseDelayMs: config.get("gms:retryBaseDelayMs"),
+  };
+}
+
+/** A whole number from stack config or the environment, or undefined when neither sets it. */
+function wholeNumber(configKey: string, configValue: string | undefined, envName: string): number | undefined {
+  const text = configValue ?? process.env[envName];
+  if (text === undefined || text === "") return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ConfigurationError(`${configValue === undefined ? envName : configKey} must be a whole number of 0 or more, not "${text}"`);
+  }
+  return value;
 }
 
 export class ConfigurationError extends Error {
@@ -72,7 +90,9 @@ export function clientFor(connection: Connection | undefined): GmsClient {
   const cacheKey = `${baseUrl}\n${createHash("sha256").update(apiKey).digest("hex")}`;
   let client = clients.get(cacheKey);
   if (!client) {
-    client = new GmsClient({ baseUrl, apiKey });
+    const maxRetries = wholeNumber("gms:maxRetries", stackConfig.maxRetries, "GMS_MAX_RETRIES");
+    const baseDelayMs = wholeNumber("gms:retryBaseDelayMs", stackConfig.retryBaseDelayMs, "GMS_RETRY_BASE_DELAY_MS");
+    client = new GmsClient({ baseUrl, apiKey, maxRetries, retryTiming: baseDelayMs === undefined ? {} : { baseDelayMs } });
     clients.set(cacheKey, client);
   }
   return client;

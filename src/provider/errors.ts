@@ -1,5 +1,27 @@
 /** How the provider words failures for a user: in their terms, without request noise or secrets. */
-import { type CreationWindow, GmsError, UnresolvedCreateError, ValidationError } from "../client";
+import { CreatedUnreadError, type CreationWindow, GmsError, UnresolvedCreateError, ValidationError } from "../client";
+import type { Outputs } from "./kind";
+
+/**
+ * A create that made its object but failed a later step (and could not delete the object again), or
+ * found the object of a lost answer but could not read it. The
+ * provider hands it to the engine as a partially created resource (id and properties), so that state
+ * records it: the next `up` updates or replaces it and `destroy` removes it.
+ */
+export class CreatedButFailedError extends Error {
+  override readonly name = "CreatedButFailedError";
+
+  constructor(
+    message: string,
+    readonly guid: string,
+    /** The object as far as it is known (the service's record, before the failed step). */
+    readonly record: Outputs,
+    /** Declared inputs the failed step did not apply: left out of the recorded outputs, so the next run applies them. */
+    readonly unapplied: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}
 
 /**
  * A create whose answer was lost and whose lookup could not settle whether the object exists, in the
@@ -17,9 +39,13 @@ export class UnresolvedCreateFailure extends Error {
   }
 }
 
-/** The user-facing error for `error`: an unresolved create keeps its window. */
-const wrapped = (message: string, error: unknown, options?: ErrorOptions): Error =>
-  error instanceof UnresolvedCreateError ? new UnresolvedCreateFailure(message, error.window, options) : new Error(message, options);
+/** The user-facing error for `error`: an unresolved create keeps its window, an unread one its GUID. */
+function wrapped(message: string, error: unknown, options?: ErrorOptions): Error {
+  if (error instanceof UnresolvedCreateError) return new UnresolvedCreateFailure(message, error.window, options);
+  // Nothing of the record is known: the next run reads it (see the provider's update).
+  if (error instanceof CreatedUnreadError) return new CreatedButFailedError(message, error.guid, {});
+  return new Error(message, options);
+}
 
 /** What a failed request says, without the request label's noise for a user, and how often it was sent. */
 export const failureText = (error: unknown): string => {

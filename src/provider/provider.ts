@@ -19,10 +19,10 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
 import { type CreationWindow, GmsError, type GmsClient, NotFoundError, UnresolvedCreateError } from "../client";
 import { Connection, clientFor, effectiveBaseUrl, sameWorkspace } from "./connection";
-import { failure, redactSecrets, UnresolvedCreateFailure } from "./errors";
+import { CreatedButFailedError, failure, redactSecrets, UnresolvedCreateFailure } from "./errors";
 import type { InputField } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
-import { CreatedButFailedError } from "./undo-create";
+
 import { containsUnknown, sameValue } from "./values";
 import { Guid } from "../api/common";
 
@@ -183,6 +183,8 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       const client = clientOf(news);
       if (!sameValue(olds.connection, news.connection)) await requireSameWorkspace(kind, id, clientOf(olds), client, olds);
       const changed = changedFields(olds, news).filter((name) => kind.inputs[name]!.change === "update");
+      // A create that found its object but could not read it recorded no record: read it now.
+      if (changed.length === 0 && olds.guid === undefined) return { outs: outputsOf(news, await kind.read(client, id, olds)) };
       if (changed.length === 0) return { outs: outputsOf(news, olds) };
       try {
         return { outs: outputsOf(news, await kind.update(client, id, news as never, new Set(changed), olds)) };

@@ -1,28 +1,8 @@
 /** Rolling back a multi-step create, so that a create that fails midway leaves nothing unmanaged behind. */
 import { z } from "zod";
 import { type EncodedPath, type GmsClient, NotFoundError } from "../client";
-import { failureText } from "./errors";
+import { CreatedButFailedError, failureText } from "./errors";
 import type { Outputs } from "./kind";
-
-/**
- * A create that made its object but failed a later step, and could not delete the object again. The
- * provider hands it to the engine as a partially created resource (id and properties), so that state
- * records it: the next `up` updates or replaces it and `destroy` removes it.
- */
-export class CreatedButFailedError extends Error {
-  override readonly name = "CreatedButFailedError";
-
-  constructor(
-    message: string,
-    readonly guid: string,
-    /** The object as far as it is known (the service's record, before the failed step). */
-    readonly record: Outputs,
-    /** Declared inputs the failed step did not apply: left out of the recorded outputs, so the next run applies them. */
-    readonly unapplied: readonly string[] = [],
-  ) {
-    super(message);
-  }
-}
 
 export interface AbandonedCreate {
   /** The object's own path, for the DELETE. */

@@ -65,17 +65,16 @@ export const datasetKind = defineKind({
       throw failure(what, error);
     }
     if (inputs.data && inputs.data.length > 0) {
-      const linked = await linkedData(client, created.guid);
-      const skipped = missingFrom(linked, inputs.data);
-      if (skipped.length > 0) {
-        return abandonCreate(client, {
-          path: path`/datasets/${created.guid}`,
-          kindLabel: "Dataset",
-          guid: created.guid,
-          message: `Cannot create Dataset "${inputs.name}": ${unresolved(skipped)}`,
-          record: { ...fromWire(created), data: linked },
-        });
+      const abandon = (message: string, data: string[]) =>
+        abandonCreate(client, { path: path`/datasets/${created.guid}`, kindLabel: "Dataset", guid: created.guid, message, record: { ...fromWire(created), data } });
+      let linked: string[];
+      try {
+        linked = await linkedData(client, created.guid);
+      } catch (error) {
+        return abandon(`Cannot create Dataset "${inputs.name}": reading which Data records it copied failed: ${failureText(error)}.`, []);
       }
+      const skipped = missingFrom(linked, inputs.data);
+      if (skipped.length > 0) return abandon(`Cannot create Dataset "${inputs.name}": ${unresolved(skipped)}`, linked);
     }
     return { ...fromWire(created), data: inputs.data ?? [] };
   },

@@ -22,8 +22,13 @@
  *   engine does for a provider without preview support, so the other outputs (and a new resource's ID)
  *   are unknown and dependents receive the unknown marker in their inputs. Like `pulumi preview`, this
  *   shows a dependent of an updated resource as changing when it reads such an output;
- * - check failures of every resource are gathered and reported together; after any failure no new step
- *   starts and nothing is deleted; the state is saved after every step, as the engine checkpoints;
+ * - check failures of every resource are gathered and reported together, and no step starts after one;
+ * - a failed step does not stop the others (as `pulumi up --continue-on-error`): only the steps that
+ *   depend on it are skipped, and nothing it depends on is deleted. Every failure is reported at the end.
+ *   A create that made its object but failed to finish it (the host's ErrorResourceInitFailed) is
+ *   recorded with its id and init errors, and updated by the next `up` even without a change. What the
+ *   program no longer declares is deleted only when the program ran to its end. The state is saved
+ *   after every step, as the engine checkpoints, so a re-run starts from everything that happened;
  * - refresh reads every resource (an empty ID drops it), keeps the `inputs` a read returns and reports
  *   drift per property; destroy deletes everything in reverse creation order; a resource read with the
  *   `id` option (`.get`) is read through the provider but, unlike the engine, not recorded;
@@ -43,7 +48,7 @@ import { fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type CheckFailure, EngineError } from "./errors";
-import { ProviderHost } from "./host";
+import { ProviderHost, ResourceInitError } from "./host";
 import { formatHeader, formatOutputs, formatStep, formatSummary } from "./plan";
 import { findInstalled, packageRoot } from "./program-dir";
 import { type Props, annotateSecrets, changedKeys, containsSecret, markSecretOutputs, reveal, revealProps } from "./properties";
@@ -182,6 +187,12 @@ class Deployment {
   private readonly urns = new Set<string>();
   private readonly failures: CheckFailure[] = [];
   private readonly errors: EngineError[] = [];
+  /** URNs registered by this run's program. */
+  private readonly registered = new Set<string>();
+  /** Resources whose step failed or was skipped: their dependents are skipped too. */
+  private readonly failedUrns = new Set<string>();
+  /** Resources a failed step still depends on: never deleted in this operation. */
+  private readonly protectedUrns = new Set<string>();
   private outputs: Props;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly preview: boolean;
@@ -218,24 +229,64 @@ class Deployment {
       const lines = this.failures.map((failure) => `  ${failure.urn}\n    ${failure.property}: ${failure.reason}`);
       throw new EngineError("CHECK_FAILED", `Resources failed their checks:\n${lines.join("\n")}`, { failures: this.failures });
     }
-    if (this.errors.length > 0) throw this.errors[0]!;
-    if (programFailure) throw programFailure;
-    for (const old of [...this.previous].reverse()) {
+    // A program that failed declared only part of what it wants: deleting the rest would destroy what it still needs.
+    if (!programFailure) {
+      const leftOver = this.previous.filter((old) => {
+        const fate = this.fates.get(old);
+        return fate === "replaced" || (fate === undefined && !this.registered.has(old.urn));
+      });
+      await this.deleteAll(leftOver);
+    }
+    if (!this.preview) await this.save();
+    this.throwFailures(programFailure);
+  }
+
+  /**
+   * Deletes in reverse creation order (dependents first). A failed delete is reported at the end and
+   * protects what the resource depends on, so nothing it still needs is deleted before it.
+   */
+  private async deleteAll(resources: ResourceState[]): Promise<void> {
+    for (const old of [...resources].reverse()) {
       const fate = this.fates.get(old);
-      if (fate === "kept" || fate === "deleted") continue;
+      if (this.protectedUrns.has(old.urn)) {
+        this.protect(old.dependencies, old.parent);
+        continue;
+      }
       if (this.preview) {
         if (fate === undefined) this.record({ op: "delete", ...identity(old), id: old.id, changes: [], replaces: [] });
         continue;
       }
       const started = Date.now();
-      await this.host.delete(old.urn, old.id, revealProps(old.outputs)).catch((error: unknown) => {
-        throw stepError("delete", old.urn, error);
-      });
+      try {
+        await this.host.delete(old.urn, old.id, revealProps(old.outputs));
+      } catch (error) {
+        this.errors.push(stepError("delete", old.urn, error));
+        this.protect(old.dependencies, old.parent);
+        continue;
+      }
       this.fates.set(old, "deleted");
       await this.save();
       if (fate === undefined) this.record({ op: "delete", ...identity(old), id: old.id, changes: [], replaces: [], durationMs: Date.now() - started });
     }
-    if (!this.preview) await this.save();
+  }
+
+  private protect(dependencies: string[], parent: string | undefined): void {
+    for (const urn of dependencies) this.protectedUrns.add(urn);
+    if (parent) this.protectedUrns.add(parent);
+  }
+
+  /**
+   * Every failure of the operation, reported together once everything that could run has run. A program
+   * failure that only repeats a failed step (a dependent awaited its output) is not reported twice.
+   */
+  private throwFailures(programFailure?: EngineError): void {
+    const failures = [...this.errors];
+    if (programFailure && !failures.some((failure) => programFailure.message.includes(failure.message))) failures.push(programFailure);
+    if (failures.length === 0) return;
+    if (failures.length === 1) throw failures[0]!;
+    const error = new EngineError(failures[0]!.code, `${failures.length} steps failed:\n${failures.map((failure) => `  ${failure.message}`).join("\n")}`, { cause: failures[0] });
+    error.errors = failures;
+    throw error;
   }
 
   async refresh(): Promise<void> {
@@ -246,9 +297,16 @@ class Deployment {
         continue;
       }
       const started = Date.now();
-      const read = await this.host.read(old.urn, old.id, revealProps(old.outputs), revealProps(old.inputs)).catch((error: unknown) => {
-        throw stepError("read", old.urn, error);
-      });
+      let read: Awaited<ReturnType<ProviderHost["read"]>>;
+      try {
+        read = await this.host.read(old.urn, old.id, revealProps(old.outputs), revealProps(old.inputs));
+      } catch (error) {
+        // Kept as it was; the other resources are still refreshed.
+        this.errors.push(stepError("read", old.urn, error));
+        this.fates.set(old, "kept");
+        this.next.push(old);
+        continue;
+      }
       this.fates.set(old, read.id === "" ? "deleted" : "kept");
       const step = { ...identity(old), id: old.id, replaces: [], durationMs: Date.now() - started };
       if (read.id === "") {
@@ -263,20 +321,14 @@ class Deployment {
       const drift = changedKeys(old.outputs, outputs);
       this.record({ ...step, op: drift.length > 0 ? "refresh" : "same", changes: drift });
     }
+    this.throwFailures();
   }
 
   async destroy(): Promise<void> {
-    for (const old of [...this.previous].reverse()) {
-      const started = Date.now();
-      await this.host.delete(old.urn, old.id, revealProps(old.outputs)).catch((error: unknown) => {
-        throw stepError("delete", old.urn, error);
-      });
-      this.fates.set(old, "deleted");
-      await this.save();
-      this.record({ op: "delete", ...identity(old), id: old.id, changes: [], replaces: [], durationMs: Date.now() - started });
-    }
+    await this.deleteAll(this.previous);
     this.outputs = {};
     await this.save();
+    this.throwFailures();
   }
 
   /** Forks the runner and serves it; resolves with the program's own failure, if any. */
@@ -341,7 +393,7 @@ class Deployment {
         return { seq: message.seq, ...(message.kind === "register" ? await this.register(message) : await this.read(message)) };
       } catch (error) {
         const failure = error instanceof EngineError ? error : new EngineError("STEP_FAILED", String(error), { cause: error });
-        if (failure.code !== "CHECK_FAILED") this.errors.push(failure);
+        if (failure.code !== "CHECK_FAILED" && failure.code !== "SKIPPED") this.errors.push(failure);
         return { seq: message.seq, urn: "", error: failure.message };
       }
     });
@@ -361,6 +413,18 @@ class Deployment {
 
   private async register(message: Extract<RunnerMessage, { kind: "register" }>): Promise<Omit<RunnerReply, "seq">> {
     const urn = this.urnOf(message.type, message.name, message.parent);
+    this.registered.add(urn);
+    try {
+      return await this.registerStep(urn, message);
+    } catch (error) {
+      // Its dependents are skipped, and what it depends on is not deleted in this operation.
+      this.failedUrns.add(urn);
+      this.protect(message.dependencies, message.parent);
+      throw error;
+    }
+  }
+
+  private async registerStep(urn: string, message: Extract<RunnerMessage, { kind: "register" }>): Promise<Omit<RunnerReply, "seq">> {
     if (!message.custom) return { urn, id: "", outputs: message.inputs };
     if (message.unsupported.length > 0) {
       throw new EngineError("UNSUPPORTED", `${urn}: the offline engine does not implement the resource option(s) ${message.unsupported.join(", ")}`);
@@ -373,8 +437,11 @@ class Deployment {
       this.failures.push(...checked.failures.map((failure) => ({ urn, ...failure })));
       throw new EngineError("CHECK_FAILED", `${urn} failed its checks: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
     }
-    // After an error the engine starts no new step; checks still run, so all failures are reported at once.
-    if (this.errors.length > 0 || this.failures.length > 0) throw new EngineError("STEP_FAILED", `${urn} was skipped: an earlier step failed`);
+    // After a check failure no step starts (checks still run, so all failures are reported at once); after a
+    // failed step only the steps that depend on it are skipped.
+    if (this.failures.length > 0) throw new EngineError("SKIPPED", `${urn} was skipped: a resource failed its checks`);
+    const failedDependency = [...message.dependencies, message.parent].find((dependency) => this.failedUrns.has(dependency));
+    if (failedDependency) throw new EngineError("SKIPPED", `${urn} was skipped: ${failedDependency} failed`);
 
     const inputs = annotateSecrets(checked.inputs, message.inputs);
     const base = {
@@ -397,21 +464,23 @@ class Deployment {
     });
     const changes = changedKeys(old.inputs, inputs);
     const changed = diff.changes === "some" || (diff.changes === "unknown" && changes.length > 0);
-    if (!changed) {
+    // A resource created with errors is updated even without a change, as the engine does, so that it is finished.
+    if (!changed && !old.initErrors) {
       this.fates.set(old, "kept");
       const same = { ...base, id: old.id, inputs, outputs: markSecretOutputs(old.outputs, inputs, base.additionalSecretOutputs) };
       return this.commit(same, { ...step, op: "same", id: old.id, changes: [] });
     }
     if (diff.replaces.length === 0) {
-      this.fates.set(old, "kept");
       this.requireSecretStorage(urn, inputs);
       let outputs = inputs;
       if (!this.preview) {
+        // A failed update leaves the old state as it was (its fate unset keeps it in the state file).
         const updated = await this.host.update(urn, old.id, revealProps(old.outputs), revealProps(inputs)).catch((error: unknown) => {
           throw stepError("update", urn, error);
         });
         outputs = updated.properties;
       }
+      this.fates.set(old, "kept");
       const entry = { ...base, id: old.id, inputs, outputs: markSecretOutputs(outputs, inputs, base.additionalSecretOutputs) };
       return this.commit(entry, { ...step, op: "update", id: old.id, changes, durationMs: Date.now() - started });
     }
@@ -424,18 +493,32 @@ class Deployment {
       this.fates.set(old, "deleted");
       await this.save();
     }
+    // The old object stays the resource until its replacement exists (even partly, then both are recorded).
+    const created = await this.create(base, inputs, () => this.fates.set(old, deleteFirst ? "deleted" : "replaced"));
     this.fates.set(old, deleteFirst ? "deleted" : "replaced");
-    const created = await this.create(base, inputs);
     return this.commit(created, { ...step, op: "replace", id: old.id, changes, replaces: diff.replaces, durationMs: Date.now() - started });
   }
 
-  private async create(base: Omit<ResourceState, "id" | "inputs" | "outputs">, inputs: Props): Promise<ResourceState> {
+  /**
+   * Creates (in preview: hands the inputs back). A create that made its object but failed to finish it
+   * (the host's ResourceInitError) is recorded with its id, properties and init errors before the step
+   * fails, as the engine records it, so that the next run updates it and destroy deletes it.
+   */
+  private async create(base: Omit<ResourceState, "id" | "inputs" | "outputs">, inputs: Props, onPartial?: () => void): Promise<ResourceState> {
     this.requireSecretStorage(base.urn, inputs);
     if (this.preview) return { ...base, id: "", inputs, outputs: markSecretOutputs(inputs, inputs, base.additionalSecretOutputs) };
-    const created = await this.host.create(base.urn, revealProps(inputs)).catch((error: unknown) => {
+    try {
+      const created = await this.host.create(base.urn, revealProps(inputs));
+      return { ...base, id: created.id, inputs, outputs: markSecretOutputs(created.properties, inputs, base.additionalSecretOutputs) };
+    } catch (error) {
+      if (error instanceof ResourceInitError) {
+        onPartial?.();
+        const outputs = markSecretOutputs(annotateSecrets(error.properties, inputs), inputs, base.additionalSecretOutputs);
+        this.next.push({ ...base, id: error.id, inputs, outputs, initErrors: error.reasons });
+        await this.save();
+      }
       throw stepError("create", base.urn, error);
-    });
-    return { ...base, id: created.id, inputs, outputs: markSecretOutputs(created.properties, inputs, base.additionalSecretOutputs) };
+    }
   }
 
   /** Records the new state of a registered resource (saving it at once, as the engine checkpoints) and answers the program. */

@@ -6,6 +6,8 @@ export type EngineErrorCode =
   | "CHECK_FAILED"
   /** A provider call (create, update, delete, read, diff) threw. */
   | "STEP_FAILED"
+  /** A step was not run because a step it depends on failed. */
+  | "SKIPPED"
   /** The program threw, exited early or logged errors. */
   | "PROGRAM_FAILED"
   /** The program used something this engine does not implement (a resource option, an invoke, ...). */
@@ -29,6 +31,8 @@ export class EngineError extends Error {
   failures: CheckFailure[] = [];
   /** What the operation did before it failed (state is saved up to there). */
   result?: EngineResult;
+  /** Every failure when several steps failed (this error then sums them up); empty otherwise. */
+  errors: EngineError[] = [];
 
   constructor(
     readonly code: EngineErrorCode,

@@ -29,6 +29,8 @@ export interface ResourceState {
   additionalSecretOutputs: string[];
   /** The old object of a create-before-delete replacement, to be deleted (Pulumi's `delete: true`). */
   pendingReplacement?: boolean;
+  /** Why a create made the object but failed to finish it (Pulumi's `initErrors`): the next `up` updates it. */
+  initErrors?: string[];
 }
 
 export interface Snapshot {
@@ -136,7 +138,7 @@ export class StateFile {
 }
 
 /** The same resource with its keys in the order a reader wants them. */
-const inReadingOrder = ({ urn, type, name, id, parent, dependencies, additionalSecretOutputs, pendingReplacement, inputs, outputs }: ResourceState): ResourceState => ({
+const inReadingOrder = ({ urn, type, name, id, parent, dependencies, additionalSecretOutputs, pendingReplacement, initErrors, inputs, outputs }: ResourceState): ResourceState => ({
   urn,
   type,
   name,
@@ -145,6 +147,7 @@ const inReadingOrder = ({ urn, type, name, id, parent, dependencies, additionalS
   dependencies,
   additionalSecretOutputs,
   ...(pendingReplacement ? { pendingReplacement } : {}),
+  ...(initErrors ? { initErrors } : {}),
   inputs,
   outputs,
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { path } from "../../src/client";
-import { CreatedButFailedError, abandonCreate } from "../../src/provider/undo-create";
+import { CreatedButFailedError } from "../../src/provider/errors";
+import { abandonCreate } from "../../src/provider/undo-create";
 import { json, scriptedClients, type Step } from "../client/scripted-server";
 
 const GUID = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
