@@ -4,9 +4,9 @@ import type { Outputs } from "./kind";
 
 /**
  * A create that made its object but failed a later step (and could not delete the object again), or
- * found the object of a lost answer but could not read it. The
- * provider hands it to the engine as a partially created resource (id and properties), so that state
- * records it: the next `up` updates or replaces it and `destroy` removes it.
+ * found the object of a lost answer but could not read it. The provider hands it to the engine as a
+ * partially created resource (id and properties), so that state records it: the next `up` replaces it
+ * and `destroy` removes it.
  */
 export class CreatedButFailedError extends Error {
   override readonly name = "CreatedButFailedError";
@@ -16,8 +16,6 @@ export class CreatedButFailedError extends Error {
     readonly guid: string,
     /** The object as far as it is known (the service's record, before the failed step). */
     readonly record: Outputs,
-    /** Declared inputs the failed step did not apply: left out of the recorded outputs, so the next run applies them. */
-    readonly unapplied: readonly string[] = [],
   ) {
     super(message);
   }

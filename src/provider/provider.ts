@@ -6,9 +6,11 @@
  *   replace-only field is listed in `replaces`;
  * - create adopts an existing object when `adopt` names one, else creates. A create that made its object
  *   but failed afterwards is reported to the engine as partially created (id and properties, as the
- *   dynamic-provider host forwards them), so state records it; one whose answer was lost and could not be
- *   looked up is recorded under a placeholder id with the time window it may have been created in:
- *   refresh adopts what it finds there, and `up` replaces the placeholder (deleting what it finds);
+ *   dynamic-provider host forwards them), so state records it, marked incomplete: the next `up` replaces
+ *   it (whatever of it is left, which a lost answer may have deleted already), `refresh` reads it whole.
+ *   One whose answer was lost and could not be looked up is recorded under a placeholder id with the
+ *   time window it may have been created in: refresh adopts what it finds there, and `up` replaces the
+ *   placeholder (deleting what it finds);
  * - read returns the live object as outputs and inputs (empty id when gone); write-only values stay;
  * - update passes only the changed fields to the kind; delete treats 404 as already gone.
  * Every kind also takes `connection` (secret) and `adopt` (a GUID). Another service (base URL) replaces
@@ -32,6 +34,8 @@ const PROVIDER_KEY = "__provider";
 
 /** The output of a placeholder resource: the window in which its lost create may have made the object. */
 export const UNRESOLVED_CREATE = "__unresolvedCreate";
+/** The output of a partially created resource: what is recorded of it may not be what exists. */
+export const INCOMPLETE = "__incomplete";
 
 export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProvider, "configure">> {
   const fields = Object.entries(kind.inputs) as [string, InputField][];
@@ -74,9 +78,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       return Object.assign(new Error(text), { id, properties: { ...properties, [PROVIDER_KEY]: inputs[PROVIDER_KEY] }, reasons: [text] });
     };
     if (error instanceof CreatedButFailedError) {
-      const outs = outputsOf(inputs, error.record);
-      for (const name of error.unapplied) delete outs[name];
-      return partial(error.message, error.guid, outs);
+      return partial(error.message, error.guid, { ...outputsOf(inputs, error.record), [INCOMPLETE]: true });
     }
     const window = error instanceof UnresolvedCreateFailure || error instanceof UnresolvedCreateError ? error.window : undefined;
     if (window === undefined) return redacted(error, inputs);
@@ -146,7 +148,8 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     },
 
     async diff(_id: string, olds: Props, news: Props) {
-      if (olds[UNRESOLVED_CREATE] !== undefined) return { changes: true, replaces: [UNRESOLVED_CREATE] };
+      // What an interrupted create left is replaced: created anew, then deleted (a 404 there is fine).
+      for (const marker of [UNRESOLVED_CREATE, INCOMPLETE]) if (olds[marker] !== undefined) return { changes: true, replaces: [marker] };
       const changed = changedFields(olds, news);
       const replaces = changed.filter((name) => kind.inputs[name]!.change === "replace");
       const connectionChanged = !sameValue(olds.connection, news.connection);
@@ -183,8 +186,6 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       const client = clientOf(news);
       if (!sameValue(olds.connection, news.connection)) await requireSameWorkspace(kind, id, clientOf(olds), client, olds);
       const changed = changedFields(olds, news).filter((name) => kind.inputs[name]!.change === "update");
-      // A create that found its object but could not read it recorded no record: read it now.
-      if (changed.length === 0 && olds.guid === undefined) return { outs: outputsOf(news, await kind.read(client, id, olds)) };
       if (changed.length === 0) return { outs: outputsOf(news, olds) };
       try {
         return { outs: outputsOf(news, await kind.update(client, id, news as never, new Set(changed), olds)) };

@@ -12,7 +12,6 @@ export interface AbandonedCreate {
   /** What failed, in the user's terms: `Cannot create Model "gpt-4o" on provider "openai": reading it back failed: ...`. */
   message: string;
   record: Outputs;
-  unapplied?: readonly string[];
 }
 
 /**
@@ -26,10 +25,9 @@ export async function abandonCreate(client: GmsClient, created: AbandonedCreate)
   } catch (error) {
     if (!(error instanceof NotFoundError)) {
       throw new CreatedButFailedError(
-        `${message} Deleting the ${kindLabel} it had created (${guid}) failed too (${failureText(error)}): Pulumi records it as created with errors, so the next \`pulumi up\` finishes it and \`pulumi destroy\` deletes it.`,
+        `${message} Deleting the ${kindLabel} it had created (${guid}) failed too (${failureText(error)}): Pulumi records it as created with errors, so the next \`pulumi up\` replaces it and \`pulumi destroy\` deletes it.`,
         guid,
         created.record,
-        created.unapplied,
       );
     }
   }

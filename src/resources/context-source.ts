@@ -228,8 +228,6 @@ export const contextSourceKind = defineKind({
         guid: created.guid,
         message: `Cannot create ContextSource for ${what}: ${reason(error)}`,
         record: fromWire(created, context, inputs.file !== undefined),
-        // Applied again by the next run's update when they are left out of the recorded outputs.
-        unapplied: ["name", "loaderConfig", "splitterConfig", "process"],
       });
     }
   },

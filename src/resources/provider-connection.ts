@@ -86,7 +86,6 @@ export const providerConnectionKind = defineKind({
         guid: created.guid,
         message: keyRedactedFailure(inputs.key, `${what}: setting its nickname failed`, error).message,
         record: fromWire(created),
-        unapplied: ["nickname"],
       });
     }
   },

@@ -22,11 +22,11 @@ describe("abandonCreate (rolling back a create that failed midway)", () => {
 
   it("reports the object as created with errors when it cannot be deleted, so state records it", async () => {
     const { client } = await connect(json(400, { detail: "refused" }), { maxRetries: 0 });
-    const error = await abandonCreate(client, { ...abandoned, unapplied: ["nickname"] }).catch((caught: unknown) => caught);
+    const error = await abandonCreate(client, abandoned).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CreatedButFailedError);
-    expect(error).toMatchObject({ guid: GUID, record: { guid: GUID, llm: "gpt-4o" }, unapplied: ["nickname"] });
+    expect(error).toMatchObject({ guid: GUID, record: { guid: GUID, llm: "gpt-4o" } });
     expect((error as Error).message).toBe(
-      `Cannot create Model: reading it back failed. Deleting the Model it had created (${GUID}) failed too (the service answered 400 refused): Pulumi records it as created with errors, so the next \`pulumi up\` finishes it and \`pulumi destroy\` deletes it.`,
+      `Cannot create Model: reading it back failed. Deleting the Model it had created (${GUID}) failed too (the service answered 400 refused): Pulumi records it as created with errors, so the next \`pulumi up\` replaces it and \`pulumi destroy\` deletes it.`,
     );
   });
 });
