@@ -231,9 +231,10 @@ class Deployment {
     }
     // A program that failed declared only part of what it wants: deleting the rest would destroy what it still needs.
     if (!programFailure) {
+      // Replaced objects (this run's, and those an earlier, failed run left pending) and undeclared resources.
       const leftOver = this.previous.filter((old) => {
         const fate = this.fates.get(old);
-        return fate === "replaced" || (fate === undefined && !this.registered.has(old.urn));
+        return fate === "replaced" || (fate === undefined && (old.pendingReplacement || !this.registered.has(old.urn)));
       });
       await this.deleteAll(leftOver);
     }

@@ -43,9 +43,11 @@ const config = new pulumi.Config();
 // "broken" sends App a to a port where nothing listens.
 const elsewhere = config.getBoolean("broken") ? { connection: { baseUrl: "http://127.0.0.1:1/v1", apiKey: "gms_nowhere" } } : {};
 const a = new gms.App("a", { name: "A", ...elsewhere });
-new gms.App("b", { name: "B" });
-new gms.Workflow("c", { name: "C", app: a.id });
+const b = new gms.App("b", { name: "B" });
+const c = new gms.Workflow("c", { name: "C", app: config.get("flowApp") === "b" ? b.id : a.id });
 if (config.getBoolean("withConnection")) new gms.ProviderConnection("openai", { provider: "openai", key: config.requireSecret("openaiKey"), nickname: "Primary" });
+// "crash" fails the program once c is registered: a run whose steps succeeded but whose program did not.
+if (config.getBoolean("crash")) c.id.apply(() => { throw new pulumi.RunError("the program stopped after registering its resources"); });
 `,
     );
     installPackageCopy(dir);
@@ -116,5 +118,26 @@ if (config.getBoolean("withConnection")) new gms.ProviderConnection("openai", { 
     expect(result.counts.delete).toBe(4);
     expect(state().resources).toEqual([]);
     expect((await api("GET", "/apps")).body.data).toEqual([]);
+  });
+
+  it("deletes a replaced object on the next successful up when the run that replaced it failed", async () => {
+    config = { ...config, broken: "false", withConnection: "false", flowApp: "a" };
+    await engine().up();
+    const [first] = (await api("GET", `/apps/${state().resources.find((r) => r.urn.endsWith("::a"))!.id}/workflows`)).body as { guid: string }[];
+
+    // Another App replaces the Workflow; then the program fails, so nothing is deleted in that run.
+    config = { ...config, flowApp: "b", crash: "true" };
+    const error = await failureOf(engine().up());
+    expect(error.message).toBe("the program stopped after registering its resources");
+    expect(steps(error.result).filter((step) => !step.startsWith("same"))).toEqual(["replace c"]);
+    const pending = state().resources.filter((resource) => resource.urn.endsWith("::c"));
+    expect(pending).toEqual([expect.not.objectContaining({ pendingReplacement: true }), expect.objectContaining({ id: first!.guid, pendingReplacement: true })]);
+
+    config = { ...config, crash: "false" };
+    const result = await engine().up();
+    expect(steps(result).filter((step) => !step.startsWith("same"))).toEqual(["delete c"]);
+    expect(state().resources.filter((resource) => resource.urn.endsWith("::c"))).toEqual([expect.not.objectContaining({ pendingReplacement: true })]);
+    expect((await api("GET", `/workflows/${first!.guid}`)).status).toBe(404);
+    await engine().destroy();
   });
 });
