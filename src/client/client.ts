@@ -103,7 +103,7 @@ export class GmsClient {
    * POSTs a create exactly once: when the answer is lost, the object is looked up with
    * `findCreated` and adopted rather than created again (see ./create).
    */
-  create<S extends z.ZodType>(options: CreateOptions<S>): Promise<z.output<S>> {
+  create<S extends z.ZodType<{ guid: string }>>(options: CreateOptions<S>): Promise<z.output<S>> {
     return createOnce(this, options, this.#retryPolicy);
   }
 

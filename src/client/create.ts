@@ -11,7 +11,7 @@
  */
 import type { z } from "zod";
 import { ConnectionError, GmsError, ResponseShapeError, ServerError, TimeoutError, type RequestLabel } from "./errors";
-import type { EncodedPath } from "./path";
+import { type EncodedPath, childPath } from "./path";
 import { retryDelayMs, type RetryPolicy } from "./retry";
 
 /** An object that a lost POST may have created: its GUID and, when the service says, its creation time. */
@@ -20,16 +20,16 @@ export interface CreatedCandidate {
   createdAt?: string | null | undefined;
 }
 
-export interface CreateOptions<S extends z.ZodType> {
+/** A create's answer: a record with its GUID. */
+type Created = z.ZodType<{ guid: string }>;
+
+export interface CreateOptions<S extends Created> {
+  /** The collection; a found object is read at `<path>/<guid>`, to answer what the POST would have. */
   path: EncodedPath;
   body: unknown;
   schema: S;
   /** Lists the live objects that match the POST's body (name and the other fields the service keeps). */
   findCreated: () => Promise<CreatedCandidate[]>;
-  /** Where a found object is read, to answer what the POST would have answered. */
-  recordPath: (guid: string) => EncodedPath;
-  /** The answer's GUID. */
-  guidOf: (record: z.output<S>) => string;
   /**
    * For kinds whose records carry no creation time: list the matching objects before the POST (one GET
    * more per create), so that a lookup after a lost answer can tell the new object from older ones.
@@ -98,14 +98,14 @@ export function leavesCreateUnknown(error: unknown): boolean {
   return error instanceof GmsError && error.status === 408;
 }
 
-export async function createOnce<S extends z.ZodType>(client: CreatingClient, options: CreateOptions<S>, policy: RetryPolicy): Promise<z.output<S>> {
+export async function createOnce<S extends Created>(client: CreatingClient, options: CreateOptions<S>, policy: RetryPolicy): Promise<z.output<S>> {
   const label = { method: "POST", path: options.path };
   const existing = options.listBeforeCreate ? new Set((await options.findCreated()).map((candidate) => candidate.guid)) : new Set<string>();
   for (let round = 1; ; round++) {
     const sentAt = client.serverNow();
     try {
       const record = await client.request({ method: "POST", path: options.path, body: options.body, schema: options.schema });
-      client.claimed.add(options.guidOf(record));
+      client.claimed.add(record.guid);
       return record;
     } catch (error) {
       if (!leavesCreateUnknown(error)) throw error;
@@ -117,7 +117,7 @@ export async function createOnce<S extends z.ZodType>(client: CreatingClient, op
       if (found !== undefined) {
         client.claimed.add(found);
         try {
-          return await client.request({ method: "GET", path: options.recordPath(found), schema: options.schema });
+          return await client.request({ method: "GET", path: childPath(options.path, found), schema: options.schema });
         } catch (readError) {
           throw new CreatedUnreadError(label, `the answer was lost; the object it made (${found}) was found, but reading it failed (${describe(readError)})`, found, readError);
         }
@@ -129,7 +129,7 @@ export async function createOnce<S extends z.ZodType>(client: CreatingClient, op
 }
 
 /** The GUID of the object the lost POST created, or undefined when the lookup proves there is none. */
-async function lookUp<S extends z.ZodType>(
+async function lookUp<S extends Created>(
   client: CreatingClient,
   options: CreateOptions<S>,
   label: RequestLabel,

@@ -19,5 +19,5 @@ export {
 } from "./errors";
 export { CreatedUnreadError, UnresolvedCreateError, leavesCreateUnknown, type CreateOptions, type CreatedCandidate, type CreationWindow } from "./create";
 export { collect, listBare, listIgnoringPaging, paginateEnvelope, paginateUntilShort, type ListOptions, type PagedListOptions } from "./pagination";
-export { path, type EncodedPath } from "./path";
+export { childPath, path, type EncodedPath } from "./path";
 export { defaultRetryPolicy, isIdempotent, isRetryable, retryDelayMs, withRetries, type RetryPolicy } from "./retry";

@@ -17,3 +17,9 @@ export function path(strings: TemplateStringsArray, ...values: ReadonlyArray<str
     return built + literal + encodeURIComponent(value);
   }, "") as EncodedPath;
 }
+
+/** `base` followed by one encoded segment: a record's path below its collection's. */
+export function childPath(base: EncodedPath, segment: string): EncodedPath {
+  if (segment === "") throw new TypeError(`empty path segment after "${base}"`);
+  return `${base}/${encodeURIComponent(segment)}` as EncodedPath;
+}

@@ -1,11 +1,17 @@
 #!/usr/bin/env node
 /**
- * gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY] [--log] [--faults SPEC]
+ * gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY] [--log] [--faults SPEC] [--public-url URL]
  */
 import { parseArgs } from "node:util";
 import { type FaultSpec, formatFaultSpec, parseFaultSpec } from "./faults";
+import { normalizePublicUrl } from "./routes/origin";
 
-const USAGE = "usage: gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY] [--log] [--faults SPEC]";
+const USAGE =
+  "usage: gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY] [--log] [--faults SPEC] [--public-url URL]";
+
+const PUBLIC_URL_HELP = `--public-url URL  the address clients reach the emulator at, without /v1 (e.g. https://gms.test or
+                  http://proxy/gms): signed file URLs and Workflow result URLs are built from it. Default: the
+                  address the emulator listens on (never the request's Host header).`;
 
 const FAULTS_HELP = `--faults SPEC   seeded fault injection on the /v1 API routes (not signed file downloads), key=value pairs
                 joined by commas, all optional:
@@ -30,6 +36,7 @@ async function main(): Promise<void> {
         "api-key": { type: "string" },
         log: { type: "boolean", default: false },
         faults: { type: "string" },
+        "public-url": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -39,7 +46,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values.help) {
-    process.stdout.write(`${USAGE}\n\n${FAULTS_HELP}\n`);
+    process.stdout.write(`${USAGE}\n\n${FAULTS_HELP}\n\n${PUBLIC_URL_HELP}\n`);
     return;
   }
   const port = Number(values.port);
@@ -53,6 +60,16 @@ async function main(): Promise<void> {
       faults = parseFaultSpec(values.faults);
     } catch (error) {
       process.stderr.write(`--faults: ${(error as Error).message}\n${USAGE}\n`);
+      process.exit(2);
+    }
+  }
+
+  const publicUrl = values["public-url"];
+  if (publicUrl !== undefined) {
+    try {
+      normalizePublicUrl(publicUrl);
+    } catch (error) {
+      process.stderr.write(`--public-url: ${(error as Error).message}\n${USAGE}\n`);
       process.exit(2);
     }
   }
@@ -72,6 +89,7 @@ async function main(): Promise<void> {
     apiKey: values["api-key"],
     logRequests: values.log,
     faults,
+    publicUrl,
   });
   process.stdout.write(`gms-emulator listening on ${emulator.url}\n`);
   process.stdout.write(`database: ${values.db}\n`);

@@ -25,7 +25,7 @@ export const appKind = defineKind({
   async create(client, inputs) {
     try {
       const body = { name: inputs.name, description: inputs.description };
-      return fromWire(await client.create({ path: path`/apps`, body, schema: AppWire, findCreated: () => findApps(client, inputs), recordPath: (guid) => path`/apps/${guid}`, guidOf: (app) => app.guid }));
+      return fromWire(await client.create({ path: path`/apps`, body, schema: AppWire, findCreated: () => findApps(client, inputs) }));
     } catch (error) {
       // For example 429 once the workspace App allowance is used up.
       throw failure(`Cannot create App "${inputs.name}"`, error);

@@ -188,7 +188,7 @@ export const contextSourceKind = defineKind({
     if (inputs.waitForIndexing !== undefined && inputs.waitForIndexing !== false && inputs.process !== true) {
       failures.push({
         property: "waitForIndexing",
-        reason: "waits for processing, which only starts with process: true (without it the source stays pending and the wait could only time out)",
+        reason: "waits for processing, which only starts with process: true (without it the source stays pending and the wait could only time out)"
       });
     }
     return failures;
@@ -205,8 +205,6 @@ export const contextSourceKind = defineKind({
         schema: ContextSourceWire,
         // The url is this create's own (a fresh signed URL for an uploaded file): it identifies the new source.
         findCreated: () => findByUrl(client, context, url),
-        recordPath: (guid) => path`/contexts/${context}/context_sources/${guid}`,
-        guidOf: (source) => source.guid,
       });
     } catch (error) {
       throw failure(`Cannot create ContextSource for ${what}`, error, error instanceof NotFoundError ? await whatContextsExist(client, context) : undefined);
@@ -227,7 +225,7 @@ export const contextSourceKind = defineKind({
         kindLabel: "Context Source",
         guid: created.guid,
         message: `Cannot create ContextSource for ${what}: ${reason(error)}`,
-        record: fromWire(created, context, inputs.file !== undefined),
+        record: fromWire(created, context, inputs.file !== undefined)
       });
     }
   },

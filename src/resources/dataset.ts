@@ -54,8 +54,6 @@ export const datasetKind = defineKind({
         body,
         schema: DatasetWire,
         findCreated: () => this.findCreated(client, inputs),
-        recordPath: (guid) => path`/datasets/${guid}`,
-        guidOf: (dataset) => dataset.guid,
         // Dataset records have no creation time: what matched before the POST is not the new one.
         listBeforeCreate: true,
       });

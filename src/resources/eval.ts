@@ -57,7 +57,7 @@ export const evalKind = defineKind({
       alert_on_fail: inputs.alertOnFail,
     };
     try {
-      return fromWire(await client.create({ path: path`/evals`, body, schema: EvalWire, findCreated: () => findEvals(client, inputs), recordPath: (guid) => path`/evals/${guid}`, guidOf: (evaluation) => evaluation.guid }));
+      return fromWire(await client.create({ path: path`/evals`, body, schema: EvalWire, findCreated: () => findEvals(client, inputs) }));
     } catch (error) {
       throw await explained(client, `Cannot create Eval "${inputs.name}"`, error, inputs);
     }

@@ -36,7 +36,7 @@ export const experimentKind = defineKind({
     const body = { name: inputs.name, app: inputs.app, primary_action: inputs.primaryAction, secondary_action: inputs.secondaryAction };
     try {
       return fromWire(
-        await client.create({ path: path`/experiments`, body, schema: ExperimentWire, findCreated: () => findExperiments(client, inputs), recordPath: (guid) => path`/experiments/${guid}`, guidOf: (experiment) => experiment.guid }),
+        await client.create({ path: path`/experiments`, body, schema: ExperimentWire, findCreated: () => findExperiments(client, inputs) }),
       );
     } catch (error) {
       throw await explained(client, error, "create", { name: inputs.name!, app: inputs.app!, primaryAction: inputs.primaryAction!, secondaryAction: inputs.secondaryAction! });

@@ -51,14 +51,7 @@ export const modelKind = defineKind({
     const body = { llm: inputs.llm, provider: inputs.provider, key: inputs.key, url: inputs.url, default: inputs.default };
     let created: z.infer<typeof ModelCreatedGuid>;
     try {
-      created = await client.create({
-        path: path`/models`,
-        body,
-        schema: ModelCreatedGuid,
-        findCreated: () => this.findCreated(client, inputs),
-        recordPath: (guid) => path`/models/${guid}`,
-        guidOf: (model) => model.guid,
-      });
+      created = await client.create({ path: path`/models`, body, schema: ModelCreatedGuid, findCreated: () => this.findCreated(client, inputs) });
     } catch (error) {
       throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error, inputs.url));
     }
@@ -71,7 +64,7 @@ export const modelKind = defineKind({
         kindLabel: "Model",
         guid: created.guid,
         message: keyRedactedFailure(inputs.key, `${what}: reading the new Model back failed`, error).message,
-        record: { guid: created.guid, llm: inputs.llm, provider: inputs.provider, default: inputs.default },
+        record: { guid: created.guid, llm: inputs.llm, provider: inputs.provider, default: inputs.default }
       });
     }
   },

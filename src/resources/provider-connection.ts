@@ -64,14 +64,7 @@ export const providerConnectionKind = defineKind({
     };
     let created: ProviderWire;
     try {
-      created = await client.create({
-        path: path`/providers`,
-        body,
-        schema: ProviderWire,
-        findCreated: () => this.findCreated(client, inputs),
-        recordPath: (guid) => path`/providers/${guid}`,
-        guidOf: (connection) => connection.guid,
-      });
+      created = await client.create({ path: path`/providers`, body, schema: ProviderWire, findCreated: () => this.findCreated(client, inputs) });
     } catch (error) {
       throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error, inputs.url));
     }
@@ -85,7 +78,7 @@ export const providerConnectionKind = defineKind({
         kindLabel: "ProviderConnection",
         guid: created.guid,
         message: keyRedactedFailure(inputs.key, `${what}: setting its nickname failed`, error).message,
-        record: fromWire(created),
+        record: fromWire(created)
       });
     }
   },

@@ -42,7 +42,7 @@ export const skillKind = defineKind({
   async create(client, inputs) {
     const body = { name: inputs.name, type: inputs.type, metadata: inputs.metadata };
     try {
-      return fromWire(await client.create({ path: path`/skills`, body, schema: SkillWire, findCreated: () => findSkills(client, inputs), recordPath: (guid) => path`/skills/${guid}`, guidOf: (skill) => skill.guid }));
+      return fromWire(await client.create({ path: path`/skills`, body, schema: SkillWire, findCreated: () => findSkills(client, inputs) }));
     } catch (error) {
       // The service's quirk: create looks up an existing Skill by name and answers 404 `Type not found` without one.
       throw failure(`Cannot create Skill "${inputs.name}" (type "${inputs.type}")`, error, error instanceof NotFoundError ? await whatIsConfigured(client) : undefined);

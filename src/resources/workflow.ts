@@ -32,7 +32,7 @@ export const workflowKind = defineKind({
     try {
       const body = { name: inputs.name, app: inputs.app };
       return fromWire(
-        await client.create({ path: path`/workflows`, body, schema: WorkflowWire, findCreated: () => findWorkflows(client, inputs), recordPath: (guid) => path`/workflows/${guid}`, guidOf: (workflow) => workflow.guid }),
+        await client.create({ path: path`/workflows`, body, schema: WorkflowWire, findCreated: () => findWorkflows(client, inputs) }),
       );
     } catch (error) {
       const what = `Cannot create Workflow "${inputs.name}"`;

@@ -19,8 +19,6 @@ function creating(client: Awaited<ReturnType<typeof connect>>["client"], findCre
     body: { name: "support" },
     schema: Record,
     findCreated,
-    recordPath: (guid) => path`/apps/${guid}`,
-    guidOf: (record) => record.guid,
   });
 }
 

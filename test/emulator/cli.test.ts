@@ -130,4 +130,24 @@ describe("gms-emulator CLI", () => {
     expect(help.output().stdout).toContain("[--faults SPEC]");
     expect(help.output().stdout).toContain("retry-after=<seconds>");
   });
+
+  it("builds signed file URLs from --public-url, and refuses a malformed one", async () => {
+    const cli = startCli(["--port", "0", "--db", ":memory:", "--api-key", "gms_cli_test_key", "--public-url", "https://gms.example.test/base"]);
+    const { url } = await cli.ready;
+    const upload = await fetch(`${url}/files/upload`, {
+      method: "POST",
+      headers: { authorization: "Bearer gms_cli_test_key", "content-type": "application/json", host: "attacker.example" },
+      body: JSON.stringify({ data: `data:text/plain;base64,${Buffer.from("hello").toString("base64")}` }),
+    });
+    expect(((await upload.json()) as { url: string }).url).toMatch(/^https:\/\/gms\.example\.test\/base\/v1\/files\/[0-9a-f-]+\?/);
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toBe(0);
+
+    const refused = startCli(["--port", "0", "--db", ":memory:", "--public-url", "not a url"]);
+    expect(await refused.exited).toBe(2);
+    expect(refused.output().stderr).toContain("--public-url: publicUrl must be an absolute http(s) URL");
+    const help = startCli(["--help"]);
+    expect(await help.exited).toBe(0);
+    expect(help.output().stdout).toContain("--public-url URL");
+  });
 });
