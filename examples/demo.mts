@@ -76,14 +76,20 @@ function expectPlan(result: EngineResult, expected: string, steps?: string[]): v
   if (summary(result) !== expected) fail(`${result.operation} planned "${summary(result)}", expected "${expected}"`);
   if (steps) {
     const actual = result.steps.filter((step) => step.op !== "same").map((step) => `${step.op} ${step.name}`);
-    if (JSON.stringify(actual) !== JSON.stringify(steps)) fail(`${result.operation} planned [${actual.join(", ")}], expected [${steps.join(", ")}]`);
+    if (JSON.stringify(actual) !== JSON.stringify(steps))
+      fail(`${result.operation} planned [${actual.join(", ")}], expected [${steps.join(", ")}]`);
   }
 }
 
 async function main(): Promise<void> {
   const emulator = await phase("emulator on SQLite, quickstart fixtures", async () => {
     const db = join(work, "gms-emulator.db");
-    const running = await startEmulator({ db, port: 0, fixtures: join(QUICKSTART, "fixtures.yaml"), onRequestComplete: (entry) => requests.push(entry) });
+    const running = await startEmulator({
+      db,
+      port: 0,
+      fixtures: join(QUICKSTART, "fixtures.yaml"),
+      onRequestComplete: (entry) => requests.push(entry),
+    });
     console.log(`gms-emulator listening on ${running.url}`);
     console.log(`database: ${db}`);
     return running;
@@ -126,38 +132,55 @@ async function main(): Promise<void> {
     if (up.outputs.modelConnection?.value !== up.outputs.connectionGuid?.value) fail("the Model is not linked to the connection");
     if (up.outputs.providerKey?.secret !== true) fail("providerKey is not a secret output");
 
-    const again = await phase("up again: nothing to do", async () => {
-      const first = requests.length;
-      const result = await engine.up();
-      const writes = requests.slice(first).filter((request) => request.method !== "GET");
-      if (writes.length > 0) fail(`an up without changes wrote to the service: ${writes.map((w) => `${w.method} ${w.path}`).join(", ")}`);
-      return result;
-    }, { counted: true });
+    const again = await phase(
+      "up again: nothing to do",
+      async () => {
+        const first = requests.length;
+        const result = await engine.up();
+        const writes = requests.slice(first).filter((request) => request.method !== "GET");
+        if (writes.length > 0) fail(`an up without changes wrote to the service: ${writes.map((w) => `${w.method} ${w.path}`).join(", ")}`);
+        return result;
+      },
+      { counted: true },
+    );
     expectPlan(again, "same 9");
 
     const changed = new LocalEngine({
       ...options,
-      config: { ...options.config, appDescription: "Answers customer questions, in English and German", openaiKey: { secret: ROTATED_KEY } },
+      config: {
+        ...options.config,
+        appDescription: "Answers customer questions, in English and German",
+        openaiKey: { secret: ROTATED_KEY },
+      },
     });
     const changeSteps = ["update helpdesk", "replace openai", "replace gpt-4o-mini"];
-    await phase("change: App description + rotated provider key", async () => {
-      console.log("(config: appDescription changed; openaiKey rotated)");
-      expectPlan(await changed.preview(), "update 1, replace 2, same 6", changeSteps);
-      console.log("");
-      const result = await changed.up();
-      expectPlan(result, "update 1, replace 2, same 6", changeSteps);
-      if (result.outputs.modelConnection?.value !== result.outputs.connectionGuid?.value) fail("the new Model is not linked to the new connection");
-      if (result.outputs.connectionGuid?.value === up.outputs.connectionGuid?.value) fail("the connection was not replaced");
-      return result;
-    }, { counted: true });
+    await phase(
+      "change: App description + rotated provider key",
+      async () => {
+        console.log("(config: appDescription changed; openaiKey rotated)");
+        expectPlan(await changed.preview(), "update 1, replace 2, same 6", changeSteps);
+        console.log("");
+        const result = await changed.up();
+        expectPlan(result, "update 1, replace 2, same 6", changeSteps);
+        if (result.outputs.modelConnection?.value !== result.outputs.connectionGuid?.value)
+          fail("the new Model is not linked to the new connection");
+        if (result.outputs.connectionGuid?.value === up.outputs.connectionGuid?.value) fail("the connection was not replaced");
+        return result;
+      },
+      { counted: true },
+    );
 
-    await phase("refresh after an out-of-band rename", async () => {
-      const workflows = (await api("GET", `/apps/${appGuid}/workflows`)) as { guid: string; name: string }[];
-      const triage = workflows.find((workflow) => workflow.name === "Triage") ?? fail("no Workflow Triage in the App");
-      await api("PUT", `/workflows/${triage.guid}`, { name: "Triage (renamed in the console)" });
-      console.log(`(renamed Workflow ${triage.guid} through the API, outside Pulumi)`);
-      expectPlan(await changed.refresh(), "refresh 1, same 8", ["refresh triage"]);
-    }, { counted: true });
+    await phase(
+      "refresh after an out-of-band rename",
+      async () => {
+        const workflows = (await api("GET", `/apps/${appGuid}/workflows`)) as { guid: string; name: string }[];
+        const triage = workflows.find((workflow) => workflow.name === "Triage") ?? fail("no Workflow Triage in the App");
+        await api("PUT", `/workflows/${triage.guid}`, { name: "Triage (renamed in the console)" });
+        console.log(`(renamed Workflow ${triage.guid} through the API, outside Pulumi)`);
+        expectPlan(await changed.refresh(), "refresh 1, same 8", ["refresh triage"]);
+      },
+      { counted: true },
+    );
 
     const destroyed = await phase("destroy", () => changed.destroy(), { counted: true });
     expectPlan(destroyed, "delete 9");
@@ -181,9 +204,15 @@ async function main(): Promise<void> {
       const contexts = await list(`/workspaces/${workspace.guid}/context`);
       const sources = (await Promise.all(contexts.map((context) => list(`/contexts/${context.guid}/context_sources`)))).flat().length;
       console.log(`Apps: ${apps.join(", ")} (the fixtures' own)`);
-      console.log(`connections ${left.providers}, Models ${left.models}, Datasets ${left.datasets}, Evals ${left.evals}, Experiments ${left.experiments}, Context Sources ${sources}`);
+      console.log(
+        `connections ${left.providers}, Models ${left.models}, Datasets ${left.datasets}, Evals ${left.evals}, Experiments ${left.experiments}, Context Sources ${sources}`,
+      );
       console.log(`Skills: ${left.skills} (the configured one from the fixtures)`);
-      if (apps.join() !== "Support" || left.providers + left.models + left.datasets + left.evals + left.experiments + sources > 0 || left.skills !== 1) {
+      if (
+        apps.join() !== "Support" ||
+        left.providers + left.models + left.datasets + left.evals + left.experiments + sources > 0 ||
+        left.skills !== 1
+      ) {
         fail("destroy left objects of the program in the workspace");
       }
     });

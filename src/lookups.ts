@@ -20,7 +20,9 @@ import { Connection, clientFor } from "./provider/connection";
 import { currentWorkspace, currentWorkspaceList } from "./provider/current-workspace";
 
 const connectionArg = {
-  connection: Connection.optional().describe("Where to look, when not the stack's `gms:baseUrl` / `gms:apiKey` (or GMS_BASE_URL / GMS_API_KEY)."),
+  connection: Connection.optional().describe(
+    "Where to look, when not the stack's `gms:baseUrl` / `gms:apiKey` (or GMS_BASE_URL / GMS_API_KEY).",
+  ),
 };
 const appArg = { app: z.string().describe("The App, by GUID or by name.") };
 const nameArg = (what: string) => ({ name: z.string().describe(`The ${what}'s name.`) });
@@ -139,7 +141,11 @@ export const lookupDeclarations = {
   },
   getDataRecords: {
     description: "Data records logged under an App, newest first (at most `limit`, default 100).",
-    args: z.strictObject({ ...appArg, limit: z.number().int().optional().describe("At most this many records (default 100)."), ...connectionArg }),
+    args: z.strictObject({
+      ...appArg,
+      limit: z.number().int().optional().describe("At most this many records (default 100)."),
+      ...connectionArg,
+    }),
     result: z.array(DataRecordInfo),
   },
 } satisfies Record<string, { description: string; args: z.ZodObject; result: z.ZodType }>;
@@ -158,7 +164,10 @@ export type NamedGuid = LookupResultOf<"getContext">;
 
 function programClient(args: LookupArgs | undefined): GmsClient {
   const config = new pulumi.Config("gms");
-  return clientFor({ baseUrl: args?.connection?.baseUrl ?? config.get("baseUrl"), apiKey: args?.connection?.apiKey ?? config.get("apiKey") });
+  return clientFor({
+    baseUrl: args?.connection?.baseUrl ?? config.get("baseUrl"),
+    apiKey: args?.connection?.apiKey ?? config.get("apiKey"),
+  });
 }
 
 /** An argument bag whose values, at any depth, may be Outputs or promises. */
@@ -191,7 +200,13 @@ export async function getActions(args: LookupArgsOf<"getActions">): Promise<Look
   const app = await resolveApp(client, args.app);
   // A bare array that honours skip/limit: page until a short page.
   const actions = await collect(paginateUntilShort(client, { path: path`/apps/${app.guid}/actions`, item: ActionSummary }));
-  return actions.map((action) => ({ guid: action.guid, app: app.guid, name: action.name, actionType: action.action_type, model: action.model }));
+  return actions.map((action) => ({
+    guid: action.guid,
+    app: app.guid,
+    name: action.name,
+    actionType: action.action_type,
+    model: action.model,
+  }));
 }
 export const getActionsOutput = outputForm(getActions);
 
@@ -236,7 +251,12 @@ export const getEvalTypeOutput = outputForm(getEvalType);
 export async function getDataRecords(args: LookupArgsOf<"getDataRecords">): Promise<LookupResultOf<"getDataRecords">> {
   const client = programClient(args);
   const app = await resolveApp(client, args.app);
-  const page = await client.request({ method: "GET", path: path`/apps/${app.guid}/data`, query: { skip: 0, limit: args.limit ?? 100 }, schema: Envelope(Data) });
+  const page = await client.request({
+    method: "GET",
+    path: path`/apps/${app.guid}/data`,
+    query: { skip: 0, limit: args.limit ?? 100 },
+    schema: Envelope(Data),
+  });
   return page.data.map((record) => ({ guid: record.guid, model: record.model, createdAt: record.created_at }));
 }
 export const getDataRecordsOutput = outputForm(getDataRecords);
@@ -270,5 +290,9 @@ export class LookupNotFoundError extends pulumi.RunError {
 function pick<T extends { name: string }>(items: T[], name: string, what: string): T {
   const found = items.find((item) => item.name === name);
   if (found) return found;
-  throw new LookupNotFoundError(what, name, items.map((item) => item.name));
+  throw new LookupNotFoundError(
+    what,
+    name,
+    items.map((item) => item.name),
+  );
 }

@@ -12,7 +12,11 @@ export class YamlFileError extends Error {
     readonly source: string,
     readonly problems: { line: number; column: number; path: string; message: string }[],
   ) {
-    super(problems.map((problem) => `${source}:${problem.line}:${problem.column}: ${problem.path ? `${problem.path}: ` : ""}${problem.message}`).join("\n"));
+    super(
+      problems
+        .map((problem) => `${source}:${problem.line}:${problem.column}: ${problem.path ? `${problem.path}: ` : ""}${problem.message}`)
+        .join("\n"),
+    );
   }
 }
 
@@ -104,7 +108,9 @@ function locate(document: ReturnType<typeof parseDocument>, path: PropertyKey[])
 
 /** The offset of the key itself, for an unknown key. */
 function locateKey(document: ReturnType<typeof parseDocument>, parentPath: PropertyKey[], key: string): number {
-  const parent = (parentPath.length === 0 ? document.contents : document.getIn(parentPath, true)) as { items?: { key?: Node & { value?: unknown } }[] } | null;
+  const parent = (parentPath.length === 0 ? document.contents : document.getIn(parentPath, true)) as {
+    items?: { key?: Node & { value?: unknown } }[];
+  } | null;
   const pair = parent?.items?.find((item) => String(item.key?.value) === key);
   return pair?.key?.range?.[0] ?? locate(document, [...parentPath, key]);
 }

@@ -29,24 +29,39 @@ describe("lookups", () => {
     const summarize = await gms.getAction({ app: "Support", name: "Summarize", connection });
     expect(summarize).toMatchObject({ name: "Summarize", model: "gpt-4o-mini", actionType: "prompt", app: byGuid[0]!.app });
     expect(summarize.app).toBe((await gms.getWorkspace({ connection })).apps[0]!.guid);
-    await expect(gms.getAction({ app: "Support", name: "Translate", connection })).rejects.toThrow('No Action of App "Support" named "Translate". Available: "Summarize", "Classify".');
+    await expect(gms.getAction({ app: "Support", name: "Translate", connection })).rejects.toThrow(
+      'No Action of App "Support" named "Translate". Available: "Summarize", "Classify".',
+    );
     await expect(gms.getActions({ app: "Nope", connection })).rejects.toThrow('No App named "Nope". Available: "Support", "Sales".');
   });
 
   it("lists Contexts, Skill types and Eval types, and finds them by name", async () => {
     expect((await gms.getContexts({ connection })).map((context) => context.name)).toEqual(["Handbook", "FAQ"]);
     expect((await gms.getContext({ name: "FAQ", connection })).guid).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await gms.getSkillTypes({ connection })).toEqual([{ name: "web", metadata: [{ name: "engine", required: true, type: "string" }] }]);
+    expect(await gms.getSkillTypes({ connection })).toEqual([
+      { name: "web", metadata: [{ name: "engine", required: true, type: "string" }] },
+    ]);
     expect((await gms.getEvalTypes({ connection })).map((type) => type.name)).toEqual(["Exact match", "Toxicity"]);
-    await expect(gms.getEvalType({ name: "BLEU", connection })).rejects.toThrow('No Eval type named "BLEU". Available: "Exact match", "Toxicity".');
+    await expect(gms.getEvalType({ name: "BLEU", connection })).rejects.toThrow(
+      'No Eval type named "BLEU". Available: "Exact match", "Toxicity".',
+    );
   });
 
   it("a name that finds nothing is a RunError (the CLI prints its message, no stack) that says what there is", async () => {
     const action = await gms.getAction({ app: "Support", name: "Translate", connection }).catch((error: unknown) => error);
     expect(pulumi.RunError.isInstance(action)).toBe(true);
     expect(action).toBeInstanceOf(gms.LookupNotFoundError);
-    expect(action).toMatchObject({ name: "LookupNotFoundError", what: 'Action of App "Support"', wanted: "Translate", available: ["Summarize", "Classify"] });
-    for (const lookup of [() => gms.getActions({ app: "Nope", connection }), () => gms.getContext({ name: "Nope", connection }), () => gms.getEvalType({ name: "Nope", connection })]) {
+    expect(action).toMatchObject({
+      name: "LookupNotFoundError",
+      what: 'Action of App "Support"',
+      wanted: "Translate",
+      available: ["Summarize", "Classify"],
+    });
+    for (const lookup of [
+      () => gms.getActions({ app: "Nope", connection }),
+      () => gms.getContext({ name: "Nope", connection }),
+      () => gms.getEvalType({ name: "Nope", connection }),
+    ]) {
       const error = await lookup().catch((caught: unknown) => caught);
       expect(pulumi.RunError.isInstance(error), String(error)).toBe(true);
       expect((error as Error).message).toMatch(/^No .* named "Nope"\. Available: .*\.$/);

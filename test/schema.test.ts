@@ -49,7 +49,10 @@ const typeOf = (schema: PackageSchema, ref: string | undefined): ObjectType => {
 };
 
 function metaschemaValidator() {
-  expect(existsSync(metaschemaPath), `the Pulumi Package Metaschema is missing at ${metaschemaPath} (shared/vendor/ beside the repository)`).toBe(true);
+  expect(
+    existsSync(metaschemaPath),
+    `the Pulumi Package Metaschema is missing at ${metaschemaPath} (shared/vendor/ beside the repository)`,
+  ).toBe(true);
   const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true });
   // The two formats the metaschema uses.
   ajv.addFormat("regex", { validate: (value: string) => isRegex(value) });
@@ -68,7 +71,9 @@ function isRegex(value: string): boolean {
 describe("schema.json", () => {
   it("is what the declarations generate", () => {
     expect(existsSync(schemaPath), "schema.json is missing: run `npm run schema`").toBe(true);
-    expect(readFileSync(schemaPath, "utf8"), "schema.json is stale: run `npm run schema` and commit the result").toBe(renderPackageSchema());
+    expect(readFileSync(schemaPath, "utf8"), "schema.json is stale: run `npm run schema` and commit the result").toBe(
+      renderPackageSchema(),
+    );
   });
 
   it("passes the CLI's --check", () => {
@@ -97,12 +102,18 @@ describe("schema.json", () => {
 
   it("has every kind with every declared field, and the inputs every kind accepts", () => {
     const schema = committed();
-    expect(Object.keys(schema.resources).sort()).toEqual(Object.keys(kinds).map((name) => `gms:index:${name}`).sort());
+    expect(Object.keys(schema.resources).sort()).toEqual(
+      Object.keys(kinds)
+        .map((name) => `gms:index:${name}`)
+        .sort(),
+    );
     for (const kind of Object.values(kinds)) {
       const resource = schema.resources[`gms:index:${kind.name}`]!;
       const inputs = Object.keys(kind.inputs);
       expect(Object.keys(resource.inputProperties).sort(), kind.name).toEqual([...inputs, "connection", "adopt"].sort());
-      expect(Object.keys(resource.properties).sort(), kind.name).toEqual([...inputs, "connection", "adopt", ...Object.keys(kind.outputs)].sort());
+      expect(Object.keys(resource.properties).sort(), kind.name).toEqual(
+        [...inputs, "connection", "adopt", ...Object.keys(kind.outputs)].sort(),
+      );
       const requiredInputs = Object.entries(kind.inputs as Record<string, InputField>).filter(([, field]) => field.required);
       expect(resource.requiredInputs.sort(), kind.name).toEqual(requiredInputs.map(([name]) => name).sort());
       expect(resource.inputProperties.connection, kind.name).toMatchObject({ $ref: "#/types/gms:index:Connection", secret: true });
@@ -146,7 +157,11 @@ describe("schema.json", () => {
 
   it("has every lookup, with its arguments and its result", () => {
     const schema = committed();
-    expect(Object.keys(schema.functions).sort()).toEqual(Object.keys(lookupDeclarations).map((name) => `gms:index:${name}`).sort());
+    expect(Object.keys(schema.functions).sort()).toEqual(
+      Object.keys(lookupDeclarations)
+        .map((name) => `gms:index:${name}`)
+        .sort(),
+    );
     for (const name of Object.keys(lookupDeclarations)) expect(typeof (lookups as Record<string, unknown>)[name], name).toBe("function");
 
     const getAction = schema.functions["gms:index:getAction"]!;

@@ -33,7 +33,10 @@ describe("YAML with located errors", () => {
   });
 
   it("says a missing field is required, and keeps zod's message for a present value of the wrong type (null included)", () => {
-    const Required = z.strictObject({ name: z.string(), kind: z.union([z.strictObject({ a: z.string() }), z.strictObject({ b: z.string() })], { error: "must be {a} or {b}" }) });
+    const Required = z.strictObject({
+      name: z.string(),
+      kind: z.union([z.strictObject({ a: z.string() }), z.strictObject({ b: z.string() })], { error: "must be {a} or {b}" }),
+    });
     const messages = (text: string) => {
       try {
         parseYaml(text, "r.yaml", Required);
@@ -43,24 +46,34 @@ describe("YAML with located errors", () => {
       throw new Error("accepted");
     };
     expect(messages("")).toEqual(["r.yaml:1:1: name: is required", "r.yaml:1:1: kind: is required"]);
-    expect(messages("name:\nkind: x\n")).toEqual(["r.yaml:1:6: name: Invalid input: expected string, received null", "r.yaml:2:7: kind: must be {a} or {b}"]);
+    expect(messages("name:\nkind: x\n")).toEqual([
+      "r.yaml:1:6: name: Invalid input: expected string, received null",
+      "r.yaml:2:7: kind: must be {a} or {b}",
+    ]);
     expect(messages("name: n\nkind: {}\n")).toEqual(["r.yaml:2:7: kind: must be {a} or {b}"]);
   });
 
   it("rejects duplicate keys at the second, with the path of the map and the key", () => {
-    expect(() => parseYaml("items: []\nitems: []\n", "d.yaml", Schema)).toThrow(/^d\.yaml:2:1: items: duplicate key "items" \(Map keys must be unique\)$/);
+    expect(() => parseYaml("items: []\nitems: []\n", "d.yaml", Schema)).toThrow(
+      /^d\.yaml:2:1: items: duplicate key "items" \(Map keys must be unique\)$/,
+    );
     expect(() => parseYaml("items:\n  - name: a\n  - name: b\n    size: 1\n    name: c\n", "d.yaml", Schema)).toThrow(
       /^d\.yaml:5:5: items\.1\.name: duplicate key "name" \(Map keys must be unique\)$/,
     );
-    expect(() => parseYaml("items:\n  - { name: a, name: b }\n", "d.yaml", Schema, { duplicateKey: (map, key) => `${map.join("/")} has "${key}" twice` })).toThrow(
-      /^d\.yaml:2:16: items\.0\.name: items\/0 has "name" twice \(Map keys must be unique\)$/,
-    );
+    expect(() =>
+      parseYaml("items:\n  - { name: a, name: b }\n", "d.yaml", Schema, {
+        duplicateKey: (map, key) => `${map.join("/")} has "${key}" twice`,
+      }),
+    ).toThrow(/^d\.yaml:2:16: items\.0\.name: items\/0 has "name" twice \(Map keys must be unique\)$/);
   });
 
   it("is what the emulator's fixtures loader uses", () => {
     const dir = mkdtempSync(join(tmpdir(), "gms-fixtures-"));
     const file = join(dir, "fixtures.yaml");
-    writeFileSync(file, "workspaces:\n  - name: Acme\n    slug: acme\n    apiKey: gms_test_acme\n    apps:\n      - name: Support\n        data:\n          - { action: Nope, input: hi, output: ho }\n");
+    writeFileSync(
+      file,
+      "workspaces:\n  - name: Acme\n    slug: acme\n    apiKey: gms_test_acme\n    apps:\n      - name: Support\n        data:\n          - { action: Nope, input: hi, output: ho }\n",
+    );
     expect(() => readFixturesFile(file)).toThrow(`${file}:8:23: workspaces.0.apps.0.data.0.action: unknown Action "Nope" of App "Support"`);
   });
 });

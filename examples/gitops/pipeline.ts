@@ -51,10 +51,15 @@ export interface JobResult {
 }
 
 /** Whether the `pulumi` CLI is on PATH; the reason when it is not. */
-export function pulumiCli(env: NodeJS.ProcessEnv = process.env): { available: true; version: string } | { available: false; reason: string } {
+export function pulumiCli(
+  env: NodeJS.ProcessEnv = process.env,
+): { available: true; version: string } | { available: false; reason: string } {
   const probe = spawnSync("pulumi", ["version"], { encoding: "utf8", env });
   if (probe.error || probe.status !== 0) {
-    return { available: false, reason: `the pulumi CLI is not on PATH (${probe.error?.message ?? probe.stderr.trim()}); the Automation API drives it` };
+    return {
+      available: false,
+      reason: `the pulumi CLI is not on PATH (${probe.error?.message ?? probe.stderr.trim()}); the Automation API drives it`,
+    };
   }
   return { available: true, version: probe.stdout.trim() };
 }
@@ -126,9 +131,11 @@ export async function destroy(options: PipelineOptions = {}): Promise<JobResult>
   return { job: "destroy", changes: result.summary.resourceChanges ?? {} };
 }
 
-const withoutSame = (changes: OpMap): OpMap => Object.fromEntries(Object.entries(changes).filter(([op, count]) => op !== "same" && (count ?? 0) > 0));
+const withoutSame = (changes: OpMap): OpMap =>
+  Object.fromEntries(Object.entries(changes).filter(([op, count]) => op !== "same" && (count ?? 0) > 0));
 
-const plainOutputs = (outputs: OutputMap) => Object.fromEntries(Object.entries(outputs).map(([name, output]) => [name, output.secret ? "[secret]" : output.value]));
+const plainOutputs = (outputs: OutputMap) =>
+  Object.fromEntries(Object.entries(outputs).map(([name, output]) => [name, output.secret ? "[secret]" : output.value]));
 
 const JOBS = { preview, up, refresh, destroy };
 const USAGE = "usage: node pipeline.ts preview | up | refresh [--fail-on-drift] | destroy";
@@ -147,7 +154,12 @@ async function main(argv: string[]): Promise<number> {
   const result = await JOBS[job as keyof typeof JOBS]();
   process.stdout.write(`result: ${JSON.stringify(result)}\n`);
   const drifted = Object.keys(result.drift ?? {}).length > 0;
-  if (drifted) process.stdout.write(`pipeline: drift: up would ${Object.entries(result.drift!).map(([op, count]) => `${op} ${count}`).join(", ")}\n`);
+  if (drifted)
+    process.stdout.write(
+      `pipeline: drift: up would ${Object.entries(result.drift!)
+        .map(([op, count]) => `${op} ${count}`)
+        .join(", ")}\n`,
+    );
   return drifted && argv.includes("--fail-on-drift") ? 3 : 0;
 }
 

@@ -46,7 +46,11 @@ const connection = new gms.ProviderConnection("openai", {
 });
 
 // The service links a Model to the workspace's default connection of its provider type: create it after.
-const model = new gms.Model("gpt-4o-mini", { llm: "gpt-4o-mini", provider: "openai", key: openaiKey, default: true }, { dependsOn: [connection] });
+const model = new gms.Model(
+  "gpt-4o-mini",
+  { llm: "gpt-4o-mini", provider: "openai", key: openaiKey, default: true },
+  { dependsOn: [connection] },
+);
 
 const golden = new gms.Dataset("golden-answers", {
   name: "Golden answers",

@@ -6,7 +6,8 @@ import * as gms from "pulumi-gms";
 const workspace = new gms.Workspace("acme", { file: "workspace.yaml" });
 
 // The children by logical name, e.g. workspace.apps["support"].
-const guids = (resources: Record<string, { guid: unknown }>) => Object.fromEntries(Object.entries(resources).map(([name, resource]) => [name, resource.guid]));
+const guids = (resources: Record<string, { guid: unknown }>) =>
+  Object.fromEntries(Object.entries(resources).map(([name, resource]) => [name, resource.guid]));
 
 export const apps = guids(workspace.apps);
 export const providerConnections = guids(workspace.providerConnections);

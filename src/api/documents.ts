@@ -29,7 +29,10 @@ const DocumentFields = z.object({
   meta_data: JsonObject.optional(),
 });
 
-export const DocumentCreate = DocumentFields.refine((body) => body.content !== undefined || body.text !== undefined, { error: "content or text is required", path: ["content"] });
+export const DocumentCreate = DocumentFields.refine((body) => body.content !== undefined || body.text !== undefined, {
+  error: "content or text is required",
+  path: ["content"],
+});
 export type DocumentCreate = z.infer<typeof DocumentCreate>;
 
 export const DocumentCreated = z.object({
@@ -39,7 +42,9 @@ export const DocumentCreated = z.object({
 export type DocumentCreated = z.infer<typeof DocumentCreated>;
 
 /** PUT takes the Document fields; the ones sent replace the stored ones, at least one is required. */
-export const DocumentUpdate = DocumentFields.refine((body) => Object.values(body).some((value) => value !== undefined), { error: "content, filter or metadata is required" });
+export const DocumentUpdate = DocumentFields.refine((body) => Object.values(body).some((value) => value !== undefined), {
+  error: "content, filter or metadata is required",
+});
 export type DocumentUpdate = z.infer<typeof DocumentUpdate>;
 
 /** Bulk delete's optional `filter`, read from the JSON body or the query string. */

@@ -117,7 +117,13 @@ export class GmsClient {
   }
 
   async #observedAttempt<S extends z.ZodType>(options: RequestOptions<S>, attempt: number): Promise<z.output<S>> {
-    const observation: RequestObservation = { method: options.method, path: options.path, attempt, status: undefined, errorCode: undefined };
+    const observation: RequestObservation = {
+      method: options.method,
+      path: options.path,
+      attempt,
+      status: undefined,
+      errorCode: undefined,
+    };
     try {
       return await this.#attempt(options, observation);
     } catch (error) {
@@ -172,16 +178,29 @@ export class GmsClient {
     if (result.success) return result.data;
     // Issue paths and messages only: zod does not echo input values, and bodies may hold secrets.
     const issues = result.error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");
-    throw new ResponseShapeError({ ...label, status, detail: `response does not match the expected shape: ${issues}`, cause: result.error });
+    throw new ResponseShapeError({
+      ...label,
+      status,
+      detail: `response does not match the expected shape: ${issues}`,
+      cause: result.error,
+    });
   }
 
   #transportError(label: RequestLabel, error: unknown, timedOut: boolean): unknown {
     // Misuse of the client (a bad argument, a closed dispatcher) is a bug, not a network failure to retry.
-    if (error instanceof undiciErrors.InvalidArgumentError || error instanceof undiciErrors.ClientClosedError || error instanceof undiciErrors.ClientDestroyedError) return error;
+    if (
+      error instanceof undiciErrors.InvalidArgumentError ||
+      error instanceof undiciErrors.ClientClosedError ||
+      error instanceof undiciErrors.ClientDestroyedError
+    )
+      return error;
     if (timedOut) return new TimeoutError({ ...label, detail: `no complete response within ${this.#timeoutMs} ms`, cause: error });
     const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : undefined;
     // The origin says which service failed when a program talks to several (it holds no credential).
-    return new ConnectionError({ ...label, detail: `connection to ${this.#origin} failed (${code ?? String(error)})`, cause: error }, code !== undefined && unsentErrorCodes.has(code));
+    return new ConnectionError(
+      { ...label, detail: `connection to ${this.#origin} failed (${code ?? String(error)})`, cause: error },
+      code !== undefined && unsentErrorCodes.has(code),
+    );
   }
 }
 

@@ -98,7 +98,11 @@ export function leavesCreateUnknown(error: unknown): boolean {
   return error instanceof GmsError && error.status === 408;
 }
 
-export async function createOnce<S extends Created>(client: CreatingClient, options: CreateOptions<S>, policy: RetryPolicy): Promise<z.output<S>> {
+export async function createOnce<S extends Created>(
+  client: CreatingClient,
+  options: CreateOptions<S>,
+  policy: RetryPolicy,
+): Promise<z.output<S>> {
   const label = { method: "POST", path: options.path };
   const existing = options.listBeforeCreate ? new Set((await options.findCreated()).map((candidate) => candidate.guid)) : new Set<string>();
   for (let round = 1; ; round++) {
@@ -119,7 +123,12 @@ export async function createOnce<S extends Created>(client: CreatingClient, opti
         try {
           return await client.request({ method: "GET", path: childPath(options.path, found), schema: options.schema });
         } catch (readError) {
-          throw new CreatedUnreadError(label, `the answer was lost; the object it made (${found}) was found, but reading it failed (${describe(readError)})`, found, readError);
+          throw new CreatedUnreadError(
+            label,
+            `the answer was lost; the object it made (${found}) was found, but reading it failed (${describe(readError)})`,
+            found,
+            readError,
+          );
         }
       }
       // Proven absent: the POST did nothing, so sending it again is safe.
@@ -152,7 +161,9 @@ async function lookUp<S extends Created>(
   }
   // Read after the lookup, whose answers carried the service's clock.
   const since = sentAt - CLOCK_MARGIN_MS;
-  const fresh = candidates.filter((candidate) => !client.claimed.has(candidate.guid) && !existing.has(candidate.guid) && createdSince(candidate, since));
+  const fresh = candidates.filter(
+    (candidate) => !client.claimed.has(candidate.guid) && !existing.has(candidate.guid) && createdSince(candidate, since),
+  );
   if (fresh.length <= 1) return fresh[0]?.guid;
   throw new UnresolvedCreateError(
     label,
@@ -176,4 +187,10 @@ export const windowOf = (sentAt: number, lookedUpAt: number): CreationWindow => 
 });
 
 const describe = (error: unknown): string =>
-  error instanceof GmsError ? (error.status === undefined ? error.detail : `${error.status} ${error.detail}`) : error instanceof Error ? error.message : String(error);
+  error instanceof GmsError
+    ? error.status === undefined
+      ? error.detail
+      : `${error.status} ${error.detail}`
+    : error instanceof Error
+      ? error.message
+      : String(error);

@@ -1,4 +1,12 @@
-export { GmsClient, defaultUserAgent, type GmsClientOptions, type HttpMethod, type QueryValue, type RequestObservation, type RequestOptions } from "./client";
+export {
+  GmsClient,
+  defaultUserAgent,
+  type GmsClientOptions,
+  type HttpMethod,
+  type QueryValue,
+  type RequestObservation,
+  type RequestOptions,
+} from "./client";
 export {
   AuthenticationError,
   ConflictError,
@@ -17,7 +25,22 @@ export {
   type RequestLabel,
   type ResponseHeaders,
 } from "./errors";
-export { CreatedUnreadError, UnresolvedCreateError, leavesCreateUnknown, type CreateOptions, type CreatedCandidate, type CreationWindow } from "./create";
-export { collect, listBare, listIgnoringPaging, paginateEnvelope, paginateUntilShort, type ListOptions, type PagedListOptions } from "./pagination";
+export {
+  CreatedUnreadError,
+  UnresolvedCreateError,
+  leavesCreateUnknown,
+  type CreateOptions,
+  type CreatedCandidate,
+  type CreationWindow,
+} from "./create";
+export {
+  collect,
+  listBare,
+  listIgnoringPaging,
+  paginateEnvelope,
+  paginateUntilShort,
+  type ListOptions,
+  type PagedListOptions,
+} from "./pagination";
 export { childPath, path, type EncodedPath } from "./path";
 export { defaultRetryPolicy, isIdempotent, isRetryable, retryDelayMs, withRetries, type RetryPolicy } from "./retry";

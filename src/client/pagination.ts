@@ -41,10 +41,18 @@ export function listBare<T extends z.ZodType>(client: Requester, options: ListOp
 }
 
 /** Model lists: bare arrays with no `has_next_page`; the list ends on a page shorter than `limit`. */
-export async function* paginateUntilShort<T extends z.ZodType>(client: Requester, options: PagedListOptions<T>): AsyncGenerator<z.output<T>> {
+export async function* paginateUntilShort<T extends z.ZodType>(
+  client: Requester,
+  options: PagedListOptions<T>,
+): AsyncGenerator<z.output<T>> {
   const limit = pageSize(options.limit);
   for (let skip = 0; ; skip += limit) {
-    const page = await client.request({ method: "GET", path: options.path, query: { ...options.query, skip, limit }, schema: z.array(options.item) });
+    const page = await client.request({
+      method: "GET",
+      path: options.path,
+      query: { ...options.query, skip, limit },
+      schema: z.array(options.item),
+    });
     yield* page;
     if (page.length < limit) return;
   }
@@ -55,7 +63,12 @@ export async function* paginateUntilShort<T extends z.ZodType>(client: Requester
  * must not be relied on, so one call and only `data` is read.
  */
 export async function listIgnoringPaging<T extends z.ZodType>(client: Requester, options: ListOptions<T>): Promise<Array<z.output<T>>> {
-  const page = await client.request({ method: "GET", path: options.path, query: options.query, schema: z.object({ data: z.array(options.item) }) });
+  const page = await client.request({
+    method: "GET",
+    path: options.path,
+    query: options.query,
+    schema: z.object({ data: z.array(options.item) }),
+  });
   return page.data;
 }
 

@@ -39,7 +39,12 @@ export function isRetryable(idempotent: boolean, error: unknown): error is GmsEr
   if (error instanceof RateLimitedError) return true;
   if (error instanceof ConnectionError && error.provablyUnsent) return true;
   if (!idempotent) return false;
-  return error instanceof ConnectionError || error instanceof TimeoutError || error instanceof ServerError || (error instanceof GmsError && error.status === 408);
+  return (
+    error instanceof ConnectionError ||
+    error instanceof TimeoutError ||
+    error instanceof ServerError ||
+    (error instanceof GmsError && error.status === 408)
+  );
 }
 
 /**

@@ -106,7 +106,8 @@ export function parseFaultSpec(text: string): FaultSpec {
   if (text.trim() === "") return spec;
   for (const entry of text.split(",")) {
     const match = entry.trim().match(/^([^=\s]+)\s*=\s*(.*)$/);
-    if (!match) throw new FaultSpecError(entry.trim(), `"${entry.trim()}" is not key=value; accepted keys: ${Object.keys(ACCEPTED).join(", ")}`);
+    if (!match)
+      throw new FaultSpecError(entry.trim(), `"${entry.trim()}" is not key=value; accepted keys: ${Object.keys(ACCEPTED).join(", ")}`);
     const [, rawKey, value] = match as unknown as [string, string, string];
     if (!Object.hasOwn(ACCEPTED, rawKey)) {
       throw new FaultSpecError(rawKey, `unknown key "${rawKey}"; accepted keys: ${Object.keys(ACCEPTED).join(", ")}`);
@@ -188,7 +189,8 @@ function resolveFaults(spec: FaultSpec): ResolvedFaults {
   const [min, max] = typeof latency === "number" ? [latency, latency] : latency;
   const latencyText = typeof latency === "number" ? String(latency) : latency.join("-");
   if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max > MAX_LATENCY_MS) throw invalid("latency", latencyText);
-  if (min > max) throw new FaultSpecError("latency", `latency=${latencyText}: the minimum is above the maximum; expected ${ACCEPTED.latency}`);
+  if (min > max)
+    throw new FaultSpecError("latency", `latency=${latencyText}: the minimum is above the maximum; expected ${ACCEPTED.latency}`);
 
   let methods: Set<string> | undefined;
   if (spec.methods !== undefined) {
@@ -211,7 +213,10 @@ function resolveFaults(spec: FaultSpec): ResolvedFaults {
   const total = resolved.error + resolved.throttle + resolved.reset + resolved.lost;
   // A little slack for decimal fractions that add up to 1 (0.1 + 0.2 + 0.3 + 0.4 is 1.0000000000000002).
   if (total > 1 + 1e-9) {
-    throw new FaultSpecError("error+throttle+reset+lost", `error+throttle+reset+lost must add up to at most 1, as one draw picks at most one of them (got ${total})`);
+    throw new FaultSpecError(
+      "error+throttle+reset+lost",
+      `error+throttle+reset+lost must add up to at most 1, as one draw picks at most one of them (got ${total})`,
+    );
   }
   return resolved;
 }

@@ -49,7 +49,9 @@ const AppFixture = z
     const check = (name: string, path: (string | number)[]) => {
       if (!actions.has(name)) context.addIssue({ code: "custom", path, message: `unknown Action "${name}" of App "${app.name}"` });
     };
-    app.workflows.forEach((workflow, w) => workflow.blocks.forEach((block, b) => check(block.action, ["workflows", w, "blocks", b, "action"])));
+    app.workflows.forEach((workflow, w) =>
+      workflow.blocks.forEach((block, b) => check(block.action, ["workflows", w, "blocks", b, "action"])),
+    );
     app.data.forEach((record, d) => check(record.action, ["data", d, "action"]));
   });
 
@@ -117,11 +119,22 @@ export function loadFixtures(store: Store, input: Fixtures | z.output<typeof Fix
           actionGuids.set(action.name, store.actions.create(caller, { ...action, appGuid: record.guid, actionType: action.type }).guid);
         }
         for (const workflow of app.workflows) {
-          const blocks = workflow.blocks.map((block) => ({ guid: block.guid, name: block.name, actionGuid: actionGuids.get(block.action)! }));
+          const blocks = workflow.blocks.map((block) => ({
+            guid: block.guid,
+            name: block.name,
+            actionGuid: actionGuids.get(block.action)!,
+          }));
           store.workflows.createFixture(caller, { guid: workflow.guid, appGuid: record.guid, name: workflow.name, blocks });
         }
         for (const data of app.data) {
-          store.data.create(caller, { guid: data.guid, actionGuid: actionGuids.get(data.action)!, appGuid: record.guid, input: data.input, output: data.output, model: data.model });
+          store.data.create(caller, {
+            guid: data.guid,
+            actionGuid: actionGuids.get(data.action)!,
+            appGuid: record.guid,
+            input: data.input,
+            output: data.output,
+            model: data.model,
+          });
         }
       }
       for (const context of workspace.contexts) store.contexts.create(caller, context);

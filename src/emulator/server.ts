@@ -86,8 +86,9 @@ export function buildServer(store: Store, options: ServerOptions = {}): FastifyI
 
   const context = { origin: originResolver(app, options.publicUrl) };
   app.register(
-    async (v1) => {
+    (v1, _options, done) => {
       for (const register of routeModules) register(v1, store, context);
+      done();
     },
     { prefix: "/v1" },
   );

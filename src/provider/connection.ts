@@ -82,10 +82,14 @@ export function clientFor(connection: Connection | undefined): GmsClient {
   const baseUrl = effectiveBaseUrl(connection);
   const apiKey = connection?.apiKey ?? stackConfig.apiKey ?? process.env.GMS_API_KEY;
   if (!baseUrl) {
-    throw new ConfigurationError("No service URL: set `pulumi config set gms:baseUrl https://.../v1`, or GMS_BASE_URL, or the resource's connection.baseUrl");
+    throw new ConfigurationError(
+      "No service URL: set `pulumi config set gms:baseUrl https://.../v1`, or GMS_BASE_URL, or the resource's connection.baseUrl",
+    );
   }
   if (!apiKey) {
-    throw new ConfigurationError("No API key: set `pulumi config set --secret gms:apiKey ...`, or GMS_API_KEY, or the resource's connection.apiKey");
+    throw new ConfigurationError(
+      "No API key: set `pulumi config set --secret gms:apiKey ...`, or GMS_API_KEY, or the resource's connection.apiKey",
+    );
   }
   const cacheKey = `${baseUrl}\n${createHash("sha256").update(apiKey).digest("hex")}`;
   let client = clients.get(cacheKey);

@@ -53,10 +53,12 @@ export const failureText = (error: unknown): string => {
 };
 
 /** What could not be done (`Cannot create App "x"`), what the service answered, then advice when there is any. */
-const described = (what: string, error: unknown, advice: string | undefined): string => `${what}: ${failureText(error)}.${advice ? ` ${advice}` : ""}`;
+const described = (what: string, error: unknown, advice: string | undefined): string =>
+  `${what}: ${failureText(error)}.${advice ? ` ${advice}` : ""}`;
 
 /** A failed operation in the user's terms; the service's answer stays as the cause. */
-export const failure = (what: string, error: unknown, advice?: string): Error => wrapped(described(what, error, advice), error, { cause: error });
+export const failure = (what: string, error: unknown, advice?: string): Error =>
+  wrapped(described(what, error, advice), error, { cause: error });
 
 /**
  * `text` with every occurrence of a secret as a whole token blanked: not preceded or followed by a

@@ -35,11 +35,22 @@ type InputOptions = Partial<Pick<InputField, "required" | "secret" | "writeOnly"
 type RequiredOf<O extends InputOptions> = O extends { required: true } ? true : false;
 
 /** A field the API can change on an existing object. */
-export const updatable = <S extends z.ZodType, const O extends InputOptions = {}>(schema: S, description: string, options?: O): InputField<S, RequiredOf<O>> =>
-  ({ kind: "input", schema, change: "update", required: false, secret: false, writeOnly: false, description, ...options }) as InputField<S, RequiredOf<O>>;
+export const updatable = <S extends z.ZodType, const O extends InputOptions = {}>(
+  schema: S,
+  description: string,
+  options?: O,
+): InputField<S, RequiredOf<O>> =>
+  ({ kind: "input", schema, change: "update", required: false, secret: false, writeOnly: false, description, ...options }) as InputField<
+    S,
+    RequiredOf<O>
+  >;
 
 /** A field the API cannot change: a different value replaces the object. */
-export const replaceOnly = <S extends z.ZodType, const O extends InputOptions = {}>(schema: S, description: string, options?: O): InputField<S, RequiredOf<O>> => ({
+export const replaceOnly = <S extends z.ZodType, const O extends InputOptions = {}>(
+  schema: S,
+  description: string,
+  options?: O,
+): InputField<S, RequiredOf<O>> => ({
   ...updatable(schema, description, options),
   change: "replace",
 });

@@ -65,7 +65,9 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
   const secretValues = (props: Props): string[] =>
     fields.filter(([, field]) => field.secret).flatMap(([name]) => (typeof props[name] === "string" ? [props[name] as string] : []));
   const redacted = (error: unknown, props: Props): unknown =>
-    error instanceof Error && secretValues(props).length > 0 ? Object.assign(new Error(redactSecrets(error.message, secretValues(props))), { name: error.name }) : error;
+    error instanceof Error && secretValues(props).length > 0
+      ? Object.assign(new Error(redactSecrets(error.message, secretValues(props))), { name: error.name })
+      : error;
 
   /**
    * A create's failure as the engine must see it: an object that exists (or may) travels as the
@@ -117,12 +119,18 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
         }
         const parsed = schema.safeParse(value);
         if (parsed.success) inputs[name] = parsed.data;
-        else failures.push(...parsed.error.issues.map((issue) => ({ property: [name, ...issue.path.map(String)].join("."), reason: issue.message })));
+        else
+          failures.push(
+            ...parsed.error.issues.map((issue) => ({ property: [name, ...issue.path.map(String)].join("."), reason: issue.message })),
+          );
       };
       for (const [name, value] of Object.entries(news)) {
         if (name === PROVIDER_KEY || value === undefined || name in kind.inputs || name in kind.outputs) continue;
         if ((COMMON_INPUTS as readonly string[]).includes(name)) continue;
-        failures.push({ property: name, reason: `${kind.name} has no property "${name}"; it takes ${[...Object.keys(kind.inputs), ...COMMON_INPUTS].join(", ")}` });
+        failures.push({
+          property: name,
+          reason: `${kind.name} has no property "${name}"; it takes ${[...Object.keys(kind.inputs), ...COMMON_INPUTS].join(", ")}`,
+        });
       }
       for (const [name, field] of fields) {
         let value = news[name];
@@ -154,7 +162,10 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       const replaces = changed.filter((name) => kind.inputs[name]!.change === "replace");
       const connectionChanged = !sameValue(olds.connection, news.connection);
       // Another service is another object: create it there, delete the old one with the old connection.
-      const moved = connectionChanged && !containsUnknown(news.connection) && effectiveBaseUrl(olds.connection as Connection) !== effectiveBaseUrl(news.connection as Connection);
+      const moved =
+        connectionChanged &&
+        !containsUnknown(news.connection) &&
+        effectiveBaseUrl(olds.connection as Connection) !== effectiveBaseUrl(news.connection as Connection);
       return { changes: changed.length > 0 || connectionChanged, replaces: moved ? [...replaces, "connection"] : replaces };
     },
 
@@ -182,7 +193,8 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     },
 
     async update(id: string, olds: Props, news: Props) {
-      if (olds[UNRESOLVED_CREATE] !== undefined) throw new Error(`${kind.name} ${id} is a placeholder for a create whose answer was lost: run \`pulumi refresh\` first`);
+      if (olds[UNRESOLVED_CREATE] !== undefined)
+        throw new Error(`${kind.name} ${id} is a placeholder for a create whose answer was lost: run \`pulumi refresh\` first`);
       const client = clientOf(news);
       if (!sameValue(olds.connection, news.connection)) await requireSameWorkspace(kind, id, clientOf(olds), client, olds);
       const changed = changedFields(olds, news).filter((name) => kind.inputs[name]!.change === "update");

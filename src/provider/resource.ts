@@ -38,7 +38,8 @@ const secretInputs = (kind: Kind): string[] => [
 ];
 
 /** Base of every resource class: one type token per kind, `gms:index:<Kind>` registered as a dynamic type. */
-export abstract class GmsResource<I extends InputFields = InputFields, O extends OutputFields = OutputFields> extends pulumi.dynamic.Resource {
+export abstract class GmsResource<I extends InputFields = InputFields, O extends OutputFields = OutputFields> extends pulumi.dynamic
+  .Resource {
   protected constructor(
     kind: Kind<I, O>,
     provider: pulumi.dynamic.ResourceProvider,

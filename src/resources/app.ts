@@ -46,9 +46,14 @@ export const appKind = defineKind({
 });
 
 /** The Apps that match what a create sends (see Kind.findCreated). */
-async function findApps(client: GmsClient, inputs: { name?: string | undefined; description?: string | null | undefined }): Promise<CreatedCandidate[]> {
+async function findApps(
+  client: GmsClient,
+  inputs: { name?: string | undefined; description?: string | null | undefined },
+): Promise<CreatedCandidate[]> {
   const apps = await collect(paginateEnvelope(client, { path: path`/apps`, item: AppWire }));
-  return apps.filter((app) => app.name === inputs.name && app.description === inputs.description).map((app) => ({ guid: app.guid, createdAt: app.created_at }));
+  return apps
+    .filter((app) => app.name === inputs.name && app.description === inputs.description)
+    .map((app) => ({ guid: app.guid, createdAt: app.created_at }));
 }
 
 const fromWire = (app: AppWire) => ({

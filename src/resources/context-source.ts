@@ -84,7 +84,11 @@ function normalizeFile(value: unknown, ctx: z.RefinementCtx): FileContent {
       content = readFileSync(full);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      return fail(code === "ENOENT" ? `file ${location} does not exist (looked for ${full})` : `cannot read file ${location}: ${(error as Error).message}`);
+      return fail(
+        code === "ENOENT"
+          ? `file ${location} does not exist (looked for ${full})`
+          : `cannot read file ${location}: ${(error as Error).message}`,
+      );
     }
     if (content.length === 0) return fail(`file ${location} is empty: there is nothing to upload and index`);
     return { path: location, hash: sha256(content) };
@@ -94,7 +98,10 @@ function normalizeFile(value: unknown, ctx: z.RefinementCtx): FileContent {
   return fail(`must be a Pulumi asset with a path or text: ${ASSET_ADVICE}`);
 }
 
-const FileInput = z.custom<pulumi.asset.Asset>(() => true).transform(normalizeFile).meta({ pulumiType: "pulumi.json#/Asset" });
+const FileInput = z
+  .custom<pulumi.asset.Asset>(() => true)
+  .transform(normalizeFile)
+  .meta({ pulumiType: "pulumi.json#/Asset" });
 
 const Loader = z.string().transform((value, ctx) => {
   const canonical = value.trim().toLowerCase();
@@ -121,7 +128,9 @@ export const contextSourceKind = defineKind({
   description:
     "A Context Source: a loader and splitter configuration that populates a Context with Documents from one file, given as a url the service fetches or as a Pulumi asset uploaded on create. Processing runs in the service after dispatch; `waitForIndexing` waits for it to finish.",
   inputs: {
-    context: replaceOnly(Guid, "The GUID of the Context the source populates. Contexts are created outside the interface.", { required: true }),
+    context: replaceOnly(Guid, "The GUID of the Context the source populates. Contexts are created outside the interface.", {
+      required: true,
+    }),
     url: replaceOnly(
       ContextSourceCreate.shape.url,
       "The http(s) address the service fetches (it must be reachable from the service). Set exactly one of `url` and `file`. Changing it replaces the source.",
@@ -131,17 +140,21 @@ export const contextSourceKind = defineKind({
       "A Pulumi asset (`FileAsset`, a path relative to the program directory, or `StringAsset`) uploaded through `/files/upload` just before create; the source then reads the upload's signed URL (see `sourceUrl`). Set exactly one of `url` and `file`. A change of its content (SHA-256) or path replaces the source. The signed URL expires 10 minutes after upload, so a file-backed source can only be processed again within that time; change the file to upload it anew.",
       { writeOnly: true },
     ),
-    loader: replaceOnly(
-      Loader,
-      'The loader; only the Files loader ("files", or its GUID) exists, and create always uses it.',
-      { default: FILES_LOADER },
-    ),
+    loader: replaceOnly(Loader, 'The loader; only the Files loader ("files", or its GUID) exists, and create always uses it.', {
+      default: FILES_LOADER,
+    }),
     name: updatable(
       z.string().min(1, "must not be empty"),
       "The source's name. When left out Pulumi leaves it alone: the service names a new source after the last segment of its url, and a `FileAsset` source is named after its file.",
     ),
     loaderConfig: updatable(
-      z.array(z.strictObject({ name: LoaderConfigItem.shape.name.min(1, "must not be empty"), value: LoaderConfigItem.shape.value, required: z.boolean().optional() })),
+      z.array(
+        z.strictObject({
+          name: LoaderConfigItem.shape.name.min(1, "must not be empty"),
+          value: LoaderConfigItem.shape.value,
+          required: z.boolean().optional(),
+        }),
+      ),
       "Loader settings as `{name, value, required?}` entries. When left out Pulumi leaves them alone (a new source starts with none).",
     ),
     splitterConfig: updatable(
@@ -167,7 +180,10 @@ export const contextSourceKind = defineKind({
       { secret: true },
     ),
     loaderId: computed(z.string(), "The GUID of the loader the service uses (always the Files loader)."),
-    indexingStatus: computed(z.string(), "`pending` until processed, then `processing`, then `indexed` or `failed`. Changes on its own; never causes a diff."),
+    indexingStatus: computed(
+      z.string(),
+      "`pending` until processed, then `processing`, then `indexed` or `failed`. Changes on its own; never causes a diff.",
+    ),
     indexedAt: computed(z.string().nullable(), "When the source was last indexed (ISO 8601), or null."),
     indexingMetadata: computed(
       z.record(z.string(), z.unknown()).nullable(),
@@ -182,13 +198,15 @@ export const contextSourceKind = defineKind({
       const reason = "set either url or file, not both: url is an address the service fetches, file is an asset uploaded on create";
       failures.push({ property: "url", reason }, { property: "file", reason });
     } else if (inputs.url === undefined && inputs.file === undefined) {
-      const reason = "a ContextSource needs its content: set url (an http(s) address the service fetches) or file (a Pulumi asset to upload)";
+      const reason =
+        "a ContextSource needs its content: set url (an http(s) address the service fetches) or file (a Pulumi asset to upload)";
       failures.push({ property: "url", reason }, { property: "file", reason });
     }
     if (inputs.waitForIndexing !== undefined && inputs.waitForIndexing !== false && inputs.process !== true) {
       failures.push({
         property: "waitForIndexing",
-        reason: "waits for processing, which only starts with process: true (without it the source stays pending and the wait could only time out)"
+        reason:
+          "waits for processing, which only starts with process: true (without it the source stays pending and the wait could only time out)",
       });
     }
     return failures;
@@ -207,7 +225,11 @@ export const contextSourceKind = defineKind({
         findCreated: () => findByUrl(client, context, url),
       });
     } catch (error) {
-      throw failure(`Cannot create ContextSource for ${what}`, error, error instanceof NotFoundError ? await whatContextsExist(client, context) : undefined);
+      throw failure(
+        `Cannot create ContextSource for ${what}`,
+        error,
+        error instanceof NotFoundError ? await whatContextsExist(client, context) : undefined,
+      );
     }
     // From here on the source exists: any failure deletes it again, so a failed create leaves nothing behind.
     try {
@@ -215,7 +237,13 @@ export const contextSourceKind = defineKind({
       const fileName = inputs.file && "path" in inputs.file ? basename(inputs.file.path) : undefined;
       const name = inputs.name ?? fileName;
       if (name !== undefined || inputs.loaderConfig !== undefined || inputs.splitterConfig !== undefined) {
-        record = await putConfig(client, context, created.guid, { name, loaderConfig: inputs.loaderConfig, splitterConfig: inputs.splitterConfig }, created);
+        record = await putConfig(
+          client,
+          context,
+          created.guid,
+          { name, loaderConfig: inputs.loaderConfig, splitterConfig: inputs.splitterConfig },
+          created,
+        );
       }
       if (inputs.process) record = await processAndObserve(client, context, record.guid, inputs, what);
       return fromWire(record, context, inputs.file !== undefined);
@@ -225,7 +253,7 @@ export const contextSourceKind = defineKind({
         kindLabel: "Context Source",
         guid: created.guid,
         message: `Cannot create ContextSource for ${what}: ${reason(error)}`,
-        record: fromWire(created, context, inputs.file !== undefined)
+        record: fromWire(created, context, inputs.file !== undefined),
       });
     }
   },
@@ -256,9 +284,16 @@ export const contextSourceKind = defineKind({
         // The PUT replaces all three: a field the program leaves out keeps its live value.
         const declaredAll = news.name !== undefined && news.loaderConfig !== undefined && news.splitterConfig !== undefined;
         const live = declaredAll ? undefined : await getRecord(client, context, guid);
-        record = await putConfig(client, context, guid, { name: news.name, loaderConfig: news.loaderConfig, splitterConfig: news.splitterConfig }, live);
+        record = await putConfig(
+          client,
+          context,
+          guid,
+          { name: news.name, loaderConfig: news.loaderConfig, splitterConfig: news.splitterConfig },
+          live,
+        );
       }
-      if (news.process === true && (configChanged || changed.has("process"))) record = await processAndObserve(client, context, guid, news, what);
+      if (news.process === true && (configChanged || changed.has("process")))
+        record = await processAndObserve(client, context, guid, news, what);
     } catch (error) {
       // A 404 may mean the source was deleted outside Pulumi: the provider reads it to tell the user so.
       if (error instanceof NotFoundError) throw error;
@@ -299,7 +334,13 @@ const getRecord = (client: GmsClient, context: string, guid: string) =>
   client.request({ method: "GET", path: path`/contexts/${context}/context_sources/${guid}`, schema: ContextSourceWire });
 
 /** PUT with all three fields the service requires: declared values, else the live record's. */
-async function putConfig(client: GmsClient, context: string, guid: string, config: Config, live: ContextSourceWire | undefined): Promise<ContextSourceWire> {
+async function putConfig(
+  client: GmsClient,
+  context: string,
+  guid: string,
+  config: Config,
+  live: ContextSourceWire | undefined,
+): Promise<ContextSourceWire> {
   const splitter = config.splitterConfig;
   const body = {
     name: config.name ?? live!.name,
@@ -307,7 +348,12 @@ async function putConfig(client: GmsClient, context: string, guid: string, confi
     splitterConfig: splitter ? { chunk_size: splitter.chunkSize, chunk_overlap: splitter.chunkOverlap } : live!.splitter_config,
   };
   try {
-    return await client.request({ method: "PUT", path: path`/contexts/${context}/context_sources/${guid}`, body, schema: ContextSourceWire });
+    return await client.request({
+      method: "PUT",
+      path: path`/contexts/${context}/context_sources/${guid}`,
+      body,
+      schema: ContextSourceWire,
+    });
   } catch (error) {
     if (error instanceof NotFoundError) throw error;
     if (error instanceof ValidationError && splitter && /splitter/i.test(error.detail)) {
@@ -320,21 +366,47 @@ async function putConfig(client: GmsClient, context: string, guid: string, confi
 }
 
 /** Dispatches processing, then reads the source back: waits for the outcome when asked, else one GET. */
-async function processAndObserve(client: GmsClient, context: string, guid: string, inputs: Inputs, what: string): Promise<ContextSourceWire> {
+async function processAndObserve(
+  client: GmsClient,
+  context: string,
+  guid: string,
+  inputs: Inputs,
+  what: string,
+): Promise<ContextSourceWire> {
   try {
     // Dispatching twice only processes twice: safe to retry.
-    await client.request({ method: "POST", path: path`/context_sources/${guid}/process`, body: { contextGuid: context }, schema: ProcessDispatched, replayable: true });
+    await client.request({
+      method: "POST",
+      path: path`/context_sources/${guid}/process`,
+      body: { contextGuid: context },
+      schema: ProcessDispatched,
+      replayable: true,
+    });
   } catch (error) {
     if (error instanceof NotFoundError) throw error;
     throw new StepError(`starting processing failed: ${failureText(error)}.`);
   }
   const wait = inputs.waitForIndexing;
   if (wait === undefined || wait === false) return getRecord(client, context, guid);
-  return waitForIndexing(client, context, guid, wait === true ? DEFAULT_WAIT_SECONDS : wait.timeoutSeconds, what, inputs.file !== undefined);
+  return waitForIndexing(
+    client,
+    context,
+    guid,
+    wait === true ? DEFAULT_WAIT_SECONDS : wait.timeoutSeconds,
+    what,
+    inputs.file !== undefined,
+  );
 }
 
 /** Polls until `indexing_status` settles: `indexed` returns the record, `failed` and the deadline throw. */
-async function waitForIndexing(client: GmsClient, context: string, guid: string, timeoutSeconds: number, what: string, fileBacked: boolean): Promise<ContextSourceWire> {
+async function waitForIndexing(
+  client: GmsClient,
+  context: string,
+  guid: string,
+  timeoutSeconds: number,
+  what: string,
+  fileBacked: boolean,
+): Promise<ContextSourceWire> {
   const started = Date.now();
   const deadline = started + timeoutSeconds * 1000;
   let delay = FIRST_POLL_MS;
@@ -379,12 +451,15 @@ async function upload(client: GmsClient, file: FileContent): Promise<string> {
     mimeType = MIME_TYPES[extname(file.path).toLowerCase()];
   }
   if (sha256(content) !== file.hash) {
-    throw new Error(`Cannot create ContextSource: ${sourceLabel({ file })} changed after Pulumi checked it; run the update again so that state records the content that is uploaded.`);
+    throw new Error(
+      `Cannot create ContextSource: ${sourceLabel({ file })} changed after Pulumi checked it; run the update again so that state records the content that is uploaded.`,
+    );
   }
   const data = mimeType ? `data:${mimeType};base64,${content.toString("base64")}` : content.toString("base64");
   try {
     // A second upload leaves a file that nothing lists and whose URL expires: safe to retry.
-    return (await client.request({ method: "POST", path: path`/files/upload`, body: { data }, schema: FileUploaded, replayable: true })).url;
+    return (await client.request({ method: "POST", path: path`/files/upload`, body: { data }, schema: FileUploaded, replayable: true }))
+      .url;
   } catch (error) {
     throw new Error(`Cannot create ContextSource: uploading ${sourceLabel({ file })} through /files/upload failed: ${failureText(error)}.`);
   }
@@ -427,10 +502,18 @@ const workspaceContexts = (client: GmsClient) => currentWorkspaceList(client, "c
  */
 async function findContextOf(client: GmsClient, guid: string): Promise<string> {
   for (const context of await workspaceContexts(client)) {
-    const sources = await listBare(client, { path: path`/contexts/${context.guid}/context_sources`, item: z.looseObject({ guid: z.string() }) });
+    const sources = await listBare(client, {
+      path: path`/contexts/${context.guid}/context_sources`,
+      item: z.looseObject({ guid: z.string() }),
+    });
     if (sources.some((source) => source.guid === guid)) return context.guid;
   }
-  throw new NotFoundError({ method: "GET", path: "/contexts/*/context_sources", status: 404, detail: `no Context of the workspace has a Context Source ${guid}` });
+  throw new NotFoundError({
+    method: "GET",
+    path: "/contexts/*/context_sources",
+    status: 404,
+    detail: `no Context of the workspace has a Context Source ${guid}`,
+  });
 }
 
 const fromMetadata = (metadata: IndexingMetadata | null) =>

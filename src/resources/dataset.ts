@@ -27,14 +27,19 @@ export const datasetKind = defineKind({
   inputs: {
     name: updatable(z.string().min(1, "must not be empty"), "The Dataset's name.", { required: true }),
     description: updatable(z.string().nullable(), "What the Dataset holds.", { default: null }),
-    app: replaceOnly(Guid.nullable(), "The GUID of the App the Dataset belongs to, or null for none; the service cannot move a Dataset, so another App replaces it.", {
-      default: null,
-    }),
+    app: replaceOnly(
+      Guid.nullable(),
+      "The GUID of the App the Dataset belongs to, or null for none; the service cannot move a Dataset, so another App replaces it.",
+      {
+        default: null,
+      },
+    ),
     data: updatable(
       // A record listed twice would make the set comparison disagree with a service that keeps one Item per record.
       z.array(Guid).superRefine((guids, context) => {
         guids.forEach((guid, index) => {
-          if (guids.indexOf(guid) !== index) context.addIssue({ code: "custom", path: [index], message: `lists Data record ${guid} more than once` });
+          if (guids.indexOf(guid) !== index)
+            context.addIssue({ code: "custom", path: [index], message: `lists Data record ${guid} more than once` });
         });
       }),
       "The GUIDs of the Data records whose input and output the Dataset's Items copy, compared as a set (order is not significant). " +
@@ -59,12 +64,19 @@ export const datasetKind = defineKind({
       });
     } catch (error) {
       const what = `Cannot create Dataset "${inputs.name}"`;
-      if (error instanceof NotFoundError && inputs.app) throw notInWorkspace(what, `App ${inputs.app}`, "set app to the GUID of an existing App, or null", error);
+      if (error instanceof NotFoundError && inputs.app)
+        throw notInWorkspace(what, `App ${inputs.app}`, "set app to the GUID of an existing App, or null", error);
       throw failure(what, error);
     }
     if (inputs.data && inputs.data.length > 0) {
       const abandon = (message: string, data: string[]) =>
-        abandonCreate(client, { path: path`/datasets/${created.guid}`, kindLabel: "Dataset", guid: created.guid, message, record: { ...fromWire(created), data } });
+        abandonCreate(client, {
+          path: path`/datasets/${created.guid}`,
+          kindLabel: "Dataset",
+          guid: created.guid,
+          message,
+          record: { ...fromWire(created), data },
+        });
       let linked: string[];
       try {
         linked = await linkedData(client, created.guid);
@@ -107,7 +119,9 @@ export const datasetKind = defineKind({
     if (rewritesItems && news.data && news.data.length > 0) {
       const skipped = missingFrom(await linkedData(client, guid), news.data);
       if (skipped.length > 0) {
-        throw new Error(`Dataset "${news.name}" (${guid}) was updated, but ${unresolved(skipped)} Its Items now copy only the other records.`);
+        throw new Error(
+          `Dataset "${news.name}" (${guid}) was updated, but ${unresolved(skipped)} Its Items now copy only the other records.`,
+        );
       }
     }
     return { ...fromWire(dataset), data };

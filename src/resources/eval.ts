@@ -22,9 +22,14 @@ type EvalTypeEntry = z.infer<typeof EvalTypeEntry>;
 
 export const evalKind = defineKind({
   name: "Eval",
-  description: "An Eval: scores an Action's generations with Eval types, on live traffic or over a Dataset. Only the Eval types change in place.",
+  description:
+    "An Eval: scores an Action's generations with Eval types, on live traffic or over a Dataset. Only the Eval types change in place.",
   inputs: {
-    name: replaceOnly(z.string().min(1, "must not be empty"), "The Eval's name. The service cannot rename an Eval: changing it replaces the Eval.", { required: true }),
+    name: replaceOnly(
+      z.string().min(1, "must not be empty"),
+      "The Eval's name. The service cannot rename an Eval: changing it replaces the Eval.",
+      { required: true },
+    ),
     action: replaceOnly(Guid, "The GUID of the Action whose generations are scored.", { required: true }),
     evalTypes: updatable(
       z.array(EvalTypeEntry),
@@ -69,9 +74,15 @@ export const evalKind = defineKind({
   async update(client, guid, news) {
     // PUT takes the whole `eval_types` list, the one updatable field; its response is not specified, so read back.
     try {
-      await client.request({ method: "PUT", path: path`/evals/${guid}`, body: { eval_types: toWireTypes(news.evalTypes) }, schema: z.unknown() });
+      await client.request({
+        method: "PUT",
+        path: path`/evals/${guid}`,
+        body: { eval_types: toWireTypes(news.evalTypes) },
+        schema: z.unknown(),
+      });
     } catch (error) {
-      if (error instanceof NotFoundError && /eval type/i.test(error.detail)) throw await explained(client, `Cannot update the Eval types of Eval ${guid}`, error, news);
+      if (error instanceof NotFoundError && /eval type/i.test(error.detail))
+        throw await explained(client, `Cannot update the Eval types of Eval ${guid}`, error, news);
       throw error;
     }
     return this.read(client, guid, {});
@@ -82,7 +93,10 @@ export const evalKind = defineKind({
 });
 
 /** The Evals that match what a create sends (see Kind.findCreated). */
-async function findEvals(client: GmsClient, inputs: { name?: string | undefined; action?: string | undefined }): Promise<CreatedCandidate[]> {
+async function findEvals(
+  client: GmsClient,
+  inputs: { name?: string | undefined; action?: string | undefined },
+): Promise<CreatedCandidate[]> {
   const evals = await collect(paginateEnvelope(client, { path: path`/evals`, item: EvalWire }));
   return evals
     .filter((evaluation) => evaluation.name === inputs.name && evaluation.action === inputs.action)
@@ -90,13 +104,17 @@ async function findEvals(client: GmsClient, inputs: { name?: string | undefined;
 }
 
 const toWireTypes = (types: EvalTypeEntry[] | undefined): EvalTypeSelection[] =>
-  (types ?? []).map((type) => (type.variables === undefined ? { guid: type.guid } : { guid: type.guid, metadata: { variables: type.variables } }));
+  (types ?? []).map((type) =>
+    type.variables === undefined ? { guid: type.guid } : { guid: type.guid, metadata: { variables: type.variables } },
+  );
 
 const fromWire = (evaluation: EvalWire) => ({
   guid: evaluation.guid,
   name: evaluation.name,
   action: evaluation.action,
-  evalTypes: evaluation.eval_types.map((type): EvalTypeEntry => (type.metadata?.variables ? { guid: type.guid, variables: type.metadata.variables } : { guid: type.guid })),
+  evalTypes: evaluation.eval_types.map(
+    (type): EvalTypeEntry => (type.metadata?.variables ? { guid: type.guid, variables: type.metadata.variables } : { guid: type.guid }),
+  ),
   dataset: evaluation.dataset?.guid ?? null,
   version: evaluation.version,
   samplingRate: evaluation.sampling_rate,
@@ -127,8 +145,10 @@ async function explained(client: GmsClient, what: string, error: unknown, inputs
       return failure(what, error, `${advice}; list them with GET /evals/types.`);
     }
   }
-  if (/action/i.test(error.detail)) return failure(what, error, `action (${inputs.action}) must be the GUID of an Action of this workspace.`);
-  if (/dataset/i.test(error.detail)) return failure(what, error, `dataset (${inputs.dataset}) must be the GUID of a Dataset of this workspace, or null.`);
+  if (/action/i.test(error.detail))
+    return failure(what, error, `action (${inputs.action}) must be the GUID of an Action of this workspace.`);
+  if (/dataset/i.test(error.detail))
+    return failure(what, error, `dataset (${inputs.dataset}) must be the GUID of a Dataset of this workspace, or null.`);
   return failure(what, error);
 }
 

@@ -9,7 +9,16 @@ import { z } from "zod";
 import { ActionSummary, App as AppWire } from "../api/apps";
 import { Guid } from "../api/common";
 import { Experiment as ExperimentWire } from "../api/experiments";
-import { collect, type CreatedCandidate, type GmsClient, NotFoundError, paginateEnvelope, paginateUntilShort, path, ValidationError } from "../client";
+import {
+  collect,
+  type CreatedCandidate,
+  type GmsClient,
+  NotFoundError,
+  paginateEnvelope,
+  paginateUntilShort,
+  path,
+  ValidationError,
+} from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { failure, notInWorkspace } from "../provider/errors";
 import { defineKind } from "../provider/kind";
@@ -39,7 +48,12 @@ export const experimentKind = defineKind({
         await client.create({ path: path`/experiments`, body, schema: ExperimentWire, findCreated: () => findExperiments(client, inputs) }),
       );
     } catch (error) {
-      throw await explained(client, error, "create", { name: inputs.name!, app: inputs.app!, primaryAction: inputs.primaryAction!, secondaryAction: inputs.secondaryAction! });
+      throw await explained(client, error, "create", {
+        name: inputs.name!,
+        app: inputs.app!,
+        primaryAction: inputs.primaryAction!,
+        secondaryAction: inputs.secondaryAction!,
+      });
     }
   },
   findCreated: findExperiments,
@@ -56,7 +70,12 @@ export const experimentKind = defineKind({
     } catch (error) {
       // The App cannot change in place, so the Actions are checked against the Experiment's own App.
       const app = (state.app as string | undefined) ?? news.app!;
-      throw await explained(client, error, "update", { name: news.name!, app, primaryAction: news.primaryAction!, secondaryAction: news.secondaryAction! });
+      throw await explained(client, error, "update", {
+        name: news.name!,
+        app,
+        primaryAction: news.primaryAction!,
+        secondaryAction: news.secondaryAction!,
+      });
     }
   },
   async delete(client, guid) {
@@ -65,10 +84,18 @@ export const experimentKind = defineKind({
 });
 
 /** The Experiments that match what a create sends (see Kind.findCreated). */
-async function findExperiments(client: GmsClient, inputs: { name?: string | undefined; primaryAction?: string | undefined; secondaryAction?: string | undefined }): Promise<CreatedCandidate[]> {
+async function findExperiments(
+  client: GmsClient,
+  inputs: { name?: string | undefined; primaryAction?: string | undefined; secondaryAction?: string | undefined },
+): Promise<CreatedCandidate[]> {
   const experiments = await collect(paginateEnvelope(client, { path: path`/experiments`, item: ExperimentWire }));
   return experiments
-    .filter((experiment) => experiment.name === inputs.name && experiment.primary_action === inputs.primaryAction && experiment.secondary_action === inputs.secondaryAction)
+    .filter(
+      (experiment) =>
+        experiment.name === inputs.name &&
+        experiment.primary_action === inputs.primaryAction &&
+        experiment.secondary_action === inputs.secondaryAction,
+    )
     .map((experiment) => ({ guid: experiment.guid, createdAt: experiment.created_at }));
 }
 
@@ -99,9 +126,14 @@ async function explained(client: GmsClient, error: unknown, operation: "create" 
   if (error instanceof ValidationError && /must belong to the App/i.test(error.detail)) {
     const app = await describeApp(client, declared.app);
     const own = new Set(app?.actions.map((action) => action.guid));
-    const foreign = (["primaryAction", "secondaryAction"] as const).filter((field) => !own.has(declared[field])).map((field) => `${field} ${declared[field]}`);
+    const foreign = (["primaryAction", "secondaryAction"] as const)
+      .filter((field) => !own.has(declared[field]))
+      .map((field) => `${field} ${declared[field]}`);
     if (!app || foreign.length === 0) {
-      return new Error(`${what}: primaryAction ${declared.primaryAction} and secondaryAction ${declared.secondaryAction} must both be Actions of App ${declared.app}, and at least one is not`, { cause: error });
+      return new Error(
+        `${what}: primaryAction ${declared.primaryAction} and secondaryAction ${declared.secondaryAction} must both be Actions of App ${declared.app}, and at least one is not`,
+        { cause: error },
+      );
     }
     const available = app.actions.length > 0 ? app.actions.map((action) => `${action.name} (${action.guid})`).join(", ") : "none";
     return new Error(
@@ -111,7 +143,12 @@ async function explained(client: GmsClient, error: unknown, operation: "create" 
     );
   }
   if (error instanceof NotFoundError && /^Action/i.test(error.detail)) {
-    return notInWorkspace(what, "an Action", `check primaryAction ${declared.primaryAction} and secondaryAction ${declared.secondaryAction}`, error);
+    return notInWorkspace(
+      what,
+      "an Action",
+      `check primaryAction ${declared.primaryAction} and secondaryAction ${declared.secondaryAction}`,
+      error,
+    );
   }
   if (error instanceof NotFoundError && operation === "create" && /^App/i.test(error.detail)) {
     return notInWorkspace(what, `App ${declared.app}`, "set app to the GUID of an existing App", error);

@@ -23,7 +23,9 @@ export const modelKind = defineKind({
   description:
     "A Model of the workspace: an LLM on a provider type, with its own credential. The service links it to the workspace's ProviderConnection of the same type, if there is one.",
   inputs: {
-    llm: updatable(z.string().min(1, "must name a model, for example gpt-4o"), "The model name at the provider, for example `gpt-4o`.", { required: true }),
+    llm: updatable(z.string().min(1, "must name a model, for example gpt-4o"), "The model name at the provider, for example `gpt-4o`.", {
+      required: true,
+    }),
     provider: replaceOnly(
       z.string().min(1, "must name a provider type, for example openai"),
       "The provider type, for example `openai` or `anthropic`. The service checks it against its catalog on create.",
@@ -34,15 +36,22 @@ export const modelKind = defineKind({
       "The provider credential. Stored as a secret; write-only (the service never returns it), so a key rotated outside Pulumi is not detected. Changing it replaces the Model.",
       { required: true, secret: true, writeOnly: true },
     ),
-    url: replaceOnly(HttpUrl.nullable(), "The provider endpoint (http or https), or null for the provider's default. Not returned by the service, so refresh keeps the declared value.", {
-      default: null,
-      writeOnly: true,
-    }),
+    url: replaceOnly(
+      HttpUrl.nullable(),
+      "The provider endpoint (http or https), or null for the provider's default. Not returned by the service, so refresh keeps the declared value.",
+      {
+        default: null,
+        writeOnly: true,
+      },
+    ),
     default: replaceOnly(z.boolean(), "Whether this is the workspace's default Model. Set on create only.", { default: false }),
   },
   outputs: {
     guid: computed(z.string(), "The Model's GUID."),
-    providerGuid: computed(z.string().nullable().optional(), "The GUID of the ProviderConnection the service linked the Model to, or null when there is none."),
+    providerGuid: computed(
+      z.string().nullable().optional(),
+      "The GUID of the ProviderConnection the service linked the Model to, or null when there is none.",
+    ),
     createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
     updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
@@ -51,7 +60,12 @@ export const modelKind = defineKind({
     const body = { llm: inputs.llm, provider: inputs.provider, key: inputs.key, url: inputs.url, default: inputs.default };
     let created: z.infer<typeof ModelCreatedGuid>;
     try {
-      created = await client.create({ path: path`/models`, body, schema: ModelCreatedGuid, findCreated: () => this.findCreated(client, inputs) });
+      created = await client.create({
+        path: path`/models`,
+        body,
+        schema: ModelCreatedGuid,
+        findCreated: () => this.findCreated(client, inputs),
+      });
     } catch (error) {
       throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error, inputs.url));
     }
@@ -64,7 +78,7 @@ export const modelKind = defineKind({
         kindLabel: "Model",
         guid: created.guid,
         message: keyRedactedFailure(inputs.key, `${what}: reading the new Model back failed`, error).message,
-        record: { guid: created.guid, llm: inputs.llm, provider: inputs.provider, default: inputs.default }
+        record: { guid: created.guid, llm: inputs.llm, provider: inputs.provider, default: inputs.default },
       });
     }
   },

@@ -16,7 +16,8 @@ import * as shim from "../shims/provider-connection";
 
 export const providerConnectionKind = defineKind({
   name: "ProviderConnection",
-  description: "A connection of the workspace to a model provider (its type, credential and endpoint). The credential is write-only: the service never returns it.",
+  description:
+    "A connection of the workspace to a model provider (its type, credential and endpoint). The credential is write-only: the service never returns it.",
   inputs: {
     provider: replaceOnly(
       z.string().min(1, "must name a provider type, for example openai"),
@@ -28,7 +29,9 @@ export const providerConnectionKind = defineKind({
       "The provider credential. Stored as a secret; write-only (the service never returns it), so a key rotated outside Pulumi is not detected. Changing it replaces the connection.",
       { required: true, secret: true, writeOnly: true },
     ),
-    url: replaceOnly(HttpUrl.nullable(), "The provider endpoint (http or https), or null for the provider's default endpoint.", { default: null }),
+    url: replaceOnly(HttpUrl.nullable(), "The provider endpoint (http or https), or null for the provider's default endpoint.", {
+      default: null,
+    }),
     name: replaceOnly(z.string().min(1, "must not be empty").nullable(), "The connection's name, or null.", { default: null }),
     nickname: updatable(
       z.string().min(1, "must not be empty"),
@@ -64,21 +67,33 @@ export const providerConnectionKind = defineKind({
     };
     let created: ProviderWire;
     try {
-      created = await client.create({ path: path`/providers`, body, schema: ProviderWire, findCreated: () => this.findCreated(client, inputs) });
+      created = await client.create({
+        path: path`/providers`,
+        body,
+        schema: ProviderWire,
+        findCreated: () => this.findCreated(client, inputs),
+      });
     } catch (error) {
       throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error, inputs.url));
     }
     // Create takes no nickname (the service derives one): set a declared one with the PUT.
     if (inputs.nickname === undefined || inputs.nickname === created.nickname) return fromWire(created);
     try {
-      return fromWire(await client.request({ method: "PUT", path: path`/providers/${created.guid}`, body: { nickname: inputs.nickname }, schema: ProviderWire }));
+      return fromWire(
+        await client.request({
+          method: "PUT",
+          path: path`/providers/${created.guid}`,
+          body: { nickname: inputs.nickname },
+          schema: ProviderWire,
+        }),
+      );
     } catch (error) {
       return abandonCreate(client, {
         path: path`/providers/${created.guid}`,
         kindLabel: "ProviderConnection",
         guid: created.guid,
         message: keyRedactedFailure(inputs.key, `${what}: setting its nickname failed`, error).message,
-        record: fromWire(created)
+        record: fromWire(created),
       });
     }
   },

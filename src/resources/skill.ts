@@ -25,10 +25,16 @@ export const skillKind = defineKind({
   description:
     "A Skill of the workspace. Skills are configured outside the public interface: create succeeds only under the name of an already configured Skill, so adopt an existing Skill by GUID to manage it.",
   inputs: {
-    name: updatable(z.string().min(1, "must not be empty"), "The Skill's name. On create it must be the name of a Skill already configured in the workspace.", {
+    name: updatable(
+      z.string().min(1, "must not be empty"),
+      "The Skill's name. On create it must be the name of a Skill already configured in the workspace.",
+      {
+        required: true,
+      },
+    ),
+    type: replaceOnly(z.string().min(1, "must not be empty"), "The Skill type, one of the types configured in the workspace.", {
       required: true,
     }),
-    type: replaceOnly(z.string().min(1, "must not be empty"), "The Skill type, one of the types configured in the workspace.", { required: true }),
     metadata: replaceOnly(
       z.array(MetadataEntry),
       "The Skill's settings as `{name, required, value, type?}` entries. Set on create only. When left out Pulumi leaves them alone.",
@@ -45,7 +51,11 @@ export const skillKind = defineKind({
       return fromWire(await client.create({ path: path`/skills`, body, schema: SkillWire, findCreated: () => findSkills(client, inputs) }));
     } catch (error) {
       // The service's quirk: create looks up an existing Skill by name and answers 404 `Type not found` without one.
-      throw failure(`Cannot create Skill "${inputs.name}" (type "${inputs.type}")`, error, error instanceof NotFoundError ? await whatIsConfigured(client) : undefined);
+      throw failure(
+        `Cannot create Skill "${inputs.name}" (type "${inputs.type}")`,
+        error,
+        error instanceof NotFoundError ? await whatIsConfigured(client) : undefined,
+      );
     }
   },
   findCreated: findSkills,
@@ -62,10 +72,15 @@ export const skillKind = defineKind({
 });
 
 /** The Skills that match what a create sends (see Kind.findCreated). */
-async function findSkills(client: GmsClient, inputs: { name?: string | undefined; type?: string | undefined }): Promise<CreatedCandidate[]> {
+async function findSkills(
+  client: GmsClient,
+  inputs: { name?: string | undefined; type?: string | undefined },
+): Promise<CreatedCandidate[]> {
   // Create copies an existing Skill of the same name, so only the creation time tells the new one from its template.
   const skills = await listIgnoringPaging(client, { path: path`/skills`, item: SkillWire });
-  return skills.filter((skill) => skill.name === inputs.name && skill.type === inputs.type).map((skill) => ({ guid: skill.guid, createdAt: skill.created_at }));
+  return skills
+    .filter((skill) => skill.name === inputs.name && skill.type === inputs.type)
+    .map((skill) => ({ guid: skill.guid, createdAt: skill.created_at }));
 }
 
 /** The explanation of a refused create, with the Skills and types the workspace has. */
@@ -77,7 +92,8 @@ async function whatIsConfigured(client: GmsClient): Promise<string> {
       listIgnoringPaging(client, { path: path`/skills`, item: SkillWire }),
       client.request({ method: "GET", path: path`/skills/types`, schema: z.array(SkillType) }),
     ]);
-    const skillList = skills.length > 0 ? skills.map((skill) => `"${skill.name}" (type ${skill.type}, guid ${skill.guid})`).join(", ") : "none";
+    const skillList =
+      skills.length > 0 ? skills.map((skill) => `"${skill.name}" (type ${skill.type}, guid ${skill.guid})`).join(", ") : "none";
     const typeList = types.length > 0 ? types.map((type) => type.name).join(", ") : "none";
     return `${explanation} Configured Skills: ${skillList}. Available Skill types: ${typeList}.`;
   } catch (error) {

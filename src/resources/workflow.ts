@@ -19,7 +19,11 @@ export const workflowKind = defineKind({
   description:
     "A Workflow of an App: it runs ordered blocks, each an Action. Blocks are configured outside the public interface, so this resource manages the Workflow record (its name and App) only.",
   inputs: {
-    name: updatable(z.string().min(1, "must not be empty"), "The Workflow's name; its slug is generated from it on create and kept when it is renamed.", { required: true }),
+    name: updatable(
+      z.string().min(1, "must not be empty"),
+      "The Workflow's name; its slug is generated from it on create and kept when it is renamed.",
+      { required: true },
+    ),
     app: replaceOnly(Guid, "The GUID of the App the Workflow belongs to; another App replaces the Workflow.", { required: true }),
   },
   outputs: {
@@ -54,9 +58,14 @@ export const workflowKind = defineKind({
 });
 
 /** The Workflows that match what a create sends (see Kind.findCreated). */
-async function findWorkflows(client: GmsClient, inputs: { name?: string | undefined; app?: string | undefined }): Promise<CreatedCandidate[]> {
+async function findWorkflows(
+  client: GmsClient,
+  inputs: { name?: string | undefined; app?: string | undefined },
+): Promise<CreatedCandidate[]> {
   const workflows = await collect(paginateUntilShort(client, { path: path`/apps/${inputs.app!}/workflows`, item: WorkflowSummary }));
-  return workflows.filter((workflow) => workflow.name === inputs.name).map((workflow) => ({ guid: workflow.guid, createdAt: workflow.created_at }));
+  return workflows
+    .filter((workflow) => workflow.name === inputs.name)
+    .map((workflow) => ({ guid: workflow.guid, createdAt: workflow.created_at }));
 }
 
 const fromWire = (workflow: WorkflowWire) => ({

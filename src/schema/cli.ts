@@ -17,7 +17,10 @@ function diffSummary(committed: string, generated: string, limit = 10): string {
   for (let index = 0; index < Math.max(before.length, after.length); index++) {
     if (before[index] === after[index]) continue;
     differing++;
-    if (lines.length < limit) lines.push(`  line ${index + 1}:\n    committed: ${before[index] ?? "(end of file)"}\n    generated: ${after[index] ?? "(end of file)"}`);
+    if (lines.length < limit)
+      lines.push(
+        `  line ${index + 1}:\n    committed: ${before[index] ?? "(end of file)"}\n    generated: ${after[index] ?? "(end of file)"}`,
+      );
   }
   return `${differing} line(s) differ${differing > limit ? `; the first ${limit}` : ""}:\n${lines.join("\n")}`;
 }
@@ -34,7 +37,9 @@ function main(args: string[]): number {
       process.stdout.write(`${target} is up to date.\n`);
       return 0;
     }
-    process.stderr.write(`${target} differs from what the declarations generate: run \`npm run schema\`.\n${diffSummary(committed, generated)}\n`);
+    process.stderr.write(
+      `${target} differs from what the declarations generate: run \`npm run schema\`.\n${diffSummary(committed, generated)}\n`,
+    );
     return 1;
   }
   writeFileSync(target, generated);

@@ -65,7 +65,13 @@ interface JsonSchema {
  * lookup accepts (its `apiKey` is a secret).
  */
 const annotations = new Map<unknown, JsonSchema>([
-  [Connection, { title: "Connection", description: "Where API calls go, when not the stack's `gms:baseUrl` / `gms:apiKey` (or GMS_BASE_URL / GMS_API_KEY)." }],
+  [
+    Connection,
+    {
+      title: "Connection",
+      description: "Where API calls go, when not the stack's `gms:baseUrl` / `gms:apiKey` (or GMS_BASE_URL / GMS_API_KEY).",
+    },
+  ],
   [Connection.shape.baseUrl, { description: "The service's base URL, ending in `/v1`." }],
   [Connection.shape.apiKey, { description: "The API key; it selects the workspace.", secret: true }],
 ]);
@@ -96,7 +102,12 @@ class TypeCollector {
     if (json.pulumiType) return { $ref: json.pulumiType };
     const branches = json.anyOf ?? json.oneOf;
     if (branches) return this.union(branches, name, origin);
-    if (Array.isArray(json.type)) return this.union(json.type.map((type) => ({ ...json, type })), name, origin);
+    if (Array.isArray(json.type))
+      return this.union(
+        json.type.map((type) => ({ ...json, type })),
+        name,
+        origin,
+      );
     if (json.const !== undefined) return primitiveOf([json.const]);
     if (json.enum) return primitiveOf(json.enum);
     switch (json.type) {
@@ -111,7 +122,10 @@ class TypeCollector {
         if (json.properties && Object.keys(json.properties).length > 0) return { $ref: `#/types/${this.objectType(json, name, origin)}` };
         return {
           type: "object",
-          additionalProperties: typeof json.additionalProperties === "object" ? this.typeSpec(json.additionalProperties, `${name}Value`, `${origin}.*`) : { $ref: ANY },
+          additionalProperties:
+            typeof json.additionalProperties === "object"
+              ? this.typeSpec(json.additionalProperties, `${name}Value`, `${origin}.*`)
+              : { $ref: ANY },
         };
       case undefined:
         return { $ref: ANY };
@@ -164,7 +178,9 @@ class TypeCollector {
     if (known) return known;
     const token = `${PACKAGE_NAME}:index:${typeName}`;
     if (this.types.has(token)) {
-      throw new Error(`${origin}: the type name ${typeName} is taken by a different shape; give one of them a name with zod's .meta({ title })`);
+      throw new Error(
+        `${origin}: the type name ${typeName} is taken by a different shape; give one of them a name with zod's .meta({ title })`,
+      );
     }
     this.types.set(token, spec);
     this.byShape.set(canonical(shape), token);
@@ -183,12 +199,14 @@ function primitiveOf(values: unknown[]): TypeSpec {
 const commonInputs = (collector: TypeCollector): Record<string, PropertySpec> => ({
   connection: {
     ...collector.typeSpec(toJsonSchema(Connection, "input"), "Connection", "connection"),
-    description: "Where this resource's API calls go, when not the stack's `gms:baseUrl` / `gms:apiKey`. Stored as a secret; changing it never replaces the resource.",
+    description:
+      "Where this resource's API calls go, when not the stack's `gms:baseUrl` / `gms:apiKey`. Stored as a secret; changing it never replaces the resource.",
     secret: true,
   },
   adopt: {
     ...collector.typeSpec(toJsonSchema(Guid, "input"), "Adopt", "adopt"),
-    description: "The GUID of an existing object to adopt instead of creating one (the engine's import does not work for dynamic resources).",
+    description:
+      "The GUID of an existing object to adopt instead of creating one (the engine's import does not work for dynamic resources).",
   },
 });
 
@@ -241,12 +259,19 @@ function functionSpec(collector: TypeCollector, name: string, declaration: { des
   if (inputs.properties.connection) inputs.properties.connection.secret = true;
   const result = toJsonSchema(declaration.result, "output");
   // An object result is the function's outputs bag; any other result (the lists) is its return type as is.
-  const outputs = result.type === "object" && result.properties ? collector.objectTypeSpec(result, `${base}Result`, `${name}()`) : collector.typeSpec(result, `${base}Result`, `${name}()`);
+  const outputs =
+    result.type === "object" && result.properties
+      ? collector.objectTypeSpec(result, `${base}Result`, `${name}()`)
+      : collector.typeSpec(result, `${base}Result`, `${name}()`);
   return { description: declaration.description, inputs, outputs };
 }
 
 const packageJson = (): { version: string; description: string; license: string } =>
-  JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string; description: string; license: string };
+  JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
+    version: string;
+    description: string;
+    license: string;
+  };
 
 /** The package schema as an object, derived from `kinds` and `lookupDeclarations`. */
 export function generatePackageSchema(): Record<string, unknown> {
@@ -255,7 +280,8 @@ export function generatePackageSchema(): Record<string, unknown> {
   const resources: Record<string, unknown> = {};
   for (const kind of Object.values(kinds) as Kind[]) resources[`${PACKAGE_NAME}:index:${kind.name}`] = resourceSpec(collector, kind);
   const functions: Record<string, unknown> = {};
-  for (const [name, declaration] of Object.entries(lookupDeclarations)) functions[`${PACKAGE_NAME}:index:${name}`] = functionSpec(collector, name, declaration);
+  for (const [name, declaration] of Object.entries(lookupDeclarations))
+    functions[`${PACKAGE_NAME}:index:${name}`] = functionSpec(collector, name, declaration);
 
   return sortKeys({
     name: PACKAGE_NAME,
@@ -273,7 +299,8 @@ export function generatePackageSchema(): Record<string, unknown> {
         },
         apiKey: {
           type: "string",
-          description: "The API key; it selects the workspace. Set it with `pulumi config set --secret gms:apiKey ...`. Defaults to the GMS_API_KEY environment variable.",
+          description:
+            "The API key; it selects the workspace. Set it with `pulumi config set --secret gms:apiKey ...`. Defaults to the GMS_API_KEY environment variable.",
           secret: true,
           defaultInfo: { environment: ["GMS_API_KEY"] },
         },

@@ -135,14 +135,20 @@ export class LocalEngine {
     const state = new StateFile(resolve(options.stateFile), passphrase);
     const snapshot = await state.load();
     const config = stackConfig(options);
-    const host = await ProviderHost.start({ cwd: resolve(options.programDir), project: options.project, stack: options.stack, env: options.env });
+    const host = await ProviderHost.start({
+      cwd: resolve(options.programDir),
+      project: options.project,
+      stack: options.stack,
+      env: options.env,
+    });
     const deployment = new Deployment(operation, options, host, state, snapshot, config, log);
     log(formatHeader(operation, options.project, options.stack));
     try {
       await host.configure(config.values);
       await run(deployment);
     } catch (error) {
-      const failure = error instanceof EngineError ? error : new EngineError("STEP_FAILED", String((error as Error)?.message ?? error), { cause: error });
+      const failure =
+        error instanceof EngineError ? error : new EngineError("STEP_FAILED", String((error as Error)?.message ?? error), { cause: error });
       failure.result = deployment.result();
       log(formatSummary(failure.result));
       log(`error: ${failure.message}`);
@@ -267,7 +273,8 @@ class Deployment {
       }
       this.fates.set(old, "deleted");
       await this.save();
-      if (fate === undefined) this.record({ op: "delete", ...identity(old), id: old.id, changes: [], replaces: [], durationMs: Date.now() - started });
+      if (fate === undefined)
+        this.record({ op: "delete", ...identity(old), id: old.id, changes: [], replaces: [], durationMs: Date.now() - started });
     }
   }
 
@@ -285,7 +292,11 @@ class Deployment {
     if (programFailure && !failures.some((failure) => programFailure.message.includes(failure.message))) failures.push(programFailure);
     if (failures.length === 0) return;
     if (failures.length === 1) throw failures[0]!;
-    const error = new EngineError(failures[0]!.code, `${failures.length} steps failed:\n${failures.map((failure) => `  ${failure.message}`).join("\n")}`, { cause: failures[0] });
+    const error = new EngineError(
+      failures[0]!.code,
+      `${failures.length} steps failed:\n${failures.map((failure) => `  ${failure.message}`).join("\n")}`,
+      { cause: failures[0] },
+    );
     error.errors = failures;
     throw error;
   }
@@ -336,7 +347,12 @@ class Deployment {
   private runChild(): Promise<EngineError | undefined> {
     const { options } = this;
     const programDir = resolve(options.programDir);
-    const args: RunnerArgs = { program: options.program ?? "index.ts", project: options.project, stack: options.stack, preview: this.preview };
+    const args: RunnerArgs = {
+      program: options.program ?? "index.ts",
+      project: options.project,
+      stack: options.stack,
+      preview: this.preview,
+    };
     const child = fork(runnerPath(programDir), [JSON.stringify(args)], {
       cwd: programDir,
       execPath: process.execPath,
@@ -376,7 +392,9 @@ class Deployment {
       }
     });
     return new Promise((resolvePromise) => {
-      child.once("error", (error) => resolvePromise(new EngineError("PROGRAM_FAILED", `The program process failed: ${error.message}`, { cause: error })));
+      child.once("error", (error) =>
+        resolvePromise(new EngineError("PROGRAM_FAILED", `The program process failed: ${error.message}`, { cause: error })),
+      );
       child.once("exit", (code, signal) => {
         if (done && code === 0 && failure === undefined) return resolvePromise(undefined);
         // A RunError's message is the whole report, as the CLI prints it: no stack, no program text.
@@ -407,7 +425,8 @@ class Deployment {
     const parentType = parent ? (parent.split("::")[2] ?? "") : "";
     const qualified = parentType && parentType !== "pulumi:pulumi:Stack" ? `${parentType}$${type}` : type;
     const urn = `urn:pulumi:${this.options.stack}::${this.options.project}::${qualified}::${name}`;
-    if (this.urns.has(urn)) throw new EngineError("PROGRAM_FAILED", `Duplicate resource URN ${urn}: two resources of one type have the same name`);
+    if (this.urns.has(urn))
+      throw new EngineError("PROGRAM_FAILED", `Duplicate resource URN ${urn}: two resources of one type have the same name`);
     this.urns.add(urn);
     return urn;
   }
@@ -428,7 +447,10 @@ class Deployment {
   private async registerStep(urn: string, message: Extract<RunnerMessage, { kind: "register" }>): Promise<Omit<RunnerReply, "seq">> {
     if (!message.custom) return { urn, id: "", outputs: message.inputs };
     if (message.unsupported.length > 0) {
-      throw new EngineError("UNSUPPORTED", `${urn}: the offline engine does not implement the resource option(s) ${message.unsupported.join(", ")}`);
+      throw new EngineError(
+        "UNSUPPORTED",
+        `${urn}: the offline engine does not implement the resource option(s) ${message.unsupported.join(", ")}`,
+      );
     }
     const old = this.previous.find((resource) => resource.urn === urn && !resource.pendingReplacement);
     const checked = await this.host.check(urn, old ? revealProps(old.inputs) : {}, revealProps(message.inputs)).catch((error: unknown) => {
@@ -436,7 +458,10 @@ class Deployment {
     });
     if (checked.failures.length > 0) {
       this.failures.push(...checked.failures.map((failure) => ({ urn, ...failure })));
-      throw new EngineError("CHECK_FAILED", `${urn} failed its checks: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+      throw new EngineError(
+        "CHECK_FAILED",
+        `${urn} failed its checks: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`,
+      );
     }
     // After a check failure no step starts (checks still run, so all failures are reported at once); after a
     // failed step only the steps that depend on it are skipped.
@@ -505,7 +530,11 @@ class Deployment {
    * (the host's ResourceInitError) is recorded with its id, properties and init errors before the step
    * fails, as the engine records it, so that the next run updates it and destroy deletes it.
    */
-  private async create(base: Omit<ResourceState, "id" | "inputs" | "outputs">, inputs: Props, onPartial?: () => void): Promise<ResourceState> {
+  private async create(
+    base: Omit<ResourceState, "id" | "inputs" | "outputs">,
+    inputs: Props,
+    onPartial?: () => void,
+  ): Promise<ResourceState> {
     this.requireSecretStorage(base.urn, inputs);
     if (this.preview) return { ...base, id: "", inputs, outputs: markSecretOutputs(inputs, inputs, base.additionalSecretOutputs) };
     try {
@@ -541,19 +570,32 @@ class Deployment {
 
   private async read(message: Extract<RunnerMessage, { kind: "read" }>): Promise<Omit<RunnerReply, "seq">> {
     const urn = this.urnOf(message.type, message.name, message.parent);
-    if (message.unsupported.length > 0) throw new EngineError("UNSUPPORTED", `${urn}: the offline engine does not implement ${message.unsupported.join(", ")}`);
+    if (message.unsupported.length > 0)
+      throw new EngineError("UNSUPPORTED", `${urn}: the offline engine does not implement ${message.unsupported.join(", ")}`);
     const started = Date.now();
     const read = await this.host.read(urn, message.id, revealProps(message.inputs)).catch((error: unknown) => {
       throw stepError("read", urn, error);
     });
     if (read.id === "") throw new EngineError("STEP_FAILED", `${urn}: no object with id ${message.id} exists`);
-    this.record({ op: "read", urn, type: message.type, name: message.name, id: read.id, changes: [], replaces: [], durationMs: Date.now() - started });
+    this.record({
+      op: "read",
+      urn,
+      type: message.type,
+      name: message.name,
+      id: read.id,
+      changes: [],
+      replaces: [],
+      durationMs: Date.now() - started,
+    });
     return { urn, id: read.id, outputs: markSecretOutputs(read.properties, message.inputs, message.additionalSecretOutputs) };
   }
 
   private requireSecretStorage(urn: string, inputs: Props): void {
     if (!this.preview && !this.state.canStoreSecrets && containsSecret(inputs)) {
-      throw new EngineError("PASSPHRASE_REQUIRED", `${urn} has secret inputs: pass secretsPassphrase or set PULUMI_CONFIG_PASSPHRASE so the state can encrypt them`);
+      throw new EngineError(
+        "PASSPHRASE_REQUIRED",
+        `${urn} has secret inputs: pass secretsPassphrase or set PULUMI_CONFIG_PASSPHRASE so the state can encrypt them`,
+      );
     }
   }
 

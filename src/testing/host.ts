@@ -20,7 +20,9 @@ interface StructValue {
   toJavaScript(): Props;
 }
 type GrpcError = Error & { metadata?: { get(key: string): unknown[] } };
-type GrpcClient = Record<string, (request: unknown, callback: (error: GrpcError | null, response: Message) => void) => void> & { close(): void };
+type GrpcClient = Record<string, (request: unknown, callback: (error: GrpcError | null, response: Message) => void) => void> & {
+  close(): void;
+};
 interface StatusModule {
   Status: { deserializeBinary(bytes: Uint8Array): { getDetailsList(): { getTypeName(): string; getValue_asU8(): Uint8Array }[] } };
 }
@@ -77,7 +79,9 @@ export class ProviderHost {
     const pulumiDir = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [options.resolveFrom ?? options.cwd] }));
     const load = (id: string) => require(require.resolve(id, { paths: [pulumiDir] })) as Record<string, unknown>;
     const grpc = load("@grpc/grpc-js") as { credentials: { createInsecure(): unknown } };
-    const services = load(join(pulumiDir, "proto/provider_grpc_pb")) as { ResourceProviderClient: new (address: string, credentials: unknown) => GrpcClient };
+    const services = load(join(pulumiDir, "proto/provider_grpc_pb")) as {
+      ResourceProviderClient: new (address: string, credentials: unknown) => GrpcClient;
+    };
     const proto = load(join(pulumiDir, "proto/provider_pb")) as Record<string, new () => Message>;
     const struct = load("google-protobuf/google/protobuf/struct_pb") as unknown as StructModule;
     const status = load(join(pulumiDir, "proto/status_pb")) as unknown as StatusModule;
@@ -136,10 +140,24 @@ export class ProviderHost {
     return { id: (response.getId as () => string)(), properties: this.fromStruct(response, "getProperties") };
   }
 
-  async read(urn: string, id: string, properties: Props, inputs: Props = {}): Promise<{ id: string; properties: Props; inputs: Props | undefined }> {
-    const response = await this.call("read", "ReadRequest", { Urn: urn, Id: id, Properties: this.toStruct(properties), Inputs: this.toStruct(inputs) });
+  async read(
+    urn: string,
+    id: string,
+    properties: Props,
+    inputs: Props = {},
+  ): Promise<{ id: string; properties: Props; inputs: Props | undefined }> {
+    const response = await this.call("read", "ReadRequest", {
+      Urn: urn,
+      Id: id,
+      Properties: this.toStruct(properties),
+      Inputs: this.toStruct(inputs),
+    });
     const hasInputs = (response.hasInputs as () => boolean)();
-    return { id: (response.getId as () => string)(), properties: this.fromStruct(response, "getProperties"), inputs: hasInputs ? this.fromStruct(response, "getInputs") : undefined };
+    return {
+      id: (response.getId as () => string)(),
+      properties: this.fromStruct(response, "getProperties"),
+      inputs: hasInputs ? this.fromStruct(response, "getInputs") : undefined,
+    };
   }
 
   async update(urn: string, id: string, olds: Props, news: Props): Promise<{ properties: Props }> {
@@ -184,7 +202,9 @@ export class ProviderHost {
     if (!(details instanceof Uint8Array)) return new Error(message);
     for (const detail of this.status.Status.deserializeBinary(details).getDetailsList()) {
       if (detail.getTypeName() !== "pulumirpc.ErrorResourceInitFailed") continue;
-      const initFailed = (this.proto.ErrorResourceInitFailed as unknown as { deserializeBinary(bytes: Uint8Array): Message }).deserializeBinary(detail.getValue_asU8());
+      const initFailed = (
+        this.proto.ErrorResourceInitFailed as unknown as { deserializeBinary(bytes: Uint8Array): Message }
+      ).deserializeBinary(detail.getValue_asU8());
       const id = (initFailed.getId as () => string)();
       const reasons = (initFailed.getReasonsList as () => string[])();
       return new ResourceInitError(message, id, this.fromStruct(initFailed, "getProperties"), reasons);

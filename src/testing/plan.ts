@@ -2,9 +2,33 @@
 import type { EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./engine";
 import { UNKNOWN, isSecret } from "./properties";
 
-const SYMBOL: Record<StepOp, string> = { create: "  + ", update: "  ~ ", replace: " +- ", delete: "  - ", same: "    ", refresh: "  ~ ", read: "  > " };
-const PAST: Record<StepOp, string> = { create: "created", update: "updated", replace: "replaced", delete: "deleted", same: "unchanged", refresh: "refreshed", read: "read" };
-const FUTURE: Record<StepOp, string> = { create: "to create", update: "to update", replace: "to replace", delete: "to delete", same: "unchanged", refresh: "to refresh", read: "to read" };
+const SYMBOL: Record<StepOp, string> = {
+  create: "  + ",
+  update: "  ~ ",
+  replace: " +- ",
+  delete: "  - ",
+  same: "    ",
+  refresh: "  ~ ",
+  read: "  > ",
+};
+const PAST: Record<StepOp, string> = {
+  create: "created",
+  update: "updated",
+  replace: "replaced",
+  delete: "deleted",
+  same: "unchanged",
+  refresh: "refreshed",
+  read: "read",
+};
+const FUTURE: Record<StepOp, string> = {
+  create: "to create",
+  update: "to update",
+  replace: "to replace",
+  delete: "to delete",
+  same: "unchanged",
+  refresh: "to refresh",
+  read: "to read",
+};
 
 const HEADER: Record<Operation, string> = { preview: "Previewing update", up: "Updating", refresh: "Refreshing", destroy: "Destroying" };
 
@@ -31,7 +55,10 @@ export function formatOutputs(outputs: Record<string, StackOutput>): string[] {
   const names = Object.keys(outputs);
   if (names.length === 0) return [];
   const width = Math.max(...names.map((name) => name.length));
-  return ["Outputs:", ...names.map((name) => `    ${name.padEnd(width)}: ${outputs[name]!.secret ? "[secret]" : display(outputs[name]!.value)}`)];
+  return [
+    "Outputs:",
+    ...names.map((name) => `    ${name.padEnd(width)}: ${outputs[name]!.secret ? "[secret]" : display(outputs[name]!.value)}`),
+  ];
 }
 
 const SECRET_TEXT = "@@pulumi-gms:secret@@";
@@ -40,7 +67,9 @@ const UNKNOWN_TEXT = "@@pulumi-gms:unknown@@";
 /** JSON with secrets masked and unknowns named. */
 export function display(value: unknown): string {
   const masked = (_key: string, item: unknown) => (isSecret(item) ? SECRET_TEXT : item === UNKNOWN ? UNKNOWN_TEXT : item);
-  return (JSON.stringify(value, masked) ?? "undefined").replaceAll(`"${SECRET_TEXT}"`, "[secret]").replaceAll(`"${UNKNOWN_TEXT}"`, "[unknown]");
+  return (JSON.stringify(value, masked) ?? "undefined")
+    .replaceAll(`"${SECRET_TEXT}"`, "[secret]")
+    .replaceAll(`"${UNKNOWN_TEXT}"`, "[unknown]");
 }
 
 export function formatPlan(result: EngineResult, project: string, stack: string): string[] {

@@ -158,12 +158,15 @@ async function runProgram(): Promise<unknown> {
   const entry = realpathSync(resolve(programDir, args.program));
   if (statSync(entry).isDirectory()) throw new Error(`The program entry ${entry} is a directory; name a file`);
   const packageJson = join(programDir, "package.json");
-  const isModule = /\.m[jt]s$/.test(entry) || (existsSync(packageJson) && (JSON.parse(readFileSync(packageJson, "utf8")) as { type?: string }).type === "module");
+  const isModule =
+    /\.m[jt]s$/.test(entry) ||
+    (existsSync(packageJson) && (JSON.parse(readFileSync(packageJson, "utf8")) as { type?: string }).type === "module");
   let exported: unknown;
   if (isModule) {
     const namespace = (await import(pathToFileURL(entry).href)) as Props;
     if (Object.getOwnPropertyDescriptor(namespace, "default") !== undefined) {
-      if (Object.keys(namespace).length !== 1) throw new Error("expected entrypoint module to have either a default export or named exports but not both");
+      if (Object.keys(namespace).length !== 1)
+        throw new Error("expected entrypoint module to have either a default export or named exports but not both");
       exported = namespace.default;
     } else {
       exported = namespace;

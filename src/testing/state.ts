@@ -83,7 +83,8 @@ export class StateFile {
       throw error;
     }
     const document = JSON.parse(text) as StateDocument;
-    if (document.version !== 1 || !Array.isArray(document.resources)) throw new EngineError("BAD_STATE", `${this.path} is not a state file of this engine`);
+    if (document.version !== 1 || !Array.isArray(document.resources))
+      throw new EngineError("BAD_STATE", `${this.path} is not a state file of this engine`);
     this.header = document.secrets;
     if (!containsSecret(document)) return { resources: document.resources, outputs: document.outputs ?? {} };
     const key = await this.secretsKey();
@@ -100,7 +101,12 @@ export class StateFile {
     if (containsSecret(document)) {
       const key = await this.secretsKey();
       const encrypt = (secret: Props) => ({ [SIG]: SECRET_SIG, ciphertext: seal(key, JSON.stringify(secret.value ?? null)) });
-      document = { version: 1, secrets: this.header, outputs: mapSecrets(snapshot.outputs, encrypt) as Props, resources: mapSecrets(snapshot.resources, encrypt) as ResourceState[] };
+      document = {
+        version: 1,
+        secrets: this.header,
+        outputs: mapSecrets(snapshot.outputs, encrypt) as Props,
+        resources: mapSecrets(snapshot.resources, encrypt) as ResourceState[],
+      };
     } else if (this.header) {
       document = { ...document, secrets: this.header };
     }
@@ -138,7 +144,19 @@ export class StateFile {
 }
 
 /** The same resource with its keys in the order a reader wants them. */
-const inReadingOrder = ({ urn, type, name, id, parent, dependencies, additionalSecretOutputs, pendingReplacement, initErrors, inputs, outputs }: ResourceState): ResourceState => ({
+const inReadingOrder = ({
+  urn,
+  type,
+  name,
+  id,
+  parent,
+  dependencies,
+  additionalSecretOutputs,
+  pendingReplacement,
+  initErrors,
+  inputs,
+  outputs,
+}: ResourceState): ResourceState => ({
   urn,
   type,
   name,

@@ -68,13 +68,16 @@ export class Workspace extends pulumi.ComponentResource {
 
     const { spec } = loaded;
     const connection = args.connection;
-    const resolution = pulumi.unsecret(pulumi.output(connection).apply((plain) => preflight(loaded, { connection: plain as Connection | undefined })));
+    const resolution = pulumi.unsecret(
+      pulumi.output(connection).apply((plain) => preflight(loaded, { connection: plain as Connection | undefined })),
+    );
     /** Nothing registers before the preflight passed; `also` adds dependencies the inputs do not carry. */
     const options = (...also: pulumi.Resource[]): pulumi.CustomResourceOptions => ({
       parent: this,
       dependsOn: resolution.apply(() => also) as unknown as pulumi.Input<pulumi.Resource[]>,
     });
-    const resolved = <T>(pick: (resolution: Resolution) => T): pulumi.Output<T> => resolution.apply((value) => pick(value) as pulumi.Unwrap<T>) as pulumi.Output<T>;
+    const resolved = <T>(pick: (resolution: Resolution) => T): pulumi.Output<T> =>
+      resolution.apply((value) => pick(value) as pulumi.Unwrap<T>) as pulumi.Output<T>;
     const child = (key: string) => `${name}-${key}`;
     const each = <E, R>(entries: Record<string, E> | undefined, make: (key: string, entry: E) => R): Record<string, R> =>
       Object.fromEntries(Object.entries(entries ?? {}).map(([key, entry]) => [key, make(key, entry)]));
@@ -109,11 +112,18 @@ export class Workspace extends pulumi.ComponentResource {
       );
     });
 
-    this.workflows = each(spec.workflows, (key, entry) => new Workflow(child(key), { ...entry, app: appGuid(entry.app), connection }, options()));
+    this.workflows = each(
+      spec.workflows,
+      (key, entry) => new Workflow(child(key), { ...entry, app: appGuid(entry.app), connection }, options()),
+    );
 
     this.datasets = each(spec.datasets, (key, entry) => {
       const { app, ...fields } = entry;
-      return new Dataset(child(key), { ...fields, ...(app === undefined ? {} : { app: app === null ? null : appGuid(app) }), connection }, options());
+      return new Dataset(
+        child(key),
+        { ...fields, ...(app === undefined ? {} : { app: app === null ? null : appGuid(app) }), connection },
+        options(),
+      );
     });
 
     this.evals = each(spec.evals, (key, entry) => {
@@ -124,7 +134,11 @@ export class Workspace extends pulumi.ComponentResource {
           ...fields,
           action: resolved((r) => r.actions[actionKey(action.app, action.action)]!.guid),
           evalTypes: resolved((r) =>
-            evalTypes.map((ref) => (typeof ref === "string" ? { guid: r.evalTypes[ref]! } : { guid: r.evalTypes[ref.type]!, ...(ref.variables ? { variables: ref.variables } : {}) })),
+            evalTypes.map((ref) =>
+              typeof ref === "string"
+                ? { guid: r.evalTypes[ref]! }
+                : { guid: r.evalTypes[ref.type]!, ...(ref.variables ? { variables: ref.variables } : {}) },
+            ),
           ),
           ...(dataset === undefined ? {} : { dataset: dataset === null ? null : this.datasets[dataset]!.id }),
           connection,
@@ -156,7 +170,9 @@ export class Workspace extends pulumi.ComponentResource {
           ...fields,
           context: resolved((r) => r.contexts[context]!),
           // A FileAsset path is relative to the program directory (the provider host's working directory).
-          ...(file === undefined ? {} : { file: new pulumi.asset.FileAsset(relative(process.cwd(), contextFilePath(loaded.baseDir, file))) }),
+          ...(file === undefined
+            ? {}
+            : { file: new pulumi.asset.FileAsset(relative(process.cwd(), contextFilePath(loaded.baseDir, file))) }),
           connection,
         },
         options(),
@@ -171,7 +187,9 @@ export class Workspace extends pulumi.ComponentResource {
 
 function load(name: string, args: WorkspaceArgs): LoadedSpec {
   if ((args.file === undefined) === (args.spec === undefined)) {
-    throw new WorkspaceSpecError(`Workspace "${name}"`, [{ path: "", message: "give exactly one of file (a workspace YAML file) and spec (the document as an object)" }]);
+    throw new WorkspaceSpecError(`Workspace "${name}"`, [
+      { path: "", message: "give exactly one of file (a workspace YAML file) and spec (the document as an object)" },
+    ]);
   }
   return args.file !== undefined ? loadWorkspaceFile(args.file) : loadWorkspaceObject(args.spec, `Workspace "${name}" spec`);
 }

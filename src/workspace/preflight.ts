@@ -6,7 +6,17 @@
  * registered before this has passed, so a bad reference or a full workspace costs no write (rather than
  * a 404 or a 429 halfway through an update).
  */
-import { type ActionInfo, type LookupArgs, getActions, getContexts, getEvalTypes, getSkillTypes, getUsage, getWorkspace, type WorkspaceInfo } from "../lookups";
+import {
+  type ActionInfo,
+  type LookupArgs,
+  getActions,
+  getContexts,
+  getEvalTypes,
+  getSkillTypes,
+  getUsage,
+  getWorkspace,
+  type WorkspaceInfo,
+} from "../lookups";
 import type { LoadedSpec, Path, SpecProblem } from "./spec";
 
 /** The GUIDs the document's names resolve to (plain objects: this travels through a Pulumi Output). */
@@ -44,7 +54,8 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
   const appRefs: { app: string; path: Path }[] = [];
   const actionUses: ActionUse[] = [];
   for (const [key, workflow] of section(spec.workflows)) appRefs.push({ app: workflow.app, path: ["workflows", key, "app"] });
-  for (const [key, dataset] of section(spec.datasets)) if (typeof dataset.app === "string") appRefs.push({ app: dataset.app, path: ["datasets", key, "app"] });
+  for (const [key, dataset] of section(spec.datasets))
+    if (typeof dataset.app === "string") appRefs.push({ app: dataset.app, path: ["datasets", key, "app"] });
   for (const [key, experiment] of section(spec.experiments)) {
     const appPath = ["experiments", key, "app"];
     appRefs.push({ app: experiment.app, path: appPath });
@@ -88,7 +99,11 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
     const actions = await actionsByApp.get(guid)!;
     const action = actions.find((candidate) => candidate.name === use.action);
     if (action) resolution.actions[actionKey(use.app, use.action)] = action;
-    else add(use.path, `App "${declared ? declared.name : use.app}" has no Action "${use.action}" (it has: ${quoted(actions.map((candidate) => candidate.name))}); Actions are configured outside the public interface`);
+    else
+      add(
+        use.path,
+        `App "${declared ? declared.name : use.app}" has no Action "${use.action}" (it has: ${quoted(actions.map((candidate) => candidate.name))}); Actions are configured outside the public interface`,
+      );
   }
 
   const contextUses = section(spec.contextSources);
@@ -97,7 +112,11 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
     for (const [key, source] of contextUses) {
       const context = contexts.find((candidate) => candidate.name === source.context);
       if (context) resolution.contexts[source.context] = context.guid;
-      else add(["contextSources", key, "context"], `no Context "${source.context}" in the workspace (it has: ${quoted(contexts.map((candidate) => candidate.name))}); Contexts are created outside the public interface`);
+      else
+        add(
+          ["contextSources", key, "context"],
+          `no Context "${source.context}" in the workspace (it has: ${quoted(contexts.map((candidate) => candidate.name))}); Contexts are created outside the public interface`,
+        );
     }
   }
 
@@ -109,7 +128,11 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
         const name = typeof ref === "string" ? ref : ref.type;
         const type = types.find((candidate) => candidate.name === name);
         if (type) resolution.evalTypes[name] = type.guid;
-        else add(["evals", key, "evalTypes", index, ...(typeof ref === "string" ? [] : ["type"])], `no Eval type "${name}" (available: ${quoted(types.map((candidate) => candidate.name))})`);
+        else
+          add(
+            ["evals", key, "evalTypes", index, ...(typeof ref === "string" ? [] : ["type"])],
+            `no Eval type "${name}" (available: ${quoted(types.map((candidate) => candidate.name))})`,
+          );
       });
     }
   }
@@ -119,7 +142,10 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
     const types = await getSkillTypes(lookup);
     for (const [key, skill] of skills) {
       if (!types.some((type) => type.name === skill.type)) {
-        add(["skills", key, "type"], `no Skill type "${skill.type}" in the workspace (it has: ${quoted(types.map((type) => type.name))}); Skill types are configured outside the public interface`);
+        add(
+          ["skills", key, "type"],
+          `no Skill type "${skill.type}" in the workspace (it has: ${quoted(types.map((type) => type.name))}); Skill types are configured outside the public interface`,
+        );
       }
     }
   }

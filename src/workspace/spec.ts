@@ -48,7 +48,8 @@ import { workflowKind } from "../resources/workflow";
 import { REPORT_INPUT, YamlFileError, issueMessage, parseYaml } from "../yaml-file";
 
 /** A kind's own field schema, with its description (or one in the document's terms) for the JSON Schema. */
-const field = <F extends InputField>(declared: F, description: string = declared.description): F["schema"] => declared.schema.describe(description) as F["schema"];
+const field = <F extends InputField>(declared: F, description: string = declared.description): F["schema"] =>
+  declared.schema.describe(description) as F["schema"];
 
 const LOGICAL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const LOGICAL_NAME_RULE = "a logical name is letters, digits, '.', '_' and '-', starting with a letter or a digit";
@@ -57,7 +58,10 @@ const LOGICAL_NAME_RULE = "a logical name is letters, digits, '.', '_' and '-', 
 const entries = <S extends z.ZodType>(entry: S, description: string) =>
   z
     .record(z.string().regex(LOGICAL_NAME), entry, {
-      error: (issue) => (issue.code === "invalid_key" ? `"${String(issue.path?.at(-1) ?? "")}" is not a valid logical name: ${LOGICAL_NAME_RULE}` : undefined),
+      error: (issue) =>
+        issue.code === "invalid_key"
+          ? `"${String(issue.path?.at(-1) ?? "")}" is not a valid logical name: ${LOGICAL_NAME_RULE}`
+          : undefined,
     })
     .optional()
     .describe(description);
@@ -67,12 +71,20 @@ const Name = z.string().min(1, "must not be empty");
 const SecretSource = z
   .union(
     [
-      z.strictObject({ config: Name.describe("A stack config key (`pulumi config set --secret <key> ...`), in the project's namespace unless written `namespace:key`.") }),
-      z.strictObject({ env: Name.describe("An environment variable of the program (`pulumi up` runs it); the value is wrapped as a secret.") }),
+      z.strictObject({
+        config: Name.describe(
+          "A stack config key (`pulumi config set --secret <key> ...`), in the project's namespace unless written `namespace:key`.",
+        ),
+      }),
+      z.strictObject({
+        env: Name.describe("An environment variable of the program (`pulumi up` runs it); the value is wrapped as a secret."),
+      }),
     ],
     { error: "must be { config: <stack config key> } or { env: <environment variable> }: secrets are never written in the file" },
   )
-  .describe("Where the secret comes from: `{ config: <key> }` (a secret stack config value) or `{ env: <VARIABLE> }`. Never the secret itself.");
+  .describe(
+    "Where the secret comes from: `{ config: <key> }` (a secret stack config value) or `{ env: <VARIABLE> }`. Never the secret itself.",
+  );
 
 const AppRef = Name.describe(
   "An App: the logical name of an App declared under `apps`, otherwise the name of an App that already exists in the workspace (for example one configured outside Pulumi).",
@@ -112,8 +124,13 @@ const ModelEntry = z.strictObject({
   provider: Name.describe(
     "The logical name of the ProviderConnection (under `providerConnections`) the Model uses: its provider type, key and endpoint apply, and the Model is created after it.",
   ),
-  key: SecretSource.describe("A credential of the Model's own, instead of the ProviderConnection's: `{ config: <key> }` or `{ env: <VARIABLE> }`.").optional(),
-  url: field(modelKind.inputs.url, "The provider endpoint (http or https), or null for the provider's default; when left out, the ProviderConnection's.").optional(),
+  key: SecretSource.describe(
+    "A credential of the Model's own, instead of the ProviderConnection's: `{ config: <key> }` or `{ env: <VARIABLE> }`.",
+  ).optional(),
+  url: field(
+    modelKind.inputs.url,
+    "The provider endpoint (http or https), or null for the provider's default; when left out, the ProviderConnection's.",
+  ).optional(),
   default: field(modelKind.inputs.default).optional(),
   adopt: AdoptField,
 });
@@ -149,7 +166,9 @@ const EvalEntry = z.strictObject({
   action: ActionRef.describe("The Action whose generations are scored, as `{app, action}`. Another Action replaces the Eval."),
   evalTypes: z.array(EvalTypeRef).describe("The Eval types that score, by name (each once), or `{type, variables}`. Changes in place."),
   dataset: Name.nullable()
-    .describe("The logical name of a Dataset declared under `datasets` to score, or null to score live traffic. Another Dataset replaces the Eval.")
+    .describe(
+      "The logical name of a Dataset declared under `datasets` to score, or null to score live traffic. Another Dataset replaces the Eval.",
+    )
     .optional(),
   version: field(evalKind.inputs.version).optional(),
   samplingRate: field(evalKind.inputs.samplingRate).optional(),
@@ -173,7 +192,9 @@ const SkillEntry = z.strictObject({
 });
 
 const ContextSourceEntry = z.strictObject({
-  context: Name.describe("The name of the Context the source populates (Contexts are created outside the public interface). Another Context replaces the source."),
+  context: Name.describe(
+    "The name of the Context the source populates (Contexts are created outside the public interface). Another Context replaces the source.",
+  ),
   url: field(contextSourceKind.inputs.url).optional(),
   file: Name.describe(
     "A file uploaded on create, by its path relative to this document. Set exactly one of `url` and `file`. A change of its content or path replaces the source.",
@@ -191,7 +212,10 @@ const ContextSourceEntry = z.strictObject({
 export const WorkspaceDocument = z
   .strictObject({
     apps: entries(AppEntry, "Apps, by logical name."),
-    providerConnections: entries(ProviderConnectionEntry, "Connections to model providers, by logical name. Keys come from the stack config or the environment."),
+    providerConnections: entries(
+      ProviderConnectionEntry,
+      "Connections to model providers, by logical name. Keys come from the stack config or the environment.",
+    ),
     models: entries(ModelEntry, "Models, by logical name; each uses a ProviderConnection declared here."),
     workflows: entries(WorkflowEntry, "Workflow records, by logical name (their blocks are configured outside the public interface)."),
     datasets: entries(DatasetEntry, "Datasets, by logical name."),
@@ -228,14 +252,20 @@ export const contextFilePath = (baseDir: string, file: string): string => resolv
 export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefined): SpecProblem[] {
   const problems: SpecProblem[] = [];
   const add = (path: Path, message: string) => problems.push({ path, message });
-  const list = <S extends Section>(section: S) => Object.entries(spec[section] ?? {}) as [string, NonNullable<ParsedWorkspaceSpec[S]>[string]][];
+  const list = <S extends Section>(section: S) =>
+    Object.entries(spec[section] ?? {}) as [string, NonNullable<ParsedWorkspaceSpec[S]>[string]][];
   const declared = (section: Section) => Object.keys(spec[section] ?? {});
   const names = (section: Section) => declared(section).join(", ") || "none";
 
   if ((Object.keys(WorkspaceDocument.shape) as Section[]).every((section) => declared(section).length === 0)) add([], EMPTY_DOCUMENT);
 
   /** Reports every entry after the first whose identity (when defined) an earlier entry already has. */
-  const unique = <S extends Section>(section: S, field: string, identity: (entry: NonNullable<ParsedWorkspaceSpec[S]>[string]) => string | undefined, what: (value: string) => string) => {
+  const unique = <S extends Section>(
+    section: S,
+    field: string,
+    identity: (entry: NonNullable<ParsedWorkspaceSpec[S]>[string]) => string | undefined,
+    what: (value: string) => string,
+  ) => {
     const seen = new Map<string, string>();
     for (const [key, entry] of list(section)) {
       const value = identity(entry);
@@ -246,30 +276,87 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
     }
   };
 
-  unique("apps", "name", (app) => app.name, (name) => `an App named "${name}"`);
-  unique("providerConnections", "name", (connection) => connection.name ?? undefined, (name) => `a ProviderConnection named "${name}"`);
-  unique("providerConnections", "nickname", (connection) => connection.nickname, (nickname) => `a ProviderConnection nicknamed "${nickname}"`);
-  unique("models", "llm", (model) => `${model.provider}\n${model.llm}`, (id) => `a Model "${id.split("\n")[1]}" on ProviderConnection ${id.split("\n")[0]}`);
-  unique("workflows", "name", (workflow) => `${workflow.app}\n${workflow.name}`, (id) => `a Workflow named "${id.split("\n")[1]}" in App ${id.split("\n")[0]}`);
-  unique("datasets", "name", (dataset) => dataset.name, (name) => `a Dataset named "${name}"`);
-  unique("evals", "name", (entry) => entry.name, (name) => `an Eval named "${name}"`);
-  unique("experiments", "name", (experiment) => experiment.name, (name) => `an Experiment named "${name}"`);
-  unique("skills", "name", (skill) => skill.name, (name) => `a Skill named "${name}"`);
-  unique("contextSources", "url", (source) => (source.url === undefined ? undefined : `${source.context}\n${source.url}`), (id) => `a Context Source of Context "${id.split("\n")[0]}" reading ${id.split("\n")[1]}`);
+  unique(
+    "apps",
+    "name",
+    (app) => app.name,
+    (name) => `an App named "${name}"`,
+  );
+  unique(
+    "providerConnections",
+    "name",
+    (connection) => connection.name ?? undefined,
+    (name) => `a ProviderConnection named "${name}"`,
+  );
+  unique(
+    "providerConnections",
+    "nickname",
+    (connection) => connection.nickname,
+    (nickname) => `a ProviderConnection nicknamed "${nickname}"`,
+  );
+  unique(
+    "models",
+    "llm",
+    (model) => `${model.provider}\n${model.llm}`,
+    (id) => `a Model "${id.split("\n")[1]}" on ProviderConnection ${id.split("\n")[0]}`,
+  );
+  unique(
+    "workflows",
+    "name",
+    (workflow) => `${workflow.app}\n${workflow.name}`,
+    (id) => `a Workflow named "${id.split("\n")[1]}" in App ${id.split("\n")[0]}`,
+  );
+  unique(
+    "datasets",
+    "name",
+    (dataset) => dataset.name,
+    (name) => `a Dataset named "${name}"`,
+  );
+  unique(
+    "evals",
+    "name",
+    (entry) => entry.name,
+    (name) => `an Eval named "${name}"`,
+  );
+  unique(
+    "experiments",
+    "name",
+    (experiment) => experiment.name,
+    (name) => `an Experiment named "${name}"`,
+  );
+  unique(
+    "skills",
+    "name",
+    (skill) => skill.name,
+    (name) => `a Skill named "${name}"`,
+  );
+  unique(
+    "contextSources",
+    "url",
+    (source) => (source.url === undefined ? undefined : `${source.context}\n${source.url}`),
+    (id) => `a Context Source of Context "${id.split("\n")[0]}" reading ${id.split("\n")[1]}`,
+  );
   unique(
     "contextSources",
     "file",
-    (source) => (source.file === undefined ? undefined : `${source.context}\n${baseDir === undefined ? source.file : contextFilePath(baseDir, source.file)}`),
+    (source) =>
+      source.file === undefined
+        ? undefined
+        : `${source.context}\n${baseDir === undefined ? source.file : contextFilePath(baseDir, source.file)}`,
     (id) => `a Context Source of Context "${id.split("\n")[0]}" uploading ${id.split("\n")[1]}`,
   );
   for (const section of ["providerConnections", "models"] as const) {
     const defaults = list(section).filter(([, entry]) => entry.default === true);
-    for (const [key] of defaults.slice(1)) add([section, key, "default"], `only one of ${section} can be the default; ${section}.${defaults[0]![0]} already is`);
+    for (const [key] of defaults.slice(1))
+      add([section, key, "default"], `only one of ${section} can be the default; ${section}.${defaults[0]![0]} already is`);
   }
 
   for (const [key, model] of list("models")) {
     if (!spec.providerConnections?.[model.provider]) {
-      add(["models", key, "provider"], `no ProviderConnection "${model.provider}" is declared under providerConnections (declared: ${names("providerConnections")})`);
+      add(
+        ["models", key, "provider"],
+        `no ProviderConnection "${model.provider}" is declared under providerConnections (declared: ${names("providerConnections")})`,
+      );
     }
   }
   for (const [key, entry] of list("evals")) {
@@ -283,13 +370,20 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
   }
   for (const [key, source] of list("contextSources")) {
     if (source.url !== undefined && source.file !== undefined) {
-      add(["contextSources", key, "file"], "set either url or file, not both: url is an address the service fetches, file is uploaded on create");
+      add(
+        ["contextSources", key, "file"],
+        "set either url or file, not both: url is an address the service fetches, file is uploaded on create",
+      );
     } else if (source.url === undefined && source.file === undefined) {
-      add(["contextSources", key], "a Context Source needs its content: set url (an http(s) address the service fetches) or file (a path, relative to this document, to upload)");
+      add(
+        ["contextSources", key],
+        "a Context Source needs its content: set url (an http(s) address the service fetches) or file (a path, relative to this document, to upload)",
+      );
     } else if (source.file !== undefined && baseDir !== undefined) {
       const full = contextFilePath(baseDir, source.file);
       if (!existsSync(full)) add(["contextSources", key, "file"], `file ${source.file} does not exist (looked for ${full})`);
-      else if (statSync(full).isDirectory()) add(["contextSources", key, "file"], `${source.file} is a directory; a Context Source takes one file`);
+      else if (statSync(full).isDirectory())
+        add(["contextSources", key, "file"], `${source.file} is a directory; a Context Source takes one file`);
     }
     if (source.waitForIndexing !== undefined && source.waitForIndexing !== false && source.process !== true) {
       add(["contextSources", key, "waitForIndexing"], "waits for processing, which only starts with process: true");
@@ -329,7 +423,10 @@ export class WorkspaceSpecError extends RunError {
   ) {
     super(
       problems
-        .map((problem) => `${source}${problem.line === undefined ? "" : `:${problem.line}:${problem.column}`}: ${problem.path ? `${problem.path}: ` : ""}${problem.message}`)
+        .map(
+          (problem) =>
+            `${source}${problem.line === undefined ? "" : `:${problem.line}:${problem.column}`}: ${problem.path ? `${problem.path}: ` : ""}${problem.message}`,
+        )
         .join("\n"),
       options,
     );
@@ -353,7 +450,9 @@ export function loadWorkspaceFile(file: string): LoadedSpec {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    throw new WorkspaceSpecError(file, [{ path: "", message: `cannot read the workspace file: ${(error as Error).message}` }], { cause: error });
+    throw new WorkspaceSpecError(file, [{ path: "", message: `cannot read the workspace file: ${(error as Error).message}` }], {
+      cause: error,
+    });
   }
   return loadWorkspaceText(text, file, dirname(resolve(file)));
 }
@@ -383,12 +482,18 @@ export function loadWorkspaceText(text: string, source: string, baseDir: string)
 
 /** Validates a document given as an object (a program's `spec`); positions are field paths only. */
 export function loadWorkspaceObject(value: unknown, source: string, baseDir: string = process.cwd()): LoadedSpec {
-  const error = (problems: SpecProblem[]) => new WorkspaceSpecError(source, problems.map((problem) => ({ path: problem.path.map(String).join("."), message: problem.message })));
+  const error = (problems: SpecProblem[]) =>
+    new WorkspaceSpecError(
+      source,
+      problems.map((problem) => ({ path: problem.path.map(String).join("."), message: problem.message })),
+    );
   const result = workspaceSchema(baseDir).safeParse(value ?? {}, REPORT_INPUT);
   if (!result.success) {
     throw error(
       result.error.issues.map((issue) => ({
-        path: [...issue.path, ...(issue.code === "unrecognized_keys" ? [issue.keys[0]!] : [])].map((part) => (typeof part === "symbol" ? String(part) : part)),
+        path: [...issue.path, ...(issue.code === "unrecognized_keys" ? [issue.keys[0]!] : [])].map((part) =>
+          typeof part === "symbol" ? String(part) : part,
+        ),
         message: issueMessage(issue),
       })),
     );
@@ -398,7 +503,10 @@ export function loadWorkspaceObject(value: unknown, source: string, baseDir: str
 
 /** A key written twice in a kind's map is a logical name declared twice. */
 const YAML_OPTIONS = {
-  duplicateKey: (mapPath: string[], key: string) => (mapPath.length === 1 && Object.hasOwn(WorkspaceDocument.shape, mapPath[0]!) ? `duplicate logical name "${key}"` : `duplicate key "${key}"`),
+  duplicateKey: (mapPath: string[], key: string) =>
+    mapPath.length === 1 && Object.hasOwn(WorkspaceDocument.shape, mapPath[0]!)
+      ? `duplicate logical name "${key}"`
+      : `duplicate key "${key}"`,
 };
 
 function located<T>(parse: () => T): T {

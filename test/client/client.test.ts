@@ -43,7 +43,13 @@ describe("GmsClient requests", () => {
   it("sends a JSON body and the defined query values, and accepts a base URL with a trailing slash", async () => {
     const server = track(await startScriptedServer(json(200, APP)));
     const client = track(new GmsClient({ baseUrl: `${server.baseUrl}/`, apiKey: API_KEY, userAgent: "custom/1.0" }));
-    await client.request({ method: "POST", path: path`/apps`, query: { skip: 0, limit: 5, filter: undefined, flag: true }, body: { name: "Support", description: null }, schema: App });
+    await client.request({
+      method: "POST",
+      path: path`/apps`,
+      query: { skip: 0, limit: 5, filter: undefined, flag: true },
+      body: { name: "Support", description: null },
+      schema: App,
+    });
 
     const [received] = server.requests;
     expect(received?.url).toBe("/v1/apps?skip=0&limit=5&flag=true");

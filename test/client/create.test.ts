@@ -50,7 +50,10 @@ describe("GmsClient.create", () => {
   });
 
   it("ignores objects created before the POST was sent, and objects this client already holds", async () => {
-    const { server, client } = await connect([json(200, { guid: OTHER, name: "support" }), destroyAfterReceiving, json(200, { guid: GUID, name: "support" })], noSleep);
+    const { server, client } = await connect(
+      [json(200, { guid: OTHER, name: "support" }), destroyAfterReceiving, json(200, { guid: GUID, name: "support" })],
+      noSleep,
+    );
     await creating(client, async () => []);
     const old = { guid: "11111111-2222-4333-8444-555555555555", createdAt: "2020-01-01T00:00:00.000Z" };
     const created = await creating(client, async () => [old, { guid: OTHER }, { guid: GUID, createdAt: new Date().toISOString() }]);

@@ -25,13 +25,20 @@ const { connect, track } = scriptedClients();
 /** One request with retries off, returning what it threw. */
 async function failingRequest(status: number, body: unknown, headers: Record<string, string> = {}): Promise<GmsError> {
   const { client } = await connect(json(status, body, headers), { maxRetries: 0 });
-  const error = await client.request({ method: "PUT", path: path`/apps/${GUID}`, body: { name: "x" }, schema: z.unknown() }).catch((caught: unknown) => caught);
+  const error = await client
+    .request({ method: "PUT", path: path`/apps/${GUID}`, body: { name: "x" }, schema: z.unknown() })
+    .catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(GmsError);
   return error as GmsError;
 }
 
 function expectNoCredential(error: Error): void {
-  for (const rendered of [error.message, JSON.stringify(error), inspect(error, { depth: Infinity, showHidden: true }), String(error.stack)]) {
+  for (const rendered of [
+    error.message,
+    JSON.stringify(error),
+    inspect(error, { depth: Infinity, showHidden: true }),
+    String(error.stack),
+  ]) {
     expect(rendered).not.toContain(API_KEY);
     expect(rendered).not.toContain("Bearer");
   }
@@ -55,7 +62,15 @@ describe("errors built from a response", () => {
     const error = await failingRequest(status, { detail: "App not found" }, { "x-request-id": "req-123" });
 
     expect(error).toBeInstanceOf(type);
-    expect(error).toMatchObject({ name, code, status, detail: "App not found", method: "PUT", path: `/apps/${GUID}`, requestId: "req-123" });
+    expect(error).toMatchObject({
+      name,
+      code,
+      status,
+      detail: "App not found",
+      method: "PUT",
+      path: `/apps/${GUID}`,
+      requestId: "req-123",
+    });
     expect(error.message).toBe(`PUT /apps/${GUID}: ${status} App not found`);
     expectNoCredential(error);
   });
@@ -117,7 +132,14 @@ describe("connection errors", () => {
     const error = await client.request({ method: "GET", path: path`/apps`, schema: z.unknown() }).catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(ConnectionError);
-    expect(error).toMatchObject({ name: "ConnectionError", code: "connection", status: undefined, method: "GET", path: "/apps", provablyUnsent: true });
+    expect(error).toMatchObject({
+      name: "ConnectionError",
+      code: "connection",
+      status: undefined,
+      method: "GET",
+      path: "/apps",
+      provablyUnsent: true,
+    });
     expect((error as Error).message).toBe(`GET /apps: connection to http://127.0.0.1:${port} failed (ECONNREFUSED)`);
     expect((error as Error).cause).toMatchObject({ code: "ECONNREFUSED" });
     expectNoCredential(error as Error);
@@ -125,7 +147,9 @@ describe("connection errors", () => {
 
   it("mark a connection cut after the request arrived as possibly sent", async () => {
     const { client } = await connect(destroyAfterReceiving, { maxRetries: 0 });
-    const error = await client.request({ method: "POST", path: path`/apps`, body: { name: "x" }, schema: z.unknown() }).catch((caught: unknown) => caught);
+    const error = await client
+      .request({ method: "POST", path: path`/apps`, body: { name: "x" }, schema: z.unknown() })
+      .catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toMatchObject({ provablyUnsent: false, status: undefined });

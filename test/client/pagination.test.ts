@@ -28,7 +28,11 @@ describe("paginateEnvelope", () => {
     const collected = await collect(paginateEnvelope(client, { path: path`/apps`, item: Item, limit: 10, query: { app: "a" } }));
 
     expect(collected).toEqual(all);
-    expect(queries(server.requests)).toEqual(["/v1/apps?app=a&skip=0&limit=10", "/v1/apps?app=a&skip=10&limit=10", "/v1/apps?app=a&skip=20&limit=10"]);
+    expect(queries(server.requests)).toEqual([
+      "/v1/apps?app=a&skip=0&limit=10",
+      "/v1/apps?app=a&skip=10&limit=10",
+      "/v1/apps?app=a&skip=20&limit=10",
+    ]);
   });
 
   it("stops on an empty page that still claims a next page", async () => {

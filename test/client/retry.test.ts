@@ -15,7 +15,16 @@ import {
   type HttpMethod,
   type RequestObservation,
 } from "../../src/client";
-import { API_KEY, closedPort, delayed, destroyAfterReceiving, json, startScriptedServer, type ScriptedServer, type Step } from "./scripted-server";
+import {
+  API_KEY,
+  closedPort,
+  delayed,
+  destroyAfterReceiving,
+  json,
+  startScriptedServer,
+  type ScriptedServer,
+  type Step,
+} from "./scripted-server";
 
 const GUID = "3c2b1a09-8f7e-4d6c-b5a4-938271605f4e";
 const OK = { ok: true };
@@ -51,7 +60,12 @@ async function scripted(steps: Step[] | Step, options: Partial<GmsClientOptions>
 }
 
 function send(target: GmsClient, method: HttpMethod) {
-  return target.request({ method, path: path`/apps/${GUID}`, body: method === "GET" || method === "DELETE" ? undefined : { name: "x" }, schema: Ok });
+  return target.request({
+    method,
+    path: path`/apps/${GUID}`,
+    body: method === "GET" || method === "DELETE" ? undefined : { name: "x" },
+    schema: Ok,
+  });
 }
 
 describe("idempotent requests", () => {
@@ -67,13 +81,20 @@ describe("idempotent requests", () => {
   });
 
   it.each(["PUT", "DELETE"] as const)("%s retries 500, 502, 408 and a 429 with Retry-After", async (method) => {
-    const { server, client } = await scripted([json(500, {}), json(502, {}), json(408, {}), json(429, {}, { "retry-after": "0" }), json(200, OK)], { maxRetries: 4 });
+    const { server, client } = await scripted(
+      [json(500, {}), json(502, {}), json(408, {}), json(429, {}, { "retry-after": "0" }), json(200, OK)],
+      { maxRetries: 4 },
+    );
     await expect(send(client, method)).resolves.toEqual(OK);
     expect(server.requests.map((request) => request.method)).toEqual(Array(5).fill(method));
   });
 
   it("sleep exactly the Retry-After seconds instead of the backoff", async () => {
-    const { client, sleeps } = await scripted([json(503, {}, { "retry-after": "3" }), json(429, {}, { "retry-after": "0" }), json(200, OK)]);
+    const { client, sleeps } = await scripted([
+      json(503, {}, { "retry-after": "3" }),
+      json(429, {}, { "retry-after": "0" }),
+      json(200, OK),
+    ]);
     await expect(send(client, "GET")).resolves.toEqual(OK);
     expect(sleeps).toEqual([3_000, 0]);
   });
@@ -88,7 +109,10 @@ describe("idempotent requests", () => {
   });
 
   it("back off exponentially with full jitter up to the cap", async () => {
-    const { server, client, sleeps } = await scripted(json(500, {}), { maxRetries: 6, retryTiming: { baseDelayMs: 100, maxDelayMs: 1_000 } });
+    const { server, client, sleeps } = await scripted(json(500, {}), {
+      maxRetries: 6,
+      retryTiming: { baseDelayMs: 100, maxDelayMs: 1_000 },
+    });
     await expect(send(client, "GET")).rejects.toBeInstanceOf(ServerError);
     expect(server.requests).toHaveLength(7);
     // random() = 0.5 of a ceiling 100, 200, 400, 800, then capped at 1000.
@@ -96,7 +120,10 @@ describe("idempotent requests", () => {
   });
 
   it("respect maxRetries and throw the last error", async () => {
-    const { server, client, observations } = await scripted([json(503, { detail: "first" }), json(503, { detail: "second" }), json(502, { detail: "last" })], { maxRetries: 2 });
+    const { server, client, observations } = await scripted(
+      [json(503, { detail: "first" }), json(503, { detail: "second" }), json(502, { detail: "last" })],
+      { maxRetries: 2 },
+    );
     const error = await send(client, "GET").catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status: 502, detail: "last" });
     expect(server.requests).toHaveLength(3);

@@ -11,7 +11,12 @@ describe("apps routes", () => {
   it("creates an App with a slug from its name and audit fields", async () => {
     const created = await emulator.call("POST", "/v1/apps", { name: "Customer Support!", description: "help desk" });
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ name: "Customer Support!", description: "help desk", slug: "customer-support", last_updated_by_id: null });
+    expect(created.body).toMatchObject({
+      name: "Customer Support!",
+      description: "help desk",
+      slug: "customer-support",
+      last_updated_by_id: null,
+    });
     expect(created.body.guid).toMatch(/^[0-9a-f-]{36}$/);
     expect(Date.parse(created.body.created_at)).not.toBeNaN();
     expect(created.body.created_by_id).toEqual(expect.any(String));
@@ -95,7 +100,9 @@ describe("apps routes", () => {
       ["action_type", "created_at", "created_by_id", "guid", "last_updated_by_id", "model", "name", "updated_at"].sort(),
     );
     expect(actions.body[0]).toMatchObject({ model: "gpt-4o-mini", action_type: "prompt" });
-    expect((await emulator.call("GET", `/v1/apps/${support}/actions?limit=1&skip=1`)).body.map((a: { name: string }) => a.name)).toEqual(["Classify"]);
+    expect((await emulator.call("GET", `/v1/apps/${support}/actions?limit=1&skip=1`)).body.map((a: { name: string }) => a.name)).toEqual([
+      "Classify",
+    ]);
     expect((await emulator.call("GET", `/v1/apps/${support}/finetunes`)).body).toEqual([]);
   });
 
@@ -127,7 +134,9 @@ describe("apps routes", () => {
     expect(missingName.status).toBe(400);
     expect(missingName.body.detail).toEqual([{ loc: ["body", "name"], msg: "Field required", type: "missing" }]);
     const wrongType = await emulator.call("POST", "/v1/apps", { name: 42 });
-    expect(wrongType.body.detail).toEqual([{ loc: ["body", "name"], msg: "Invalid input: expected string, received number", type: "invalid_type" }]);
+    expect(wrongType.body.detail).toEqual([
+      { loc: ["body", "name"], msg: "Invalid input: expected string, received number", type: "invalid_type" },
+    ]);
     expect((await emulator.call("POST", "/v1/apps", { name: 42 })).status).toBe(400);
     const broken = await emulator.call("POST", "/v1/apps", "{not json", { headers: { "content-type": "application/json" } });
     expect(broken.status).toBe(400);

@@ -46,7 +46,10 @@ describe("gms-emulator CLI", () => {
   it("loads fixtures, keeps data in the database file across restarts, and reuses the generated key", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gms-cli-"));
     const fixtures = join(dir, "fixtures.yaml");
-    writeFileSync(fixtures, "workspaces:\n  - name: Acme\n    slug: acme\n    apiKey: gms_cli_acme_key\n    apps:\n      - name: Support\n");
+    writeFileSync(
+      fixtures,
+      "workspaces:\n  - name: Acme\n    slug: acme\n    apiKey: gms_cli_acme_key\n    apps:\n      - name: Support\n",
+    );
     const db = join(dir, "gms.db");
 
     const first = startCli(["--port", "0", "--db", db, "--fixtures", fixtures]);
@@ -72,7 +75,11 @@ describe("gms-emulator CLI", () => {
     const reopened = startCli(["--port", "0", "--db", join(dir, "default.db")]);
     const reopenedUrl = (await reopened.ready).url;
     expect((await reopened.ready).keys).toEqual([firstKey]);
-    const made = await fetch(`${reopenedUrl}/apps`, { method: "POST", headers: { authorization: `Bearer ${firstKey}`, "content-type": "application/json" }, body: JSON.stringify({ name: "Kept" }) });
+    const made = await fetch(`${reopenedUrl}/apps`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${firstKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Kept" }),
+    });
     expect(made.status).toBe(200);
     reopened.child.kill("SIGTERM");
     await reopened.exited;
@@ -82,7 +89,9 @@ describe("gms-emulator CLI", () => {
     const { url: rekeyedUrl, keys } = await rekeyed.ready;
     expect(keys).toEqual(["gms_chosen_later_key"]);
     for (const key of ["gms_chosen_later_key", firstKey!]) {
-      const apps = (await (await fetch(`${rekeyedUrl}/apps`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { name: string }[] };
+      const apps = (await (await fetch(`${rekeyedUrl}/apps`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+        data: { name: string }[];
+      };
       expect(apps.data.map((app) => app.name)).toEqual(["Kept"]);
     }
     rekeyed.child.kill("SIGTERM");
@@ -99,7 +108,16 @@ describe("gms-emulator CLI", () => {
   });
 
   it("injects faults from --faults, printing the spec in force, and refuses a bad spec with the usage line", async () => {
-    const cli = startCli(["--port", "0", "--db", ":memory:", "--api-key", "gms_cli_test_key", "--faults", "error=1,seed=7,status=502,methods=get"]);
+    const cli = startCli([
+      "--port",
+      "0",
+      "--db",
+      ":memory:",
+      "--api-key",
+      "gms_cli_test_key",
+      "--faults",
+      "error=1,seed=7,status=502,methods=get",
+    ]);
     const { url } = await cli.ready;
     expect(cli.output().stdout).toMatch(/^faults: seed=7,error=1,status=502,methods=GET$/m);
     const faulted = await fetch(`${url}/workspaces/current`, { headers: { authorization: "Bearer gms_cli_test_key" } });
@@ -132,7 +150,16 @@ describe("gms-emulator CLI", () => {
   });
 
   it("builds signed file URLs from --public-url, and refuses a malformed one", async () => {
-    const cli = startCli(["--port", "0", "--db", ":memory:", "--api-key", "gms_cli_test_key", "--public-url", "https://gms.example.test/base"]);
+    const cli = startCli([
+      "--port",
+      "0",
+      "--db",
+      ":memory:",
+      "--api-key",
+      "gms_cli_test_key",
+      "--public-url",
+      "https://gms.example.test/base",
+    ]);
     const { url } = await cli.ready;
     const upload = await fetch(`${url}/files/upload`, {
       method: "POST",

@@ -74,7 +74,8 @@ async function closedPort(): Promise<number> {
   return typeof address === "object" && address ? address.port : 0;
 }
 
-const contextGuids = (store: Store, key: string): string[] => store.contexts.list(store.workspaces.authenticate(key)!).map((context) => context.guid);
+const contextGuids = (store: Store, key: string): string[] =>
+  store.contexts.list(store.workspaces.authenticate(key)!).map((context) => context.guid);
 
 describe("context sources routes", () => {
   const files = fileServer();
@@ -159,7 +160,10 @@ describe("context sources routes", () => {
     const updated = await emulator.call("PUT", path, {
       name: "Renamed",
       splitterConfig: { chunk_size: 200, chunk_overlap: 20, separator: "ignored" },
-      loaderConfig: [{ name: "path", value: "/a", required: true }, { name: "depth", value: 2 }],
+      loaderConfig: [
+        { name: "path", value: "/a", required: true },
+        { name: "depth", value: 2 },
+      ],
       loader_id: MISSING_GUID,
     });
     expect(updated.status).toBe(200);
@@ -168,7 +172,10 @@ describe("context sources routes", () => {
       name: "Renamed",
       loader_id: FILES_LOADER_ID,
       splitter_config: { chunk_size: 200, chunk_overlap: 20 },
-      loader_config: [{ name: "path", value: "/a", required: true }, { name: "depth", value: 2 }],
+      loader_config: [
+        { name: "path", value: "/a", required: true },
+        { name: "depth", value: 2 },
+      ],
       indexing_status: "pending",
     });
     expect(await read(source.guid)).toEqual(updated.body);
@@ -239,7 +246,10 @@ describe("context sources routes", () => {
     expect(badContext.status).toBe(400);
     expect(badContext.body.detail[0].loc).toEqual(["path", "contextGuid"]);
     expect((await emulator.call("GET", `${sources()}/nope`)).body.detail[0].loc).toEqual(["path", "guid"]);
-    expect((await emulator.call("POST", "/v1/context_sources/nope/process", { contextGuid: handbook })).body.detail[0].loc).toEqual(["path", "guid"]);
+    expect((await emulator.call("POST", "/v1/context_sources/nope/process", { contextGuid: handbook })).body.detail[0].loc).toEqual([
+      "path",
+      "guid",
+    ]);
     const source = await create("https://example.com/a.txt");
     const badBody = await emulator.call("POST", `/v1/context_sources/${source.guid}/process`, { contextGuid: "nope" });
     expect(badBody.status).toBe(400);
@@ -262,8 +272,13 @@ describe("context sources routes", () => {
     const deleted = await emulator.call("DELETE", `${sources()}/${source.guid}`);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ message: `Context Source ${source.guid} deleted` });
-    for (const method of ["GET", "DELETE"]) expect((await emulator.call(method, `${sources()}/${source.guid}`)).body).toEqual({ detail: "Not Found" });
-    const put = await emulator.call("PUT", `${sources()}/${source.guid}`, { name: "x", splitterConfig: { chunk_size: 10 }, loaderConfig: [] });
+    for (const method of ["GET", "DELETE"])
+      expect((await emulator.call(method, `${sources()}/${source.guid}`)).body).toEqual({ detail: "Not Found" });
+    const put = await emulator.call("PUT", `${sources()}/${source.guid}`, {
+      name: "x",
+      splitterConfig: { chunk_size: 10 },
+      loaderConfig: [],
+    });
     expect(put.status).toBe(404);
     const process = await emulator.call("POST", `/v1/context_sources/${source.guid}/process`, { contextGuid: handbook });
     expect(process.body).toEqual({ detail: "Context Source not found" });
@@ -275,7 +290,11 @@ describe("context sources routes", () => {
     const text = "First paragraph of the handbook.\n\nSecond paragraph, a little longer than the first.\n\nThird.";
     files.files.set("/handbook.txt", { body: text, delay: 50 });
     const source = await create(files.url("/handbook.txt"));
-    await emulator.call("PUT", `${sources()}/${source.guid}`, { name: "Handbook", splitterConfig: { chunk_size: 55, chunk_overlap: 0 }, loaderConfig: [] });
+    await emulator.call("PUT", `${sources()}/${source.guid}`, {
+      name: "Handbook",
+      splitterConfig: { chunk_size: 55, chunk_overlap: 0 },
+      loaderConfig: [],
+    });
 
     const dispatched = await emulator.call("POST", `/v1/context_sources/${source.guid}/process`, { contextGuid: handbook });
     expect(dispatched.status).toBe(200);
@@ -308,7 +327,10 @@ describe("context sources routes", () => {
     files.files.set("/notes.json", { body: '{"note": "version two"}', type: "application/json" });
     const again = await processed(source.guid);
     expect(again.indexing_status).toBe("indexed");
-    expect((await documents()).map((document: { content: string }) => document.content)).toEqual(["written by hand", '{"note": "version two"}']);
+    expect((await documents()).map((document: { content: string }) => document.content)).toEqual([
+      "written by hand",
+      '{"note": "version two"}',
+    ]);
   });
 
   it("decodes the charset the response names", async () => {
@@ -344,7 +366,10 @@ describe("context sources routes", () => {
 
   it("fails on an unreachable URL and on an object past the size cap", async () => {
     const refused = await create(`http://127.0.0.1:${await closedPort()}/x.txt`);
-    expect(await processed(refused.guid)).toMatchObject({ indexing_status: "failed", indexing_metadata: { error: expect.stringMatching(/^fetch failed: connect ECONNREFUSED/) } });
+    expect(await processed(refused.guid)).toMatchObject({
+      indexing_status: "failed",
+      indexing_metadata: { error: expect.stringMatching(/^fetch failed: connect ECONNREFUSED/) },
+    });
 
     files.files.set("/huge.txt", { body: Buffer.alloc(MAX_SOURCE_BYTES + 1, "a") });
     files.files.set("/huge-chunked.txt", { body: Buffer.alloc(MAX_SOURCE_BYTES + 1, "a"), chunked: true });
@@ -361,7 +386,9 @@ describe("context sources routes", () => {
     const a = await create(files.url("/a.txt"));
     const b = await create(files.url("/b.txt"), faq);
     const theirs = await create(files.url("/a.txt"), elsewhere, OTHER_KEY);
-    const reply = await emulator.call("POST", "/v1/context_sources/process_batch/", { sources: [a.guid, b.guid, a.guid, MISSING_GUID, theirs.guid, "nope"] });
+    const reply = await emulator.call("POST", "/v1/context_sources/process_batch/", {
+      sources: [a.guid, b.guid, a.guid, MISSING_GUID, theirs.guid, "nope"],
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ msg: "success" });
     await emulator.store.contextSources.idle();
@@ -466,7 +493,11 @@ describe("context source processing end to end over HTTP", () => {
     const created = await api("POST", `/contexts/${context}/context_sources`, { url: upload.body.url });
     expect(created.status).toBe(200);
     const guid = created.body.guid;
-    await api("PUT", `/contexts/${context}/context_sources/${guid}`, { name: "Policies", splitterConfig: { chunk_size: 40, chunk_overlap: 0 }, loaderConfig: [] });
+    await api("PUT", `/contexts/${context}/context_sources/${guid}`, {
+      name: "Policies",
+      splitterConfig: { chunk_size: 40, chunk_overlap: 0 },
+      loaderConfig: [],
+    });
     expect((await api("POST", `/context_sources/${guid}/process`, { contextGuid: context })).body).toEqual({ msg: "success" });
     await emulator.store.contextSources.idle();
 
@@ -504,8 +535,13 @@ describe("context source processing end to end over HTTP", () => {
     await api("POST", `/context_sources/${created.body.guid}/process`, { contextGuid: context });
     await emulator.store.contextSources.idle();
     const source = await api("GET", `/contexts/${context}/context_sources/${created.body.guid}`);
-    expect(source.body).toMatchObject({ indexing_status: "indexed", indexing_metadata: { documents: 1, characters: text.length, content_type: contentType } });
-    expect((await api("GET", `/contexts/${context}/documents`)).body.data.map((document: { content: string }) => document.content)).toEqual([text]);
+    expect(source.body).toMatchObject({
+      indexing_status: "indexed",
+      indexing_metadata: { documents: 1, characters: text.length, content_type: contentType },
+    });
+    expect((await api("GET", `/contexts/${context}/documents`)).body.data.map((document: { content: string }) => document.content)).toEqual(
+      [text],
+    );
   });
 
   it.each([
@@ -528,7 +564,10 @@ describe("context source processing end to end over HTTP", () => {
     await api("POST", "/context_sources/process_batch", { sources: [created.body.guid] });
     await emulator.store.contextSources.idle();
     const source = await api("GET", `/contexts/${context}/context_sources/${created.body.guid}`);
-    expect(source.body).toMatchObject({ indexing_status: "failed", indexing_metadata: { error: expect.stringMatching(/^fetch failed: /) } });
+    expect(source.body).toMatchObject({
+      indexing_status: "failed",
+      indexing_metadata: { error: expect.stringMatching(/^fetch failed: /) },
+    });
     expect((await api("GET", `/contexts/${context}/documents`)).body.total_count).toBe(0);
   });
 });

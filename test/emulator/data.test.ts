@@ -269,7 +269,9 @@ describe("data routes", () => {
     expect((await emulator.call("GET", "/v1/data")).body.total_count).toBe(1);
     const otherList = await emulator.call("GET", "/v1/data", undefined, { apiKey: OTHER_KEY });
     expect(guids(otherList.body)).toEqual([theirs.guid]);
-    expect((await emulator.call("GET", `/v1/apps/${await emulator.appGuid("Elsewhere", OTHER_KEY)}/data`)).body).toEqual({ detail: "App not found" });
+    expect((await emulator.call("GET", `/v1/apps/${await emulator.appGuid("Elsewhere", OTHER_KEY)}/data`)).body).toEqual({
+      detail: "App not found",
+    });
   });
 
   it("answers 400 for malformed UUIDs and 404 for unknown records and Apps", async () => {
@@ -291,7 +293,13 @@ describe("data routes", () => {
 
   it("offers the store contract other kinds build on", async () => {
     const caller = emulator.store.workspaces.authenticate(ACME_KEY)!;
-    const record = emulator.store.data.create(caller, { actionGuid: summarize, input: [{ q: "x" }], output: "y", runId: "run-7", numInputTokens: 4 });
+    const record = emulator.store.data.create(caller, {
+      actionGuid: summarize,
+      input: [{ q: "x" }],
+      output: "y",
+      runId: "run-7",
+      numInputTokens: 4,
+    });
     expect(record).toMatchObject({
       actionGuid: summarize,
       appGuid: await emulator.appGuid("Support"),

@@ -146,14 +146,21 @@ describe("datasets routes", () => {
 
   it("lists an App's Datasets as a bare array with skip and limit", async () => {
     const sales = await emulator.appGuid("Sales");
-    for (const [name, app] of [["S1", support], ["Elsewhere", sales], ["S2", support], ["None", null]] as const) {
+    for (const [name, app] of [
+      ["S1", support],
+      ["Elsewhere", sales],
+      ["S2", support],
+      ["None", null],
+    ] as const) {
       await emulator.call("POST", "/v1/datasets", { name, app });
     }
     const all = await emulator.call("GET", `/v1/datasets/app/${support}`);
     expect(all.status).toBe(200);
     expect(all.body.map((dataset: { name: string }) => dataset.name)).toEqual(["S1", "S2"]);
     expect(Object.keys(all.body[0]).sort()).toEqual(DATASET_KEYS);
-    expect((await emulator.call("GET", `/v1/datasets/app/${support}?skip=1&limit=5`)).body.map((d: { name: string }) => d.name)).toEqual(["S2"]);
+    expect((await emulator.call("GET", `/v1/datasets/app/${support}?skip=1&limit=5`)).body.map((d: { name: string }) => d.name)).toEqual([
+      "S2",
+    ]);
     expect(await emulator.call("GET", `/v1/datasets/app/${MISSING_GUID}`)).toMatchObject(notFound("App not found"));
     const elsewhere = await emulator.appGuid("Elsewhere", OTHER_KEY);
     expect(await emulator.call("GET", `/v1/datasets/app/${elsewhere}`)).toMatchObject(notFound("App not found"));
@@ -179,7 +186,10 @@ describe("datasets routes", () => {
     expect(all.body[0]).toEqual((await emulator.call("GET", `/v1/data/${a}`)).body);
 
     expect((await emulator.call("DELETE", `/v1/data/${b}`)).status).toBe(200);
-    expect((await emulator.call("GET", `/v1/datasets/${dataset.guid}/data`)).body.map((record: { guid: string }) => record.guid)).toEqual([a, c]);
+    expect((await emulator.call("GET", `/v1/datasets/${dataset.guid}/data`)).body.map((record: { guid: string }) => record.guid)).toEqual([
+      a,
+      c,
+    ]);
     // The page is taken over the records that still exist.
     const page = await emulator.call("GET", `/v1/datasets/${dataset.guid}/data?skip=1&limit=1`);
     expect(page.body.map((record: { guid: string }) => record.guid)).toEqual([c]);
@@ -230,7 +240,9 @@ describe("datasets routes", () => {
     await emulator.close();
     emulator = createTestEmulator({
       ...TEST_FIXTURES,
-      workspaces: TEST_FIXTURES.workspaces!.map((workspace) => (workspace.slug === "acme" ? { ...workspace, limits: { datasets: 1 } } : workspace)),
+      workspaces: TEST_FIXTURES.workspaces!.map((workspace) =>
+        workspace.slug === "acme" ? { ...workspace, limits: { datasets: 1 } } : workspace,
+      ),
     });
     expect((await emulator.call("POST", "/v1/datasets", { name: "First" })).status).toBe(200);
     const refused = await emulator.call("POST", "/v1/datasets", { name: "Second" });

@@ -35,7 +35,13 @@ describe("documents routes", () => {
     const read = await emulator.call("GET", `${docs()}/${created.body.docs[0]}`);
     expect(read.status).toBe(200);
     expect(Object.keys(read.body).sort()).toEqual(DOCUMENT_KEYS);
-    expect(read.body).toMatchObject({ guid: created.body.docs[0], content: "Refunds take 5 days.", filter: "billing", metadata: { lang: "en" }, embedding: null });
+    expect(read.body).toMatchObject({
+      guid: created.body.docs[0],
+      content: "Refunds take 5 days.",
+      filter: "billing",
+      metadata: { lang: "en" },
+      embedding: null,
+    });
     expect(Date.parse(read.body.created_at)).not.toBeNaN();
     expect(read.body.updated_at).toBe(read.body.created_at);
   });
@@ -242,7 +248,14 @@ describe("splitText", () => {
   it("validates the wire configuration", () => {
     expect(parseSplitterConfig({ chunk_size: 500 })).toEqual({ chunkSize: 500, chunkOverlap: 0 });
     expect(parseSplitterConfig({ chunk_size: 500, chunk_overlap: 499, extra: true })).toEqual({ chunkSize: 500, chunkOverlap: 499 });
-    for (const bad of [{}, { chunk_size: 0 }, { chunk_size: 1.5 }, { chunk_size: "10" }, { chunk_size: 10, chunk_overlap: 10 }, { chunk_size: 10, chunk_overlap: -1 }]) {
+    for (const bad of [
+      {},
+      { chunk_size: 0 },
+      { chunk_size: 1.5 },
+      { chunk_size: "10" },
+      { chunk_size: 10, chunk_overlap: 10 },
+      { chunk_size: 10, chunk_overlap: -1 },
+    ]) {
       expect(() => parseSplitterConfig(bad), JSON.stringify(bad)).toThrow("invalid splitter configuration");
     }
   });

@@ -36,7 +36,8 @@ describe("evals routes", () => {
   const createEval = (body: object = {}) =>
     emulator.call("POST", "/v1/evals", { name: "Quality", action: summarize, eval_types: [{ guid: exactMatch }], ...body });
   const createDataset = async (name: string) =>
-    (await emulator.call("POST", "/v1/datasets", { name, description: "golden set", app: await emulator.appGuid("Support"), data: [] })).body.guid as string;
+    (await emulator.call("POST", "/v1/datasets", { name, description: "golden set", app: await emulator.appGuid("Support"), data: [] }))
+      .body.guid as string;
 
   it("lists the global Eval types as a bare array, the same in every workspace", async () => {
     const types = await emulator.call("GET", "/v1/evals/types");
@@ -49,11 +50,18 @@ describe("evals routes", () => {
   });
 
   it("adds Eval types idempotently by name (fixtures load at every start)", async () => {
-    expect(emulator.store.evals.ensureType({ name: "Exact match", description: "changed" })).toMatchObject({ guid: exactMatch, description: null });
+    expect(emulator.store.evals.ensureType({ name: "Exact match", description: "changed" })).toMatchObject({
+      guid: exactMatch,
+      description: null,
+    });
     loadFixtures(emulator.store, TEST_FIXTURES);
     const added = emulator.store.evals.ensureType({ name: "Relevance", guid: VERSION, description: "on topic" });
     expect(added).toMatchObject({ guid: VERSION, name: "Relevance", description: "on topic" });
-    expect((await emulator.call("GET", "/v1/evals/types")).body.map((type: { name: string }) => type.name)).toEqual(["Exact match", "Toxicity", "Relevance"]);
+    expect((await emulator.call("GET", "/v1/evals/types")).body.map((type: { name: string }) => type.name)).toEqual([
+      "Exact match",
+      "Toxicity",
+      "Relevance",
+    ]);
   });
 
   it("creates a LIVE Eval with its types, variables and options", async () => {
@@ -116,7 +124,11 @@ describe("evals routes", () => {
   });
 
   it("answers 400 for malformed create bodies", async () => {
-    for (const body of [{ name: "Quality", action: summarize }, { action: summarize, eval_types: [] }, { name: "Quality", eval_types: [] }]) {
+    for (const body of [
+      { name: "Quality", action: summarize },
+      { action: summarize, eval_types: [] },
+      { name: "Quality", eval_types: [] },
+    ]) {
       expect((await emulator.call("POST", "/v1/evals", body)).status, JSON.stringify(body)).toBe(400);
     }
     for (const field of [
@@ -226,7 +238,10 @@ describe("evals routes", () => {
   });
 
   it("answers 429 once the workspace Eval allowance is used up", async () => {
-    const limited = createTestEmulator({ ...TEST_FIXTURES, workspaces: TEST_FIXTURES.workspaces!.map((workspace) => ({ ...workspace, limits: { evals: 1 } })) });
+    const limited = createTestEmulator({
+      ...TEST_FIXTURES,
+      workspaces: TEST_FIXTURES.workspaces!.map((workspace) => ({ ...workspace, limits: { evals: 1 } })),
+    });
     try {
       const action = await limited.actionGuid("Support", "Summarize");
       expect((await limited.call("POST", "/v1/evals", { name: "One", action, eval_types: [] })).status).toBe(200);

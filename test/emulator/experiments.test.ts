@@ -50,15 +50,24 @@ describe("experiments routes", () => {
     });
     expect(Date.parse(created.body.created_at)).not.toBeNaN();
     expect((await emulator.call("GET", `/v1/experiments/${created.body.guid}`)).body).toEqual(created.body);
-    const slash = await emulator.call("POST", "/v1/experiments/", { name: "Slash", app: support, primary_action: classify, secondary_action: classify });
+    const slash = await emulator.call("POST", "/v1/experiments/", {
+      name: "Slash",
+      app: support,
+      primary_action: classify,
+      secondary_action: classify,
+    });
     expect(slash.status).toBe(200);
   });
 
   it("refuses a missing App or Action with 404 and Actions of another App with 400", async () => {
     const body = { name: "x", app: support, primary_action: summarize, secondary_action: classify };
     expect(await emulator.call("POST", "/v1/experiments", { ...body, app: MISSING_GUID })).toMatchObject(notFound("App not found"));
-    expect(await emulator.call("POST", "/v1/experiments", { ...body, primary_action: MISSING_GUID })).toMatchObject(notFound("Action not found"));
-    expect(await emulator.call("POST", "/v1/experiments", { ...body, secondary_action: MISSING_GUID })).toMatchObject(notFound("Action not found"));
+    expect(await emulator.call("POST", "/v1/experiments", { ...body, primary_action: MISSING_GUID })).toMatchObject(
+      notFound("Action not found"),
+    );
+    expect(await emulator.call("POST", "/v1/experiments", { ...body, secondary_action: MISSING_GUID })).toMatchObject(
+      notFound("Action not found"),
+    );
     const echo = await emulator.actionGuid("Elsewhere", "Echo", OTHER_KEY);
     expect(await emulator.call("POST", "/v1/experiments", { ...body, secondary_action: echo })).toMatchObject(notFound("Action not found"));
     const elsewhere = await emulator.appGuid("Elsewhere", OTHER_KEY);
@@ -105,7 +114,10 @@ describe("experiments routes", () => {
       secondary_action: classify,
       last_updated_by_id: experiment.created_by_id,
     });
-    const swapped = await emulator.call("PUT", `/v1/experiments/${experiment.guid}`, { primary_action: classify, secondary_action: summarize });
+    const swapped = await emulator.call("PUT", `/v1/experiments/${experiment.guid}`, {
+      primary_action: classify,
+      secondary_action: summarize,
+    });
     expect(swapped.body).toMatchObject({ name: "Renamed", primary_action: classify, secondary_action: summarize });
     expect((await emulator.call("GET", `/v1/experiments/${experiment.guid}`)).body).toEqual(swapped.body);
 
@@ -113,7 +125,9 @@ describe("experiments routes", () => {
       status: 400,
       body: { detail: "Both Actions must belong to the App" },
     });
-    expect(await emulator.call("PUT", `/v1/experiments/${experiment.guid}`, { primary_action: MISSING_GUID })).toMatchObject(notFound("Action not found"));
+    expect(await emulator.call("PUT", `/v1/experiments/${experiment.guid}`, { primary_action: MISSING_GUID })).toMatchObject(
+      notFound("Action not found"),
+    );
     expect((await emulator.call("PUT", `/v1/experiments/${experiment.guid}`, {})).status).toBe(400);
     expect((await emulator.call("PUT", `/v1/experiments/${experiment.guid}`, { name: "" })).status).toBe(400);
     expect((await emulator.call("GET", `/v1/experiments/${experiment.guid}`)).body).toEqual(swapped.body);

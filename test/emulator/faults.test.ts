@@ -1,13 +1,24 @@
 import Fastify from "fastify";
 import { Client } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FaultSpecError, Store, buildServer, formatFaultSpec, loadFixtures, parseFaultSpec, startEmulator, type FaultSpec } from "../../src/emulator";
+import {
+  FaultSpecError,
+  Store,
+  buildServer,
+  formatFaultSpec,
+  loadFixtures,
+  parseFaultSpec,
+  startEmulator,
+  type FaultSpec,
+} from "../../src/emulator";
 import { installFaults } from "../../src/emulator/faults";
 import { ACME_KEY, TEST_FIXTURES } from "./harness";
 
 describe("parseFaultSpec", () => {
   it("reads every key, in any order, into the spec object", () => {
-    expect(parseFaultSpec("seed=7,error=0.05,status=502,throttle=.1,retry-after=0,latency=5-50,reset=0.02,lost=0,methods=POST+put")).toEqual({
+    expect(
+      parseFaultSpec("seed=7,error=0.05,status=502,throttle=.1,retry-after=0,latency=5-50,reset=0.02,lost=0,methods=POST+put"),
+    ).toEqual({
       seed: 7,
       error: 0.05,
       status: 502,
@@ -32,7 +43,11 @@ describe("parseFaultSpec", () => {
   });
 
   it.each([
-    ["colour=red", "colour", /unknown key "colour"; accepted keys: seed, error, status, throttle, retry-after, latency, reset, lost, methods/],
+    [
+      "colour=red",
+      "colour",
+      /unknown key "colour"; accepted keys: seed, error, status, throttle, retry-after, latency, reset, lost, methods/,
+    ],
     ["error", "error", /"error" is not key=value/],
     ["error=abc", "error", /error=abc is not accepted; expected error=<fraction from 0 to 1>/],
     ["error=1.5", "error", /error=1.5 is not accepted; expected error=<fraction from 0 to 1>/],
@@ -87,7 +102,11 @@ describe("fault injection over HTTP", () => {
     const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
     if (apiKey !== null) headers.authorization = `Bearer ${apiKey}`;
     try {
-      const response = await fetch(`${emulator.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const response = await fetch(`${emulator.url}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       const text = await response.text();
       return { outcome: response.status as Outcome, body: text ? JSON.parse(text) : undefined, headers: response.headers };
     } catch (error) {
@@ -306,7 +325,8 @@ describe("fault injection in-process", () => {
     const store = new Store();
     loadFixtures(store, TEST_FIXTURES);
     const server = buildServer(store, { faults: "reset=1" });
-    const post = (name: string) => server.inject({ method: "POST", url: "/v1/apps", headers: { authorization: `Bearer ${ACME_KEY}` }, payload: { name } });
+    const post = (name: string) =>
+      server.inject({ method: "POST", url: "/v1/apps", headers: { authorization: `Bearer ${ACME_KEY}` }, payload: { name } });
     const named = (name: string) => store.db.get("SELECT count(*) AS n FROM apps WHERE name = ?", name);
     try {
       await expect(post("reset in-process")).rejects.toMatchObject({ code: "LIGHT_ECONNRESET" });

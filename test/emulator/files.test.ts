@@ -160,7 +160,12 @@ describe("files routes", () => {
     }
     expect(emulator.store.db.get("SELECT count(*) AS n FROM files")).toEqual({ n: 0 });
     // Parameters with tokens or quoted strings stay acceptable.
-    for (const type of ["text/plain; charset=utf-8", 'text/plain;charset="utf-8";format=flowed', "application/vnd.api+json", 'text/plain;x="a\\"b"']) {
+    for (const type of [
+      "text/plain; charset=utf-8",
+      'text/plain;charset="utf-8";format=flowed',
+      "application/vnd.api+json",
+      'text/plain;x="a\\"b"',
+    ]) {
       const served = await fetchSigned(await upload(`data:${type};base64,aGk=`));
       expect(served.statusCode, type).toBe(200);
       expect(served.headers[STORED_MEDIA_TYPE_HEADER], type).toBe(type);
@@ -246,7 +251,9 @@ describe("files routes", () => {
 
   it("answers 404 for a validly signed unknown file and 400 for a malformed GUID", async () => {
     const { expires, signature } = emulator.store.files.sign(MISSING_GUID);
-    const unknown = await emulator.call("GET", `/v1/files/${MISSING_GUID}?expires=${expires}&signature=${signature}`, undefined, { apiKey: null });
+    const unknown = await emulator.call("GET", `/v1/files/${MISSING_GUID}?expires=${expires}&signature=${signature}`, undefined, {
+      apiKey: null,
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ detail: "File not found" });
     expect((await emulator.call("GET", "/v1/files/not-a-uuid?expires=1&signature=ab", undefined, { apiKey: null })).status).toBe(400);
@@ -305,7 +312,9 @@ describe("signed file URLs' origin", () => {
     const server = buildServer(store, { publicUrl: "https://gms.example.test/base/" });
     try {
       for (const host of [undefined, "evil.example", "evil.example:4010"]) {
-        expect(await upload(server, host)).toMatch(/^https:\/\/gms\.example\.test\/base\/v1\/files\/[0-9a-f-]{36}\?expires=\d+&signature=[0-9a-f]{64}$/);
+        expect(await upload(server, host)).toMatch(
+          /^https:\/\/gms\.example\.test\/base\/v1\/files\/[0-9a-f-]{36}\?expires=\d+&signature=[0-9a-f]{64}$/,
+        );
       }
     } finally {
       await server.close();
@@ -316,7 +325,13 @@ describe("signed file URLs' origin", () => {
   it("refuse a publicUrl that is not an absolute http(s) URL without query, fragment or credentials", () => {
     const store = new Store(":memory:");
     try {
-      for (const publicUrl of ["gms.example.test", "ftp://gms.example.test", "http://gms.example.test/?a=1", "http://gms.example.test/#x", "http://user:pw@gms.example.test"]) {
+      for (const publicUrl of [
+        "gms.example.test",
+        "ftp://gms.example.test",
+        "http://gms.example.test/?a=1",
+        "http://gms.example.test/#x",
+        "http://user:pw@gms.example.test",
+      ]) {
         expect(() => buildServer(store, { publicUrl }), publicUrl).toThrow(/publicUrl must be/);
       }
     } finally {
@@ -334,7 +349,10 @@ describe("signed file URLs' origin", () => {
       const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         const request = httpRequest(
           `${emulator.url}/files/upload`,
-          { method: "POST", headers: { host: "evil.example:4010", authorization: `Bearer ${ACME_KEY}`, "content-type": "application/json" } },
+          {
+            method: "POST",
+            headers: { host: "evil.example:4010", authorization: `Bearer ${ACME_KEY}`, "content-type": "application/json" },
+          },
           (response) => {
             let text = "";
             response.setEncoding("utf8");

@@ -44,7 +44,12 @@ export interface Reply<T = any> {
   headers: Record<string, unknown>;
 }
 
-export type Call = <T = any>(method: string, url: string, body?: unknown, options?: { apiKey?: string | null; headers?: Record<string, string> }) => Promise<Reply<T>>;
+export type Call = <T = any>(
+  method: string,
+  url: string,
+  body?: unknown,
+  options?: { apiKey?: string | null; headers?: Record<string, string> },
+) => Promise<Reply<T>>;
 
 export function createTestEmulator(fixtures: Fixtures = TEST_FIXTURES, path = ":memory:") {
   const store = new Store(path);
@@ -54,7 +59,12 @@ export function createTestEmulator(fixtures: Fixtures = TEST_FIXTURES, path = ":
     const apiKey = options.apiKey === undefined ? ACME_KEY : options.apiKey;
     const headers: Record<string, string> = { ...options.headers };
     if (apiKey !== null) headers.authorization = `Bearer ${apiKey}`;
-    const response = await server.inject({ method: method as "GET", url, headers, ...(body === undefined ? {} : { payload: body as object }) });
+    const response = await server.inject({
+      method: method as "GET",
+      url,
+      headers,
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
     const text = response.body;
     let parsed: unknown = text;
     try {
@@ -97,7 +107,12 @@ export const MISSING_GUID = "00000000-0000-4000-8000-000000000000";
  * Calls a running emulator over real HTTP with its API key, as an out-of-band change or an independent
  * check through the API would. The body is the parsed JSON, or undefined when there is none.
  */
-export async function callOverHttp<T = any>(emulator: { url: string; apiKey: string }, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+export async function callOverHttp<T = any>(
+  emulator: { url: string; apiKey: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const response = await fetch(`${emulator.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },

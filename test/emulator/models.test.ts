@@ -2,7 +2,18 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ACME_KEY, MISSING_GUID, OTHER_KEY, createTestEmulator } from "./harness";
 
 const SECRET = "sk-model-secret-1717";
-const PUBLIC_KEYS = ["created_at", "created_by_id", "default", "deleted", "guid", "last_updated_by_id", "llm", "provider_guid", "provider_name", "updated_at"];
+const PUBLIC_KEYS = [
+  "created_at",
+  "created_by_id",
+  "default",
+  "deleted",
+  "guid",
+  "last_updated_by_id",
+  "llm",
+  "provider_guid",
+  "provider_name",
+  "updated_at",
+];
 const CREATED_KEYS = [
   "createdAt",
   "createdById",
@@ -28,7 +39,8 @@ describe("models routes", () => {
   afterEach(() => emulator.close());
 
   const acme = () => emulator.store.workspaces.authenticate(ACME_KEY)!;
-  const rawText = async (url: string) => (await emulator.server.inject({ method: "GET", url, headers: { authorization: `Bearer ${ACME_KEY}` } })).body;
+  const rawText = async (url: string) =>
+    (await emulator.server.inject({ method: "GET", url, headers: { authorization: `Bearer ${ACME_KEY}` } })).body;
 
   it("answers create with the persistence-shaped record, echoing the submitted key (the spec's quirk)", async () => {
     const created = await emulator.call("POST", "/v1/models", { llm: "claude-3-haiku", provider: "anthropic", key: SECRET });
@@ -50,7 +62,17 @@ describe("models routes", () => {
     expect(Date.parse(created.body.createdAt)).not.toBeNaN();
     // The catalog numbers types from 1 in order: openai is 1, ollama (the last) is 11.
     expect((await emulator.call("POST", "/v1/models", { llm: "gpt-4o", provider: "openai", key: SECRET })).body.providerId).toBe(1);
-    expect((await emulator.call("POST", "/v1/models/", { llm: "llama3", provider: "ollama", key: SECRET, url: "http://localhost:11434", default: true })).body).toMatchObject({
+    expect(
+      (
+        await emulator.call("POST", "/v1/models/", {
+          llm: "llama3",
+          provider: "ollama",
+          key: SECRET,
+          url: "http://localhost:11434",
+          default: true,
+        })
+      ).body,
+    ).toMatchObject({
       providerId: 11,
       url: "http://localhost:11434",
       default: true,
@@ -75,7 +97,14 @@ describe("models routes", () => {
     const detail = await emulator.call("GET", `/v1/models/${created.guid}`);
     expect(detail.status).toBe(200);
     expect(Object.keys(detail.body).sort()).toEqual(PUBLIC_KEYS);
-    expect(detail.body).toMatchObject({ guid: created.guid, llm: "gpt-4o", provider_name: "openai", provider_guid: connection.guid, default: false, deleted: false });
+    expect(detail.body).toMatchObject({
+      guid: created.guid,
+      llm: "gpt-4o",
+      provider_name: "openai",
+      provider_guid: connection.guid,
+      default: false,
+      deleted: false,
+    });
     expect(detail.body.created_at).toBe(created.createdAt);
     const [record] = emulator.store.providers.list(acme());
     expect(created.workspaceModelProviderId).toBe(record!.id);
@@ -130,10 +159,21 @@ describe("models routes", () => {
 
   it("updates `llm` only and answers the public Model", async () => {
     const { body: created } = await emulator.call("POST", "/v1/models", { llm: "gpt-4o", provider: "openai", key: SECRET });
-    const updated = await emulator.call("PUT", `/v1/models/${created.guid}`, { llm: "gpt-4.1", provider: "anthropic", default: true, key: "sk-new", url: "https://x.example.com" });
+    const updated = await emulator.call("PUT", `/v1/models/${created.guid}`, {
+      llm: "gpt-4.1",
+      provider: "anthropic",
+      default: true,
+      key: "sk-new",
+      url: "https://x.example.com",
+    });
     expect(updated.status).toBe(200);
     expect(Object.keys(updated.body).sort()).toEqual(PUBLIC_KEYS);
-    expect(updated.body).toMatchObject({ llm: "gpt-4.1", provider_name: "openai", default: false, last_updated_by_id: created.createdById });
+    expect(updated.body).toMatchObject({
+      llm: "gpt-4.1",
+      provider_name: "openai",
+      default: false,
+      last_updated_by_id: created.createdById,
+    });
     expect((await emulator.call("GET", `/v1/models/${created.guid}`)).body).toEqual(updated.body);
     expect((await emulator.call("PUT", `/v1/models/${created.guid}`, { default: true })).status).toBe(400);
   });
@@ -165,7 +205,12 @@ describe("models routes", () => {
   });
 
   it("scopes Models to the workspace of the key and rejects malformed UUIDs", async () => {
-    const { body: theirs } = await emulator.call("POST", "/v1/models", { llm: "gpt-4o", provider: "openai", key: SECRET }, { apiKey: OTHER_KEY });
+    const { body: theirs } = await emulator.call(
+      "POST",
+      "/v1/models",
+      { llm: "gpt-4o", provider: "openai", key: SECRET },
+      { apiKey: OTHER_KEY },
+    );
     expect(theirs.workspaceId).not.toBe(acme().workspaceId);
     expect((await emulator.call("GET", `/v1/models/${theirs.guid}`)).status).toBe(404);
     expect((await emulator.call("PUT", `/v1/models/${theirs.guid}`, { llm: "x" })).status).toBe(404);

@@ -139,7 +139,9 @@ describe("persistence across a restart on the same database file", () => {
     ).guid;
 
     // Workflows: the fixture one triggered (its run and Data records), one created through the API.
-    ids.pipeline = (await ok("GET", `/v1/apps/${ids.support}/workflows`)).find((workflow: { name: string }) => workflow.name === "Pipeline").guid;
+    ids.pipeline = (await ok("GET", `/v1/apps/${ids.support}/workflows`)).find(
+      (workflow: { name: string }) => workflow.name === "Pipeline",
+    ).guid;
     const run = await ok("POST", `/v1/workflows/${ids.pipeline}/trigger`, { input: [{ text: "persist me" }] });
     ids.run = run.run_guid;
     ids.runData = run.blocks[0].data_guid;
@@ -149,27 +151,48 @@ describe("persistence across a restart on the same database file", () => {
     ids.model = (await ok("POST", "/v1/models", { llm: "claude-3-5-sonnet", provider: "anthropic", key: MODEL_KEY })).guid;
 
     // A Skill is created from the name of an existing one (the fixture's), then renamed.
-    ids.skill = (await ok("POST", "/v1/skills", { name: "web-search", type: "web", metadata: [{ name: "region", required: false, value: "eu" }] })).guid;
+    ids.skill = (
+      await ok("POST", "/v1/skills", { name: "web-search", type: "web", metadata: [{ name: "region", required: false, value: "eu" }] })
+    ).guid;
     await ok("PUT", `/v1/skills/${ids.skill}`, { name: "web-search-eu" });
 
-    ids.dataset = (await ok("POST", "/v1/datasets", { name: "Golden", description: "reviewed", app: ids.support, data: [ids.data, ids.runData] })).guid;
+    ids.dataset = (
+      await ok("POST", "/v1/datasets", { name: "Golden", description: "reviewed", app: ids.support, data: [ids.data, ids.runData] })
+    ).guid;
     const variables = [{ name: "threshold", value: 0.9 }];
     ids.datasetEval = (
-      await ok("POST", "/v1/evals", { name: "Offline", action: ids.summarize, eval_types: [{ guid: ids.exactMatch, metadata: { variables } }], dataset: ids.dataset })
+      await ok("POST", "/v1/evals", {
+        name: "Offline",
+        action: ids.summarize,
+        eval_types: [{ guid: ids.exactMatch, metadata: { variables } }],
+        dataset: ids.dataset,
+      })
     ).guid;
-    ids.liveEval = (await ok("POST", "/v1/evals", { name: "Live", action: ids.classify, eval_types: [], sampling_rate: 0.5, alert_on_fail: true })).guid;
-    ids.experiment = (await ok("POST", "/v1/experiments", { name: "A/B", app: ids.support, primary_action: ids.summarize, secondary_action: ids.classify })).guid;
+    ids.liveEval = (
+      await ok("POST", "/v1/evals", { name: "Live", action: ids.classify, eval_types: [], sampling_rate: 0.5, alert_on_fail: true })
+    ).guid;
+    ids.experiment = (
+      await ok("POST", "/v1/experiments", { name: "A/B", app: ids.support, primary_action: ids.summarize, secondary_action: ids.classify })
+    ).guid;
 
     fileUrl = (await ok("POST", "/v1/files/upload", { data: Buffer.from(FILE_TEXT).toString("base64") })).url;
 
-    const created = await ok("POST", `/v1/contexts/${ids.handbook}/documents`, { content: "Refunds take 5 days.", filter: "billing", metadata: { lang: "en" } });
+    const created = await ok("POST", `/v1/contexts/${ids.handbook}/documents`, {
+      content: "Refunds take 5 days.",
+      filter: "billing",
+      metadata: { lang: "en" },
+    });
     ids.document = created.docs[0];
     await ok("POST", `/v1/contexts/${ids.handbook}/documents/${ids.document}/embed`);
 
     // A Context Source that reads the uploaded file through its signed URL, with a splitter that cuts it in two.
     const sources = `/v1/contexts/${ids.faq}/context_sources`;
     ids.source = (await ok("POST", sources, { url: fileUrl })).guid;
-    await ok("PUT", `${sources}/${ids.source}`, { name: "Policies", splitterConfig: { chunk_size: 40, chunk_overlap: 0 }, loaderConfig: [{ name: "encoding", value: "utf-8" }] });
+    await ok("PUT", `${sources}/${ids.source}`, {
+      name: "Policies",
+      splitterConfig: { chunk_size: 40, chunk_overlap: 0 },
+      loaderConfig: [{ name: "encoding", value: "utf-8" }],
+    });
     await ok("POST", `/v1/context_sources/${ids.source}/process`, { contextGuid: ids.faq });
     await emulator.store.contextSources.idle();
 
@@ -226,7 +249,10 @@ describe("persistence across a restart on the same database file", () => {
         `/v1/workspaces/${ids.workspace}/usage`,
         `/v1/workspaces/${ids.secondWorkspace}/usage`,
       ].map((path): [string, string] => [ACME_KEY, path]),
-      ...["/v1/apps", `/v1/apps/${otherApp}/actions`, "/v1/workspaces", "/v1/workspaces/current"].map((path): [string, string] => [OTHER_KEY, path]),
+      ...["/v1/apps", `/v1/apps/${otherApp}/actions`, "/v1/workspaces", "/v1/workspaces/current"].map((path): [string, string] => [
+        OTHER_KEY,
+        path,
+      ]),
     ];
     before = await snapshot(base, reads);
     fileBefore = await request("", "GET", fileUrl, undefined, null);
@@ -254,7 +280,9 @@ describe("persistence across a restart on the same database file", () => {
     expect(read(`/v1/apps/${ids.app}`).body).toMatchObject({ description: "kept across restarts", last_updated_by_id: expect.any(String) });
     expect(read(`/v1/skills/${ids.skill}`).body).toMatchObject({ name: "web-search-eu" });
     expect(read(`/v1/datasets/${ids.dataset}/items`).body).toMatchObject({ total_count: 2 });
-    expect(read(`/v1/contexts/${ids.handbook}/documents/${ids.document}`).body.embedding).toEqual(expect.arrayContaining([expect.any(Number)]));
+    expect(read(`/v1/contexts/${ids.handbook}/documents/${ids.document}`).body.embedding).toEqual(
+      expect.arrayContaining([expect.any(Number)]),
+    );
     expect(read(`/v1/contexts/${ids.faq}/context_sources/${ids.source}`).body).toMatchObject({
       name: "Policies",
       url: fileUrl,
@@ -284,7 +312,10 @@ describe("persistence across a restart on the same database file", () => {
     const body = (path: string, apiKey = ACME_KEY) => after[`${apiKey === ACME_KEY ? "acme" : "other"} ${path}`]!.body;
     expect(body("/v1/apps").data.map((app: { name: string }) => app.name)).toEqual(["Support", "Sales", "Persisted"]);
     expect(body(`/v1/apps/${ids.support}/actions`)).toHaveLength(2);
-    expect(body(`/v1/apps/${ids.support}/workflows`).map((workflow: { name: string }) => workflow.name)).toEqual(["Pipeline", "Created flow"]);
+    expect(body(`/v1/apps/${ids.support}/workflows`).map((workflow: { name: string }) => workflow.name)).toEqual([
+      "Pipeline",
+      "Created flow",
+    ]);
     expect(body(`/v1/workspaces/${ids.workspace}/context`).map((context: { name: string }) => context.name)).toEqual(["Handbook", "FAQ"]);
     expect(body("/v1/skills").data.map((skill: { name: string }) => skill.name)).toEqual(["web-search", "web-search-eu"]);
     expect(body("/v1/evals/types")).toHaveLength(2);
@@ -295,7 +326,17 @@ describe("persistence across a restart on the same database file", () => {
   it("reports the same usage", () => {
     const usage: { feature: string; used: number }[] = after[`acme /v1/workspaces/${ids.workspace}/usage`]!.body;
     const used = Object.fromEntries(usage.map((entry) => [entry.feature, entry.used]));
-    expect(used).toEqual({ apps: 3, workflows: 2, datasets: 1, evals: 2, experiments: 1, skills: 2, models: 2, providers: 1, context_sources: 1 });
+    expect(used).toEqual({
+      apps: 3,
+      workflows: 2,
+      datasets: 1,
+      evals: 2,
+      experiments: 1,
+      skills: 2,
+      models: 2,
+      providers: 1,
+      context_sources: 1,
+    });
     expect(after[`acme /v1/workspaces/${ids.workspace}/usage`]).toEqual(before[`acme /v1/workspaces/${ids.workspace}/usage`]);
   });
 

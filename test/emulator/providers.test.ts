@@ -16,17 +16,40 @@ describe("providers routes", () => {
     (await emulator.server.inject({ method, url, headers: { authorization: `Bearer ${ACME_KEY}` }, ...(payload ? { payload } : {}) })).body;
 
   it("creates a connection named after `name`, or after its provider type, without the key", async () => {
-    const named = await emulator.call("POST", "/v1/providers", { provider: "openai", key: SECRET, name: "Main OpenAI", url: "https://api.example.com/v1", default: true });
+    const named = await emulator.call("POST", "/v1/providers", {
+      provider: "openai",
+      key: SECRET,
+      name: "Main OpenAI",
+      url: "https://api.example.com/v1",
+      default: true,
+    });
     expect(named.status).toBe(200);
     expect(Object.keys(named.body).sort()).toEqual(PROVIDER_KEYS);
-    expect(named.body).toMatchObject({ name: "Main OpenAI", nickname: "Main OpenAI", url: "https://api.example.com/v1", default: true, last_updated_by_id: null });
+    expect(named.body).toMatchObject({
+      name: "Main OpenAI",
+      nickname: "Main OpenAI",
+      url: "https://api.example.com/v1",
+      default: true,
+      last_updated_by_id: null,
+    });
     expect(named.body.guid).toMatch(/^[0-9a-f-]{36}$/);
     expect(Date.parse(named.body.created_at)).not.toBeNaN();
 
-    const unnamed = await emulator.call("POST", "/v1/providers/", { provider: "anthropic", key: SECRET, name: null, default: null, url: null });
+    const unnamed = await emulator.call("POST", "/v1/providers/", {
+      provider: "anthropic",
+      key: SECRET,
+      name: null,
+      default: null,
+      url: null,
+    });
     expect(unnamed.status).toBe(200);
     expect(unnamed.body).toMatchObject({ name: null, nickname: "anthropic", url: null, default: false });
-    const bare = await emulator.call("POST", "/v1/providers", { provider: "ollama", key: SECRET, url: "http://127.0.0.1:11434", metadata: [{ name: "region" }, { name: "tier", value: 2 }] });
+    const bare = await emulator.call("POST", "/v1/providers", {
+      provider: "ollama",
+      key: SECRET,
+      url: "http://127.0.0.1:11434",
+      metadata: [{ name: "region" }, { name: "tier", value: 2 }],
+    });
     expect(bare.body).toMatchObject({ name: null, nickname: "ollama", url: "http://127.0.0.1:11434", default: false });
   });
 
@@ -90,7 +113,12 @@ describe("providers routes", () => {
   });
 
   it("updates nickname and default only; key, url, name and metadata are ignored", async () => {
-    const { body: created } = await emulator.call("POST", "/v1/providers", { provider: "openai", key: SECRET, name: "Orig", url: "https://a.example.com" });
+    const { body: created } = await emulator.call("POST", "/v1/providers", {
+      provider: "openai",
+      key: SECRET,
+      name: "Orig",
+      url: "https://a.example.com",
+    });
     const updated = await emulator.call("PUT", `/v1/providers/${created.guid}`, {
       nickname: "Renamed",
       default: true,
@@ -100,7 +128,13 @@ describe("providers routes", () => {
       metadata: [{ name: "x", value: "y" }],
     });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ guid: created.guid, name: "Orig", nickname: "Renamed", url: "https://a.example.com", default: true });
+    expect(updated.body).toMatchObject({
+      guid: created.guid,
+      name: "Orig",
+      nickname: "Renamed",
+      url: "https://a.example.com",
+      default: true,
+    });
     expect(updated.body.last_updated_by_id).toBe(created.created_by_id);
     expect((await emulator.call("GET", `/v1/providers/${created.guid}`)).body).toEqual(updated.body);
 
@@ -112,10 +146,19 @@ describe("providers routes", () => {
   });
 
   it("creates the initial Model given as `model`, linked to the connection", async () => {
-    const { body: connection } = await emulator.call("POST", "/v1/providers", { provider: "anthropic", key: SECRET, model: "claude-3-5-sonnet" });
+    const { body: connection } = await emulator.call("POST", "/v1/providers", {
+      provider: "anthropic",
+      key: SECRET,
+      model: "claude-3-5-sonnet",
+    });
     const models = await emulator.call("GET", "/v1/models");
     expect(models.body).toHaveLength(1);
-    expect(models.body[0]).toMatchObject({ llm: "claude-3-5-sonnet", provider_name: "anthropic", provider_guid: connection.guid, default: false });
+    expect(models.body[0]).toMatchObject({
+      llm: "claude-3-5-sonnet",
+      provider_name: "anthropic",
+      provider_guid: connection.guid,
+      default: false,
+    });
   });
 
   it("deletes: answers the message, deletes its own Model, un-links the others, then 404", async () => {
@@ -142,9 +185,17 @@ describe("providers routes", () => {
   });
 
   it("creates the connection and its Model together or not at all", async () => {
-    const limited = createTestEmulator({ ...TEST_FIXTURES, workspaces: [{ name: "Tight", slug: "tight", apiKey: "gms_tight_key", limits: { models: 0 } }] });
+    const limited = createTestEmulator({
+      ...TEST_FIXTURES,
+      workspaces: [{ name: "Tight", slug: "tight", apiKey: "gms_tight_key", limits: { models: 0 } }],
+    });
     try {
-      const refused = await limited.call("POST", "/v1/providers", { provider: "openai", key: SECRET, model: "gpt-4o" }, { apiKey: "gms_tight_key" });
+      const refused = await limited.call(
+        "POST",
+        "/v1/providers",
+        { provider: "openai", key: SECRET, model: "gpt-4o" },
+        { apiKey: "gms_tight_key" },
+      );
       expect(refused.status).toBe(429);
       expect((await limited.call("GET", "/v1/providers", undefined, { apiKey: "gms_tight_key" })).body).toEqual([]);
       const plain = await limited.call("POST", "/v1/providers", { provider: "openai", key: SECRET }, { apiKey: "gms_tight_key" });
@@ -155,9 +206,13 @@ describe("providers routes", () => {
   });
 
   it("answers 429 once the workspace Provider allowance is used up", async () => {
-    const limited = createTestEmulator({ workspaces: [{ name: "Tight", slug: "tight", apiKey: "gms_tight_key", limits: { providers: 1 } }] });
+    const limited = createTestEmulator({
+      workspaces: [{ name: "Tight", slug: "tight", apiKey: "gms_tight_key", limits: { providers: 1 } }],
+    });
     try {
-      expect((await limited.call("POST", "/v1/providers", { provider: "openai", key: SECRET }, { apiKey: "gms_tight_key" })).status).toBe(200);
+      expect((await limited.call("POST", "/v1/providers", { provider: "openai", key: SECRET }, { apiKey: "gms_tight_key" })).status).toBe(
+        200,
+      );
       const refused = await limited.call("POST", "/v1/providers", { provider: "groq", key: SECRET }, { apiKey: "gms_tight_key" });
       expect(refused.status).toBe(429);
       expect(refused.body.detail).toMatch(/Provider limit reached/);

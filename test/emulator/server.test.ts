@@ -162,15 +162,27 @@ describe("server JSON nesting limit", () => {
   });
 
   it(`accepts a legitimately nested body, up to ${MAX_JSON_DEPTH} levels counting the body itself`, async () => {
-    const twenty = await emulator.send("POST", "/v1/data", `{"action":"${action}","input":"i","output":${nestedObject(20)},"metadata":${nestedObject(20)}}`);
+    const twenty = await emulator.send(
+      "POST",
+      "/v1/data",
+      `{"action":"${action}","input":"i","output":${nestedObject(20)},"metadata":${nestedObject(20)}}`,
+    );
     expect(twenty.statusCode).toBe(200);
     expect(twenty.json().metadata).toEqual(JSON.parse(nestedObject(20)));
     const read = await emulator.send("GET", `/v1/data/${twenty.json().guid}`);
     expect(read.json().output).toEqual(JSON.parse(nestedObject(20)));
 
-    const atLimit = await emulator.send("POST", "/v1/data", `{"action":"${action}","input":"i","output":"o","metadata":${nestedObject(MAX_JSON_DEPTH - 1)}}`);
+    const atLimit = await emulator.send(
+      "POST",
+      "/v1/data",
+      `{"action":"${action}","input":"i","output":"o","metadata":${nestedObject(MAX_JSON_DEPTH - 1)}}`,
+    );
     expect(atLimit.statusCode).toBe(200);
-    const overLimit = await emulator.send("POST", "/v1/data", `{"action":"${action}","input":"i","output":"o","metadata":${nestedObject(MAX_JSON_DEPTH)}}`);
+    const overLimit = await emulator.send(
+      "POST",
+      "/v1/data",
+      `{"action":"${action}","input":"i","output":"o","metadata":${nestedObject(MAX_JSON_DEPTH)}}`,
+    );
     expect(overLimit.statusCode).toBe(400);
   });
 
@@ -198,7 +210,12 @@ describe("server error log", () => {
     vi.spyOn(emulator.store.apps, "create").mockImplementation(() => {
       throw new TypeError("boom\nfrom the store");
     });
-    const reply = await emulator.send("POST", "/v1/apps?signature=query-secret-7c1f&expires=1", { name: "body-secret-93ab" }, { "x-extra": "header-secret-51de" });
+    const reply = await emulator.send(
+      "POST",
+      "/v1/apps?signature=query-secret-7c1f&expires=1",
+      { name: "body-secret-93ab" },
+      { "x-extra": "header-secret-51de" },
+    );
     expect(reply.statusCode).toBe(500);
     expect(reply.json()).toEqual({ detail: "Internal Server Error" });
     expect(emulator.logged).toHaveLength(1);

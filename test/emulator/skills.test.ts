@@ -11,7 +11,8 @@ describe("skills routes", () => {
   });
   afterEach(() => emulator.close());
 
-  const webSearch = async () => (await emulator.call("GET", "/v1/skills")).body.data.find((skill: { name: string }) => skill.name === "web-search");
+  const webSearch = async () =>
+    (await emulator.call("GET", "/v1/skills")).body.data.find((skill: { name: string }) => skill.name === "web-search");
 
   it("accepts the older clients' meta_data for metadata on create", async () => {
     const legacy = [{ name: "engine", required: false, value: "ddg", type: "string" }];
@@ -26,7 +27,11 @@ describe("skills routes", () => {
     expect(list.body).toMatchObject({ total_count: 1, has_next_page: false });
     expect(Object.keys(list.body.data[0]).sort()).toEqual(SKILL_KEYS);
     expect(list.body.data[0]).toMatchObject({ name: "web-search", type: "web", metadata: [ENGINE], last_updated_by_id: null });
-    expect((await emulator.call("GET", "/v1/skills", undefined, { apiKey: OTHER_KEY })).body).toEqual({ data: [], total_count: 0, has_next_page: false });
+    expect((await emulator.call("GET", "/v1/skills", undefined, { apiKey: OTHER_KEY })).body).toEqual({
+      data: [],
+      total_count: 0,
+      has_next_page: false,
+    });
   });
 
   it("ignores skip and limit, while has_next_page is computed as if they applied (the spec's quirk)", async () => {
@@ -46,7 +51,10 @@ describe("skills routes", () => {
     expect(refused.status).toBe(404);
     expect(refused.body).toEqual({ detail: "Type not found" });
     // The submitted type is not resolved either: an unknown type passes when the name matches.
-    const metadata = [{ name: "depth", required: false, value: 3, type: "number" }, { name: "safe", required: true, value: { on: true } }];
+    const metadata = [
+      { name: "depth", required: false, value: 3, type: "number" },
+      { name: "safe", required: true, value: { on: true } },
+    ];
     const created = await emulator.call("POST", "/v1/skills/", { name: "web-search", type: "brand-new", metadata });
     expect(created.status).toBe(200);
     expect(Object.keys(created.body).sort()).toEqual(SKILL_KEYS);
@@ -79,10 +87,23 @@ describe("skills routes", () => {
     const types = await emulator.call("GET", "/v1/skills/types");
     expect(types.status).toBe(200);
     expect(types.body).toEqual([{ name: "web", metadata: [{ name: "engine", required: true, type: "string" }] }]);
-    await emulator.call("POST", "/v1/skills", { name: "web-search", type: "web", metadata: [{ name: "region", required: false, value: "eu" }, { ...ENGINE, required: false }] });
+    await emulator.call("POST", "/v1/skills", {
+      name: "web-search",
+      type: "web",
+      metadata: [
+        { name: "region", required: false, value: "eu" },
+        { ...ENGINE, required: false },
+      ],
+    });
     await emulator.call("POST", "/v1/skills", { name: "web-search", type: "code", metadata: [] });
     expect((await emulator.call("GET", "/v1/skills/types")).body).toEqual([
-      { name: "web", metadata: [{ name: "engine", required: true, type: "string" }, { name: "region", required: false, type: null }] },
+      {
+        name: "web",
+        metadata: [
+          { name: "engine", required: true, type: "string" },
+          { name: "region", required: false, type: null },
+        ],
+      },
       { name: "code", metadata: [] },
     ]);
     expect((await emulator.call("GET", "/v1/skills/types", undefined, { apiKey: OTHER_KEY })).body).toEqual([]);
@@ -90,9 +111,19 @@ describe("skills routes", () => {
 
   it("renames on PUT; type and metadata are not replaced even when sent", async () => {
     const skill = await webSearch();
-    const updated = await emulator.call("PUT", `/v1/skills/${skill.guid}`, { name: "search", type: "code", metadata: [{ name: "x", required: false, value: 1 }] });
+    const updated = await emulator.call("PUT", `/v1/skills/${skill.guid}`, {
+      name: "search",
+      type: "code",
+      metadata: [{ name: "x", required: false, value: 1 }],
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ guid: skill.guid, name: "search", type: "web", metadata: [ENGINE], last_updated_by_id: skill.created_by_id });
+    expect(updated.body).toMatchObject({
+      guid: skill.guid,
+      name: "search",
+      type: "web",
+      metadata: [ENGINE],
+      last_updated_by_id: skill.created_by_id,
+    });
     expect((await emulator.call("GET", `/v1/skills/${skill.guid}`)).body).toEqual(updated.body);
     expect((await emulator.call("PUT", `/v1/skills/${skill.guid}`, { type: "code" })).status).toBe(400);
     expect((await emulator.call("PUT", `/v1/skills/${skill.guid}`, { name: "" })).status).toBe(400);
@@ -110,7 +141,9 @@ describe("skills routes", () => {
     for (const body of [{ prompt: "hi", stream: true }, { prompt: "hi", session: MISSING_GUID }, {}, { prompt: 3 }]) {
       expect((await emulator.call("POST", `/v1/skills/${skill.guid}/prompt`, body)).status, JSON.stringify(body)).toBe(400);
     }
-    expect((await emulator.call("POST", `/v1/skills/${MISSING_GUID}/prompt`, { prompt: "hi" })).body).toEqual({ detail: "Skill not found" });
+    expect((await emulator.call("POST", `/v1/skills/${MISSING_GUID}/prompt`, { prompt: "hi" })).body).toEqual({
+      detail: "Skill not found",
+    });
     expect((await emulator.call("POST", "/v1/skills/nope/prompt", { prompt: "hi" })).status).toBe(400);
   });
 
@@ -136,12 +169,26 @@ describe("skills routes", () => {
 
   it("loads pre-configured Skills past the limit, but create answers 429 when the allowance is used up", async () => {
     const limited = createTestEmulator({
-      workspaces: [{ name: "Tight", slug: "tight", apiKey: "gms_tight_key", limits: { skills: 1 }, skills: [{ name: "a", type: "t" }, { name: "b", type: "t" }] }],
+      workspaces: [
+        {
+          name: "Tight",
+          slug: "tight",
+          apiKey: "gms_tight_key",
+          limits: { skills: 1 },
+          skills: [
+            { name: "a", type: "t" },
+            { name: "b", type: "t" },
+          ],
+        },
+      ],
     });
     try {
       const options = { apiKey: "gms_tight_key" };
       const list = await limited.call("GET", "/v1/skills", undefined, options);
-      expect(list.body.data.map((skill: { name: string; metadata: unknown }) => [skill.name, skill.metadata])).toEqual([["a", null], ["b", null]]);
+      expect(list.body.data.map((skill: { name: string; metadata: unknown }) => [skill.name, skill.metadata])).toEqual([
+        ["a", null],
+        ["b", null],
+      ]);
       const refused = await limited.call("POST", "/v1/skills", { name: "a", type: "t" }, options);
       expect(refused.status).toBe(429);
       expect(refused.body.detail).toMatch(/Skill limit reached/);
@@ -152,7 +199,14 @@ describe("skills routes", () => {
 
   it("gives a fixture metadata entry without a value the value null", async () => {
     const configured = createTestEmulator({
-      workspaces: [{ name: "Cfg", slug: "cfg", apiKey: "gms_cfg_key", skills: [{ name: "s", type: "t", metadata: [{ name: "opt", required: false }] }] }],
+      workspaces: [
+        {
+          name: "Cfg",
+          slug: "cfg",
+          apiKey: "gms_cfg_key",
+          skills: [{ name: "s", type: "t", metadata: [{ name: "opt", required: false }] }],
+        },
+      ],
     });
     try {
       const list = await configured.call("GET", "/v1/skills", undefined, { apiKey: "gms_cfg_key" });

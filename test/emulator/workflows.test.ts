@@ -132,7 +132,12 @@ describe("workflows routes", () => {
     const pipeline = await workflowGuid("Pipeline");
     const input = [{ text: "hello", extra: null, nested: { a: 1 } }];
     // The Host header does not choose the URLs' origin (in-process, the emulator listens nowhere: 127.0.0.1).
-    const triggered = await emulator.call("POST", `/v1/workflows/${pipeline}/trigger`, { input }, { headers: { host: "evil.example:8080" } });
+    const triggered = await emulator.call(
+      "POST",
+      `/v1/workflows/${pipeline}/trigger`,
+      { input },
+      { headers: { host: "evil.example:8080" } },
+    );
     expect(triggered.status).toBe(200);
     const { run_guid: runGuid, blocks } = triggered.body;
     expect(runGuid).toMatch(/^[0-9a-f-]{36}$/);
@@ -163,7 +168,10 @@ describe("workflows routes", () => {
     const first = await emulator.call("GET", `/v1/data/${blocks[0].data_guid}`);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ input, output: "Summarize: hello", model: "gpt-4o-mini" });
-    expect((await emulator.call("GET", `/v1/data/${blocks[1].data_guid}`)).body).toMatchObject({ output: "Classify: hello", model: "gpt-4o" });
+    expect((await emulator.call("GET", `/v1/data/${blocks[1].data_guid}`)).body).toMatchObject({
+      output: "Classify: hello",
+      model: "gpt-4o",
+    });
     const appData = await emulator.call("GET", `/v1/apps/${support}/data`);
     expect(appData.body.data.map((data: { guid: string }) => data.guid).sort()).toEqual([blocks[0].data_guid, blocks[1].data_guid].sort());
 
@@ -203,7 +211,9 @@ describe("workflows routes", () => {
       expect(reply.status, JSON.stringify(input)).toBe(400);
       expect(reply.body.detail[0].loc[0]).toBe("body");
     }
-    const accepted = await emulator.call("POST", `/v1/workflows/${pipeline}/trigger`, { input: [{ text: "a", deep: { n: 1 }, none: null }] });
+    const accepted = await emulator.call("POST", `/v1/workflows/${pipeline}/trigger`, {
+      input: [{ text: "a", deep: { n: 1 }, none: null }],
+    });
     expect(accepted.status).toBe(200);
   });
 
@@ -222,7 +232,9 @@ describe("workflows routes", () => {
     const empty = await emulator.call("POST", `/v1/workflows/${pipeline}/trigger`, {});
     expect(empty.status).toBe(404);
     expect(empty.body).toEqual({ detail: "Workflow has no blocks" });
-    expect(await emulator.call("POST", `/v1/workflows/${await workflowGuid("Empty")}/trigger`)).toMatchObject(notFound("Workflow has no blocks"));
+    expect(await emulator.call("POST", `/v1/workflows/${await workflowGuid("Empty")}/trigger`)).toMatchObject(
+      notFound("Workflow has no blocks"),
+    );
   });
 
   it("answers 404 for a missing Workflow or run and 400 for malformed GUIDs", async () => {
@@ -231,11 +243,17 @@ describe("workflows routes", () => {
     expect(await emulator.call("GET", `/v1/workflows/${MISSING_GUID}`)).toMatchObject(notFound("Workflow not found"));
     expect(await emulator.call("POST", `/v1/workflows/${MISSING_GUID}/trigger`, {})).toMatchObject(notFound("Workflow not found"));
     for (const suffix of ["", "/dataset"]) {
-      expect(await emulator.call("GET", `/v1/workflows/${pipeline}/result/${MISSING_GUID}${suffix}`)).toMatchObject(notFound("Run not found"));
-      expect(await emulator.call("GET", `/v1/workflows/${MISSING_GUID}/result/${run.run_guid}${suffix}`)).toMatchObject(notFound("Workflow not found"));
+      expect(await emulator.call("GET", `/v1/workflows/${pipeline}/result/${MISSING_GUID}${suffix}`)).toMatchObject(
+        notFound("Run not found"),
+      );
+      expect(await emulator.call("GET", `/v1/workflows/${MISSING_GUID}/result/${run.run_guid}${suffix}`)).toMatchObject(
+        notFound("Workflow not found"),
+      );
       // A run belongs to its own Workflow only.
       const { body: other } = await emulator.call("POST", "/v1/workflows", { name: "Other flow", app: support });
-      expect(await emulator.call("GET", `/v1/workflows/${other.guid}/result/${run.run_guid}${suffix}`)).toMatchObject(notFound("Run not found"));
+      expect(await emulator.call("GET", `/v1/workflows/${other.guid}/result/${run.run_guid}${suffix}`)).toMatchObject(
+        notFound("Run not found"),
+      );
       const malformed = await emulator.call("GET", `/v1/workflows/${pipeline}/result/not-a-run${suffix}`);
       expect(malformed.status).toBe(400);
       expect(malformed.body.detail[0].loc).toEqual(["path", "runGuid"]);
@@ -279,7 +297,9 @@ describe("workflows routes", () => {
     expect(stored.body.blocks.map((block: { action: { name: string } }) => block.action.name)).toEqual(["Summarize", "Classify"]);
     expect(Object.keys(stored.body.blocks[0]).sort()).toEqual(["action", "data_guid", "feedback_url", "result_url"]);
     expect(stored.body.blocks[0].result_url).toBe(`http://127.0.0.1/v1/workflows/${pipeline}/result/${stored.body.run_guid}`);
-    expect((await emulator.call("GET", `/v1/workflows/${pipeline}/result/${stored.body.run_guid}`)).body).toEqual({ result: "Classify: p" });
+    expect((await emulator.call("GET", `/v1/workflows/${pipeline}/result/${stored.body.run_guid}`)).body).toEqual({
+      result: "Classify: p",
+    });
 
     // Temporary blocks replace the stored ones, may name any Action of the workspace, and are not kept.
     const empty = await workflowGuid("Empty");
@@ -305,12 +325,18 @@ describe("workflows routes", () => {
     const pipeline = await workflowGuid("Pipeline");
     const empty = await workflowGuid("Empty");
     expect(await emulator.call("POST", "/v1/workflows/playground", { workflow: empty })).toMatchObject(notFound("Workflow has no blocks"));
-    expect(await emulator.call("POST", "/v1/workflows/playground", { workflow: pipeline, blocks: [] })).toMatchObject(notFound("Workflow has no blocks"));
+    expect(await emulator.call("POST", "/v1/workflows/playground", { workflow: pipeline, blocks: [] })).toMatchObject(
+      notFound("Workflow has no blocks"),
+    );
     const echo = await emulator.actionGuid("Elsewhere", "Echo", OTHER_KEY);
     for (const action of [MISSING_GUID, echo]) {
-      expect(await emulator.call("POST", "/v1/workflows/playground", { workflow: pipeline, blocks: [{ name: "b", action }] })).toMatchObject(notFound("Action not found"));
+      expect(
+        await emulator.call("POST", "/v1/workflows/playground", { workflow: pipeline, blocks: [{ name: "b", action }] }),
+      ).toMatchObject(notFound("Action not found"));
     }
-    expect(await emulator.call("POST", "/v1/workflows/playground", { workflow: MISSING_GUID })).toMatchObject(notFound("Workflow not found"));
+    expect(await emulator.call("POST", "/v1/workflows/playground", { workflow: MISSING_GUID })).toMatchObject(
+      notFound("Workflow not found"),
+    );
     for (const body of [
       {},
       { workflow: "nope" },
@@ -345,13 +371,21 @@ describe("workflow fixtures", () => {
           name: "Bad",
           slug: "bad",
           apiKey: "gms_test_bad_key",
-          apps: [{ name: "A", actions: [{ name: "Known", prompt: "p" }], workflows: [{ name: "W", blocks: [{ name: "b", action: "Missing" }] }] }],
+          apps: [
+            {
+              name: "A",
+              actions: [{ name: "Known", prompt: "p" }],
+              workflows: [{ name: "W", blocks: [{ name: "b", action: "Missing" }] }],
+            },
+          ],
         },
       ],
     };
     try {
       expect(() => loadFixtures(store, fixtures)).toThrow(FixturesError);
-      expect(() => loadFixtures(store, fixtures)).toThrow(/workspaces\.0\.apps\.0\.workflows\.0\.blocks\.0\.action: unknown Action "Missing"/);
+      expect(() => loadFixtures(store, fixtures)).toThrow(
+        /workspaces\.0\.apps\.0\.workflows\.0\.blocks\.0\.action: unknown Action "Missing"/,
+      );
       expect(store.workspaces.authenticate("gms_test_bad_key")).toBeUndefined();
     } finally {
       store.close();
@@ -366,7 +400,10 @@ describe("workflow fixtures", () => {
       const caller = store.workspaces.authenticate("gms_test_acme_key")!;
       const apps = store.apps.list(caller, { skip: 0, limit: 10 }).items;
       const support = apps.find((app) => app.name === "Support")!;
-      expect(store.workflows.listByApp(caller, support.guid, { skip: 0, limit: 10 }).map((workflow) => workflow.name)).toEqual(["Pipeline", "Empty"]);
+      expect(store.workflows.listByApp(caller, support.guid, { skip: 0, limit: 10 }).map((workflow) => workflow.name)).toEqual([
+        "Pipeline",
+        "Empty",
+      ]);
     } finally {
       store.close();
     }

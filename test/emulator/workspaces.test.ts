@@ -72,9 +72,9 @@ describe("workspaces routes", () => {
     const second = await emulator.call("GET", "/v1/workspaces?skip=1&limit=1");
     expect(second.body).toMatchObject({ total_count: 2, has_next_page: false, data: [{ guid: research.guid }] });
     // Other's user sees only its own.
-    expect((await emulator.call("GET", "/v1/workspaces", undefined, { apiKey: OTHER_KEY })).body.data.map((w: { slug: string }) => w.slug)).toEqual([
-      "other",
-    ]);
+    expect(
+      (await emulator.call("GET", "/v1/workspaces", undefined, { apiKey: OTHER_KEY })).body.data.map((w: { slug: string }) => w.slug),
+    ).toEqual(["other"]);
   });
 
   it("renames with a required name", async () => {
@@ -144,7 +144,9 @@ describe("workspaces routes", () => {
       { guid: await emulator.appGuid("Sales"), name: "Sales", slug: "sales" },
     ]);
     await emulator.call("DELETE", `/v1/apps/${await emulator.appGuid("Sales")}`);
-    expect((await emulator.call("GET", `/v1/workspaces/${acme.guid}/apps`)).body.map((app: { name: string }) => app.name)).toEqual(["Support"]);
+    expect((await emulator.call("GET", `/v1/workspaces/${acme.guid}/apps`)).body.map((app: { name: string }) => app.name)).toEqual([
+      "Support",
+    ]);
     const research = await create("Research", "research");
     expect((await emulator.call("GET", `/v1/workspaces/${research.guid}/apps`)).body).toEqual([]);
   });

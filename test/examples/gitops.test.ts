@@ -35,7 +35,11 @@ interface Run {
 }
 
 function runPipeline(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  const child = spawn(process.execPath, [PIPELINE, ...args], { cwd: GITOPS, env: { ...process.env, PATH: PATH_WITH_NODE, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [PIPELINE, ...args], {
+    cwd: GITOPS,
+    env: { ...process.env, PATH: PATH_WITH_NODE, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
@@ -49,14 +53,19 @@ function runPipeline(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
 
 describe("examples/gitops/pipeline.ts, with or without the CLI", () => {
   it("type-checks with its own tsconfig.json", () => {
-    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(GITOPS, "tsconfig.json")], { encoding: "utf8" });
+    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(GITOPS, "tsconfig.json")], {
+      encoding: "utf8",
+    });
     expect(tsc.stdout + tsc.stderr).toBe("");
     expect(tsc.status).toBe(0);
   }, 60_000);
 
   it("prints its usage; an unknown job exits 2", async () => {
     const help = await runPipeline(["--help"], {});
-    expect(help).toMatchObject({ code: 0, output: expect.stringContaining("usage: node pipeline.ts preview | up | refresh [--fail-on-drift] | destroy") });
+    expect(help).toMatchObject({
+      code: 0,
+      output: expect.stringContaining("usage: node pipeline.ts preview | up | refresh [--fail-on-drift] | destroy"),
+    });
     expect((await runPipeline(["deploy"], {})).code).toBe(2);
   });
 
@@ -84,7 +93,11 @@ describe.skipIf(cli === undefined)(`examples/gitops against the emulator with th
     const programDir = join(work, "quickstart");
     cpSync(QUICKSTART, programDir, { recursive: true, filter: (source) => !source.startsWith(join(QUICKSTART, "node_modules")) });
     installPackageCopy(programDir);
-    emulator = await startEmulator({ port: 0, fixtures: join(QUICKSTART, "fixtures.yaml"), onRequestComplete: (entry) => requests.push(entry) });
+    emulator = await startEmulator({
+      port: 0,
+      fixtures: join(QUICKSTART, "fixtures.yaml"),
+      onRequestComplete: (entry) => requests.push(entry),
+    });
     env = {
       GMS_BASE_URL: emulator.url,
       GMS_API_KEY: emulator.apiKey,
@@ -115,7 +128,12 @@ describe.skipIf(cli === undefined)(`examples/gitops against the emulator with th
     const run = await runPipeline(["up"], env);
     expect(run.code, run.output).toBe(0);
     expect(run.result?.changes.create, run.output).toBeGreaterThanOrEqual(9);
-    expect(run.result?.outputs).toMatchObject({ appSlug: "helpdesk", handbookStatus: "indexed", providerKey: "[secret]", experimentStatus: "active" });
+    expect(run.result?.outputs).toMatchObject({
+      appSlug: "helpdesk",
+      handbookStatus: "indexed",
+      providerKey: "[secret]",
+      experimentStatus: "active",
+    });
     expect(run.output).not.toContain("sk-gitops-test-0001");
     expect((await api("GET", "/apps")).items.map((app) => app.name).sort()).toEqual(["Helpdesk", "Support"]);
     expect((await api("GET", "/providers")).items).toHaveLength(1);
@@ -139,7 +157,8 @@ describe.skipIf(cli === undefined)(`examples/gitops against the emulator with th
     const run = await runPipeline(["destroy"], env);
     expect(run.code, run.output).toBe(0);
     expect((await api("GET", "/apps")).items.map((app) => app.name)).toEqual(["Support"]);
-    for (const path of ["/providers", "/models", "/datasets", "/evals", "/experiments"]) expect((await api("GET", path)).items, path).toEqual([]);
+    for (const path of ["/providers", "/models", "/datasets", "/evals", "/experiments"])
+      expect((await api("GET", path)).items, path).toEqual([]);
     expect((await api("GET", "/skills")).items.map((skill) => skill.name)).toEqual(["web-search"]);
   }, 180_000);
 });

@@ -37,7 +37,8 @@ const SHIM_FILES: Record<string, string> = {
 };
 
 /** `op name [changes]` per step, unchanged ones included. */
-const plan = (result: EngineResult) => result.steps.map((step) => `${step.op} ${step.name}${step.changes.length ? ` [${step.changes.join(", ")}]` : ""}`);
+const plan = (result: EngineResult) =>
+  result.steps.map((step) => `${step.op} ${step.name}${step.changes.length ? ` [${step.changes.join(", ")}]` : ""}`);
 const changing = (result: EngineResult) => plan(result).filter((line) => !line.startsWith("same "));
 
 interface StateDocument {
@@ -79,7 +80,12 @@ describe("examples/quickstart through the offline engine against the emulator", 
     programDir = join(work, "quickstart");
     cpSync(QUICKSTART, programDir, { recursive: true, filter: (source) => !source.startsWith(join(QUICKSTART, "node_modules")) });
     installPackageCopy(programDir);
-    emulator = await startEmulator({ port: 0, db: join(work, "gms.db"), fixtures: join(QUICKSTART, "fixtures.yaml"), onRequestComplete: (entry) => requests.push(entry) });
+    emulator = await startEmulator({
+      port: 0,
+      db: join(work, "gms.db"),
+      fixtures: join(QUICKSTART, "fixtures.yaml"),
+      onRequestComplete: (entry) => requests.push(entry),
+    });
     engine = new LocalEngine({
       programDir,
       stateFile: join(work, "state", "dev.json"),
@@ -139,7 +145,9 @@ describe("examples/quickstart through the offline engine against the emulator", 
     const [experiment] = await list("/experiments");
     expect(experiment).toMatchObject({ app: support.guid, primary_action: actions.find((a) => a.name === "Draft reply")!.guid });
     const dataset = await list(`/datasets/${outputs.datasetGuid}/data`);
-    expect(dataset.map((record) => record.guid).sort()).toEqual((await list(`/apps/${support.guid}/data`)).map((record) => record.guid).sort());
+    expect(dataset.map((record) => record.guid).sort()).toEqual(
+      (await list(`/apps/${support.guid}/data`)).map((record) => record.guid).sort(),
+    );
 
     // Each __provider is the one-line require of the kind's shim, resolved from the program's node_modules.
     // The serializer names it through the package's `exports`: `pulumi-gms/shims/<kind>` when it finds the
@@ -277,7 +285,11 @@ describe("examples/quickstart through the offline engine against the emulator", 
     // The example's devDependencies, as `npm install` would provide them.
     mkdirSync(join(programDir, "node_modules", "@types"), { recursive: true });
     symlinkSync(join(ROOT, "node_modules", "@types", "node"), join(programDir, "node_modules", "@types", "node"), "dir");
-    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(programDir, "tsconfig.json")], { encoding: "utf8" });
+    const tsc = spawnSync(
+      process.execPath,
+      [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(programDir, "tsconfig.json")],
+      { encoding: "utf8" },
+    );
     expect(tsc.stdout + tsc.stderr).toBe("");
     expect(tsc.status).toBe(0);
   }, 60_000);
@@ -285,8 +297,24 @@ describe("examples/quickstart through the offline engine against the emulator", 
 
 describe("npm run demo", () => {
   it("its script type-checks (it imports the package by its own name, as a user's code would)", () => {
-    const options = ["--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2023", "--strict", "--types", "node", "--skipLibCheck"];
-    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), ...options, join(ROOT, "examples", "demo.mts")], { encoding: "utf8" });
+    const options = [
+      "--noEmit",
+      "--module",
+      "nodenext",
+      "--moduleResolution",
+      "nodenext",
+      "--target",
+      "es2023",
+      "--strict",
+      "--types",
+      "node",
+      "--skipLibCheck",
+    ];
+    const tsc = spawnSync(
+      process.execPath,
+      [join(ROOT, "node_modules", "typescript", "bin", "tsc"), ...options, join(ROOT, "examples", "demo.mts")],
+      { encoding: "utf8" },
+    );
     expect(tsc.stdout + tsc.stderr).toBe("");
     expect(tsc.status).toBe(0);
   }, 60_000);

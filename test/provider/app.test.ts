@@ -30,7 +30,12 @@ describe("App through the dynamic-provider host", () => {
     const created = await bed.counting(() => bed.host.create(urnOf(app!), inputs));
     expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/apps"]);
     const { id, properties } = created.result;
-    expect(withoutProvider(properties)).toMatchObject({ guid: id, name: "Support bot", description: "answers tickets", slug: "support-bot" });
+    expect(withoutProvider(properties)).toMatchObject({
+      guid: id,
+      name: "Support bot",
+      description: "answers tickets",
+      slug: "support-bot",
+    });
 
     const same = await bed.counting(() => bed.host.diff(urnOf(app!), id, properties, inputs));
     expect(same.result).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
@@ -71,11 +76,16 @@ describe("App through the dynamic-provider host", () => {
     const adopted = await bed.counting(() => bed.host.create(urnOf(app!), inputs));
     expect(adopted.result.id).toBe(existing.body.guid);
     expect(adopted.requests.map((r) => r.method)).toEqual(["GET", "PUT", "GET"]);
-    expect((await bed.api("GET", `/apps/${existing.body.guid}`)).body).toMatchObject({ name: "Support bot", description: "answers tickets" });
+    expect((await bed.api("GET", `/apps/${existing.body.guid}`)).body).toMatchObject({
+      name: "Support bot",
+      description: "answers tickets",
+    });
     expect((await bed.api("GET", "/apps")).body.total_count).toBe(3);
 
     const missing = await checked({ adopt: "00000000-0000-4000-8000-000000000000" });
-    await expect(bed.host.create(urnOf(app!), missing)).rejects.toThrow(/Cannot adopt App 00000000-0000-4000-8000-000000000000: no such object/);
+    await expect(bed.host.create(urnOf(app!), missing)).rejects.toThrow(
+      /Cannot adopt App 00000000-0000-4000-8000-000000000000: no such object/,
+    );
   });
 
   it("words a refused create (the spec's 429 for an exhausted App allowance) and a refused update in the user's terms", async () => {
@@ -86,7 +96,9 @@ describe("App through the dynamic-provider host", () => {
     try {
       const inputs = await checked({ connection: { baseUrl: service.baseUrl, apiKey: "gms_elsewhere_key" } });
       // A rate limit (429 with Retry-After) is retried as the policy says, and the message counts the attempts.
-      await expect(bed.host.create(urnOf(app!), inputs)).rejects.toThrow('Cannot create App "Support bot": the service answered 429 Too many requests (after 4 attempts).');
+      await expect(bed.host.create(urnOf(app!), inputs)).rejects.toThrow(
+        'Cannot create App "Support bot": the service answered 429 Too many requests (after 4 attempts).',
+      );
       expect(service.requests.map((request) => request.method)).toEqual(["POST", "POST", "POST", "POST"]);
       // The allowance's 429 (no Retry-After) is final at once: no wait cures it.
       await expect(bed.host.create(urnOf(app!), inputs)).rejects.toThrow(
@@ -106,7 +118,9 @@ describe("App through the dynamic-provider host", () => {
   });
 
   it("reports bad input in check, naming the field, before any request", async () => {
-    const bad = await bed.counting(() => bed.host.check(urnOf(app!), {}, { ...app!.inputs, name: "", colour: "blue", adopt: "not-a-guid" }));
+    const bad = await bed.counting(() =>
+      bed.host.check(urnOf(app!), {}, { ...app!.inputs, name: "", colour: "blue", adopt: "not-a-guid" }),
+    );
     expect(bad.requests).toHaveLength(0);
     expect(bad.result.failures.map((f) => f.property).sort()).toEqual(["adopt", "colour", "name"]);
     expect(bad.result.failures.find((f) => f.property === "name")?.reason).toBe("must not be empty");

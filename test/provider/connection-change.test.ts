@@ -30,17 +30,34 @@ describe("a changed connection, through the dynamic-provider host", () => {
     const inputs = await checked({ baseUrl: bed.emulator.url, apiKey: ACME_KEY });
     const created = await bed.host.create(urnOf(app), inputs);
 
-    const moved = await bed.host.diff(urnOf(app), created.id, created.properties, await checked({ baseUrl: "https://gms.example.com/v1", apiKey: ACME_KEY }));
+    const moved = await bed.host.diff(
+      urnOf(app),
+      created.id,
+      created.properties,
+      await checked({ baseUrl: "https://gms.example.com/v1", apiKey: ACME_KEY }),
+    );
     expect(moved).toEqual({ changes: "some", replaces: ["connection"], deleteBeforeReplace: false });
     // The same service written with a trailing slash is not a move.
-    const same = await bed.host.diff(urnOf(app), created.id, created.properties, await checked({ baseUrl: `${bed.emulator.url}/`, apiKey: ACME_KEY }));
+    const same = await bed.host.diff(
+      urnOf(app),
+      created.id,
+      created.properties,
+      await checked({ baseUrl: `${bed.emulator.url}/`, apiKey: ACME_KEY }),
+    );
     expect(same.replaces).toEqual([]);
 
     const rotated = await checked({ baseUrl: bed.emulator.url, apiKey: ROTATED_KEY });
-    expect(await bed.host.diff(urnOf(app), created.id, created.properties, rotated)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(app), created.id, created.properties, rotated)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     const updated = await bed.counting(() => bed.host.update(urnOf(app), created.id, created.properties, rotated));
     // Both keys select the same workspace: nothing is asked of the App itself.
-    expect(updated.requests.map((request) => `${request.method} ${request.path}`)).toEqual(["GET /v1/workspaces/current", "GET /v1/workspaces/current"]);
+    expect(updated.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+      "GET /v1/workspaces/current",
+      "GET /v1/workspaces/current",
+    ]);
     expect(updated.result.properties.connection).toEqual({ baseUrl: bed.emulator.url, apiKey: ROTATED_KEY });
 
     const elsewhere = await checked({ baseUrl: bed.emulator.url, apiKey: OTHER_KEY });

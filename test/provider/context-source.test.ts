@@ -20,7 +20,11 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
  * `sdk/go/common/resource/asset` `Serialize`). The SDK's mocks cannot show this: they turn the asset back
  * into a FileAsset object whose path is a promise, so the capture holds `{__pulumiAsset: true, path: {}}`.
  */
-const engineAsset = (source: { path: string } | { text: string }, content: string) => ({ [SIG_KEY]: ASSET_SIG, hash: sha256(content), ...source });
+const engineAsset = (source: { path: string } | { text: string }, content: string) => ({
+  [SIG_KEY]: ASSET_SIG,
+  hash: sha256(content),
+  ...source,
+});
 
 /**
  * The requests the provider made: the emulator's Files loader fetches signed URLs from the emulator itself
@@ -56,7 +60,9 @@ describe("ContextSource through the dynamic-provider host", () => {
     handbook = contexts.find((context) => context.name === "Handbook")!.guid;
     faq = contexts.find((context) => context.name === "FAQ")!.guid;
     // A URL the service can fetch: the emulator's own signed URL of an upload.
-    signedUrl = (await bed.api("POST", "/files/upload", { data: `data:text/plain;base64,${Buffer.from(HANDBOOK_TEXT).toString("base64")}` })).body.url;
+    signedUrl = (
+      await bed.api("POST", "/files/upload", { data: `data:text/plain;base64,${Buffer.from(HANDBOOK_TEXT).toString("base64")}` })
+    ).body.url;
     writeFileSync(join(bed.dir, "policies.txt"), POLICIES);
     const registrations = bed.capture(`
       new gms.ContextSource("returns", {
@@ -89,7 +95,8 @@ describe("ContextSource through the dynamic-provider host", () => {
     expect(result.failures).toEqual([]);
     return result.inputs;
   };
-  const sources = async (context: string) => (await bed.api("GET", `/contexts/${context}/context_sources`)).body as { guid: string; url: string }[];
+  const sources = async (context: string) =>
+    (await bed.api("GET", `/contexts/${context}/context_sources`)).body as { guid: string; url: string }[];
 
   it("registers as gms:ContextSource with a tiny __provider; a Pulumi asset reaches the engine tagged as an asset", async () => {
     expect(byUrl.type).toBe("pulumi-nodejs:dynamic/gms:ContextSource");
@@ -100,7 +107,11 @@ describe("ContextSource through the dynamic-provider host", () => {
     // What the SDK sends the engine for the program's FileAsset (the engine adds `hash`, see engineAsset).
     const sdk = require(require.resolve("@pulumi/pulumi", { paths: [bed.dir] }));
     const rpc = require(require.resolve("@pulumi/pulumi/runtime/rpc", { paths: [bed.dir] }));
-    expect(await rpc.serializeProperty("file", new sdk.asset.FileAsset("policies.txt"), new Set())).toEqual({ [SIG_KEY]: ASSET_SIG, __pulumiAsset: true, path: "policies.txt" });
+    expect(await rpc.serializeProperty("file", new sdk.asset.FileAsset("policies.txt"), new Set())).toEqual({
+      [SIG_KEY]: ASSET_SIG,
+      __pulumiAsset: true,
+      path: "policies.txt",
+    });
   });
 
   it("check turns an asset into {path|text, hash} with the content's SHA-256, with or without the engine's hash", async () => {
@@ -108,7 +119,10 @@ describe("ContextSource through the dynamic-provider host", () => {
     expect(fromEngine.file).toEqual({ path: "policies.txt", hash: sha256(POLICIES) });
     const fromSdk = await checked(byFile, { file: { [SIG_KEY]: ASSET_SIG, __pulumiAsset: true, path: "policies.txt" } });
     expect(fromSdk.file).toEqual(fromEngine.file);
-    expect((await checked(byText, { file: textAsset() })).file).toEqual({ text: "Hello.\nWe answer within a day.", hash: sha256("Hello.\nWe answer within a day.") });
+    expect((await checked(byText, { file: textAsset() })).file).toEqual({
+      text: "Hello.\nWe answer within a day.",
+      hash: sha256("Hello.\nWe answer within a day."),
+    });
     // Earlier state's normalized form checks to itself.
     expect((await checked(byFile, { file: fromEngine.file })).file).toEqual(fromEngine.file);
     expect(fromEngine.loader).toBe("files");
@@ -119,7 +133,10 @@ describe("ContextSource through the dynamic-provider host", () => {
     const inputs = await checked(byUrl, {});
     const created = await bed.counting(() => bed.host.create(urnOf(byUrl), inputs));
     const { id, properties } = created.result;
-    expect(lines(created.requests)).toEqual([`POST /v1/contexts/${handbook}/context_sources`, `PUT /v1/contexts/${handbook}/context_sources/${id}`]);
+    expect(lines(created.requests)).toEqual([
+      `POST /v1/contexts/${handbook}/context_sources`,
+      `PUT /v1/contexts/${handbook}/context_sources/${id}`,
+    ]);
     expect(withoutProvider(properties)).toMatchObject({
       guid: id,
       context: handbook,
@@ -159,13 +176,24 @@ describe("ContextSource through the dynamic-provider host", () => {
       Object.assign(inputs, news);
     }
     const live = (await bed.api("GET", `/contexts/${handbook}/context_sources/${id}`)).body;
-    expect(live).toMatchObject({ name: "Returns and refunds", loader_config: [{ name: "encoding", value: "latin1", required: true }], indexing_status: "pending" });
+    expect(live).toMatchObject({
+      name: "Returns and refunds",
+      loader_config: [{ name: "encoding", value: "latin1", required: true }],
+      indexing_status: "pending",
+    });
 
     // Turning process on processes now; with the wait, the update returns once indexed.
     const processing = await checked(byUrl, { ...inputs, process: true, waitForIndexing: { timeoutSeconds: 20 } });
-    expect(await bed.host.diff(urnOf(byUrl), id, properties, processing)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(byUrl), id, properties, processing)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     const processed = await bed.counting(() => bed.host.update(urnOf(byUrl), id, properties, processing));
-    expect(withPolls(processed.requests)).toEqual([`POST /v1/context_sources/${id}/process`, `GET /v1/contexts/${handbook}/context_sources/${id} (polled)`]);
+    expect(withPolls(processed.requests)).toEqual([
+      `POST /v1/context_sources/${id}/process`,
+      `GET /v1/contexts/${handbook}/context_sources/${id} (polled)`,
+    ]);
     expect(processed.result.properties).toMatchObject({
       indexingStatus: "indexed",
       indexingMetadata: { documents: 5, characters: HANDBOOK_TEXT.length, contentType: "text/plain" },
@@ -186,7 +214,11 @@ describe("ContextSource through the dynamic-provider host", () => {
     Object.assign(properties, resplitUpdate.result.properties);
     // waitForIndexing alone has no value in the service: the update records it and makes no request.
     const patient = await checked(byUrl, { ...resplit, waitForIndexing: { timeoutSeconds: 60 } });
-    expect(await bed.host.diff(urnOf(byUrl), id, properties, patient)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(byUrl), id, properties, patient)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     const recorded = await bed.counting(() => bed.host.update(urnOf(byUrl), id, properties, patient));
     expect(lines(recorded.requests)).toEqual([]);
     expect(recorded.result.properties.waitForIndexing).toEqual({ timeoutSeconds: 60 });
@@ -202,10 +234,16 @@ describe("ContextSource through the dynamic-provider host", () => {
       expect(diff.requests).toHaveLength(0);
     }
     // The loader's GUID is the same loader: no diff.
-    expect((await bed.host.diff(urnOf(byUrl), id, properties, await checked(byUrl, { ...resplit, loader: FILES_LOADER_ID }))).changes).toBe("none");
+    expect((await bed.host.diff(urnOf(byUrl), id, properties, await checked(byUrl, { ...resplit, loader: FILES_LOADER_ID }))).changes).toBe(
+      "none",
+    );
     // Moving from url to file replaces (url, left out, is then no longer managed).
     const toFile = await checked(byUrl, { ...resplit, url: undefined, file: fileAsset() });
-    expect(await bed.host.diff(urnOf(byUrl), id, properties, toFile)).toEqual({ changes: "some", replaces: ["file"], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(byUrl), id, properties, toFile)).toEqual({
+      changes: "some",
+      replaces: ["file"],
+      deleteBeforeReplace: false,
+    });
 
     // The indexing fields change on their own: refresh shows them, and they never cause a diff.
     await bed.emulator.store.contextSources.idle();
@@ -214,17 +252,29 @@ describe("ContextSource through the dynamic-provider host", () => {
     expect(settled.inputs).not.toHaveProperty("indexingStatus");
     expect((await bed.host.diff(urnOf(byUrl), id, settled.properties, resplit)).changes).toBe("none");
 
-    await bed.api("PUT", `/contexts/${handbook}/context_sources/${id}`, { name: "Renamed out of band", splitterConfig: { chunk_size: 1000 }, loaderConfig: [] });
+    await bed.api("PUT", `/contexts/${handbook}/context_sources/${id}`, {
+      name: "Renamed out of band",
+      splitterConfig: { chunk_size: 1000 },
+      loaderConfig: [],
+    });
     const refreshed = await bed.counting(() => bed.host.read(urnOf(byUrl), id, properties, resplit));
     expect(lines(refreshed.requests)).toEqual([`GET /v1/contexts/${handbook}/context_sources/${id}`]);
     expect(refreshed.result.id).toBe(id);
     expect(refreshed.result.properties).toMatchObject({ name: "Renamed out of band", loaderConfig: [], process: true });
-    expect(refreshed.result.inputs).toMatchObject({ name: "Renamed out of band", loaderConfig: [], context: handbook, url: signedUrl, loader: "files" });
+    expect(refreshed.result.inputs).toMatchObject({
+      name: "Renamed out of band",
+      loaderConfig: [],
+      context: handbook,
+      url: signedUrl,
+      loader: "files",
+    });
     const drift = await bed.host.diff(urnOf(byUrl), id, refreshed.result.properties, resplit);
     expect(drift).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
 
     const deleted = await bed.counting(() => bed.host.delete(urnOf(byUrl), id, refreshed.result.properties));
-    expect(deleted.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`DELETE /v1/contexts/${handbook}/context_sources/${id} 200`]);
+    expect(deleted.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `DELETE /v1/contexts/${handbook}/context_sources/${id} 200`,
+    ]);
     expect((await bed.api("GET", `/contexts/${handbook}/context_sources/${id}`)).status).toBe(404);
     const again = await bed.counting(() => bed.host.delete(urnOf(byUrl), id, refreshed.result.properties));
     expect(again.requests.map((r) => r.status)).toEqual([404]);
@@ -236,10 +286,17 @@ describe("ContextSource through the dynamic-provider host", () => {
     const created = await bed.counting(() => bed.host.create(urnOf(byUrl), inputs));
     const { id, properties } = created.result;
     expect(lines(created.requests)).toEqual([`POST /v1/contexts/${handbook}/context_sources`]);
-    await bed.api("PUT", `/contexts/${handbook}/context_sources/${id}`, { name: "Set by hand", splitterConfig: { chunk_size: 77 }, loaderConfig: [{ name: "x", value: 1 }] });
+    await bed.api("PUT", `/contexts/${handbook}/context_sources/${id}`, {
+      name: "Set by hand",
+      splitterConfig: { chunk_size: 77 },
+      loaderConfig: [{ name: "x", value: 1 }],
+    });
     const news = await checked(byUrl, { name: undefined, loaderConfig: undefined, splitterConfig: { chunkSize: 60 } });
     const updated = await bed.counting(() => bed.host.update(urnOf(byUrl), id, properties, news));
-    expect(lines(updated.requests)).toEqual([`GET /v1/contexts/${handbook}/context_sources/${id}`, `PUT /v1/contexts/${handbook}/context_sources/${id}`]);
+    expect(lines(updated.requests)).toEqual([
+      `GET /v1/contexts/${handbook}/context_sources/${id}`,
+      `PUT /v1/contexts/${handbook}/context_sources/${id}`,
+    ]);
     expect((await bed.api("GET", `/contexts/${handbook}/context_sources/${id}`)).body).toMatchObject({
       name: "Set by hand",
       loader_config: [{ name: "x", value: 1 }],
@@ -272,9 +329,12 @@ describe("ContextSource through the dynamic-provider host", () => {
     // The signed URL is not an input: it never appears as `url`, so it cannot make a diff.
     expect(properties).not.toHaveProperty("url");
     const documents = (await bed.api("GET", `/contexts/${faq}/documents`)).body;
-    expect(documents.data.map((document: { content: string; metadata: Record<string, unknown> }) => [document.content, document.metadata.context_source])).toEqual([
-      ["Hello.\nWe answer within a day.", id],
-    ]);
+    expect(
+      documents.data.map((document: { content: string; metadata: Record<string, unknown> }) => [
+        document.content,
+        document.metadata.context_source,
+      ]),
+    ).toEqual([["Hello.\nWe answer within a day.", id]]);
     expect((await bed.host.diff(urnOf(byText), id, properties, await checked(byText, { file: textAsset() }))).changes).toBe("none");
     const refreshed = await bed.host.read(urnOf(byText), id, properties, inputs);
     expect(refreshed.properties).not.toHaveProperty("url");
@@ -282,7 +342,11 @@ describe("ContextSource through the dynamic-provider host", () => {
     expect(refreshed.inputs?.file).toEqual(inputs.file);
     expect((await bed.host.diff(urnOf(byText), id, refreshed.properties, inputs)).changes).toBe("none");
     const changedText = await checked(byText, { file: engineAsset({ text: "Hello again." }, "Hello again.") });
-    expect(await bed.host.diff(urnOf(byText), id, properties, changedText)).toEqual({ changes: "some", replaces: ["file"], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(byText), id, properties, changedText)).toEqual({
+      changes: "some",
+      replaces: ["file"],
+      deleteBeforeReplace: false,
+    });
     await bed.host.delete(urnOf(byText), id, properties);
   });
 
@@ -305,7 +369,10 @@ describe("ContextSource through the dynamic-provider host", () => {
       indexingMetadata: { documents: 3, characters: POLICIES.length, contentType: "text/plain" },
     });
     expect(properties).not.toHaveProperty("url");
-    const documents = (await bed.api("GET", `/contexts/${handbook}/documents`)).body.data as { content: string; metadata: { context_source: string } }[];
+    const documents = (await bed.api("GET", `/contexts/${handbook}/documents`)).body.data as {
+      content: string;
+      metadata: { context_source: string };
+    }[];
     expect(documents.filter((document) => document.metadata.context_source === id).map((document) => document.content)).toEqual([
       "Staff may work from home two days a week.\n\n",
       "Expenses need a receipt.\n\n",
@@ -317,7 +384,11 @@ describe("ContextSource through the dynamic-provider host", () => {
     expect(same.requests).toHaveLength(0);
     // Another input changes: the file does not show up in the diff.
     const renamed = await checked(byFile, { file: fileAsset(), name: "Office policies" });
-    expect(await bed.host.diff(urnOf(byFile), id, properties, renamed)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(byFile), id, properties, renamed)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
 
     writeFileSync(join(bed.dir, "policies.txt"), `${POLICIES}\n\nPets are welcome on Fridays.`);
     const edited = await checked(byFile, { file: fileAsset(`${POLICIES}\n\nPets are welcome on Fridays.`) });
@@ -356,7 +427,12 @@ describe("ContextSource through the dynamic-provider host", () => {
 
     it("when processing ends failed (a URL nobody serves)", async () => {
       const before = (await sources(faq)).length;
-      const inputs = await checked(byUrl, { context: faq, url: "http://127.0.0.1:9/handbook.txt", process: true, waitForIndexing: { timeoutSeconds: 20 } });
+      const inputs = await checked(byUrl, {
+        context: faq,
+        url: "http://127.0.0.1:9/handbook.txt",
+        process: true,
+        waitForIndexing: { timeoutSeconds: 20 },
+      });
       const start = bed.requests.length;
       await expect(bed.host.create(urnOf(byUrl), inputs)).rejects.toThrow(
         /^Cannot create ContextSource for http:\/\/127\.0\.0\.1:9\/handbook\.txt: processing http:\/\/127\.0\.0\.1:9\/handbook\.txt failed: fetch failed: .*\. The Context Source it had created \([0-9a-f-]+\) was deleted again\.$/,
@@ -395,7 +471,9 @@ describe("ContextSource through the dynamic-provider host", () => {
     const { id, properties } = await bed.host.create(urnOf(byUrl), inputs);
     const news = await checked(byUrl, { ...unserved, process: true, waitForIndexing: true });
     await expect(bed.host.update(urnOf(byUrl), id, properties, news)).rejects.toThrow(
-      new RegExp(`^Cannot update ContextSource ${id} \\(http://127\\.0\\.0\\.1:9/gone\\.txt\\): processing http://127\\.0\\.0\\.1:9/gone\\.txt failed: fetch failed: `),
+      new RegExp(
+        `^Cannot update ContextSource ${id} \\(http://127\\.0\\.0\\.1:9/gone\\.txt\\): processing http://127\\.0\\.0\\.1:9/gone\\.txt failed: fetch failed: `,
+      ),
     );
     expect((await bed.api("GET", `/contexts/${handbook}/context_sources/${id}`)).body.indexing_status).toBe("failed");
     await bed.host.delete(urnOf(byUrl), id, properties);
@@ -407,14 +485,20 @@ describe("ContextSource through the dynamic-provider host", () => {
     const { id, properties } = await bed.host.create(urnOf(byUrl), inputs);
     await bed.api("DELETE", `/contexts/${handbook}/context_sources/${id}`);
     const gone = `ContextSource ${id} no longer exists in the workspace (deleted outside Pulumi?): run \`pulumi refresh\``;
-    await expect(bed.host.update(urnOf(byUrl), id, properties, await checked(byUrl, { ...unchanged, name: "Renamed" }))).rejects.toThrow(gone);
-    await expect(bed.host.update(urnOf(byUrl), id, properties, await checked(byUrl, { ...unchanged, process: true }))).rejects.toThrow(gone);
+    await expect(bed.host.update(urnOf(byUrl), id, properties, await checked(byUrl, { ...unchanged, name: "Renamed" }))).rejects.toThrow(
+      gone,
+    );
+    await expect(bed.host.update(urnOf(byUrl), id, properties, await checked(byUrl, { ...unchanged, process: true }))).rejects.toThrow(
+      gone,
+    );
   });
 
   it("explains a Context that does not exist, listing the workspace's Contexts", async () => {
     const inputs = await checked(byUrl, { context: "00000000-0000-4000-8000-000000000000" });
     await expect(bed.host.create(urnOf(byUrl), inputs)).rejects.toThrow(
-      new RegExp(`the service answered 404 Context not found\\. Context 00000000-0000-4000-8000-000000000000 may not exist in this workspace; Contexts are created outside the interface\\. The workspace's Contexts: "Handbook" \\(${handbook}\\), "FAQ" \\(${faq}\\)\\.`),
+      new RegExp(
+        `the service answered 404 Context not found\\. Context 00000000-0000-4000-8000-000000000000 may not exist in this workspace; Contexts are created outside the interface\\. The workspace's Contexts: "Handbook" \\(${handbook}\\), "FAQ" \\(${faq}\\)\\.`,
+      ),
     );
   });
 
@@ -429,7 +513,11 @@ describe("ContextSource through the dynamic-provider host", () => {
       `GET /v1/contexts/${handbook}/context_sources/${existing.guid}`,
       `PUT /v1/contexts/${handbook}/context_sources/${existing.guid}`,
     ]);
-    expect(adopted.result.properties).toMatchObject({ context: handbook, name: "Returns policy", splitterConfig: { chunkSize: 40, chunkOverlap: 0 } });
+    expect(adopted.result.properties).toMatchObject({
+      context: handbook,
+      name: "Returns policy",
+      splitterConfig: { chunkSize: 40, chunkOverlap: 0 },
+    });
     expect((await bed.api("GET", `/contexts/${handbook}/context_sources/${existing.guid}`)).body).toMatchObject({
       name: "Returns policy",
       loader_config: [{ name: "encoding", value: "utf-8" }],
@@ -439,7 +527,9 @@ describe("ContextSource through the dynamic-provider host", () => {
     // Declared under another Context: the source is looked for in every Context, then the mismatch is explained.
     const elsewhere = await checked(byUrl, { adopt: existing.guid, context: faq });
     const mismatch = await bed.counting(() => bed.host.create(urnOf(byUrl), elsewhere).catch((error: Error) => error));
-    expect((mismatch.result as Error).message).toMatch(new RegExp(`Cannot adopt ContextSource ${existing.guid}: context differs from the program and cannot be changed in place`));
+    expect((mismatch.result as Error).message).toMatch(
+      new RegExp(`Cannot adopt ContextSource ${existing.guid}: context differs from the program and cannot be changed in place`),
+    );
     expect(lines(mismatch.requests)).toEqual([
       `GET /v1/contexts/${faq}/context_sources/${existing.guid}`,
       "GET /v1/workspaces/current",
@@ -448,7 +538,9 @@ describe("ContextSource through the dynamic-provider host", () => {
       `GET /v1/contexts/${handbook}/context_sources/${existing.guid}`,
     ]);
     const missing = await checked(byUrl, { adopt: "00000000-0000-4000-8000-000000000000" });
-    await expect(bed.host.create(urnOf(byUrl), missing)).rejects.toThrow(/Cannot adopt ContextSource 00000000-0000-4000-8000-000000000000: no such object/);
+    await expect(bed.host.create(urnOf(byUrl), missing)).rejects.toThrow(
+      /Cannot adopt ContextSource 00000000-0000-4000-8000-000000000000: no such object/,
+    );
     await bed.host.delete(urnOf(byUrl), existing.guid, adopted.result.properties);
   });
 
@@ -468,7 +560,8 @@ describe("ContextSource through the dynamic-provider host", () => {
     expect(await failuresOf({ loader: "web" })).toEqual([
       {
         property: "loader",
-        reason: '"web" is not available: only the Files loader exists (the service\'s create always fixes the Files loader and no route chooses another). Use "files" or leave loader out.',
+        reason:
+          '"web" is not available: only the Files loader exists (the service\'s create always fixes the Files loader and no route chooses another). Use "files" or leave loader out.',
       },
     ]);
     expect(await failuresOf({ url: undefined, file: engineAsset({ path: "missing.txt" }, "") }, byFile)).toEqual([
@@ -478,11 +571,28 @@ describe("ContextSource through the dynamic-provider host", () => {
       property: "file",
       reason: "the StringAsset is empty: there is nothing to upload and index",
     });
-    expect((await failuresOf({ url: undefined, file: { [SIG_KEY]: ASSET_SIG, uri: "https://example.com/a.txt" } }, byText))[0]!.reason).toMatch(/RemoteAsset is not supported: pass its address as url/);
-    expect(await failuresOf({ waitForIndexing: true })).toEqual([{ property: "waitForIndexing", reason: expect.stringMatching(/only starts with process: true/) }]);
+    expect(
+      (await failuresOf({ url: undefined, file: { [SIG_KEY]: ASSET_SIG, uri: "https://example.com/a.txt" } }, byText))[0]!.reason,
+    ).toMatch(/RemoteAsset is not supported: pass its address as url/);
+    expect(await failuresOf({ waitForIndexing: true })).toEqual([
+      { property: "waitForIndexing", reason: expect.stringMatching(/only starts with process: true/) },
+    ]);
 
-    const many = await failuresOf({ context: "handbook", url: "ftp://example.com/x", splitterConfig: { chunkSize: 0, size: 3 }, loaderConfig: [{ value: 1 }], colour: "blue" });
-    expect(many.map((f) => f.property).sort()).toEqual(["colour", "context", "loaderConfig.0.name", "splitterConfig", "splitterConfig.chunkSize", "url"]);
+    const many = await failuresOf({
+      context: "handbook",
+      url: "ftp://example.com/x",
+      splitterConfig: { chunkSize: 0, size: 3 },
+      loaderConfig: [{ value: 1 }],
+      colour: "blue",
+    });
+    expect(many.map((f) => f.property).sort()).toEqual([
+      "colour",
+      "context",
+      "loaderConfig.0.name",
+      "splitterConfig",
+      "splitterConfig.chunkSize",
+      "url",
+    ]);
     const missing = await bed.host.check(urnOf(byUrl), {}, { __provider: byUrl.inputs.__provider, url: signedUrl });
     expect(missing.failures).toEqual([{ property: "context", reason: "context is required" }]);
   });
@@ -490,7 +600,12 @@ describe("ContextSource through the dynamic-provider host", () => {
   it("lets unknown values through check and diff during preview", async () => {
     const result = await bed.host.check(urnOf(byFile), {}, { ...byFile.inputs, file: UNKNOWN, context: UNKNOWN });
     expect(result.failures).toEqual([]);
-    const diff = await bed.host.diff(urnOf(byFile), "x", { context: handbook, file: { path: "policies.txt", hash: sha256(POLICIES) }, loader: "files" }, result.inputs);
+    const diff = await bed.host.diff(
+      urnOf(byFile),
+      "x",
+      { context: handbook, file: { path: "policies.txt", hash: sha256(POLICIES) }, loader: "files" },
+      result.inputs,
+    );
     expect(diff).toEqual({ changes: "some", replaces: ["context", "file"], deleteBeforeReplace: false });
   });
 });

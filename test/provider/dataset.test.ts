@@ -25,8 +25,11 @@ describe("Dataset through the dynamic-provider host", () => {
     const apps = (await bed.api("GET", "/apps")).body.data as { name: string; guid: string }[];
     support = apps.find((app) => app.name === "Support")!.guid;
     sales = apps.find((app) => app.name === "Sales")!.guid;
-    const summarize = ((await bed.api("GET", `/apps/${support}/actions`)).body as { name: string; guid: string }[]).find((a) => a.name === "Summarize")!.guid;
-    const record = async (input: string, output: string) => (await bed.api("POST", "/data", { action: summarize, app: support, input, output })).body.guid as string;
+    const summarize = ((await bed.api("GET", `/apps/${support}/actions`)).body as { name: string; guid: string }[]).find(
+      (a) => a.name === "Summarize",
+    )!.guid;
+    const record = async (input: string, output: string) =>
+      (await bed.api("POST", "/data", { action: summarize, app: support, input, output })).body.guid as string;
     d1 = await record("The printer is on fire", "Hardware incident");
     d2 = await record("I forgot my password", "Account access");
     d3 = await record("Invoice is wrong", "Billing");
@@ -56,8 +59,18 @@ describe("Dataset through the dynamic-provider host", () => {
     const created = await bed.counting(() => bed.host.create(urnOf(dataset!), inputs));
     const { id, properties } = created.result;
     // Datasets carry no creation time: the matching ones are listed first, so a lost answer can tell the new one apart.
-    expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /v1/datasets/app/${support}`, "POST /v1/datasets", `GET /v1/datasets/${id}/data`]);
-    expect(withoutProvider(properties)).toEqual({ guid: id, name: "Golden set", description: "reviewed answers", app: support, data: [d1, d2] });
+    expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /v1/datasets/app/${support}`,
+      "POST /v1/datasets",
+      `GET /v1/datasets/${id}/data`,
+    ]);
+    expect(withoutProvider(properties)).toEqual({
+      guid: id,
+      name: "Golden set",
+      description: "reviewed answers",
+      app: support,
+      data: [d1, d2],
+    });
     expect((await itemsOf(id)).data).toEqual([d1, d2]);
 
     const same = await bed.counting(() => bed.host.diff(urnOf(dataset!), id, properties, inputs));
@@ -71,7 +84,11 @@ describe("Dataset through the dynamic-provider host", () => {
     ] as const) {
       const before = await itemsOf(id);
       const news = await checked({ ...withoutProvider(properties), [field]: value });
-      expect(await bed.host.diff(urnOf(dataset!), id, properties, news)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+      expect(await bed.host.diff(urnOf(dataset!), id, properties, news)).toEqual({
+        changes: "some",
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
       const updated = await bed.counting(() => bed.host.update(urnOf(dataset!), id, properties, news));
       expect(updated.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`PUT /v1/datasets/${id}`]);
       expect(updated.result.properties[field]).toEqual(value);
@@ -85,7 +102,11 @@ describe("Dataset through the dynamic-provider host", () => {
     }
 
     const swapped = await checked({ ...withoutProvider(properties), data: [d2, d3] });
-    expect(await bed.host.diff(urnOf(dataset!), id, properties, swapped)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(dataset!), id, properties, swapped)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     const rewritten = await bed.counting(() => bed.host.update(urnOf(dataset!), id, properties, swapped));
     expect(rewritten.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`PUT /v1/datasets/${id}`, `GET /v1/datasets/${id}/data`]);
     expect(rewritten.result.properties.data).toEqual([d2, d3]);
@@ -103,7 +124,11 @@ describe("Dataset through the dynamic-provider host", () => {
     const kept = await bed.counting(() => bed.host.read(urnOf(dataset!), id, properties, reordered));
     expect(kept.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /v1/datasets/${id}`, `GET /v1/datasets/${id}/data`]);
     expect(kept.result.properties.data).toEqual([d3, d2]);
-    expect(await bed.host.diff(urnOf(dataset!), id, kept.result.properties, reordered)).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(dataset!), id, kept.result.properties, reordered)).toEqual({
+      changes: "none",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
 
     const moved = await checked({ ...withoutProvider(properties), app: sales });
     const replace = await bed.counting(() => bed.host.diff(urnOf(dataset!), id, properties, moved));
@@ -115,7 +140,11 @@ describe("Dataset through the dynamic-provider host", () => {
     expect(refreshed.id).toBe(id);
     expect(refreshed.properties).toMatchObject({ name: "Renamed out of band", data: [d1] });
     expect(refreshed.inputs).toMatchObject({ name: "Renamed out of band", data: [d1], app: support, description: null });
-    expect(await bed.host.diff(urnOf(dataset!), id, refreshed.properties, reordered)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(dataset!), id, refreshed.properties, reordered)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
 
     const deleted = await bed.counting(() => bed.host.delete(urnOf(dataset!), id, refreshed.properties));
     expect(deleted.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`DELETE /v1/datasets/${id} 200`]);
@@ -135,7 +164,11 @@ describe("Dataset through the dynamic-provider host", () => {
     await bed.api("PUT", `/datasets/${id}`, { datapoints: [d3] });
     const refreshed = await bed.host.read(urnOf(loose!), id, properties, inputs);
     expect(refreshed.properties.data).toEqual([d3]);
-    expect(await bed.host.diff(urnOf(loose!), id, refreshed.properties, inputs)).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(loose!), id, refreshed.properties, inputs)).toEqual({
+      changes: "none",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     const renamed = await checked({ name: "Curated by hand" }, loose);
     const updated = await bed.counting(() => bed.host.update(urnOf(loose!), id, refreshed.properties, renamed));
     expect(updated.requests.map((r) => r.method)).toEqual(["PUT"]);
@@ -150,13 +183,17 @@ describe("Dataset through the dynamic-provider host", () => {
     const refused = await bed.counting(() => bed.host.create(urnOf(dataset!), unresolvable).catch((error: Error) => error));
     expect((refused.result as Error).message).toBe(
       `Cannot create Dataset "Golden set": data lists a Data record the service could not find in the workspace (${MISSING}), so no Item copies it. ` +
-        "Remove it from data, or create the Data record first. The Dataset it had created (" + refused.requests[2]!.path.split("/")[3] + ") was deleted again.",
+        "Remove it from data, or create the Data record first. The Dataset it had created (" +
+        refused.requests[2]!.path.split("/")[3] +
+        ") was deleted again.",
     );
     expect(refused.requests.map((r) => r.method)).toEqual(["GET", "POST", "GET", "DELETE"]);
     expect((await bed.api("GET", "/datasets")).body.total_count).toBe(before);
 
     const created = await bed.host.create(urnOf(dataset!), await checked({}));
-    const doomed = (await bed.api("POST", "/data", { action: (await bed.api("GET", `/apps/${support}/actions`)).body[0].guid, input: "x", output: "y" })).body.guid;
+    const doomed = (
+      await bed.api("POST", "/data", { action: (await bed.api("GET", `/apps/${support}/actions`)).body[0].guid, input: "x", output: "y" })
+    ).body.guid;
     await bed.api("DELETE", `/data/${doomed}`);
     const stale = await checked({ name: "Golden set v2", data: [d1, doomed] });
     await expect(bed.host.update(urnOf(dataset!), created.id, created.properties, stale)).rejects.toThrow(
@@ -181,11 +218,16 @@ describe("Dataset through the dynamic-provider host", () => {
       `GET /v1/datasets/${existing.guid}/data`,
     ]);
     expect(adopted.result.properties).toMatchObject({ name: "Golden set", description: "reviewed answers", data: [d1, d2] });
-    expect((await bed.api("GET", `/datasets/${existing.guid}`)).body).toMatchObject({ name: "Golden set", description: "reviewed answers", app: support });
+    expect((await bed.api("GET", `/datasets/${existing.guid}`)).body).toMatchObject({
+      name: "Golden set",
+      description: "reviewed answers",
+      app: support,
+    });
     expect((await itemsOf(existing.guid)).data).toEqual([d1, d2]);
 
     // The same records in another order: adopting reads and changes nothing.
-    const twin = (await bed.api("POST", "/datasets", { name: "Golden set", description: "reviewed answers", app: support, data: [d2, d1] })).body;
+    const twin = (await bed.api("POST", "/datasets", { name: "Golden set", description: "reviewed answers", app: support, data: [d2, d1] }))
+      .body;
     const items = (await itemsOf(twin.guid)).items;
     const quiet = await bed.counting(() => bed.host.create(urnOf(dataset!), { ...declared, adopt: twin.guid }));
     expect(quiet.requests.map((r) => r.method)).toEqual(["GET", "GET"]);
@@ -199,7 +241,9 @@ describe("Dataset through the dynamic-provider host", () => {
   });
 
   it("reports bad input in check, naming the field, before any request", async () => {
-    const bad = await bed.counting(() => bed.host.check(urnOf(dataset!), {}, { ...dataset!.inputs, name: "", app: "support", data: [d1, "row-2"], items: [] }));
+    const bad = await bed.counting(() =>
+      bed.host.check(urnOf(dataset!), {}, { ...dataset!.inputs, name: "", app: "support", data: [d1, "row-2"], items: [] }),
+    );
     expect(bad.requests).toHaveLength(0);
     expect(bad.result.failures.map((f) => f.property).sort()).toEqual(["app", "data.1", "items", "name"]);
     const twice = await bed.host.check(urnOf(dataset!), {}, { ...dataset!.inputs, data: [d1, d2, d1] });
@@ -213,6 +257,10 @@ describe("Dataset through the dynamic-provider host", () => {
     const result = await bed.host.check(urnOf(dataset!), {}, { ...dataset!.inputs, data: [d1, unknown] });
     expect(result.failures).toEqual([]);
     const olds = { name: "Golden set", description: "reviewed answers", app: support, data: [d1, d2] };
-    expect(await bed.host.diff(urnOf(dataset!), "x", olds, result.inputs)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(dataset!), "x", olds, result.inputs)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
   });
 });

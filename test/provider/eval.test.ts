@@ -15,7 +15,8 @@ describe("Eval through the dynamic-provider host", () => {
   beforeAll(async () => {
     bed = await startTestbed();
     const apps = (await bed.api("GET", "/apps")).body.data as { guid: string; name: string }[];
-    const actionsOf = async (app: string) => (await bed.api("GET", `/apps/${apps.find((a) => a.name === app)!.guid}/actions`)).body as { guid: string; name: string }[];
+    const actionsOf = async (app: string) =>
+      (await bed.api("GET", `/apps/${apps.find((a) => a.name === app)!.guid}/actions`)).body as { guid: string; name: string }[];
     action = (await actionsOf("Support")).find((a) => a.name === "Summarize")!.guid;
     otherAction = (await actionsOf("Sales")).find((a) => a.name === "Pitch")!.guid;
     const types = (await bed.api("GET", "/evals/types")).body as { guid: string; name: string }[];
@@ -53,7 +54,15 @@ describe("Eval through the dynamic-provider host", () => {
       guid: id,
       name: "Summary quality",
       action,
-      evalTypes: [{ guid: exactMatch, variables: [{ name: "threshold", value: 0.8 }, { name: "labels", value: { ok: true } }] }],
+      evalTypes: [
+        {
+          guid: exactMatch,
+          variables: [
+            { name: "threshold", value: 0.8 },
+            { name: "labels", value: { ok: true } },
+          ],
+        },
+      ],
       dataset: null,
       version: null,
       samplingRate: 0.25,
@@ -69,7 +78,11 @@ describe("Eval through the dynamic-provider host", () => {
 
     const evalTypes = [{ guid: toxicity }, { guid: exactMatch, variables: [{ name: "threshold", value: 0.9 }] }];
     const news = await checked({ evalTypes });
-    expect(await bed.host.diff(urnOf(evaluation), id, properties, news)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(evaluation), id, properties, news)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     const updated = await bed.counting(() => bed.host.update(urnOf(evaluation), id, properties, news));
     // The PUT response is not specified: the Eval is read back.
     expect(updated.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["PUT 200", "GET 200"]);
@@ -100,7 +113,11 @@ describe("Eval through the dynamic-provider host", () => {
     expect(refreshed.result.id).toBe(id);
     expect(refreshed.result.properties.evalTypes).toEqual([{ guid: exactMatch }]);
     expect(refreshed.result.inputs?.evalTypes).toEqual([{ guid: exactMatch }]);
-    expect(await bed.host.diff(urnOf(evaluation), id, refreshed.result.properties, news)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(evaluation), id, refreshed.result.properties, news)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
 
     const deleted = await bed.counting(() => bed.host.delete(urnOf(evaluation), id, refreshed.result.properties));
     expect(deleted.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["DELETE 200"]);
@@ -140,14 +157,24 @@ describe("Eval through the dynamic-provider host", () => {
   });
 
   it("adopts an existing Eval by GUID, updating its Eval types; a replace-only mismatch is a clear error", async () => {
-    const existing = await bed.api("POST", "/evals", { name: "Summary quality", action, eval_types: [{ guid: toxicity }], sampling_rate: 0.25, alert_on_fail: true });
+    const existing = await bed.api("POST", "/evals", {
+      name: "Summary quality",
+      action,
+      eval_types: [{ guid: toxicity }],
+      sampling_rate: 0.25,
+      alert_on_fail: true,
+    });
     expect(existing.status).toBe(200);
     const inputs = await checked({ adopt: existing.body.guid });
     const adopted = await bed.counting(() => bed.host.create(urnOf(evaluation), inputs));
     expect(adopted.result.id).toBe(existing.body.guid);
     expect(adopted.requests.map((r) => r.method)).toEqual(["GET", "PUT", "GET"]);
-    expect((await bed.api("GET", `/evals/${existing.body.guid}`)).body.eval_types.map((t: { guid: string }) => t.guid)).toEqual([exactMatch]);
-    expect(await bed.host.diff(urnOf(evaluation), existing.body.guid, adopted.result.properties, inputs)).toMatchObject({ changes: "none" });
+    expect((await bed.api("GET", `/evals/${existing.body.guid}`)).body.eval_types.map((t: { guid: string }) => t.guid)).toEqual([
+      exactMatch,
+    ]);
+    expect(await bed.host.diff(urnOf(evaluation), existing.body.guid, adopted.result.properties, inputs)).toMatchObject({
+      changes: "none",
+    });
 
     const other = await bed.api("POST", "/evals", { name: "Other", action, eval_types: [{ guid: exactMatch }] });
     const mismatch = await checked({ adopt: other.body.guid });
@@ -158,17 +185,28 @@ describe("Eval through the dynamic-provider host", () => {
 
   it("reports bad input in check, naming the field, before any request", async () => {
     const bad = await bed.counting(() =>
-      bed.host.check(urnOf(evaluation), {}, {
-        ...evaluation.inputs,
-        action: "not-a-guid",
-        samplingRate: 1.5,
-        evalTypes: [{ guid: "nope", variables: [{ name: "x", value: null }] }],
-        alertOnFail: "yes",
-        colour: "blue",
-      }),
+      bed.host.check(
+        urnOf(evaluation),
+        {},
+        {
+          ...evaluation.inputs,
+          action: "not-a-guid",
+          samplingRate: 1.5,
+          evalTypes: [{ guid: "nope", variables: [{ name: "x", value: null }] }],
+          alertOnFail: "yes",
+          colour: "blue",
+        },
+      ),
     );
     expect(bad.requests).toHaveLength(0);
-    expect(bad.result.failures.map((f) => f.property).sort()).toEqual(["action", "alertOnFail", "colour", "evalTypes.0.guid", "evalTypes.0.variables.0.value", "samplingRate"]);
+    expect(bad.result.failures.map((f) => f.property).sort()).toEqual([
+      "action",
+      "alertOnFail",
+      "colour",
+      "evalTypes.0.guid",
+      "evalTypes.0.variables.0.value",
+      "samplingRate",
+    ]);
     expect(bad.result.failures.find((f) => f.property === "samplingRate")!.reason).toBe("must be between 0 and 1");
     const negative = await bed.host.check(urnOf(evaluation), {}, { ...evaluation.inputs, samplingRate: -0.1 });
     expect(negative.failures).toEqual([{ property: "samplingRate", reason: "must be between 0 and 1" }]);

@@ -19,7 +19,8 @@ describe("Experiment through the dynamic-provider host", () => {
     support = apps.find((app) => app.name === "Support")!.guid;
     sales = apps.find((app) => app.name === "Sales")!.guid;
     const actionOf = async (app: string, name: string) =>
-      ((await bed.api("GET", `/apps/${app}/actions`)).body as { name: string; guid: string }[]).find((action) => action.name === name)!.guid;
+      ((await bed.api("GET", `/apps/${app}/actions`)).body as { name: string; guid: string }[]).find((action) => action.name === name)!
+        .guid;
     summarize = await actionOf(support, "Summarize");
     classify = await actionOf(support, "Classify");
     pitch = await actionOf(sales, "Pitch");
@@ -46,7 +47,14 @@ describe("Experiment through the dynamic-provider host", () => {
     const created = await bed.counting(() => bed.host.create(urnOf(experiment!), inputs));
     expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/experiments"]);
     const { id, properties } = created.result;
-    expect(withoutProvider(properties)).toMatchObject({ guid: id, name: "Tone test", app: support, primaryAction: summarize, secondaryAction: classify, status: "active" });
+    expect(withoutProvider(properties)).toMatchObject({
+      guid: id,
+      name: "Tone test",
+      app: support,
+      primaryAction: summarize,
+      secondaryAction: classify,
+      status: "active",
+    });
     expect(properties.createdAt).toEqual(expect.any(String));
 
     const same = await bed.counting(() => bed.host.diff(urnOf(experiment!), id, properties, inputs));
@@ -85,7 +93,12 @@ describe("Experiment through the dynamic-provider host", () => {
     expect(refreshed.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /v1/experiments/${id}`]);
     expect(refreshed.result.id).toBe(id);
     expect(refreshed.result.properties).toMatchObject({ name: "Tone test v3", secondaryAction: classify });
-    expect(refreshed.result.inputs).toMatchObject({ name: "Tone test v3", app: support, primaryAction: classify, secondaryAction: classify });
+    expect(refreshed.result.inputs).toMatchObject({
+      name: "Tone test v3",
+      app: support,
+      primaryAction: classify,
+      secondaryAction: classify,
+    });
     const drift = await bed.host.diff(urnOf(experiment!), id, refreshed.result.properties, inputs);
     expect(drift).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
 
@@ -102,7 +115,9 @@ describe("Experiment through the dynamic-provider host", () => {
     const refused = await bed.counting(() => bed.host.create(urnOf(experiment!), foreign).catch((error: Error) => error));
     expect(refused.result).toBeInstanceOf(Error);
     const message = (refused.result as Error).message;
-    expect(message).toContain(`Cannot create Experiment "Tone test": both Actions must belong to App "Support" (${support}), but primaryAction ${pitch} belongs to another App.`);
+    expect(message).toContain(
+      `Cannot create Experiment "Tone test": both Actions must belong to App "Support" (${support}), but primaryAction ${pitch} belongs to another App.`,
+    );
     expect(message).toContain(`Actions of "Support": Summarize (${summarize}), Classify (${classify}).`);
     expect(message).toContain("set app to the App that owns the Actions");
     // The explanation costs two reads, only on the error path; nothing was created.
@@ -118,7 +133,10 @@ describe("Experiment through the dynamic-provider host", () => {
     await expect(bed.host.update(urnOf(experiment!), created.id, created.properties, both)).rejects.toThrow(
       `Cannot update Experiment "Tone test": both Actions must belong to App "Support" (${support}), but primaryAction ${pitch} and secondaryAction ${pitch} belong to another App.`,
     );
-    expect((await bed.api("GET", `/experiments/${created.id}`)).body).toMatchObject({ primary_action: summarize, secondary_action: classify });
+    expect((await bed.api("GET", `/experiments/${created.id}`)).body).toMatchObject({
+      primary_action: summarize,
+      secondary_action: classify,
+    });
 
     const gone = await checked({ secondaryAction: MISSING });
     await expect(bed.host.update(urnOf(experiment!), created.id, created.properties, gone)).rejects.toThrow(
@@ -131,16 +149,28 @@ describe("Experiment through the dynamic-provider host", () => {
   });
 
   it("adopts an existing Experiment by GUID and updates it to the program; another App is a clear error", async () => {
-    const existing = (await bed.api("POST", "/experiments", { name: "Legacy", app: support, primary_action: classify, secondary_action: classify })).body;
+    const existing = (
+      await bed.api("POST", "/experiments", { name: "Legacy", app: support, primary_action: classify, secondary_action: classify })
+    ).body;
     const inputs = await checked({ adopt: existing.guid });
     const adopted = await bed.counting(() => bed.host.create(urnOf(experiment!), inputs));
     expect(adopted.result.id).toBe(existing.guid);
     expect(adopted.requests.map((r) => r.method)).toEqual(["GET", "PUT"]);
-    expect((await bed.api("GET", `/experiments/${existing.guid}`)).body).toMatchObject({ name: "Tone test", primary_action: summarize, secondary_action: classify });
+    expect((await bed.api("GET", `/experiments/${existing.guid}`)).body).toMatchObject({
+      name: "Tone test",
+      primary_action: summarize,
+      secondary_action: classify,
+    });
 
-    const elsewhere = (await bed.api("POST", "/experiments", { name: "Tone test", app: sales, primary_action: pitch, secondary_action: pitch })).body;
-    const mismatch = await bed.counting(() => bed.host.create(urnOf(experiment!), { ...inputs, adopt: elsewhere.guid }).catch((error: Error) => error));
-    expect((mismatch.result as Error).message).toContain(`Cannot adopt Experiment ${elsewhere.guid}: app differs from the program and cannot be changed in place`);
+    const elsewhere = (
+      await bed.api("POST", "/experiments", { name: "Tone test", app: sales, primary_action: pitch, secondary_action: pitch })
+    ).body;
+    const mismatch = await bed.counting(() =>
+      bed.host.create(urnOf(experiment!), { ...inputs, adopt: elsewhere.guid }).catch((error: Error) => error),
+    );
+    expect((mismatch.result as Error).message).toContain(
+      `Cannot adopt Experiment ${elsewhere.guid}: app differs from the program and cannot be changed in place`,
+    );
     expect(mismatch.requests.map((r) => r.method)).toEqual(["GET"]);
   });
 
@@ -159,6 +189,10 @@ describe("Experiment through the dynamic-provider host", () => {
     const result = await bed.host.check(urnOf(experiment!), {}, { ...experiment!.inputs, primaryAction: unknown });
     expect(result.failures).toEqual([]);
     const olds = { name: "Tone test", app: support, primaryAction: summarize, secondaryAction: classify };
-    expect(await bed.host.diff(urnOf(experiment!), "x", olds, result.inputs)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(experiment!), "x", olds, result.inputs)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
   });
 });

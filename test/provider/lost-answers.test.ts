@@ -6,7 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResourceInitError } from "../../src/testing/host";
-import { type ReceivedRequest, type ScriptedServer, type Step, destroyAfterReceiving, json, startScriptedServer } from "../client/scripted-server";
+import {
+  type ReceivedRequest,
+  type ScriptedServer,
+  type Step,
+  destroyAfterReceiving,
+  json,
+  startScriptedServer,
+} from "../client/scripted-server";
 import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
 
 const GUID = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
@@ -50,7 +57,11 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
 
   it("adopts the App a POST created when its answer was lost, with no second POST", async () => {
     const created = { guid: GUID, name: "Support bot", description: null, slug: "support-bot", ...audit() };
-    const { service, inputs } = await against(app, [destroyAfterReceiving, json(200, { data: [created], total_count: 1, has_next_page: false }), json(200, created)]);
+    const { service, inputs } = await against(app, [
+      destroyAfterReceiving,
+      json(200, { data: [created], total_count: 1, has_next_page: false }),
+      json(200, created),
+    ]);
     const result = await bed.host.create(urnOf(app), inputs);
     expect(result.id).toBe(GUID);
     expect(result.properties).toMatchObject({ guid: GUID, name: "Support bot", slug: "support-bot" });
@@ -59,7 +70,11 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
 
   it("sends the POST again only when the lookup shows nothing was created (a 503)", async () => {
     const created = { guid: GUID, name: "Support bot", description: null, slug: "support-bot", ...audit() };
-    const { service, inputs } = await against(app, [json(503, { detail: "busy" }), json(200, { data: [], total_count: 0, has_next_page: false }), json(200, created)]);
+    const { service, inputs } = await against(app, [
+      json(503, { detail: "busy" }),
+      json(200, { data: [], total_count: 0, has_next_page: false }),
+      json(200, created),
+    ]);
     expect((await bed.host.create(urnOf(app), inputs)).id).toBe(GUID);
     expect(sent(service.requests)).toEqual(["POST /v1/apps", "GET /v1/apps", "POST /v1/apps"]);
   });
@@ -75,7 +90,9 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
     expect(properties).toMatchObject({ guid: GUID, provider: "openai", default: false, __incomplete: true });
     // The host does not add `__provider` to a partial create's properties; without it no later operation could load the provider.
     expect(properties.__provider).toBe(inputs.__provider);
-    expect(message).toMatch(/setting its nickname failed: .*Deleting the ProviderConnection it had created .* failed too .*next `pulumi up` replaces it/);
+    expect(message).toMatch(
+      /setting its nickname failed: .*Deleting the ProviderConnection it had created .* failed too .*next `pulumi up` replaces it/,
+    );
     expect(reasons).toEqual([message]);
     expect(JSON.stringify({ message, reasons })).not.toContain(KEY);
 
@@ -90,7 +107,9 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
     expect(error).toBeInstanceOf(ResourceInitError);
     const { id, properties, message } = error as ResourceInitError;
     expect(id).toMatch(/^unresolved-/);
-    expect(message).toMatch(/it may exist.*Pulumi records it as possibly created between .* and .*: `pulumi refresh` adopts the object if it is there/s);
+    expect(message).toMatch(
+      /it may exist.*Pulumi records it as possibly created between .* and .*: `pulumi refresh` adopts the object if it is there/s,
+    );
     expect(message).not.toContain(KEY);
     expect(sent(service.requests)).toEqual(["POST /v1/models", ...times(4, "GET /v1/models" as never)]);
     const window = properties.__unresolvedCreate as { since: string; until: string };
@@ -102,7 +121,16 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
 
     // What the lost create made: created inside the window, matching the declared fields.
     const inWindow = new Date((Date.parse(window.since) + Date.parse(window.until)) / 2).toISOString();
-    const live = { guid: GUID, llm: "gpt-4o", provider_name: "openai", provider_guid: null, default: false, deleted: false, created_at: inWindow, updated_at: inWindow };
+    const live = {
+      guid: GUID,
+      llm: "gpt-4o",
+      provider_name: "openai",
+      provider_guid: null,
+      default: false,
+      deleted: false,
+      created_at: inWindow,
+      updated_at: inWindow,
+    };
     const older = { ...live, guid: "0a9b8c7d-6e5f-4a3b-9c2d-1e0f2a3b4c5d", created_at: "2020-01-01T00:00:00.000Z" };
     const lookup = json(200, [older, live]);
 

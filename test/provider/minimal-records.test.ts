@@ -15,7 +15,12 @@ const GUID = "6f1c2b1e-8a8e-4f57-9d51-1b2c3d4e5f60";
 const APP = "0b7d6c5e-4f3a-4b2c-8d1e-9f8a7b6c5d4e";
 const ACTION_A = "1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d";
 const ACTION_B = "2b3c4d5e-6f7a-4b2c-9d3e-4f5a6b7c8d9e";
-const AUDIT = { created_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-02T00:00:00.000Z", created_by_id: "u1", last_updated_by_id: null };
+const AUDIT = {
+  created_at: "2026-01-01T00:00:00.000Z",
+  updated_at: "2026-01-02T00:00:00.000Z",
+  created_by_id: "u1",
+  last_updated_by_id: null,
+};
 
 describe("records with only the spec's fields", () => {
   let server: ScriptedServer | undefined;
@@ -36,14 +41,35 @@ describe("records with only the spec's fields", () => {
   });
 
   it("keeps an Experiment's App from state when the service does not return it", async () => {
-    const connection = await serve({ guid: GUID, name: "AB", primary_action: ACTION_B, secondary_action: ACTION_A, status: "active", deleted: false, ...AUDIT });
-    const read = await resourceProvider(experimentKind).read(GUID, { guid: GUID, name: "AB", app: APP, primaryAction: ACTION_A, secondaryAction: ACTION_B, connection });
+    const connection = await serve({
+      guid: GUID,
+      name: "AB",
+      primary_action: ACTION_B,
+      secondary_action: ACTION_A,
+      status: "active",
+      deleted: false,
+      ...AUDIT,
+    });
+    const read = await resourceProvider(experimentKind).read(GUID, {
+      guid: GUID,
+      name: "AB",
+      app: APP,
+      primaryAction: ACTION_A,
+      secondaryAction: ACTION_B,
+      connection,
+    });
     expect(read.props).toMatchObject({ app: APP, primaryAction: ACTION_B, secondaryAction: ACTION_A });
   });
 
   it("reads a Model without provider or audit fields, keeping the provider from state", async () => {
     const connection = await serve({ guid: GUID, llm: "gpt-4.1", default: false, deleted: false });
-    const read = await resourceProvider(modelKind).read(GUID, { guid: GUID, llm: "gpt-4o", provider: "openai", key: "sk-state-only", connection });
+    const read = await resourceProvider(modelKind).read(GUID, {
+      guid: GUID,
+      llm: "gpt-4o",
+      provider: "openai",
+      key: "sk-state-only",
+      connection,
+    });
     expect(read.props).toMatchObject({ guid: GUID, llm: "gpt-4.1", provider: "openai", key: "sk-state-only", default: false });
     expect(read.props).not.toHaveProperty("createdAt");
   });

@@ -10,7 +10,9 @@ describe("Model through the dynamic-provider host", () => {
 
   beforeAll(async () => {
     bed = await startTestbed();
-    model = bed.capture(`new gms.Model("gpt", { llm: "gpt-4o", provider: "openai", key: "${KEY}", url: "https://llm.example.com/v1" });`)[0]!;
+    model = bed.capture(
+      `new gms.Model("gpt", { llm: "gpt-4o", provider: "openai", key: "${KEY}", url: "https://llm.example.com/v1" });`,
+    )[0]!;
   });
   afterAll(() => bed?.close());
 
@@ -73,7 +75,11 @@ describe("Model through the dynamic-provider host", () => {
     expect(refreshed.result.id).toBe(id);
     expect(refreshed.result.properties).toMatchObject({ llm: "gpt-4.1", key: KEY, url: "https://llm.example.com/v1", provider: "openai" });
     expect(refreshed.result.inputs).toMatchObject({ llm: "gpt-4.1", key: KEY });
-    expect(await bed.host.diff(urnOf(model), id, refreshed.result.properties, news)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(model), id, refreshed.result.properties, news)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
 
     const deleted = await bed.counting(() => bed.host.delete(urnOf(model), id, refreshed.result.properties));
     expect(deleted.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["DELETE 200"]);
@@ -104,7 +110,12 @@ describe("Model through the dynamic-provider host", () => {
     expect(adopted.requests.map((r) => r.method)).toEqual(["GET", "PUT"]);
     expect((await bed.api("GET", `/models/${existing.body.guid}`)).body.llm).toBe("gpt-4o");
     // The write-only inputs come from the program; the service cannot tell whether they match.
-    expect(adopted.result.properties).toMatchObject({ guid: existing.body.guid, llm: "gpt-4o", key: KEY, url: "https://llm.example.com/v1" });
+    expect(adopted.result.properties).toMatchObject({
+      guid: existing.body.guid,
+      llm: "gpt-4o",
+      key: KEY,
+      url: "https://llm.example.com/v1",
+    });
 
     const other = await bed.api("POST", "/models", { llm: "command", provider: "cohere", key: "sk-made-by-hand", default: true });
     const mismatch = await checked({ adopt: other.body.guid });
@@ -117,12 +128,18 @@ describe("Model through the dynamic-provider host", () => {
   it("explains a provider type the service refuses", async () => {
     const inputs = await checked({ provider: "no-such-provider" });
     const failed = bed.counting(() => bed.host.create(urnOf(model), inputs));
-    await expect(failed).rejects.toThrow(`Cannot create Model "gpt-4o" on provider "no-such-provider": the service answered 400 Invalid provider 'no-such-provider'`);
+    await expect(failed).rejects.toThrow(
+      `Cannot create Model "gpt-4o" on provider "no-such-provider": the service answered 400 Invalid provider 'no-such-provider'`,
+    );
   });
 
   it("reports bad input in check, naming the field, before any request", async () => {
     const bad = await bed.counting(() =>
-      bed.host.check(urnOf(model), {}, { ...model.inputs, llm: "", provider: "", key: 42, url: "not a url", default: "no", providerGuid: "x-set-by-hand", colour: "blue" }),
+      bed.host.check(
+        urnOf(model),
+        {},
+        { ...model.inputs, llm: "", provider: "", key: 42, url: "not a url", default: "no", providerGuid: "x-set-by-hand", colour: "blue" },
+      ),
     );
     expect(bad.requests).toHaveLength(0);
     expect(bad.result.failures.map((f) => f.property).sort()).toEqual(["colour", "default", "key", "llm", "provider", "url"]);

@@ -103,7 +103,13 @@ describe("ProviderConnection through the dynamic-provider host", () => {
     const refreshed = await bed.counting(() => bed.host.read(urnOf(connection), id, properties, current));
     expect(refreshed.requests.map((r) => r.method)).toEqual(["GET"]);
     expect(refreshed.result.id).toBe(id);
-    expect(refreshed.result.properties).toMatchObject({ nickname: "changed by hand", default: false, key: KEY, provider: "openai", model: "gpt-4o" });
+    expect(refreshed.result.properties).toMatchObject({
+      nickname: "changed by hand",
+      default: false,
+      key: KEY,
+      provider: "openai",
+      model: "gpt-4o",
+    });
     expect(refreshed.result.inputs).toMatchObject({ nickname: "changed by hand", default: false, key: KEY });
     const drift = await bed.host.diff(urnOf(connection), id, refreshed.result.properties, current);
     expect(drift).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
@@ -123,7 +129,11 @@ describe("ProviderConnection through the dynamic-provider host", () => {
     expect(created.properties).not.toHaveProperty("model");
 
     const news = await checked({ default: true }, unnamed);
-    expect(await bed.host.diff(urnOf(unnamed), created.id, created.properties, news)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(unnamed), created.id, created.properties, news)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     const updated = await bed.counting(() => bed.host.update(urnOf(unnamed), created.id, created.properties, news));
     expect(updated.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["PUT 200"]);
     expect((await bed.api("GET", `/providers/${created.id}`)).body).toMatchObject({ nickname: "anthropic", default: true });
@@ -136,44 +146,82 @@ describe("ProviderConnection through the dynamic-provider host", () => {
   });
 
   it("adopts an existing connection by GUID, updating nickname and default; a replace-only mismatch is a clear error", async () => {
-    const existing = await bed.api("POST", "/providers", { provider: "openai", key: "sk-made-by-hand", name: "OpenAI", url: "https://llm.example.com/v1" });
+    const existing = await bed.api("POST", "/providers", {
+      provider: "openai",
+      key: "sk-made-by-hand",
+      name: "OpenAI",
+      url: "https://llm.example.com/v1",
+    });
     expect(existing.status).toBe(200);
     const inputs = await checked({ adopt: existing.body.guid, model: undefined, metadata: undefined });
     const adopted = await bed.counting(() => bed.host.create(urnOf(connection), inputs));
     expect(adopted.result.id).toBe(existing.body.guid);
     expect(adopted.requests.map((r) => r.method)).toEqual(["GET", "PUT"]);
-    expect((await bed.api("GET", `/providers/${existing.body.guid}`)).body).toMatchObject({ nickname: "primary", default: false, name: "OpenAI" });
+    expect((await bed.api("GET", `/providers/${existing.body.guid}`)).body).toMatchObject({
+      nickname: "primary",
+      default: false,
+      name: "OpenAI",
+    });
     expect(adopted.result.properties).toMatchObject({ guid: existing.body.guid, nickname: "primary", key: KEY, provider: "openai" });
 
     const other = await bed.api("POST", "/providers", { provider: "openai", key: "sk-made-by-hand", name: "Legacy" });
     const mismatch = await checked({ adopt: other.body.guid });
     const failed = bed.counting(() => bed.host.create(urnOf(connection), mismatch));
-    await expect(failed).rejects.toThrow(`Cannot adopt ProviderConnection ${other.body.guid}: url, name differ from the program and cannot be changed in place`);
+    await expect(failed).rejects.toThrow(
+      `Cannot adopt ProviderConnection ${other.body.guid}: url, name differ from the program and cannot be changed in place`,
+    );
     expect((await bed.api("GET", `/providers/${other.body.guid}`)).body.nickname).toBe("Legacy");
 
     const missing = await checked({ adopt: "00000000-0000-4000-8000-000000000000" });
-    await expect(bed.host.create(urnOf(connection), missing)).rejects.toThrow(/Cannot adopt ProviderConnection 00000000-0000-4000-8000-000000000000: no such object/);
+    await expect(bed.host.create(urnOf(connection), missing)).rejects.toThrow(
+      /Cannot adopt ProviderConnection 00000000-0000-4000-8000-000000000000: no such object/,
+    );
   });
 
   it("explains a provider type the service refuses", async () => {
     const inputs = await checked({ provider: "no-such-provider" });
     const failed = await bed.host.create(urnOf(connection), inputs).catch((error: Error) => error);
     expect(failed).toBeInstanceOf(Error);
-    expect((failed as Error).message).toContain(`Cannot create ProviderConnection for provider "no-such-provider": the service answered 400 Invalid provider 'no-such-provider'`);
+    expect((failed as Error).message).toContain(
+      `Cannot create ProviderConnection for provider "no-such-provider": the service answered 400 Invalid provider 'no-such-provider'`,
+    );
     expect((failed as Error).message).toContain("provider type the service supports");
     expect((failed as Error).message).toContain("and that url is an http(s) URL the service accepts.");
     expect((failed as Error).message).not.toContain(KEY);
     // The url is only blamed when the program set one.
-    const withoutUrl = await bed.host.create(urnOf(connection), await checked({ provider: "no-such-provider", url: null })).catch((error: Error) => error);
+    const withoutUrl = await bed.host
+      .create(urnOf(connection), await checked({ provider: "no-such-provider", url: null }))
+      .catch((error: Error) => error);
     expect((withoutUrl as Error).message).toMatch(/for example openai or anthropic\)\.$/);
   });
 
   it("reports bad input in check, naming the field, before any request", async () => {
     const bad = await bed.counting(() =>
-      bed.host.check(urnOf(connection), {}, { ...connection.inputs, provider: "", key: "", url: "ftp://example.com", nickname: "", default: "yes", metadata: [{ value: 1 }], colour: "blue" }),
+      bed.host.check(
+        urnOf(connection),
+        {},
+        {
+          ...connection.inputs,
+          provider: "",
+          key: "",
+          url: "ftp://example.com",
+          nickname: "",
+          default: "yes",
+          metadata: [{ value: 1 }],
+          colour: "blue",
+        },
+      ),
     );
     expect(bad.requests).toHaveLength(0);
-    expect(bad.result.failures.map((f) => f.property).sort()).toEqual(["colour", "default", "key", "metadata.0.name", "nickname", "provider", "url"]);
+    expect(bad.result.failures.map((f) => f.property).sort()).toEqual([
+      "colour",
+      "default",
+      "key",
+      "metadata.0.name",
+      "nickname",
+      "provider",
+      "url",
+    ]);
     expect(JSON.stringify(bad.result.failures)).not.toContain(KEY);
     const missing = await bed.host.check(urnOf(connection), {}, { __provider: connection.inputs.__provider });
     expect(missing.failures).toEqual([

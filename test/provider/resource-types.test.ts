@@ -24,7 +24,12 @@ export function typeChecks(): void {
 describe("resource argument types", () => {
   it("declare required fields literally, as the classes' args types read them", () => {
     const required = Object.fromEntries(
-      KIND_NAMES.map((name) => [name, Object.entries(kinds[name].inputs).filter(([, field]) => field.required).map(([field]) => field)]),
+      KIND_NAMES.map((name) => [
+        name,
+        Object.entries(kinds[name].inputs)
+          .filter(([, field]) => field.required)
+          .map(([field]) => field),
+      ]),
     );
     expect(required.App).toEqual(["name"]);
     expect(required.ProviderConnection).toEqual(["provider", "key"]);

@@ -88,7 +88,11 @@ describe("keys through the dynamic-provider host", () => {
   });
 
   it("names no key in check failures", async () => {
-    const modelFailures = await bed.host.check(urnOf(model), {}, { ...model.inputs, provider: "", url: "ftp://llm.example.com", default: "no" });
+    const modelFailures = await bed.host.check(
+      urnOf(model),
+      {},
+      { ...model.inputs, provider: "", url: "ftp://llm.example.com", default: "no" },
+    );
     expect(modelFailures.failures.map((f) => f.property).sort()).toEqual(["default", "provider", "url"]);
     expectNoKey(JSON.stringify(modelFailures.failures));
     const connectionFailures = await bed.host.check(urnOf(connection), {}, { ...connection.inputs, provider: "", metadata: "x" });
@@ -101,7 +105,9 @@ describe("keys through the dynamic-provider host", () => {
     expect(refusedModel.message).toContain("400 Invalid provider 'no-such-provider'");
     expectNoKey(refusedModel.message);
 
-    const refusedConnection = await failureOf(bed.host.create(urnOf(connection), await checked(connection, { provider: "no-such-provider" })));
+    const refusedConnection = await failureOf(
+      bed.host.create(urnOf(connection), await checked(connection, { provider: "no-such-provider" })),
+    );
     expect(refusedConnection.message).toContain("400 Invalid provider 'no-such-provider'");
     expectNoKey(refusedConnection.message);
 
@@ -117,13 +123,19 @@ describe("keys through the dynamic-provider host", () => {
 
     const createdModel = await bed.host.create(urnOf(model), await checked(model));
     await bed.api("DELETE", `/models/${createdModel.id}`);
-    const goneModel = await failureOf(bed.host.update(urnOf(model), createdModel.id, createdModel.properties, await checked(model, { llm: "gpt-4.1" })));
-    expect(goneModel.message).toBe(`Model ${createdModel.id} no longer exists in the workspace (deleted outside Pulumi?): run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`);
+    const goneModel = await failureOf(
+      bed.host.update(urnOf(model), createdModel.id, createdModel.properties, await checked(model, { llm: "gpt-4.1" })),
+    );
+    expect(goneModel.message).toBe(
+      `Model ${createdModel.id} no longer exists in the workspace (deleted outside Pulumi?): run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`,
+    );
     expectNoKey(goneModel.message);
 
     const createdConnection = await bed.host.create(urnOf(connection), await checked(connection));
     await bed.api("DELETE", `/providers/${createdConnection.id}`);
-    const goneConnection = await failureOf(bed.host.update(urnOf(connection), createdConnection.id, createdConnection.properties, await checked(connection, { default: true })));
+    const goneConnection = await failureOf(
+      bed.host.update(urnOf(connection), createdConnection.id, createdConnection.properties, await checked(connection, { default: true })),
+    );
     expect(goneConnection.message).toContain(`ProviderConnection ${createdConnection.id} no longer exists in the workspace`);
     expectNoKey(goneConnection.message);
 
@@ -141,7 +153,17 @@ describe("keys through the dynamic-provider host", () => {
     const stamp = "2024-01-01T00:00:00Z";
     // What POST /models answers, the submitted key included (the spec's quirk).
     const modelCreated = json(200, {
-      ...{ id: 7, guid, llm: "gpt-4o", workspaceId: 1, workspaceModelProviderId: null, providerId: 1, url: null, default: false, deleted: false },
+      ...{
+        id: 7,
+        guid,
+        llm: "gpt-4o",
+        workspaceId: 1,
+        workspaceModelProviderId: null,
+        providerId: 1,
+        url: null,
+        default: false,
+        deleted: false,
+      },
       ...{ createdAt: stamp, updatedAt: stamp, createdById: "user-1", lastUpdatedById: null, key: MODEL_KEY },
     });
     // A server error that echoes the submitted key; `retry-after: 0` keeps the client's retries of GET, PUT and DELETE quick.
@@ -153,25 +175,54 @@ describe("keys through the dynamic-provider host", () => {
 
     for (const [undo, outcome] of [
       [deleted, `The Model it had created (${guid}) was deleted again.`],
-      [broken, `Deleting the Model it had created (${guid}) failed too (the service answered 500 upstream refused [secret] (after 4 attempts)): Pulumi records it`],
+      [
+        broken,
+        `Deleting the Model it had created (${guid}) failed too (the service answered 500 upstream refused [secret] (after 4 attempts)): Pulumi records it`,
+      ],
     ] as const) {
       const service = await startScriptedServer([modelCreated, ...attempts(broken), undo]);
       try {
         const inputs = await checked(model, { connection: { baseUrl: service.baseUrl, apiKey: "gms_elsewhere_key" } });
         const failed = await failureOf(bed.host.create(urnOf(model), inputs));
-        expect(failed.message).toContain(`Cannot create Model "gpt-4o" on provider "openai": reading the new Model back failed: ${answered}`);
+        expect(failed.message).toContain(
+          `Cannot create Model "gpt-4o" on provider "openai": reading the new Model back failed: ${answered}`,
+        );
         expect(failed.message).toContain(outcome);
         expectNoKey(failed.message);
-        expect(service.requests.map((request) => request.method)).toEqual(["POST", "GET", "GET", "GET", "GET", ...(undo === deleted ? ["DELETE"] : ["DELETE", "DELETE", "DELETE", "DELETE"])]);
+        expect(service.requests.map((request) => request.method)).toEqual([
+          "POST",
+          "GET",
+          "GET",
+          "GET",
+          "GET",
+          ...(undo === deleted ? ["DELETE"] : ["DELETE", "DELETE", "DELETE", "DELETE"]),
+        ]);
       } finally {
         await service.close();
       }
     }
 
-    const connectionCreated = json(200, { guid, name: "OpenAI", nickname: "OpenAI", url: null, default: false, created_at: stamp, updated_at: stamp, created_by_id: "user-1", last_updated_by_id: null });
-    const service = await startScriptedServer([connectionCreated, ...attempts(echoing(CONNECTION_KEY)), json(200, { message: `Model provider ${guid} deleted` })]);
+    const connectionCreated = json(200, {
+      guid,
+      name: "OpenAI",
+      nickname: "OpenAI",
+      url: null,
+      default: false,
+      created_at: stamp,
+      updated_at: stamp,
+      created_by_id: "user-1",
+      last_updated_by_id: null,
+    });
+    const service = await startScriptedServer([
+      connectionCreated,
+      ...attempts(echoing(CONNECTION_KEY)),
+      json(200, { message: `Model provider ${guid} deleted` }),
+    ]);
     try {
-      const inputs = await checked(connection, { nickname: "Primary", connection: { baseUrl: service.baseUrl, apiKey: "gms_elsewhere_key" } });
+      const inputs = await checked(connection, {
+        nickname: "Primary",
+        connection: { baseUrl: service.baseUrl, apiKey: "gms_elsewhere_key" },
+      });
       const failed = await failureOf(bed.host.create(urnOf(connection), inputs));
       expect(failed.message).toContain(`Cannot create ProviderConnection for provider "openai": setting its nickname failed: ${answered}`);
       expect(failed.message).toContain(`The ProviderConnection it had created (${guid}) was deleted again.`);
@@ -190,7 +241,9 @@ describe("keys through the dynamic-provider host", () => {
     expect(keyRedacted(`refused key ${MODEL_KEY} twice: ${MODEL_KEY}.`, MODEL_KEY).message).toBe("refused key [secret] twice: [secret].");
     expect(keyRedacted(`{"key":"${MODEL_KEY}"} (${MODEL_KEY})`, MODEL_KEY).message).toBe('{"key":"[secret]"} ([secret])');
     // A key that happens to be part of longer words in unrelated text leaves them alone.
-    expect(keyRedacted("provider openai-compatible at openai.example and openai2", "openai").message).toBe("provider openai-compatible at [secret].example and openai2");
+    expect(keyRedacted("provider openai-compatible at openai.example and openai2", "openai").message).toBe(
+      "provider openai-compatible at [secret].example and openai2",
+    );
   });
 
   it("never writes a key to the host's stderr", () => {

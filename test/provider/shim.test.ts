@@ -30,7 +30,9 @@ describe("the serialized __provider", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("is a require of the installed package's shim for every kind, under 2 KB, with no credential", () => {
-    expect(registrations.map((registration) => registration.type).sort()).toEqual(KIND_NAMES.map((kind) => `pulumi-nodejs:dynamic/gms:${kind}`).sort());
+    expect(registrations.map((registration) => registration.type).sort()).toEqual(
+      KIND_NAMES.map((kind) => `pulumi-nodejs:dynamic/gms:${kind}`).sort(),
+    );
     for (const registration of registrations) {
       const text = registration.inputs.__provider as string;
       const bytes = Buffer.byteLength(text);

@@ -71,7 +71,11 @@ describe("Skill through the dynamic-provider host", () => {
     expect(refreshed.result.id).toBe(id);
     expect(refreshed.result.properties.name).toBe("renamed by hand");
     expect(refreshed.result.inputs).toMatchObject({ name: "renamed by hand", type: "web", metadata: METADATA });
-    expect(await bed.host.diff(urnOf(skill), id, refreshed.result.properties, news)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(skill), id, refreshed.result.properties, news)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
 
     const deleted = await bed.counting(() => bed.host.delete(urnOf(skill), id, refreshed.result.properties));
     expect(deleted.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["DELETE 200"]);
@@ -83,7 +87,11 @@ describe("Skill through the dynamic-provider host", () => {
   it("explains that Skills are configured outside the interface when create is refused, listing what exists", async () => {
     const inputs = await checked({ name: "translator", type: "translation" });
     const attempt = await bed.counting(() => bed.host.create(urnOf(skill), inputs).catch((error: Error) => error));
-    expect(attempt.requests.map((r) => `${r.method} ${r.path} ${r.status}`).sort()).toEqual(["GET /v1/skills 200", "GET /v1/skills/types 200", "POST /v1/skills 404"]);
+    expect(attempt.requests.map((r) => `${r.method} ${r.path} ${r.status}`).sort()).toEqual([
+      "GET /v1/skills 200",
+      "GET /v1/skills/types 200",
+      "POST /v1/skills 404",
+    ]);
     const message = (attempt.result as Error).message;
     expect(message).toContain(`Cannot create Skill "translator" (type "translation"): the service answered 404 Type not found.`);
     expect(message).toContain("configured outside the public interface");
@@ -112,7 +120,11 @@ describe("Skill through the dynamic-provider host", () => {
 
   it("reports bad input in check, naming the field, before any request", async () => {
     const bad = await bed.counting(() =>
-      bed.host.check(urnOf(skill), {}, { ...skill.inputs, name: "", type: 7, metadata: [{ name: "engine", value: "bing", colour: "red" }], colour: "blue" }),
+      bed.host.check(
+        urnOf(skill),
+        {},
+        { ...skill.inputs, name: "", type: 7, metadata: [{ name: "engine", value: "bing", colour: "red" }], colour: "blue" },
+      ),
     );
     expect(bad.requests).toHaveLength(0);
     expect(bad.result.failures.map((f) => f.property).sort()).toEqual(["colour", "metadata.0", "metadata.0.required", "name", "type"]);

@@ -6,7 +6,13 @@ import { json, scriptedClients, type Step } from "../client/scripted-server";
 
 const GUID = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
 const { connect } = scriptedClients();
-const abandoned = { path: path`/models/${GUID}`, kindLabel: "Model", guid: GUID, message: "Cannot create Model: reading it back failed.", record: { guid: GUID, llm: "gpt-4o" } };
+const abandoned = {
+  path: path`/models/${GUID}`,
+  kindLabel: "Model",
+  guid: GUID,
+  message: "Cannot create Model: reading it back failed.",
+  record: { guid: GUID, llm: "gpt-4o" },
+};
 
 describe("abandonCreate (rolling back a create that failed midway)", () => {
   it.each<[string, Step]>([
@@ -16,7 +22,9 @@ describe("abandonCreate (rolling back a create that failed midway)", () => {
     const { server, client } = await connect(answer, { maxRetries: 0 });
     const error = await abandonCreate(client, abandoned).catch((caught: unknown) => caught);
     expect(error).not.toBeInstanceOf(CreatedButFailedError);
-    expect((error as Error).message).toBe(`Cannot create Model: reading it back failed. The Model it had created (${GUID}) was deleted again.`);
+    expect((error as Error).message).toBe(
+      `Cannot create Model: reading it back failed. The Model it had created (${GUID}) was deleted again.`,
+    );
     expect(server.requests.map((request) => `${request.method} ${request.url}`)).toEqual([`DELETE /v1/models/${GUID}`]);
   });
 

@@ -44,7 +44,11 @@ describe("Workflow through the dynamic-provider host", () => {
     expect(same.requests).toHaveLength(0);
 
     const renamed = await checked({ name: "Ticket routing" });
-    expect(await bed.host.diff(urnOf(workflow!), id, properties, renamed)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+    expect(await bed.host.diff(urnOf(workflow!), id, properties, renamed)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     const updated = await bed.counting(() => bed.host.update(urnOf(workflow!), id, properties, renamed));
     expect(updated.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`PUT /v1/workflows/${id}`]);
     expect(updated.requests[0]!.status).toBe(200);
@@ -104,7 +108,9 @@ describe("Workflow through the dynamic-provider host", () => {
   });
 
   it("reports bad input in check, naming the field, before any request", async () => {
-    const bad = await bed.counting(() => bed.host.check(urnOf(workflow!), {}, { ...workflow!.inputs, name: "", app: "support", blocks: [] }));
+    const bad = await bed.counting(() =>
+      bed.host.check(urnOf(workflow!), {}, { ...workflow!.inputs, name: "", app: "support", blocks: [] }),
+    );
     expect(bad.requests).toHaveLength(0);
     expect(bad.result.failures.map((f) => f.property).sort()).toEqual(["app", "blocks", "name"]);
     expect(bad.result.failures.find((f) => f.property === "app")!.reason).toBe("must be a UUID");

@@ -96,9 +96,12 @@ function census(dbFile: string, stateFile: string, fixtureGuids: Set<string>): R
   try {
     const result = {} as Record<KindName, Census>;
     for (const [kind, { table, identity }] of Object.entries(KINDS) as [KindName, (typeof KINDS)[KindName]][]) {
-      const rows = (db.prepare(`SELECT guid, ${identity} AS identity FROM ${table} WHERE deleted_at IS NULL`).all() as { guid: string; identity: string }[]).filter(
-        (row) => !fixtureGuids.has(row.guid),
-      );
+      const rows = (
+        db.prepare(`SELECT guid, ${identity} AS identity FROM ${table} WHERE deleted_at IS NULL`).all() as {
+          guid: string;
+          identity: string;
+        }[]
+      ).filter((row) => !fixtureGuids.has(row.guid));
       const recorded = new Set(state.resources.filter((resource) => resource.type.endsWith(`gms:${kind}`)).map((resource) => resource.id));
       const identities = rows.map((row) => row.identity);
       result[kind] = {
@@ -115,12 +118,20 @@ function census(dbFile: string, stateFile: string, fixtureGuids: Set<string>): R
 }
 
 const totals = (counts: Record<KindName, Census>) =>
-  Object.values(counts).reduce((sum, census) => ({ live: sum.live + census.live, duplicates: sum.duplicates + census.duplicates, orphans: sum.orphans + census.orphans, missing: sum.missing + census.missing }), {
-    live: 0,
-    duplicates: 0,
-    orphans: 0,
-    missing: 0,
-  });
+  Object.values(counts).reduce(
+    (sum, census) => ({
+      live: sum.live + census.live,
+      duplicates: sum.duplicates + census.duplicates,
+      orphans: sum.orphans + census.orphans,
+      missing: sum.missing + census.missing,
+    }),
+    {
+      live: 0,
+      duplicates: 0,
+      orphans: 0,
+      missing: 0,
+    },
+  );
 
 /** Runs the operation until it succeeds; the number of runs it took. */
 async function untilItSucceeds(operation: () => Promise<unknown>): Promise<{ runs: number; errors: string[] }> {
@@ -151,17 +162,27 @@ describe.each(SEEDS)(`converging under injected faults: ${COPIES * 9} resources,
     installPackageCopy(dir);
     const dbFile = join(dir, "emulator.db");
     const writes: string[] = [];
-    const onRequestComplete = (entry: { method: string; path: string }) => void (entry.method !== "GET" && writes.push(`${entry.method} ${entry.path}`));
+    const onRequestComplete = (entry: { method: string; path: string }) =>
+      void (entry.method !== "GET" && writes.push(`${entry.method} ${entry.path}`));
     const running = (emulator = await startEmulator({ db: dbFile, fixtures: FIXTURES, onRequestComplete }));
     // What the fixtures made (the App that owns the Actions, the configured Skill) is not the program's.
-    const fixtureGuids = new Set(Object.values(KINDS).flatMap(({ table }) => running.store.db.all<{ guid: string }>(`SELECT guid FROM ${table}`).map((row) => row.guid)));
+    const fixtureGuids = new Set(
+      Object.values(KINDS).flatMap(({ table }) =>
+        running.store.db.all<{ guid: string }>(`SELECT guid FROM ${table}`).map((row) => row.guid),
+      ),
+    );
     const stateFile = join(dir, "state.json");
     const engine = new LocalEngine({
       programDir: dir,
       stateFile,
       project: "chaos",
       stack: "dev",
-      config: { "gms:baseUrl": running.url, "gms:apiKey": { secret: running.apiKey }, copies: String(COPIES), openaiKey: { secret: "sk-chaos-0c1e5b" } },
+      config: {
+        "gms:baseUrl": running.url,
+        "gms:apiKey": { secret: running.apiKey },
+        copies: String(COPIES),
+        openaiKey: { secret: "sk-chaos-0c1e5b" },
+      },
       secretsPassphrase: "chaos",
       // Quick and few retries, so that steps do fail and only re-running converges.
       env: { GMS_RETRY_BASE_DELAY_MS: "20", GMS_MAX_RETRIES: "1" },
@@ -189,7 +210,8 @@ describe.each(SEEDS)(`converging under injected faults: ${COPIES * 9} resources,
         `after up ${JSON.stringify(totals(afterUp))}; destroy in ${destroy.runs} run(s) (${destroyFaults.lost} lost, ${destroyFaults.reset} resets); after destroy ${JSON.stringify(totals(afterDestroy))}\n`,
     );
 
-    if (process.env.CHAOS_VERBOSE) process.stdout.write(`${JSON.stringify(afterUp)}\n${up.errors.join("\n")}\n${destroy.errors.join("\n")}\n`);
+    if (process.env.CHAOS_VERBOSE)
+      process.stdout.write(`${JSON.stringify(afterUp)}\n${up.errors.join("\n")}\n${destroy.errors.join("\n")}\n`);
     // The faults really happened, lost answers included: otherwise this proves nothing.
     expect(upFaults.lost).toBeGreaterThan(0);
     expect(upFaults.error + upFaults.reset + upFaults.throttle).toBeGreaterThan(0);

@@ -22,7 +22,8 @@ function makeProgramDir(): string {
   return dir;
 }
 
-const steps = (result: EngineResult) => result.steps.map((step) => `${step.op} ${step.name}${step.changes.length ? ` [${step.changes.join(", ")}]` : ""}`);
+const steps = (result: EngineResult) =>
+  result.steps.map((step) => `${step.op} ${step.name}${step.changes.length ? ` [${step.changes.join(", ")}]` : ""}`);
 
 describe("LocalEngine with gms.App against the emulator", () => {
   let dir: string;
@@ -32,7 +33,10 @@ describe("LocalEngine with gms.App against the emulator", () => {
   const log: string[] = [];
   const writes = () => requests.filter((entry) => entry.method !== "GET");
   const api = (method: string, path: string, body?: unknown) => callOverHttp(emulator, method, path, body);
-  const listApps = async () => ((await api("GET", "/apps")).body.data as { guid: string; name: string; description: string | null }[]).map(({ guid, name, description }) => ({ guid, name, description }));
+  const listApps = async () =>
+    ((await api("GET", "/apps")).body.data as { guid: string; name: string; description: string | null }[]).map(
+      ({ guid, name, description }) => ({ guid, name, description }),
+    );
 
   /** `support` authenticates with a secret `connection`; `triage` takes its description from support's slug. */
   const writeProgram = (options: { supportName?: string; withTriage?: boolean } = {}) =>
@@ -109,7 +113,10 @@ ${options.withTriage === false ? "" : `const triage = new gms.App("triage", { na
     expect(text).not.toContain(emulator.apiKey);
     const state = JSON.parse(text);
     const support = state.resources.find((resource: { name: string }) => resource.name === "support");
-    expect(support.inputs.connection).toEqual({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", ciphertext: expect.stringMatching(/^v1:/) });
+    expect(support.inputs.connection).toEqual({
+      "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+      ciphertext: expect.stringMatching(/^v1:/),
+    });
     expect(support.outputs.connection.ciphertext).toMatch(/^v1:/);
     expect(support.inputs.__provider).toContain('require("pulumi-gms/dist/shims/app.js")');
     expect(state.resources.map((resource: { name: string }) => resource.name)).toEqual(["support", "triage"]);
@@ -180,7 +187,9 @@ ${options.withTriage === false ? "" : `const triage = new gms.App("triage", { na
     const error = (await engine.up().catch((caught: unknown) => caught)) as EngineError;
     expect(error).toBeInstanceOf(EngineError);
     expect(error.code).toBe("CHECK_FAILED");
-    expect(error.failures).toEqual([{ urn: `urn:pulumi:dev::engine-test::${TYPE}::support`, property: "name", reason: expect.any(String) }]);
+    expect(error.failures).toEqual([
+      { urn: `urn:pulumi:dev::engine-test::${TYPE}::support`, property: "name", reason: expect.any(String) },
+    ]);
     expect(error.message).toMatch(/support\n {4}name: /);
     expect(writes()).toEqual([]);
   });
@@ -260,7 +269,14 @@ module.exports = {
 };
 `,
     );
-    engine = new LocalEngine({ programDir: dir, program: "index.mjs", stateFile: join(dir, "state.json"), project: "files", stack: "test", log: () => undefined });
+    engine = new LocalEngine({
+      programDir: dir,
+      program: "index.mjs",
+      stateFile: join(dir, "state.json"),
+      project: "files",
+      stack: "test",
+      log: () => undefined,
+    });
   });
 
   afterAll(() => {
@@ -268,11 +284,17 @@ module.exports = {
   });
 
   it("replaces create-before-delete by default, and delete-before-replace when asked", async () => {
-    writeProgram([{ name: "a", path: "a1.txt" }, { name: "b", path: "b1.txt", deleteBeforeReplace: true }]);
+    writeProgram([
+      { name: "a", path: "a1.txt" },
+      { name: "b", path: "b1.txt", deleteBeforeReplace: true },
+    ]);
     await engine.up();
     expect(events()).toEqual(["create a1.txt", "create b1.txt"]);
 
-    writeProgram([{ name: "a", path: "a2.txt" }, { name: "b", path: "b2.txt", deleteBeforeReplace: true }]);
+    writeProgram([
+      { name: "a", path: "a2.txt" },
+      { name: "b", path: "b2.txt", deleteBeforeReplace: true },
+    ]);
     const preview = await engine.preview();
     expect(preview.steps.map((step) => [step.op, step.name, step.replaces])).toEqual([
       ["replace", "a", ["path"]],
@@ -297,12 +319,18 @@ module.exports = {
     expect(result.steps.map((step) => `${step.op} ${step.name}`)).toEqual(["delete c", "delete b", "delete a"]);
     expect(events().slice(-3)).toEqual(["delete c.txt", "delete b2.txt", "delete a2.txt"]);
 
-    writeProgram([{ name: "d", path: "d.txt" }, { name: "e", path: "e.txt" }]);
+    writeProgram([
+      { name: "d", path: "d.txt" },
+      { name: "e", path: "e.txt" },
+    ]);
     await engine.up();
     rmSync(join(dir, "d.txt"));
     writeFileSync(join(dir, "e.txt"), "edited");
     const refreshed = await engine.refresh();
-    expect(refreshed.steps.map((step) => `${step.op} ${step.name} ${step.changes.join(",")}`)).toEqual(["delete d ", "refresh e content,size"]);
+    expect(refreshed.steps.map((step) => `${step.op} ${step.name} ${step.changes.join(",")}`)).toEqual([
+      "delete d ",
+      "refresh e content,size",
+    ]);
     const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8"));
     expect(state.resources.map((resource: { name: string }) => resource.name)).toEqual(["e"]);
     expect(state.resources[0].inputs.content).toBe("x");
@@ -333,14 +361,20 @@ module.exports = {
   it("a failing program or an unimplemented option fails the run and deletes nothing", async () => {
     writeProgram([{ name: "f", path: "f.txt" }]);
     await engine.up();
-    writeFileSync(join(dir, "index.mjs"), readFileSync(join(dir, "index.mjs"), "utf8") + 'files.f.id.apply(() => { throw new Error("thrown in an apply"); });\n');
+    writeFileSync(
+      join(dir, "index.mjs"),
+      readFileSync(join(dir, "index.mjs"), "utf8") + 'files.f.id.apply(() => { throw new Error("thrown in an apply"); });\n',
+    );
     const thrown = (await engine.up().catch((error: unknown) => error)) as EngineError;
     expect(thrown).toMatchObject({ name: "EngineError", code: "PROGRAM_FAILED", message: expect.stringContaining("thrown in an apply") });
     // Any other error than a RunError is reported with its stack.
     expect(thrown.message).toMatch(/^The program failed: Error: thrown in an apply\n\s+at /);
 
     writeProgram([{ name: "g", path: "g.txt" }]);
-    writeFileSync(join(dir, "index.mjs"), readFileSync(join(dir, "index.mjs"), "utf8").replace("deleteBeforeReplace: undefined", "protect: true"));
+    writeFileSync(
+      join(dir, "index.mjs"),
+      readFileSync(join(dir, "index.mjs"), "utf8").replace("deleteBeforeReplace: undefined", "protect: true"),
+    );
     await expect(engine.up()).rejects.toMatchObject({ code: "UNSUPPORTED", message: expect.stringContaining("protect") });
     expect(existsSync(join(dir, "f.txt"))).toBe(true);
     expect(existsSync(join(dir, "g.txt"))).toBe(false);

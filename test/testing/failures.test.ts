@@ -28,9 +28,14 @@ describe("LocalEngine when steps fail", () => {
       env: { GMS_RETRY_BASE_DELAY_MS: "5", GMS_MAX_RETRIES: "1" },
       log: () => undefined,
     });
-  const state = () => JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as { resources: { urn: string; id: string; initErrors?: string[] }[] };
+  const state = () =>
+    JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as { resources: { urn: string; id: string; initErrors?: string[] }[] };
   const api = (method: string, path: string, body?: unknown) => callOverHttp(emulator, method, path, body);
-  const failureOf = (operation: Promise<unknown>) => operation.then(() => expect.unreachable("the operation succeeded"), (error: unknown) => error as EngineError);
+  const failureOf = (operation: Promise<unknown>) =>
+    operation.then(
+      () => expect.unreachable("the operation succeeded"),
+      (error: unknown) => error as EngineError,
+    );
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "gms-failures-"));
@@ -52,7 +57,12 @@ if (config.getBoolean("crash")) c.id.apply(() => { throw new pulumi.RunError("th
     );
     installPackageCopy(dir);
     emulator = await startEmulator({});
-    config = { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: emulator.apiKey }, broken: "true", openaiKey: { secret: "sk-failures-71c2" } };
+    config = {
+      "gms:baseUrl": emulator.url,
+      "gms:apiKey": { secret: emulator.apiKey },
+      broken: "true",
+      openaiKey: { secret: "sk-failures-71c2" },
+    };
   });
   afterAll(async () => {
     await emulator?.close();
@@ -63,7 +73,9 @@ if (config.getBoolean("crash")) c.id.apply(() => { throw new pulumi.RunError("th
     const error = await failureOf(engine().up());
     expect(error).toBeInstanceOf(EngineError);
     expect(error.code).toBe("STEP_FAILED");
-    expect(error.message).toMatch(/^create of urn:pulumi:dev::failures::pulumi-nodejs:dynamic\/gms:App::a failed: Cannot create App "A": .*ECONNREFUSED.*\(after 2 attempts\)/);
+    expect(error.message).toMatch(
+      /^create of urn:pulumi:dev::failures::pulumi-nodejs:dynamic\/gms:App::a failed: Cannot create App "A": .*ECONNREFUSED.*\(after 2 attempts\)/,
+    );
     // b was created although a failed before or after it; c (which needs a's GUID) never started.
     expect(steps(error.result)).toEqual(["create b"]);
     expect(state().resources.map((resource) => resource.urn.split("::").pop())).toEqual(["b"]);
@@ -83,7 +95,9 @@ if (config.getBoolean("crash")) c.id.apply(() => { throw new pulumi.RunError("th
     emulator.faults.set("error=1,methods=PUT+DELETE");
     const error = await failureOf(engine().up());
     emulator.faults.set(undefined);
-    expect(error.message).toMatch(/setting its nickname failed: the service answered 503 .*Deleting the ProviderConnection it had created \(.*\) failed too/);
+    expect(error.message).toMatch(
+      /setting its nickname failed: the service answered 503 .*Deleting the ProviderConnection it had created \(.*\) failed too/,
+    );
     const recorded = state().resources.find((resource) => resource.urn.endsWith("::openai"));
     expect(recorded?.initErrors).toEqual([expect.stringContaining("setting its nickname failed")]);
     const live = (await api("GET", "/providers")).body as { guid: string; nickname: string }[];
@@ -112,7 +126,9 @@ if (config.getBoolean("crash")) c.id.apply(() => { throw new pulumi.RunError("th
       "delete of urn:pulumi:dev::failures::pulumi-nodejs:dynamic/gms:Workflow::c",
     ]);
     expect(error.message).toMatch(/^3 steps failed:\n {2}delete of /);
-    expect(error.message).toMatch(/delete of .*::openai failed: Cannot delete ProviderConnection .*: the service answered 503 Service Unavailable \(injected fault\) \(after 2 attempts\)/);
+    expect(error.message).toMatch(
+      /delete of .*::openai failed: Cannot delete ProviderConnection .*: the service answered 503 Service Unavailable \(injected fault\) \(after 2 attempts\)/,
+    );
     expect(state().resources).toHaveLength(4);
     const result = await engine().destroy();
     expect(result.counts.delete).toBe(4);
@@ -123,7 +139,9 @@ if (config.getBoolean("crash")) c.id.apply(() => { throw new pulumi.RunError("th
   it("deletes a replaced object on the next successful up when the run that replaced it failed", async () => {
     config = { ...config, broken: "false", withConnection: "false", flowApp: "a" };
     await engine().up();
-    const [first] = (await api("GET", `/apps/${state().resources.find((r) => r.urn.endsWith("::a"))!.id}/workflows`)).body as { guid: string }[];
+    const [first] = (await api("GET", `/apps/${state().resources.find((r) => r.urn.endsWith("::a"))!.id}/workflows`)).body as {
+      guid: string;
+    }[];
 
     // Another App replaces the Workflow; then the program fails, so nothing is deleted in that run.
     config = { ...config, flowApp: "b", crash: "true" };
@@ -131,12 +149,17 @@ if (config.getBoolean("crash")) c.id.apply(() => { throw new pulumi.RunError("th
     expect(error.message).toBe("the program stopped after registering its resources");
     expect(steps(error.result).filter((step) => !step.startsWith("same"))).toEqual(["replace c"]);
     const pending = state().resources.filter((resource) => resource.urn.endsWith("::c"));
-    expect(pending).toEqual([expect.not.objectContaining({ pendingReplacement: true }), expect.objectContaining({ id: first!.guid, pendingReplacement: true })]);
+    expect(pending).toEqual([
+      expect.not.objectContaining({ pendingReplacement: true }),
+      expect.objectContaining({ id: first!.guid, pendingReplacement: true }),
+    ]);
 
     config = { ...config, crash: "false" };
     const result = await engine().up();
     expect(steps(result).filter((step) => !step.startsWith("same"))).toEqual(["delete c"]);
-    expect(state().resources.filter((resource) => resource.urn.endsWith("::c"))).toEqual([expect.not.objectContaining({ pendingReplacement: true })]);
+    expect(state().resources.filter((resource) => resource.urn.endsWith("::c"))).toEqual([
+      expect.not.objectContaining({ pendingReplacement: true }),
+    ]);
     expect((await api("GET", `/workflows/${first!.guid}`)).status).toBe(404);
     await engine().destroy();
   });

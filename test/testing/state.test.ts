@@ -50,7 +50,10 @@ describe("StateFile", () => {
     const text = readFileSync(path, "utf8");
     expect(text).not.toContain("gms_very_secret_key");
     expect(text).not.toContain("deep secret");
-    expect(JSON.parse(text).resources[0].inputs.connection).toEqual({ [SIG]: SECRET_SIG, ciphertext: expect.stringMatching(/^v1:[^:]+:[^:]+$/) });
+    expect(JSON.parse(text).resources[0].inputs.connection).toEqual({
+      [SIG]: SECRET_SIG,
+      ciphertext: expect.stringMatching(/^v1:[^:]+:[^:]+$/),
+    });
 
     expect(await new StateFile(path, "pass").load()).toEqual(snapshot);
     await expect(new StateFile(path, "wrong").load()).rejects.toMatchObject({ name: "EngineError", code: "BAD_PASSPHRASE" });

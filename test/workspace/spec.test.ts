@@ -48,10 +48,24 @@ describe("workspace documents", () => {
     const { spec, source, baseDir } = loadWorkspaceFile(EXAMPLE_FILE);
     expect(source).toBe(EXAMPLE_FILE);
     expect(baseDir).toBe(EXAMPLE);
-    expect(Object.keys(spec).sort()).toEqual(["apps", "contextSources", "datasets", "evals", "experiments", "models", "providerConnections", "skills", "workflows"]);
+    expect(Object.keys(spec).sort()).toEqual([
+      "apps",
+      "contextSources",
+      "datasets",
+      "evals",
+      "experiments",
+      "models",
+      "providerConnections",
+      "skills",
+      "workflows",
+    ]);
     expect(spec.models!["gpt-4o"]).toEqual({ llm: "gpt-4o", provider: "openai-main", default: true });
     expect(spec.providerConnections!["openai-main"]!.key).toEqual({ config: "openaiKey" });
-    expect(spec.evals!["summary-match"]).toMatchObject({ action: { app: "Support Bot", action: "Summarize" }, evalTypes: ["Exact match"], dataset: "golden-summaries" });
+    expect(spec.evals!["summary-match"]).toMatchObject({
+      action: { app: "Support Bot", action: "Summarize" },
+      evalTypes: ["Exact match"],
+      dataset: "golden-summaries",
+    });
     // The kinds' own schemas apply: the splitter's overlap default, the loader name.
     expect(spec.contextSources!.handbook!.splitterConfig).toEqual({ chunkSize: 400, chunkOverlap: 40 });
   });
@@ -61,9 +75,15 @@ describe("workspace documents", () => {
   });
 
   it("a logical name used twice in one map is a syntax error at the second, with the map's path", () => {
-    expect(problems(`apps:\n  support:\n    name: Support\n  support:\n    name: Sales\n`)).toEqual(['4:3: apps.support: duplicate logical name "support" (Map keys must be unique)']);
-    expect(problems(`apps:\n  support:\n    name: Support\n    name: Sales\n`)).toEqual(['4:5: apps.support.name: duplicate key "name" (Map keys must be unique)']);
-    expect(problems(`apps:\n  support: { name: Support }\napps:\n  sales: { name: Sales }\n`)).toEqual(['3:1: apps: duplicate key "apps" (Map keys must be unique)']);
+    expect(problems(`apps:\n  support:\n    name: Support\n  support:\n    name: Sales\n`)).toEqual([
+      '4:3: apps.support: duplicate logical name "support" (Map keys must be unique)',
+    ]);
+    expect(problems(`apps:\n  support:\n    name: Support\n    name: Sales\n`)).toEqual([
+      '4:5: apps.support.name: duplicate key "name" (Map keys must be unique)',
+    ]);
+    expect(problems(`apps:\n  support: { name: Support }\napps:\n  sales: { name: Sales }\n`)).toEqual([
+      '3:1: apps: duplicate key "apps" (Map keys must be unique)',
+    ]);
   });
 
   it("a missing required field is required, located at its entry", () => {
@@ -75,18 +95,23 @@ providerConnections:
     provider: openai
 `;
     expect(problems(text)).toEqual(["3:5: apps.onboarding.name: is required", "6:5: providerConnections.openai-main.key: is required"]);
-    expect(() => loadWorkspaceObject({ apps: { onboarding: { description: "First steps" } } }, "spec")).toThrow(/^spec: apps\.onboarding\.name: is required$/);
+    expect(() => loadWorkspaceObject({ apps: { onboarding: { description: "First steps" } } }, "spec")).toThrow(
+      /^spec: apps\.onboarding\.name: is required$/,
+    );
   });
 
   it("a document that declares nothing is refused: it would delete everything the stack manages", () => {
-    for (const text of ["", "# yaml-language-server: $schema=x.json\n", "apps: {}\nmodels: {}\n"]) expect(problems(text)).toEqual([`1:1: ${EMPTY_DOCUMENT}`]);
+    for (const text of ["", "# yaml-language-server: $schema=x.json\n", "apps: {}\nmodels: {}\n"])
+      expect(problems(text)).toEqual([`1:1: ${EMPTY_DOCUMENT}`]);
     expect(EMPTY_DOCUMENT).toBe(
       "declares no resources: an empty workspace would delete everything this stack manages; remove the component (or the stack) to do that on purpose",
     );
     expect(() => loadWorkspaceObject({}, "spec")).toThrow(`spec: ${EMPTY_DOCUMENT}`);
     expect(() => loadWorkspaceObject({ apps: {}, skills: {} }, "spec")).toThrow(`spec: ${EMPTY_DOCUMENT}`);
     // One entry of any kind is enough.
-    expect(loadWorkspaceText("skills:\n  search: { name: web-search, type: web }\n", "w.yaml", EXAMPLE).spec).toEqual({ skills: { search: { name: "web-search", type: "web" } } });
+    expect(loadWorkspaceText("skills:\n  search: { name: web-search, type: web }\n", "w.yaml", EXAMPLE).spec).toEqual({
+      skills: { search: { name: "web-search", type: "web" } },
+    });
     expect(loadWorkspaceObject({ apps: {}, datasets: { d: { name: "D" } } }, "spec").spec.datasets).toEqual({ d: { name: "D" } });
   });
 
@@ -117,7 +142,10 @@ evals:
     evalTypes: [Toxicity]
     samplingRate: 2
 `;
-    expect(problems(text)).toEqual(["5:10: providerConnections.openai-main.url: must be an http(s) URL", "11:19: evals.live.samplingRate: must be between 0 and 1"]);
+    expect(problems(text)).toEqual([
+      "5:10: providerConnections.openai-main.url: must be an http(s) URL",
+      "11:19: evals.live.samplingRate: must be between 0 and 1",
+    ]);
   });
 
   it("a secret written into the file is refused: keys come from the stack config or the environment", () => {
@@ -199,13 +227,15 @@ contextSources:
   });
 
   it("a document given as an object is checked the same way, problems named by field path", () => {
-    expect(() => loadWorkspaceObject({ apps: { support: { name: "Support", color: "blue" } }, models: { m: { llm: "x", provider: "none" } } }, "spec")).toThrow(
-      'spec: apps.support.color: Unrecognized key: "color"',
-    );
+    expect(() =>
+      loadWorkspaceObject({ apps: { support: { name: "Support", color: "blue" } }, models: { m: { llm: "x", provider: "none" } } }, "spec"),
+    ).toThrow('spec: apps.support.color: Unrecognized key: "color"');
     expect(() => loadWorkspaceObject({ models: { m: { llm: "x", provider: "none" } } }, "spec")).toThrow(
       'spec: models.m.provider: no ProviderConnection "none" is declared under providerConnections (declared: none)',
     );
-    expect(loadWorkspaceObject({ apps: { support: { name: "Support" } } }, "spec").spec).toEqual({ apps: { support: { name: "Support" } } });
+    expect(loadWorkspaceObject({ apps: { support: { name: "Support" } } }, "spec").spec).toEqual({
+      apps: { support: { name: "Support" } },
+    });
   });
 });
 
@@ -234,7 +264,9 @@ describe("the Workspace component refuses a bad document before it registers any
   it("a file with problems throws them from the constructor", () => {
     const file = join(EXAMPLE, "does-not-exist.yaml");
     expect(() => new Workspace("w", { file })).toThrow(`${file}: cannot read the workspace file`);
-    expect(() => new Workspace("w", { spec: { apps: { support: { name: "" } } } })).toThrow('Workspace "w" spec: apps.support.name: must not be empty');
+    expect(() => new Workspace("w", { spec: { apps: { support: { name: "" } } } })).toThrow(
+      'Workspace "w" spec: apps.support.name: must not be empty',
+    );
   });
 
   it("a secret the stack config does not hold is located at its reference", () => {
@@ -244,9 +276,9 @@ describe("the Workspace component refuses a bad document before it registers any
     expect(() => new Workspace("w", { file: EXAMPLE_FILE })).toThrow(
       `${EXAMPLE_FILE}:${line + 1}:${column}: providerConnections.openai-main.key.config: stack config "openaiKey" is not set: run \`pulumi config set --secret openaiKey <value>\``,
     );
-    expect(() => new Workspace("w", { spec: { providerConnections: { p: { provider: "openai", key: { env: "GMS_TEST_UNSET_VARIABLE" } } } } })).toThrow(
-      'Workspace "w" spec: providerConnections.p.key.env: environment variable GMS_TEST_UNSET_VARIABLE is not set (or is empty)',
-    );
+    expect(
+      () => new Workspace("w", { spec: { providerConnections: { p: { provider: "openai", key: { env: "GMS_TEST_UNSET_VARIABLE" } } } } }),
+    ).toThrow('Workspace "w" spec: providerConnections.p.key.env: environment variable GMS_TEST_UNSET_VARIABLE is not set (or is empty)');
   });
 
   it("takes exactly one of file and spec", () => {
@@ -267,7 +299,11 @@ describe("the Workspace component refuses a bad document before it registers any
       }
       throw new Error("nothing thrown");
     };
-    for (const error of [thrown(() => new Workspace("w", {})), thrown(() => new Workspace("w", { spec: { apps: { a: {} } } } as never)), thrown(() => new Workspace("w", { file: "missing.yaml" }))]) {
+    for (const error of [
+      thrown(() => new Workspace("w", {})),
+      thrown(() => new Workspace("w", { spec: { apps: { a: {} } } } as never)),
+      thrown(() => new Workspace("w", { file: "missing.yaml" })),
+    ]) {
       expect(pulumi.RunError.isInstance(error)).toBe(true);
       expect(error).toBeInstanceOf(pulumi.RunError);
       expect(error).toBeInstanceOf(WorkspaceSpecError);
@@ -286,7 +322,9 @@ describe("the preflight", () => {
 
   it("throws a located RunError for a name that resolves to nothing", async () => {
     const text = `contextSources:\n  faq:\n    context: FAQs\n    url: https://example.com/faq\n`;
-    const error = await preflight(loadWorkspaceText(text, "w.yaml", EXAMPLE), { connection: { baseUrl: emulator.url, apiKey: emulator.apiKey } }).catch((caught: unknown) => caught);
+    const error = await preflight(loadWorkspaceText(text, "w.yaml", EXAMPLE), {
+      connection: { baseUrl: emulator.url, apiKey: emulator.apiKey },
+    }).catch((caught: unknown) => caught);
     expect(pulumi.RunError.isInstance(error)).toBe(true);
     expect(error).toBeInstanceOf(WorkspaceSpecError);
     expect((error as Error).message).toBe(
@@ -311,10 +349,16 @@ describe("the workspace JSON Schema", () => {
   });
 
   it("rejects an unknown field, a wrong type and a key written in the file, naming where", () => {
-    const bad = { apps: { support: { name: "Support", color: "blue" } }, evals: { e: { name: "E", action: { app: "A", action: "B" }, evalTypes: ["T"], samplingRate: "high" } }, providerConnections: { p: { provider: "openai", key: "sk-1" } } };
+    const bad = {
+      apps: { support: { name: "Support", color: "blue" } },
+      evals: { e: { name: "E", action: { app: "A", action: "B" }, evalTypes: ["T"], samplingRate: "high" } },
+      providerConnections: { p: { provider: "openai", key: "sk-1" } },
+    };
     expect(validate(bad)).toBe(false);
     const found = validate.errors!.map((error) => `${error.instancePath} ${error.keyword}`);
-    expect(found).toEqual(expect.arrayContaining(["/apps/support additionalProperties", "/evals/e/samplingRate type", "/providerConnections/p/key type"]));
+    expect(found).toEqual(
+      expect.arrayContaining(["/apps/support additionalProperties", "/evals/e/samplingRate type", "/providerConnections/p/key type"]),
+    );
   });
 
   it("is where the example's editor line points once the package is installed, and the package ships it", () => {

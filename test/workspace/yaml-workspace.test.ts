@@ -15,13 +15,15 @@ import { EngineError, type EngineResult, LocalEngine, installPackageCopy } from 
 
 const EXAMPLE = join(__dirname, "../../examples/yaml-workspace");
 const OPENAI_KEY = "sk-example-openai-key-0123456789";
-const type = (kind: string) => `pulumi-nodejs:dynamic/gms:${kind}`;
 
 /** Each step as `op Kind name [changes] {replaces}`, in the engine's order. */
 const plan = (result: EngineResult) =>
   result.steps
     .filter((step) => step.op !== "same")
-    .map((step) => `${step.op} ${step.type.split(":").at(-1)} ${step.name}${step.changes.length ? ` [${step.changes.join(", ")}]` : ""}${step.replaces.length ? ` {${step.replaces.join(", ")}}` : ""}`);
+    .map(
+      (step) =>
+        `${step.op} ${step.type.split(":").at(-1)} ${step.name}${step.changes.length ? ` [${step.changes.join(", ")}]` : ""}${step.replaces.length ? ` {${step.replaces.join(", ")}}` : ""}`,
+    );
 
 describe("examples/yaml-workspace through the offline engine against the emulator", () => {
   let dir: string;
@@ -42,7 +44,7 @@ describe("examples/yaml-workspace through the offline engine against the emulato
     expect(response.status).toBe(200);
     return (await response.json()) as T;
   };
-  const appNames = async () => ((await api<{ data: { name: string }[] }>("/apps")).data.map((app) => app.name)).sort();
+  const appNames = async () => (await api<{ data: { name: string }[] }>("/apps")).data.map((app) => app.name).sort();
   /** Runs an operation; the request log then holds that operation's requests only. */
   const run = async (operation: "preview" | "up" | "destroy") => {
     requests.length = 0;
@@ -54,7 +56,11 @@ describe("examples/yaml-workspace through the offline engine against the emulato
     dir = mkdtempSync(join(tmpdir(), "gms-yaml-workspace-"));
     cpSync(EXAMPLE, dir, { recursive: true, filter: (source) => !relative(EXAMPLE, source).split(/[\\/]/).includes("node_modules") });
     installPackageCopy(dir);
-    emulator = await startEmulator({ port: 0, fixtures: join(EXAMPLE, "fixtures.yaml"), onRequestComplete: (entry) => requests.push(entry) });
+    emulator = await startEmulator({
+      port: 0,
+      fixtures: join(EXAMPLE, "fixtures.yaml"),
+      onRequestComplete: (entry) => requests.push(entry),
+    });
     engine = new LocalEngine({
       programDir: dir,
       stateFile: join(dir, "state/dev.json"),
@@ -118,8 +124,16 @@ describe("examples/yaml-workspace through the offline engine against the emulato
     const actions = await api<{ guid: string; name: string }[]>(`/apps/${appGuid("Support Bot")}/actions`);
     const actionGuid = (name: string) => actions.find((action) => action.name === name)!.guid;
 
-    expect(await api(`/providers/${guids.providerConnections!["openai-main"]}`)).toMatchObject({ nickname: "OpenAI (main)", default: true });
-    expect(await api(`/models/${guids.models!["gpt-4o"]}`)).toMatchObject({ llm: "gpt-4o", provider_name: "openai", provider_guid: guids.providerConnections!["openai-main"], default: true });
+    expect(await api(`/providers/${guids.providerConnections!["openai-main"]}`)).toMatchObject({
+      nickname: "OpenAI (main)",
+      default: true,
+    });
+    expect(await api(`/models/${guids.models!["gpt-4o"]}`)).toMatchObject({
+      llm: "gpt-4o",
+      provider_name: "openai",
+      provider_guid: guids.providerConnections!["openai-main"],
+      default: true,
+    });
     expect(await api(`/workflows/${guids.workflows!["ticket-intake"]}`)).toMatchObject({ name: "Ticket intake", app: appGuid("Support") });
     expect(await api(`/workflows/${guids.workflows!["first-steps"]}`)).toMatchObject({ name: "First steps", app: appGuid("Onboarding") });
     const dataset = guids.datasets!["golden-summaries"]!;
@@ -156,7 +170,11 @@ describe("examples/yaml-workspace through the offline engine against the emulato
   });
 
   it("an in-place change updates the two objects and nothing else", async () => {
-    editYaml((text) => text.replace("name: Ticket intake", "name: Ticket triage").replace("description: Customer support assistants", "description: Support on every channel"));
+    editYaml((text) =>
+      text
+        .replace("name: Ticket intake", "name: Ticket triage")
+        .replace("description: Customer support assistants", "description: Support on every channel"),
+    );
     const expected = ["update App acme-support [description]", "update Workflow acme-ticket-intake [name]"];
     expect(plan(await run("preview"))).toEqual(expected);
     expect(writes()).toEqual([]);
@@ -217,7 +235,12 @@ describe("examples/yaml-workspace through the offline engine against the emulato
     const original = readFileSync(yamlFile(), "utf8");
     // The workspace allows 5 Apps and has 3 (Support Bot, and Support and Onboarding that this stack
     // manages, which are not counted again): 2 of the 3 new ones fit.
-    editYaml((text) => text.replace("\nproviderConnections:", "  billing:\n    name: Billing\n  sales:\n    name: Sales\n  returns:\n    name: Returns\n\nproviderConnections:"));
+    editYaml((text) =>
+      text.replace(
+        "\nproviderConnections:",
+        "  billing:\n    name: Billing\n  sales:\n    name: Sales\n  returns:\n    name: Returns\n\nproviderConnections:",
+      ),
+    );
     for (const operation of ["preview", "up"] as const) {
       const error = await failure(operation);
       expect(error.message).toBe(

@@ -19,7 +19,9 @@ export const presentContextSource = (source: ContextSourceRecord): ContextSource
 });
 
 const presentOutcome = (outcome: IndexingOutcome): NonNullable<ContextSource["indexing_metadata"]> =>
-  "error" in outcome ? { error: outcome.error } : { documents: outcome.documents, characters: outcome.characters, content_type: outcome.contentType };
+  "error" in outcome
+    ? { error: outcome.error }
+    : { documents: outcome.documents, characters: outcome.characters, content_type: outcome.contentType };
 
 const BASE = "/contexts/:contextGuid/context_sources";
 

@@ -23,7 +23,9 @@ export function installErrorHandler(app: FastifyInstance, logError: ErrorLog = l
       const detail = error.issues.map((issue) => ({
         loc: [error.location, ...issue.path.map(String)],
         // A field left out reads as FastAPI words it.
-        ...(issue.code === "invalid_type" && issue.message.endsWith("received undefined") ? { msg: "Field required", type: "missing" } : { msg: issue.message, type: issue.code }),
+        ...(issue.code === "invalid_type" && issue.message.endsWith("received undefined")
+          ? { msg: "Field required", type: "missing" }
+          : { msg: issue.message, type: issue.code }),
       }));
       return reply.status(400).send({ detail });
     }
@@ -31,7 +33,11 @@ export function installErrorHandler(app: FastifyInstance, logError: ErrorLog = l
     if (framework.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       return reply.status(413).send({ detail: "Request body is too large" });
     }
-    if (framework.code === "FST_ERR_CTP_INVALID_JSON_BODY" || framework.code === "FST_ERR_CTP_EMPTY_JSON_BODY" || error instanceof SyntaxError) {
+    if (
+      framework.code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
+      framework.code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
+      error instanceof SyntaxError
+    ) {
       return reply.status(400).send({ detail: "Malformed JSON body" });
     }
     if (framework.statusCode && framework.statusCode >= 400 && framework.statusCode < 500) {

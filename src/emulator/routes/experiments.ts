@@ -50,5 +50,7 @@ export const experimentRoutes: RouteModule = (app, store) => {
   });
 
   // Spec: not shown; the emulator answers `{ message: "Experiment <guid> deleted" }`.
-  app.delete("/experiments/:guid", async (request) => deleted("Experiment", store.experiments.softDelete(request.caller, guidParam(request)).guid));
+  app.delete("/experiments/:guid", async (request) =>
+    deleted("Experiment", store.experiments.softDelete(request.caller, guidParam(request)).guid),
+  );
 };

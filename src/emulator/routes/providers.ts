@@ -27,5 +27,7 @@ export const providerRoutes: RouteModule = (app, store) => {
     return presentProvider(store.providers.update(request.caller, guid, parseBody(ProviderUpdate, request)));
   });
 
-  app.delete("/providers/:guid", async (request) => deleted("Model provider", store.providers.softDelete(request.caller, guidParam(request)).guid));
+  app.delete("/providers/:guid", async (request) =>
+    deleted("Model provider", store.providers.softDelete(request.caller, guidParam(request)).guid),
+  );
 };

@@ -43,7 +43,9 @@ export const workflowRoutes: RouteModule = (app, store, context) => {
   });
 
   // Spec: not shown; the emulator answers `{ message: "Workflow <guid> deleted" }`.
-  app.delete("/workflows/:guid", async (request) => deleted("Workflow", store.workflows.softDelete(request.caller, guidParam(request)).guid));
+  app.delete("/workflows/:guid", async (request) =>
+    deleted("Workflow", store.workflows.softDelete(request.caller, guidParam(request)).guid),
+  );
 
   app.get("/apps/:guid/workflows", async (request) => {
     const page = parsePage(request);

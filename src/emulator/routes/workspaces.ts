@@ -25,7 +25,9 @@ export const workspaceRoutes: RouteModule = (app, store) => {
 
   app.get("/workspaces/current", async (request) => presentWorkspace(store.workspaces.current(request.caller)));
 
-  app.post("/workspaces", async (request) => presentWorkspace(store.workspaces.create(request.caller, parseBody(WorkspaceCreate, request))));
+  app.post("/workspaces", async (request) =>
+    presentWorkspace(store.workspaces.create(request.caller, parseBody(WorkspaceCreate, request))),
+  );
 
   app.get("/workspaces/:guid", async (request) => presentWorkspace(store.workspaces.get(request.caller, guidParam(request))));
 
@@ -35,7 +37,9 @@ export const workspaceRoutes: RouteModule = (app, store) => {
   });
 
   // Spec: not shown; the emulator answers the delete message the spec shows for Providers.
-  app.delete("/workspaces/:guid", async (request) => deleted("Workspace", store.workspaces.softDelete(request.caller, guidParam(request)).guid));
+  app.delete("/workspaces/:guid", async (request) =>
+    deleted("Workspace", store.workspaces.softDelete(request.caller, guidParam(request)).guid),
+  );
 
   app.get("/workspaces/:guid/apps", async (request): Promise<WorkspaceApp[]> => {
     const caller = store.workspaces.callerIn(request.caller, guidParam(request));
@@ -52,5 +56,7 @@ export const workspaceRoutes: RouteModule = (app, store) => {
     return store.providers.list(caller).map(({ guid, name, nickname }) => ({ guid, name, nickname }));
   });
 
-  app.get("/workspaces/:guid/usage", async (request) => store.workspaces.usage(store.workspaces.callerIn(request.caller, guidParam(request))));
+  app.get("/workspaces/:guid/usage", async (request) =>
+    store.workspaces.usage(store.workspaces.callerIn(request.caller, guidParam(request))),
+  );
 };

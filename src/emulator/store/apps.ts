@@ -33,7 +33,9 @@ export class AppStore {
 
   /** Non-deleted Apps of the workspace, oldest first. */
   list(caller: Caller, page: Page): Paged<AppRecord> {
-    const { rows, total } = this.db.paged("FROM apps WHERE workspace_id = ? AND deleted_at IS NULL", [caller.workspaceId], page, { order: "id" });
+    const { rows, total } = this.db.paged("FROM apps WHERE workspace_id = ? AND deleted_at IS NULL", [caller.workspaceId], page, {
+      order: "id",
+    });
     return { items: rows.map(toRecord), total };
   }
 
@@ -89,7 +91,12 @@ export class AppStore {
     const taken = new Set(
       this.db
         // "base" and every "base-..." ('-' < '.'), as an index range.
-        .all<{ slug: string }>("SELECT slug FROM apps WHERE workspace_id = ? AND slug >= ? AND slug < ?", caller.workspaceId, base, `${base}.`)
+        .all<{ slug: string }>(
+          "SELECT slug FROM apps WHERE workspace_id = ? AND slug >= ? AND slug < ?",
+          caller.workspaceId,
+          base,
+          `${base}.`,
+        )
         .map((row) => row.slug),
     );
     let slug = base;

@@ -88,7 +88,11 @@ export class ContextSourceStore {
   list(caller: Caller, contextGuid: string): ContextSourceRecord[] {
     const context = this.store.contexts.get(caller, contextGuid);
     return this.db
-      .all("SELECT * FROM context_sources WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL ORDER BY id", context.id, caller.workspaceId)
+      .all(
+        "SELECT * FROM context_sources WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL ORDER BY id",
+        context.id,
+        caller.workspaceId,
+      )
       .map(toRecord);
   }
 
@@ -182,7 +186,11 @@ export class ContextSourceStore {
   /** Dispatches processing of every listed source of the workspace; other GUIDs are ignored. */
   processBatch(caller: Caller, guids: string[]): void {
     for (const guid of new Set(guids)) {
-      const row = this.db.get<{ id: number }>("SELECT id FROM context_sources WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
+      const row = this.db.get<{ id: number }>(
+        "SELECT id FROM context_sources WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL",
+        guid,
+        caller.workspaceId,
+      );
       if (row) this.dispatch(caller, row.id);
     }
   }
@@ -242,7 +250,11 @@ export class ContextSourceStore {
   private recordFailure(id: number, dispatch: number, message: string): void {
     try {
       if (!this.live(id, dispatch)) return;
-      this.db.run("UPDATE context_sources SET indexing_status = 'failed', indexing_metadata = ? WHERE id = ?", toJson({ error: message } satisfies IndexingOutcome), id);
+      this.db.run(
+        "UPDATE context_sources SET indexing_status = 'failed', indexing_metadata = ? WHERE id = ?",
+        toJson({ error: message } satisfies IndexingOutcome),
+        id,
+      );
     } catch {
       // The database itself failed: there is nowhere left to record the failure, and a background run must not crash the process.
     }

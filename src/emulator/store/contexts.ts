@@ -48,7 +48,9 @@ export class ContextStore {
 
   /** The workspace's Contexts, oldest first. */
   list(caller: Caller): ContextRecord[] {
-    return this.db.all("SELECT * FROM contexts WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id", caller.workspaceId).map(toRecord);
+    return this.db
+      .all("SELECT * FROM contexts WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id", caller.workspaceId)
+      .map(toRecord);
   }
 
   /** A Context of the caller's workspace; otherwise 404 `Context not found`. */

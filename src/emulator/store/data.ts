@@ -124,7 +124,10 @@ export class DataStore {
         created_by_id: caller.userId,
       };
       const names = Object.keys(values);
-      const id = this.db.run(`INSERT INTO data (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`, ...names.map((name) => values[name]!));
+      const id = this.db.run(
+        `INSERT INTO data (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
+        ...names.map((name) => values[name]!),
+      );
       return this.byId(id);
     });
   }
@@ -156,7 +159,11 @@ export class DataStore {
         last_updated_by_id: caller.userId,
       };
       const names = Object.keys(values);
-      this.db.run(`UPDATE data SET ${names.map((name) => `${name} = ?`).join(", ")} WHERE id = ?`, ...names.map((name) => values[name]!), data.id);
+      this.db.run(
+        `UPDATE data SET ${names.map((name) => `${name} = ?`).join(", ")} WHERE id = ?`,
+        ...names.map((name) => values[name]!),
+        data.id,
+      );
       return this.byId(data.id);
     });
   }
@@ -179,7 +186,10 @@ export class DataStore {
   }
 
   private page(where: string, args: SqlValue[], page: Page): Paged<DataRecord> {
-    const { rows, total } = this.db.paged(`${FROM} WHERE ${where} AND d.deleted_at IS NULL`, args, page, { select: COLUMNS, order: "d.id DESC" });
+    const { rows, total } = this.db.paged(`${FROM} WHERE ${where} AND d.deleted_at IS NULL`, args, page, {
+      select: COLUMNS,
+      order: "d.id DESC",
+    });
     return { items: rows.map(toRecord), total };
   }
 

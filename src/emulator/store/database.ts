@@ -32,7 +32,12 @@ export class Database {
   /** One page of `SELECT select from ORDER BY order`, plus the count of every row `from` (`FROM … WHERE …`) matches. */
   paged<T = Row>(from: string, args: SqlValue[], page: Page, options: { select?: string; order: string }): { rows: T[]; total: number } {
     const total = this.get<{ n: number }>(`SELECT count(*) AS n ${from}`, ...args)!.n;
-    const rows = this.all<T>(`SELECT ${options.select ?? "*"} ${from} ORDER BY ${options.order} LIMIT ? OFFSET ?`, ...args, page.limit, page.skip);
+    const rows = this.all<T>(
+      `SELECT ${options.select ?? "*"} ${from} ORDER BY ${options.order} LIMIT ? OFFSET ?`,
+      ...args,
+      page.limit,
+      page.skip,
+    );
     return { rows, total };
   }
 

@@ -147,7 +147,9 @@ export class DatasetStore {
   /** The Dataset's Items in the order they were added. */
   items(caller: Caller, guid: string, page: Page): Paged<DatasetItemRecord> {
     const dataset = this.get(caller, guid);
-    const { rows, total } = this.db.paged("FROM dataset_items WHERE dataset_id = ? AND deleted_at IS NULL", [dataset.id], page, { order: "id" });
+    const { rows, total } = this.db.paged("FROM dataset_items WHERE dataset_id = ? AND deleted_at IS NULL", [dataset.id], page, {
+      order: "id",
+    });
     return { items: rows.map(toItem), total };
   }
 

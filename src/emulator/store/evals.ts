@@ -1,7 +1,20 @@
 import type { Database } from "./database";
 import { NotFoundError } from "./errors";
 import type { Store } from "./index";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromFlag, fromJson, newGuid, now, toFlag, toJson } from "./records";
+import {
+  type Audited,
+  type Caller,
+  type Page,
+  type Paged,
+  RECORD_COLUMNS,
+  audited,
+  fromFlag,
+  fromJson,
+  newGuid,
+  now,
+  toFlag,
+  toJson,
+} from "./records";
 
 /** An Eval type. Types are global: every workspace sees the same list, loaded from fixtures. */
 export interface EvalTypeRecord {
@@ -159,7 +172,13 @@ export class EvalStore {
   update(caller: Caller, guid: string, input: { evalTypes: EvalTypeSelection[] }): EvalRecord {
     const evaluation = this.get(caller, guid);
     const evalTypes = this.resolveTypes(input.evalTypes);
-    this.db.run("UPDATE evals SET eval_types = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?", toJson(evalTypes), now(), caller.userId, evaluation.id);
+    this.db.run(
+      "UPDATE evals SET eval_types = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
+      toJson(evalTypes),
+      now(),
+      caller.userId,
+      evaluation.id,
+    );
     return this.get(caller, guid);
   }
 

@@ -91,7 +91,10 @@ export class FileStore {
     const given = Buffer.from(query.signature ?? "");
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ForbiddenError("Signature does not match");
     if (at.getTime() > Number(query.expires) * 1000) throw new ForbiddenError("Request has expired");
-    const row = this.db.get<{ mime_type: string; content: Uint8Array }>("SELECT mime_type, content FROM files WHERE guid = ? AND deleted_at IS NULL", guid);
+    const row = this.db.get<{ mime_type: string; content: Uint8Array }>(
+      "SELECT mime_type, content FROM files WHERE guid = ? AND deleted_at IS NULL",
+      guid,
+    );
     if (!row) throw new NotFoundError("File not found");
     return { mimeType: row.mime_type, content: row.content };
   }

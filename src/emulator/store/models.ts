@@ -50,7 +50,12 @@ export class ModelStore {
   /** A page of the workspace's non-deleted Models, oldest first (the route answers a bare array). */
   list(caller: Caller, page: Page): ModelRecord[] {
     return this.db
-      .all(`${SELECT} WHERE m.workspace_id = ? AND m.deleted_at IS NULL ORDER BY m.id LIMIT ? OFFSET ?`, caller.workspaceId, page.limit, page.skip)
+      .all(
+        `${SELECT} WHERE m.workspace_id = ? AND m.deleted_at IS NULL ORDER BY m.id LIMIT ? OFFSET ?`,
+        caller.workspaceId,
+        page.limit,
+        page.skip,
+      )
       .map(toRecord);
   }
 
@@ -58,7 +63,10 @@ export class ModelStore {
    * Creates a Model linked to the workspace's connection of the same provider type (the default one if
    * several, else the newest), or to none. Spec: not shown; the emulator's linking rule.
    */
-  create(caller: Caller, input: { llm: string; provider: string; key: string; url?: string | null | undefined; default?: boolean | undefined }): ModelRecord {
+  create(
+    caller: Caller,
+    input: { llm: string; provider: string; key: string; url?: string | null | undefined; default?: boolean | undefined },
+  ): ModelRecord {
     catalogId(input.provider);
     return this.db.transaction(() => {
       const connection = this.store.providers.findForType(caller, input.provider);
@@ -80,7 +88,13 @@ export class ModelStore {
 
   update(caller: Caller, guid: string, input: { llm: string }): ModelRecord {
     const model = this.get(caller, guid);
-    this.db.run("UPDATE models SET llm = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?", input.llm, now(), caller.userId, model.id);
+    this.db.run(
+      "UPDATE models SET llm = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
+      input.llm,
+      now(),
+      caller.userId,
+      model.id,
+    );
     return this.get(caller, guid);
   }
 
@@ -109,7 +123,15 @@ export class ModelStore {
 
   private insert(
     caller: Caller,
-    input: { llm: string; provider: string; key: string; url: string | null; default?: boolean | undefined; connectionId: number | null; createdByConnection: boolean },
+    input: {
+      llm: string;
+      provider: string;
+      key: string;
+      url: string | null;
+      default?: boolean | undefined;
+      connectionId: number | null;
+      createdByConnection: boolean;
+    },
   ): ModelRecord {
     this.store.workspaces.reserve(caller, "models");
     const stamp = now();

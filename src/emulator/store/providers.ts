@@ -78,7 +78,9 @@ export class ProviderStore {
 
   /** Every non-deleted connection of the workspace, oldest first (the route has no pagination). */
   list(caller: Caller): ProviderRecord[] {
-    return this.db.all("SELECT * FROM providers WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id", caller.workspaceId).map(toRecord);
+    return this.db
+      .all("SELECT * FROM providers WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id", caller.workspaceId)
+      .map(toRecord);
   }
 
   /**

@@ -30,7 +30,8 @@ export interface Audited {
  * The columns every kind's table ends with: the audit fields and the soft-delete mark (a deleted record
  * keeps its row with `deleted_at` set).
  */
-export const RECORD_COLUMNS = "created_at TEXT NOT NULL, updated_at TEXT NOT NULL, created_by_id TEXT NOT NULL, last_updated_by_id TEXT, deleted_at TEXT";
+export const RECORD_COLUMNS =
+  "created_at TEXT NOT NULL, updated_at TEXT NOT NULL, created_by_id TEXT NOT NULL, last_updated_by_id TEXT, deleted_at TEXT";
 
 /** A row's audit columns as record fields. */
 export const audited = (row: Record<string, unknown>): Audited => ({

@@ -65,7 +65,8 @@ export class SkillStore {
       const definitions = types.get(skill.type) ?? new Map<string, SkillTypeRecord["metadata"][number]>();
       types.set(skill.type, definitions);
       for (const entry of skill.metadata ?? []) {
-        if (!definitions.has(entry.name)) definitions.set(entry.name, { name: entry.name, required: entry.required, type: entry.type ?? null });
+        if (!definitions.has(entry.name))
+          definitions.set(entry.name, { name: entry.name, required: entry.required, type: entry.type ?? null });
       }
     }
     return [...types].map(([name, definitions]) => ({ name, metadata: [...definitions.values()] }));
@@ -78,7 +79,11 @@ export class SkillStore {
    */
   create(caller: Caller, input: SkillInput): SkillRecord {
     return this.db.transaction(() => {
-      const namesake = this.db.get("SELECT 1 FROM skills WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL", caller.workspaceId, input.name);
+      const namesake = this.db.get(
+        "SELECT 1 FROM skills WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL",
+        caller.workspaceId,
+        input.name,
+      );
       if (!namesake) throw new NotFoundError("Type not found");
       this.store.workspaces.reserve(caller, "skills");
       return this.insert(caller, input);
@@ -103,7 +108,13 @@ export class SkillStore {
   /** Renames; type and metadata are never replaced (spec). */
   update(caller: Caller, guid: string, input: { name: string }): SkillRecord {
     const skill = this.get(caller, guid);
-    this.db.run("UPDATE skills SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?", input.name, now(), caller.userId, skill.id);
+    this.db.run(
+      "UPDATE skills SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
+      input.name,
+      now(),
+      caller.userId,
+      skill.id,
+    );
     return this.get(caller, guid);
   }
 

@@ -120,7 +120,12 @@ export class WorkflowStore {
   /** Fixture loading only: a Workflow with its ordered blocks, each running an Action of the same App. */
   createFixture(
     caller: Caller,
-    input: { appGuid: string; name: string; guid?: string | undefined; blocks: { name: string; actionGuid: string; guid?: string | undefined }[] },
+    input: {
+      appGuid: string;
+      name: string;
+      guid?: string | undefined;
+      blocks: { name: string; actionGuid: string; guid?: string | undefined }[];
+    },
   ): WorkflowRecord {
     return this.db.transaction(() => {
       const workflow = this.create(caller, input);
@@ -163,7 +168,13 @@ export class WorkflowStore {
   /** Renames the Workflow; the slug keeps the value it was created with. */
   update(caller: Caller, guid: string, input: { name: string }): WorkflowRecord {
     const workflow = this.get(caller, guid);
-    this.db.run("UPDATE workflows SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?", input.name, now(), caller.userId, workflow.id);
+    this.db.run(
+      "UPDATE workflows SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
+      input.name,
+      now(),
+      caller.userId,
+      workflow.id,
+    );
     return this.get(caller, guid);
   }
 
@@ -207,7 +218,9 @@ export class WorkflowStore {
       workflow.id,
     );
     if (!run) throw new NotFoundError("Run not found");
-    const blocks = this.db.all("SELECT * FROM workflow_run_blocks WHERE run_id = ? AND deleted_at IS NULL ORDER BY position", run.id).map(toRunBlock);
+    const blocks = this.db
+      .all("SELECT * FROM workflow_run_blocks WHERE run_id = ? AND deleted_at IS NULL ORDER BY position", run.id)
+      .map(toRunBlock);
     return { guid: runGuid, workflowGuid: workflow.guid, blocks };
   }
 
@@ -222,7 +235,12 @@ export class WorkflowStore {
   }
 
   /** Records a run: one Data record per block, in order, each with the block's emulated output. */
-  private execute(caller: Caller, workflow: WorkflowRecord, blocks: RunnableBlock[], input: WorkflowInputObject[] | undefined): WorkflowRunRecord {
+  private execute(
+    caller: Caller,
+    workflow: WorkflowRecord,
+    blocks: RunnableBlock[],
+    input: WorkflowInputObject[] | undefined,
+  ): WorkflowRunRecord {
     if (blocks.length === 0) throw new NotFoundError("Workflow has no blocks");
     return this.db.transaction(() => {
       const runGuid = newGuid();
@@ -265,7 +283,14 @@ export class WorkflowStore {
           stamp,
           caller.userId,
         );
-        return { blockGuid: block.guid, name: block.name, actionGuid: block.action.guid, actionName: block.action.name, dataGuid: data.guid, output };
+        return {
+          blockGuid: block.guid,
+          name: block.name,
+          actionGuid: block.action.guid,
+          actionName: block.action.name,
+          dataGuid: data.guid,
+          output,
+        };
       });
       return { guid: runGuid, workflowGuid: workflow.guid, blocks: results };
     });

@@ -91,7 +91,13 @@ export class WorkspaceStore {
       }
       const userId = newGuid();
       const workspace = this.insert(userId, input);
-      this.db.run("INSERT INTO api_keys (key, workspace_id, user_id, created_at) VALUES (?, ?, ?, ?)", input.apiKey, workspace.id, userId, now());
+      this.db.run(
+        "INSERT INTO api_keys (key, workspace_id, user_id, created_at) VALUES (?, ?, ?, ?)",
+        input.apiKey,
+        workspace.id,
+        userId,
+        now(),
+      );
       return { workspaceId: workspace.id, userId };
     });
   }
@@ -136,8 +142,15 @@ export class WorkspaceStore {
   addKey(existingKey: string, apiKey: string): Caller {
     const caller = this.authenticate(existingKey);
     if (!caller) throw new NotFoundError("Workspace not found");
-    if (this.db.get("SELECT 1 FROM api_keys WHERE key = ?", apiKey)) throw new BadRequestError("API key is already assigned to a workspace");
-    this.db.run("INSERT INTO api_keys (key, workspace_id, user_id, created_at) VALUES (?, ?, ?, ?)", apiKey, caller.workspaceId, caller.userId, now());
+    if (this.db.get("SELECT 1 FROM api_keys WHERE key = ?", apiKey))
+      throw new BadRequestError("API key is already assigned to a workspace");
+    this.db.run(
+      "INSERT INTO api_keys (key, workspace_id, user_id, created_at) VALUES (?, ?, ?, ?)",
+      apiKey,
+      caller.workspaceId,
+      caller.userId,
+      now(),
+    );
     return caller;
   }
 
@@ -171,7 +184,13 @@ export class WorkspaceStore {
 
   update(caller: Caller, guid: string, input: { name: string }): WorkspaceRecord {
     const workspace = this.get(caller, guid);
-    this.db.run("UPDATE workspaces SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?", input.name, now(), caller.userId, workspace.id);
+    this.db.run(
+      "UPDATE workspaces SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
+      input.name,
+      now(),
+      caller.userId,
+      workspace.id,
+    );
     return this.get(caller, guid);
   }
 
