@@ -13,8 +13,15 @@ import { TEST_FIXTURES } from "./emulator/harness";
 
 const root = join(__dirname, "..");
 const schemaPath = join(root, "schema.json");
-// CI checks the repository out with shared/ beside it, as here.
+// CI checks the repository out with shared/ beside it; a user's clone has nothing beside it. The check
+// runs when the metaschema is there, is skipped (saying why) when it is not, and is required when CI=true.
 const metaschemaPath = join(root, "..", "shared", "vendor", "pulumi-package-metaschema.json");
+const checkMetaschema = existsSync(metaschemaPath) || process.env.CI === "true";
+if (!checkMetaschema) {
+  process.stdout.write(
+    `schema.test.ts: skipping the Pulumi Package Metaschema check: ${metaschemaPath} is absent (it ships with this team's shared/ folder, not with the repository)\n`,
+  );
+}
 
 interface Property {
   type?: string;
@@ -81,7 +88,7 @@ describe("schema.json", () => {
     expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
   });
 
-  it("is a valid Pulumi package schema", () => {
+  it.runIf(checkMetaschema)("is a valid Pulumi package schema", () => {
     const validate = metaschemaValidator();
     expect(validate(committed()), JSON.stringify(validate.errors, null, 2)).toBe(true);
     // The validator does reject a broken schema: a primitive property that also names array items.
