@@ -1,0 +1,40 @@
+/**
+ * Every module of the package loads on the Node.js that runs the tests: CI runs this file (with the
+ * client, emulator and engine suites) once more on the minimum Node.js that package.json's engines
+ * allow (`npm run test:min-node`). The command-line entries are run instead, since loading them starts
+ * their work: the emulator's with --help, the schema writer's with --check (which writes nothing).
+ */
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(__dirname, "..");
+const dist = join(root, "dist");
+const COMMANDS: Record<string, string> = { "emulator/cli.js": "--help", "schema/cli.js": "--check" };
+const modules = (readdirSync(dist, { recursive: true }) as string[])
+  .filter((file) => file.endsWith(".js"))
+  .map((file) => file.split("\\").join("/"))
+  .sort();
+
+describe(`the built package on Node.js ${process.version}`, () => {
+  it("runs on a Node.js that package.json's engines allow", () => {
+    const { engines } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { engines: { node: string } };
+    const minimum = engines.node.match(/^>=(\d+)\.(\d+)\.(\d+)$/);
+    expect(minimum, `engines.node is ${engines.node}`).not.toBeNull();
+    const [major, minor, patch] = process.versions.node.split(".").map(Number) as [number, number, number];
+    const [, wantMajor, wantMinor, wantPatch] = minimum!.map(Number) as [number, number, number, number];
+    expect(major * 1e6 + minor * 1e3 + patch).toBeGreaterThanOrEqual(wantMajor * 1e6 + wantMinor * 1e3 + wantPatch);
+  });
+
+  it.each(modules.filter((file) => !(file in COMMANDS)))("loads %s", async (file) => {
+    const loaded = (await import(join(dist, file))) as Record<string, unknown>;
+    expect(loaded, relative(root, join(dist, file))).toBeTypeOf("object");
+  });
+
+  it.each(Object.entries(COMMANDS))("runs %s %s", (file, flag) => {
+    const run = spawnSync(process.execPath, [join(dist, file), flag], { encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(flag === "--help" ? /usage/ : /up to date/);
+  });
+});
