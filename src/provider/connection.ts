@@ -11,8 +11,15 @@ import { z } from "zod";
 import { AuthenticationError, GmsClient } from "../client";
 import { currentWorkspace } from "./current-workspace";
 
+const BASE_URL_FORM = "must be an http(s) URL ending in /v1, for example https://gms.example.com/v1";
+
+/** The service root: every route sits under `/v1` (spec, Versioning), so a URL without it only ever answers 404. */
+export const BaseUrl = z
+  .url({ protocol: /^https?$/, error: BASE_URL_FORM })
+  .refine((url) => /\/v1\/?$/.test(new URL(url).pathname) && !/[?#]/.test(url), { error: BASE_URL_FORM });
+
 export const Connection = z.strictObject({
-  baseUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL ending in /v1" }).optional(),
+  baseUrl: BaseUrl.optional(),
   apiKey: z.string().min(1).optional(),
 });
 export type Connection = z.infer<typeof Connection>;
@@ -80,6 +87,11 @@ export async function sameWorkspace(first: GmsClient, second: GmsClient): Promis
 /** One keep-alive client per distinct workspace connection, shared by every resource of the process. */
 export function clientFor(connection: Connection | undefined): GmsClient {
   const baseUrl = effectiveBaseUrl(connection);
+  if (baseUrl && !BaseUrl.safeParse(baseUrl).success) {
+    const source =
+      connection?.baseUrl !== undefined ? "connection.baseUrl" : stackConfig.baseUrl !== undefined ? "gms:baseUrl" : "GMS_BASE_URL";
+    throw new ConfigurationError(`${source} ${BASE_URL_FORM}; it is ${JSON.stringify(baseUrl)}`);
+  }
   const apiKey = connection?.apiKey ?? stackConfig.apiKey ?? process.env.GMS_API_KEY;
   if (!baseUrl) {
     throw new ConfigurationError(

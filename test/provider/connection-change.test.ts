@@ -4,6 +4,7 @@
  * key is a rotation, in place, as long as it selects the same workspace, and refused when it does not.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ProviderHost } from "../../src/testing/host";
 import { ACME_KEY, OTHER_KEY } from "../emulator/harness";
 import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
 
@@ -65,5 +66,30 @@ describe("a changed connection, through the dynamic-provider host", () => {
       `App ${created.id} lives in another workspace than the one the new connection's API key selects; an object cannot move between workspaces in place.`,
     );
     expect((await bed.api("GET", `/apps/${created.id}`)).status).toBe(200);
+  });
+
+  it("refuses a service URL without /v1 before any request, from connection.baseUrl and from gms:baseUrl alike", async () => {
+    const refused = await bed.host.check(
+      urnOf(app),
+      {},
+      { ...app.inputs, connection: { baseUrl: "http://127.0.0.1:4000", apiKey: ACME_KEY } },
+    );
+    expect(refused.failures).toEqual([
+      { property: "connection.baseUrl", reason: "must be an http(s) URL ending in /v1, for example https://gms.example.com/v1" },
+    ]);
+
+    const host = await ProviderHost.start({ cwd: bed.dir, project: "gms-test", stack: "dev" });
+    try {
+      const root = bed.emulator.url.replace(/\/v1$/, "");
+      await host.configure({ "gms:baseUrl": root, "gms:apiKey": ACME_KEY });
+      const inputs = (await host.check(urnOf(app), {}, app.inputs)).inputs;
+      const attempt = await bed.counting(() => host.create(urnOf(app), inputs).catch((error: unknown) => error as Error));
+      expect((attempt.result as Error).message).toBe(
+        `gms:baseUrl must be an http(s) URL ending in /v1, for example https://gms.example.com/v1; it is ${JSON.stringify(root)}`,
+      );
+      expect(attempt.requests).toEqual([]);
+    } finally {
+      await host.close();
+    }
   });
 });
