@@ -1,13 +1,20 @@
 #!/usr/bin/env node
 /**
- * gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY] [--log] [--faults SPEC] [--public-url URL]
+ * gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY]
+ *              [--workspace NAME --api-key KEY ...] [--log] [--faults SPEC] [--public-url URL]
  */
 import { parseArgs } from "node:util";
 import { type FaultSpec, formatFaultSpec, parseFaultSpec } from "./faults";
 import { normalizePublicUrl } from "./routes/origin";
 
 const USAGE =
-  "usage: gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY] [--log] [--faults SPEC] [--public-url URL]";
+  "usage: gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY]\n" +
+  "                    [--workspace NAME --api-key KEY ...] [--log] [--faults SPEC] [--public-url URL]";
+
+const WORKSPACE_HELP = `--api-key KEY     without --workspace: the default workspace's key (generated and printed when left out)
+--workspace NAME  a workspace to have, with the --api-key that follows it; repeat the pair for more
+                  (e.g. --workspace Acme --api-key gms_acme --workspace Beta --api-key gms_beta). A workspace
+                  an earlier run made in the same --db keeps its records and gains the key.`;
 
 const PUBLIC_URL_HELP = `--public-url URL  the address clients reach the emulator at, without /v1 (e.g. https://gms.test or
                   http://proxy/gms): signed file URLs and Workflow result URLs are built from it. Default: the
@@ -33,7 +40,8 @@ async function main(): Promise<void> {
         port: { type: "string", default: "4000" },
         db: { type: "string", default: "gms-emulator.db" },
         fixtures: { type: "string" },
-        "api-key": { type: "string" },
+        "api-key": { type: "string", multiple: true },
+        workspace: { type: "string", multiple: true },
         log: { type: "boolean", default: false },
         faults: { type: "string" },
         "public-url": { type: "string" },
@@ -46,7 +54,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values.help) {
-    process.stdout.write(`${USAGE}\n\n${FAULTS_HELP}\n\n${PUBLIC_URL_HELP}\n`);
+    process.stdout.write(`${USAGE}\n\n${WORKSPACE_HELP}\n\n${FAULTS_HELP}\n\n${PUBLIC_URL_HELP}\n`);
     return;
   }
   const port = Number(values.port);
@@ -64,6 +72,20 @@ async function main(): Promise<void> {
     }
   }
 
+  const names = values.workspace ?? [];
+  const keys = values["api-key"] ?? [];
+  if (names.length > 0 ? keys.length !== names.length : keys.length > 1) {
+    const why =
+      names.length > 0
+        ? `each --workspace needs its own --api-key, in the same order (${names.length} workspace(s), ${keys.length} key(s))`
+        : "--api-key is given once without --workspace (the default workspace's key); name more workspaces with --workspace";
+    process.stderr.write(`${why}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (names.some((name) => name.trim() === "") || keys.some((key) => key.trim() === "")) {
+    process.stderr.write(`--workspace and --api-key must not be empty\n${USAGE}\n`);
+    process.exit(2);
+  }
   const publicUrl = values["public-url"];
   if (publicUrl !== undefined) {
     try {
@@ -86,7 +108,8 @@ async function main(): Promise<void> {
     port,
     db: values.db,
     fixtures: values.fixtures,
-    apiKey: values["api-key"],
+    apiKey: names.length === 0 ? keys[0] : undefined,
+    workspaces: names.map((name, index) => ({ name, apiKey: keys[index]! })),
     logRequests: values.log,
     faults,
     publicUrl,

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { buildServer, type ServerOptions } from "./server";
 import { Store } from "./store";
+import { slugify } from "./store/records";
 import { type Fixtures, loadFixtures, readFixturesFile } from "./fixtures";
 import type { FaultController } from "./faults";
 
@@ -25,8 +26,13 @@ export interface EmulatorOptions extends ServerOptions {
   db?: string;
   /** A fixtures YAML file path, or fixtures as an object. */
   fixtures?: string | Fixtures;
-  /** Without fixtures: the key of the one workspace created (generated when absent). */
+  /** Without fixtures or `workspaces`: the key of the one default workspace (generated when absent). */
   apiKey?: string;
+  /**
+   * Workspaces to have, each with its API key (created, or given the key if it exists from an earlier run
+   * on the same database); the slug is made from the name. Added to what `fixtures` declare.
+   */
+  workspaces?: { name: string; apiKey: string }[];
 }
 
 export interface RunningEmulator {
@@ -75,28 +81,31 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 }
 
 function seed(store: Store, options: EmulatorOptions): string[] {
+  const keys: string[] = [];
   if (options.fixtures !== undefined) {
     const fixtures = typeof options.fixtures === "string" ? readFixturesFile(options.fixtures) : options.fixtures;
-    const keys = loadFixtures(store, fixtures);
-    if (keys.length > 0) return keys;
+    keys.push(...loadFixtures(store, fixtures));
   }
-  return [defaultWorkspaceKey(store, options.apiKey)];
+  for (const workspace of options.workspaces ?? [])
+    keys.push(workspaceKey(store, workspace.name, slugify(workspace.name), workspace.apiKey));
+  if (keys.length === 0) keys.push(workspaceKey(store, "Default", DEFAULT_WORKSPACE_SLUG, options.apiKey));
+  return keys;
 }
 
 /**
- * The default workspace's key: the given one (added to the workspace an earlier run made, so its records
- * stay reachable), else the one stored from an earlier run, else a new workspace with a generated key.
- * A workspace its key holder deleted is restored first, as fixtures restore theirs: the key must work.
+ * A workspace's key: the given one (added to the workspace an earlier run made, so its records stay
+ * reachable), else the one stored from an earlier run, else a new workspace with a generated key. A
+ * workspace its key holder deleted is restored first, as fixtures restore theirs: the key must work.
  */
-function defaultWorkspaceKey(store: Store, apiKey: string | undefined): string {
+function workspaceKey(store: Store, name: string, slug: string, apiKey: string | undefined): string {
   if (apiKey && store.workspaces.restoreByKey(apiKey)) return apiKey;
-  const existing = store.workspaces.keyOf(DEFAULT_WORKSPACE_SLUG, { includeDeleted: true });
+  const existing = store.workspaces.keyOf(slug, { includeDeleted: true });
   if (existing) {
     store.workspaces.restoreByKey(existing);
     if (apiKey) store.workspaces.addKey(existing, apiKey);
     return apiKey ?? existing;
   }
   const key = apiKey ?? `gms_${randomBytes(18).toString("base64url")}`;
-  store.workspaces.createWithKey({ name: "Default", slug: DEFAULT_WORKSPACE_SLUG, apiKey: key });
+  store.workspaces.createWithKey({ name, slug, apiKey: key });
   return key;
 }

@@ -177,4 +177,48 @@ describe("gms-emulator CLI", () => {
     expect(await help.exited).toBe(0);
     expect(help.output().stdout).toContain("--public-url URL");
   });
+
+  it("adds workspaces with their keys from --workspace/--api-key pairs, and refuses unpaired ones", async () => {
+    const cli = startCli([
+      "--port",
+      "0",
+      "--db",
+      ":memory:",
+      "--workspace",
+      "Acme Corp",
+      "--api-key",
+      "gms_acme",
+      "--workspace",
+      "Beta",
+      "--api-key",
+      "gms_beta",
+    ]);
+    const { url, keys } = await cli.ready;
+    expect(keys).toEqual(["gms_acme", "gms_beta"]);
+    for (const [key, name, slug] of [
+      ["gms_acme", "Acme Corp", "acme-corp"],
+      ["gms_beta", "Beta", "beta"],
+    ]) {
+      const current = await fetch(`${url}/workspaces/current`, { headers: { authorization: `Bearer ${key}` } });
+      expect(await current.json()).toMatchObject({ name, slug });
+    }
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toBe(0);
+
+    for (const [args, message] of [
+      [
+        ["--workspace", "Acme", "--workspace", "Beta", "--api-key", "gms_acme"],
+        "each --workspace needs its own --api-key, in the same order (2 workspace(s), 1 key(s))",
+      ],
+      [["--api-key", "one", "--api-key", "two"], "--api-key is given once without --workspace"],
+      [["--workspace", " ", "--api-key", "gms_blank"], "--workspace and --api-key must not be empty"],
+    ] as const) {
+      const refused = startCli(["--port", "0", "--db", ":memory:", ...args]);
+      expect(await refused.exited).toBe(2);
+      expect(refused.output().stderr).toContain(message);
+    }
+    const help = startCli(["--help"]);
+    expect(await help.exited).toBe(0);
+    expect(help.output().stdout).toContain("--workspace NAME  a workspace to have, with the --api-key that follows it");
+  });
 });
