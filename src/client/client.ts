@@ -75,8 +75,12 @@ export class GmsClient {
   readonly #ownsDispatcher: boolean;
   readonly #retryPolicy: RetryPolicy;
   readonly #onRequest: ((observation: RequestObservation) => void) | undefined;
-  /** The service's clock minus ours, from the last `Date` header: never ahead of the truth. */
+  /**
+   * The service's clock minus ours: the largest reading of the last minute. Each reading (a `Date` header
+   * of whole seconds, taken on arrival) is at most the truth, so the largest is the closest.
+   */
   #clockOffsetMs = 0;
+  #clockReadAt = 0;
   /** GUIDs this client created or adopted: a lost create never adopts one of them a second time. */
   readonly claimed = new Set<string>();
 
@@ -110,6 +114,14 @@ export class GmsClient {
   /** The service's clock as its `Date` headers tell it (whole seconds, so at most about a second behind). */
   serverNow(): number {
     return Date.now() + this.#clockOffsetMs;
+  }
+
+  #readClock(serverDate: number): void {
+    const now = Date.now();
+    if (serverDate - now >= this.#clockOffsetMs || now - this.#clockReadAt > 60_000) {
+      this.#clockOffsetMs = serverDate - now;
+      this.#clockReadAt = now;
+    }
   }
 
   async close(): Promise<void> {
@@ -163,7 +175,7 @@ export class GmsClient {
       status = observation.status = response.statusCode;
       headers = response.headers;
       const date = Date.parse(String(headers.date));
-      if (!Number.isNaN(date)) this.#clockOffsetMs = date - Date.now();
+      if (!Number.isNaN(date)) this.#readClock(date);
       text = await response.body.text();
     } catch (error) {
       throw this.#transportError(label, error, controller.signal.aborted);

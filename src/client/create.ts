@@ -44,6 +44,8 @@ export interface CreateOptions<S extends Created> {
 export interface CreationWindow {
   since: string;
   until: string;
+  /** What matched before the POST was sent (with `listBeforeCreate`): never the object it made. */
+  existing?: string[];
 }
 
 /** The create's answer was lost and the lookup could not settle whether the object exists. */
@@ -89,7 +91,7 @@ export interface CreatingClient {
  * How far the window reaches beyond the clock readings: `Date` has whole seconds and is read one
  * response late, and a service may store whole-second timestamps.
  */
-const CLOCK_MARGIN_MS = 1_500;
+const CLOCK_MARGIN_MS = 1_000;
 
 /** Errors after which the POST may or may not have acted. A 4xx, a 429 or an unsent request are definite. */
 export function leavesCreateUnknown(error: unknown): boolean {
@@ -150,7 +152,7 @@ async function lookUp<S extends Created>(
   try {
     candidates = await options.findCreated();
   } catch (lookupError) {
-    const window = windowOf(sentAt, client.serverNow());
+    const window = windowOf(sentAt, client.serverNow(), existing);
     throw new UnresolvedCreateError(
       label,
       `the answer was lost (${describe(lost)}) and looking up whether the object was created failed too (${describe(lookupError)}); it may exist`,
@@ -168,7 +170,7 @@ async function lookUp<S extends Created>(
   throw new UnresolvedCreateError(
     label,
     `the answer was lost (${describe(lost)}) and ${fresh.length} objects that match it were created since (${fresh.map((candidate) => candidate.guid).join(", ")}); it is not known which one is this resource's`,
-    windowOf(sentAt, client.serverNow()),
+    windowOf(sentAt, client.serverNow(), existing),
     fresh.map((candidate) => candidate.guid),
     lost,
   );
@@ -181,9 +183,10 @@ export function createdSince(candidate: CreatedCandidate, since: number): boolea
   return Number.isNaN(created) || created >= since;
 }
 
-export const windowOf = (sentAt: number, lookedUpAt: number): CreationWindow => ({
+export const windowOf = (sentAt: number, lookedUpAt: number, existing: ReadonlySet<string>): CreationWindow => ({
   since: new Date(sentAt - CLOCK_MARGIN_MS).toISOString(),
   until: new Date(lookedUpAt + CLOCK_MARGIN_MS).toISOString(),
+  ...(existing.size > 0 ? { existing: [...existing] } : {}),
 });
 
 const describe = (error: unknown): string =>

@@ -97,7 +97,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     const candidates = (await kind.findCreated(client, props as never)).filter((candidate) => {
       // Without a creation time nothing ties an object to the window: such objects are left alone.
       const created = candidate.createdAt ? Date.parse(candidate.createdAt) : Number.NaN;
-      return !client.claimed.has(candidate.guid) && created >= since && created <= until;
+      return !client.claimed.has(candidate.guid) && !window.existing?.includes(candidate.guid) && created >= since && created <= until;
     });
     if (candidates.length > 1) {
       throw new Error(

@@ -48,7 +48,9 @@ export const skillKind = defineKind({
   async create(client, inputs) {
     const body = { name: inputs.name, type: inputs.type, metadata: inputs.metadata };
     try {
-      return fromWire(await client.create({ path: path`/skills`, body, schema: SkillWire, findCreated: () => findSkills(client, inputs) }));
+      // Every Skill made under one configured name has that name and type: only what matched before the POST is surely not the new one.
+      const findCreated = () => findSkills(client, inputs);
+      return fromWire(await client.create({ path: path`/skills`, body, schema: SkillWire, findCreated, listBeforeCreate: true }));
     } catch (error) {
       // The service's quirk: create looks up an existing Skill by name and answers 404 `Type not found` without one.
       throw failure(

@@ -31,7 +31,8 @@ describe("Skill through the dynamic-provider host", () => {
   it("creates under a configured Skill's name, then a no-op diff costs no request, name updates in place, refresh shows drift, delete is idempotent", async () => {
     const inputs = await checked({});
     const created = await bed.counting(() => bed.host.create(urnOf(skill), inputs));
-    expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/skills"]);
+    // Every Skill made under one name shares it: the matching ones are listed first, so a lost answer can tell the new one apart.
+    expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /v1/skills", "POST /v1/skills"]);
     const { id, properties } = created.result;
     expect(id).not.toBe(configuredGuid);
     expect(withoutProvider(properties)).toEqual({
@@ -88,6 +89,7 @@ describe("Skill through the dynamic-provider host", () => {
     const inputs = await checked({ name: "translator", type: "translation" });
     const attempt = await bed.counting(() => bed.host.create(urnOf(skill), inputs).catch((error: Error) => error));
     expect(attempt.requests.map((r) => `${r.method} ${r.path} ${r.status}`).sort()).toEqual([
+      "GET /v1/skills 200",
       "GET /v1/skills 200",
       "GET /v1/skills/types 200",
       "POST /v1/skills 404",
