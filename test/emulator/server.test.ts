@@ -33,6 +33,30 @@ describe("server", () => {
     expect(basic.body).toEqual({ detail: "Not authenticated" });
   });
 
+  it("answers a body that is not JSON as the README says: text/plain 400, other media types 415, broken JSON 400", async () => {
+    const send = (contentType: string | undefined, payload: string) =>
+      emulator.server.inject({
+        method: "POST",
+        url: "/v1/apps",
+        headers: { authorization: `Bearer ${ACME_KEY}`, ...(contentType ? { "content-type": contentType } : {}) },
+        payload,
+      });
+    const text = await send("text/plain", "Support");
+    expect(text.statusCode).toBe(400);
+    expect(text.json()).toEqual({
+      detail: [{ loc: ["body"], msg: "Invalid input: expected object, received string", type: "invalid_type" }],
+    });
+    for (const contentType of ["application/x-www-form-urlencoded", undefined]) {
+      const refused = await send(contentType, "name=Support");
+      expect(refused.statusCode, String(contentType)).toBe(415);
+      expect(refused.json()).toEqual({ detail: "Unsupported Media Type" });
+    }
+    const broken = await send("application/json", "{name: Support}");
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json()).toEqual({ detail: "Malformed JSON body" });
+    expect((await emulator.call("GET", "/v1/apps")).body.total_count).toBe(2);
+  });
+
   it("answers 401 Invalid API key for an unknown key, and writes nothing", async () => {
     for (const [method, path, body] of GUARDED) {
       const reply = await emulator.call(method, path, body, { apiKey: "gms_wrong_key" });
