@@ -44,7 +44,10 @@ export interface CreateOptions<S extends Created> {
 export interface CreationWindow {
   since: string;
   until: string;
-  /** What matched before the POST was sent (with `listBeforeCreate`): never the object it made. */
+  /**
+   * What matched before the POST was sent (with `listBeforeCreate`): never the object it made. With it,
+   * a match that reports no creation time is still known to be new.
+   */
   existing?: string[];
 }
 
@@ -106,7 +109,7 @@ export async function createOnce<S extends Created>(
   policy: RetryPolicy,
 ): Promise<z.output<S>> {
   const label = { method: "POST", path: options.path };
-  const existing = options.listBeforeCreate ? new Set((await options.findCreated()).map((candidate) => candidate.guid)) : new Set<string>();
+  const existing = options.listBeforeCreate ? new Set((await options.findCreated()).map((candidate) => candidate.guid)) : undefined;
   for (let round = 1; ; round++) {
     const sentAt = client.serverNow();
     try {
@@ -146,7 +149,7 @@ async function lookUp<S extends Created>(
   label: RequestLabel,
   sentAt: number,
   lost: unknown,
-  existing: ReadonlySet<string>,
+  existing: ReadonlySet<string> | undefined,
 ): Promise<string | undefined> {
   let candidates: CreatedCandidate[];
   try {
@@ -164,7 +167,7 @@ async function lookUp<S extends Created>(
   // Read after the lookup, whose answers carried the service's clock.
   const since = sentAt - CLOCK_MARGIN_MS;
   const fresh = candidates.filter(
-    (candidate) => !client.claimed.has(candidate.guid) && !existing.has(candidate.guid) && createdSince(candidate, since),
+    (candidate) => !client.claimed.has(candidate.guid) && !existing?.has(candidate.guid) && createdSince(candidate, since),
   );
   if (fresh.length <= 1) return fresh[0]?.guid;
   throw new UnresolvedCreateError(
@@ -183,10 +186,10 @@ export function createdSince(candidate: CreatedCandidate, since: number): boolea
   return Number.isNaN(created) || created >= since;
 }
 
-export const windowOf = (sentAt: number, lookedUpAt: number, existing: ReadonlySet<string>): CreationWindow => ({
+export const windowOf = (sentAt: number, lookedUpAt: number, existing: ReadonlySet<string> | undefined): CreationWindow => ({
   since: new Date(sentAt - CLOCK_MARGIN_MS).toISOString(),
   until: new Date(lookedUpAt + CLOCK_MARGIN_MS).toISOString(),
-  ...(existing.size > 0 ? { existing: [...existing] } : {}),
+  ...(existing ? { existing: [...existing] } : {}),
 });
 
 const describe = (error: unknown): string =>

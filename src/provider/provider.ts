@@ -95,9 +95,11 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     const window = props[UNRESOLVED_CREATE] as CreationWindow;
     const [since, until] = [Date.parse(window.since), Date.parse(window.until)];
     const candidates = (await kind.findCreated(client, props as never)).filter((candidate) => {
-      // Without a creation time nothing ties an object to the window: such objects are left alone.
-      const created = candidate.createdAt ? Date.parse(candidate.createdAt) : Number.NaN;
-      return !client.claimed.has(candidate.guid) && !window.existing?.includes(candidate.guid) && created >= since && created <= until;
+      if (client.claimed.has(candidate.guid) || window.existing?.includes(candidate.guid)) return false;
+      // Without a creation time only the list taken before the POST tells a new object from an old one.
+      if (!candidate.createdAt) return window.existing !== undefined;
+      const created = Date.parse(candidate.createdAt);
+      return created >= since && created <= until;
     });
     if (candidates.length > 1) {
       throw new Error(
@@ -156,8 +158,11 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     },
 
     async diff(_id: string, olds: Props, news: Props) {
-      // What an interrupted create left is replaced: created anew, then deleted (a 404 there is fine).
-      for (const marker of [UNRESOLVED_CREATE, INCOMPLETE]) if (olds[marker] !== undefined) return { changes: true, replaces: [marker] };
+      // What an interrupted create left is replaced, deleted first (a 404 there is fine): so a placeholder is
+      // resolved before any replacement exists that its lookup could take for the lost object.
+      for (const marker of [UNRESOLVED_CREATE, INCOMPLETE]) {
+        if (olds[marker] !== undefined) return { changes: true, replaces: [marker], deleteBeforeReplace: true };
+      }
       const changed = changedFields(olds, news);
       const replaces = changed.filter((name) => kind.inputs[name]!.change === "replace");
       const connectionChanged = !sameValue(olds.connection, news.connection);

@@ -97,7 +97,7 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
     expect(JSON.stringify({ message, reasons })).not.toContain(KEY);
 
     const next = await bed.host.diff(urnOf(connection), id, properties, inputs);
-    expect(next).toMatchObject({ changes: "some", replaces: ["__incomplete"] });
+    expect(next).toEqual({ changes: "some", replaces: ["__incomplete"], deleteBeforeReplace: true });
   });
 
   it("records a create it cannot settle as a placeholder that refresh adopts and up replaces", async () => {
@@ -117,7 +117,11 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
     expect(properties.__provider).toBe(inputs.__provider);
 
     // `up` replaces the placeholder.
-    expect(await bed.host.diff(urnOf(model), id, properties, inputs)).toMatchObject({ changes: "some", replaces: ["__unresolvedCreate"] });
+    expect(await bed.host.diff(urnOf(model), id, properties, inputs)).toEqual({
+      changes: "some",
+      replaces: ["__unresolvedCreate"],
+      deleteBeforeReplace: true,
+    });
 
     // What the lost create made: created inside the window, matching the declared fields.
     const inWindow = new Date((Date.parse(window.since) + Date.parse(window.until)) / 2).toISOString();
