@@ -1,8 +1,9 @@
 /**
  * The declarative workspace format: one document (YAML, or an object in a program) declaring any number
- * of each of the nine kinds, each kind a map from a logical name to an entry. Entries mirror the kinds'
- * inputs (camelCase, the same field rules: the schemas are the kinds' own) except that they refer to
- * other objects by name instead of by GUID, and that keys are never written in the document.
+ * of each of the nine kinds, each kind a map from a logical name to an entry. Entries are derived from
+ * the kinds' field declarations (`entryOf`: camelCase, the kinds' own schemas, descriptions and required
+ * fields) except that they refer to other objects by name instead of by GUID, and that secrets are never
+ * written in the document.
  *
  * References:
  * - an App (`workflow.app`, `dataset.app`, `experiment.app`, `action.app`): the logical name of an App
@@ -35,20 +36,13 @@ import { dirname, resolve } from "node:path";
 import { RunError } from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
-import type { InputField } from "../provider/fields";
-import { appKind } from "../resources/app";
-import { contextSourceKind } from "../resources/context-source";
-import { datasetKind } from "../resources/dataset";
-import { evalKind } from "../resources/eval";
-import { experimentKind } from "../resources/experiment";
-import { modelKind } from "../resources/model";
-import { providerConnectionKind } from "../resources/provider-connection";
-import { skillKind } from "../resources/skill";
-import { workflowKind } from "../resources/workflow";
+import type { InputField, InputFields } from "../provider/fields";
+import type { KindName } from "../provider/kind";
+import { kinds } from "../resources";
 import { REPORT_INPUT, YamlFileError, issueMessage, parseYaml } from "../yaml-file";
 
-/** A kind's own field schema, with its description (or one in the document's terms) for the JSON Schema. */
-const field = <F extends InputField>(declared: F, description: string = declared.description): F["schema"] =>
+/** A kind's own field schema, described in the document's terms where they differ from the kind's. */
+const described = <F extends InputField>(declared: F, description: string): F["schema"] =>
   declared.schema.describe(description) as F["schema"];
 
 const LOGICAL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -86,6 +80,19 @@ const SecretSource = z
     "Where the secret comes from: `{ config: <key> }` (a secret stack config value) or `{ env: <VARIABLE> }`. Never the secret itself.",
   );
 
+/** The document forms that name where a secret comes from (see `entryOf`). */
+const secretForms = new WeakSet<z.ZodType>();
+
+/** A secret field as the document writes it: where the value comes from, never the value. */
+const secretSource = (
+  declared: InputField,
+  description = `${declared.description} Written as \`{ config: <key> }\` (a secret stack config value) or \`{ env: <VARIABLE> }\`, never the value itself.`,
+) => {
+  const form = SecretSource.describe(description);
+  secretForms.add(form);
+  return form;
+};
+
 const AppRef = Name.describe(
   "An App: the logical name of an App declared under `apps`, otherwise the name of an App that already exists in the workspace (for example one configured outside Pulumi).",
 );
@@ -101,54 +108,71 @@ const AdoptField = Guid.describe(
   "The GUID of an existing object to adopt instead of creating one (a replace-only field that differs from it is an error; anything else is updated to this entry).",
 ).optional();
 
-const AppEntry = z.strictObject({
-  name: field(appKind.inputs.name),
-  description: field(appKind.inputs.description).optional(),
-  adopt: AdoptField,
+type Requiredness<S extends z.ZodType, R> = R extends true ? S : z.ZodOptional<S>;
+/** The shape `entryOf` builds: each input in the kind's declared order, then `adopt`. */
+type EntryShape<I extends InputFields, D> = {
+  -readonly [K in keyof I]: Requiredness<K extends keyof D ? Extract<D[K], z.ZodType> : I[K]["schema"], I[K]["required"]>;
+} & { adopt: typeof AdoptField };
+
+/**
+ * A kind's entry in the document, derived from the kind's field declarations: every input, in declared
+ * order, with the kind's own schema and description, required when the kind requires it (a default
+ * makes a field optional: the kind fills it in). `documentForm` holds what the document writes in its
+ * own terms instead: references by logical name or by a name looked up during preview where the kind
+ * takes a GUID, a file by its path where the kind takes an asset; such a form is made optional like the
+ * field it stands for, and may be optional itself where the document can leave out what the kind needs.
+ * A field declared `secret` must have a `secretSource` form: a secret is never written in the document,
+ * and a kind that adds one fails here, when the module loads, rather than accept it in clear text.
+ */
+function entryOf<I extends InputFields, const D extends { [K in keyof I]?: z.ZodType }>(
+  kind: { name: KindName; inputs: I },
+  documentForm: D,
+): z.ZodObject<EntryShape<I, D>, z.core.$strict> {
+  for (const name of Object.keys(documentForm)) {
+    if (!Object.hasOwn(kind.inputs, name))
+      throw new Error(`The workspace form of ${kind.name} names "${name}", which is no input of the kind`);
+  }
+  const shape = Object.fromEntries(
+    Object.entries(kind.inputs).map(([name, declared]) => {
+      const form = (documentForm as Record<string, z.ZodType | undefined>)[name];
+      const bare = form instanceof z.ZodOptional ? (form.unwrap() as z.ZodType) : form;
+      if (declared.secret && !(bare && secretForms.has(bare)))
+        throw new Error(`${kind.name}.${name} is declared secret: its workspace form must be a secretSource, never the value itself`);
+      const schema = form ?? declared.schema.describe(declared.description);
+      return [name, declared.required ? schema : schema.optional()];
+    }),
+  );
+  return z.strictObject({ ...shape, adopt: AdoptField }) as unknown as z.ZodObject<EntryShape<I, D>, z.core.$strict>;
+}
+
+const AppEntry = entryOf(kinds.App, {});
+
+const ProviderConnectionEntry = entryOf(kinds.ProviderConnection, {
+  key: secretSource(kinds.ProviderConnection.inputs.key),
 });
 
-const ProviderConnectionEntry = z.strictObject({
-  provider: field(providerConnectionKind.inputs.provider),
-  key: SecretSource.describe("The provider credential: `{ config: <key> }` or `{ env: <VARIABLE> }`. Changing it replaces the connection."),
-  url: field(providerConnectionKind.inputs.url).optional(),
-  name: field(providerConnectionKind.inputs.name).optional(),
-  nickname: field(providerConnectionKind.inputs.nickname).optional(),
-  default: field(providerConnectionKind.inputs.default).optional(),
-  model: field(providerConnectionKind.inputs.model).optional(),
-  metadata: field(providerConnectionKind.inputs.metadata).optional(),
-  adopt: AdoptField,
-});
-
-const ModelEntry = z.strictObject({
-  llm: field(modelKind.inputs.llm),
+const ModelEntry = entryOf(kinds.Model, {
   provider: Name.describe(
     "The logical name of the ProviderConnection (under `providerConnections`) the Model uses: its provider type, key and endpoint apply, and the Model is created after it.",
   ),
-  key: SecretSource.describe(
+  key: secretSource(
+    kinds.Model.inputs.key,
     "A credential of the Model's own, instead of the ProviderConnection's: `{ config: <key> }` or `{ env: <VARIABLE> }`.",
   ).optional(),
-  url: field(
-    modelKind.inputs.url,
+  url: described(
+    kinds.Model.inputs.url,
     "The provider endpoint (http or https), or null for the provider's default; when left out, the ProviderConnection's.",
-  ).optional(),
-  default: field(modelKind.inputs.default).optional(),
-  adopt: AdoptField,
+  ),
 });
 
-const WorkflowEntry = z.strictObject({
-  name: field(workflowKind.inputs.name),
+const WorkflowEntry = entryOf(kinds.Workflow, {
   app: AppRef.describe(`${AppRef.description} Another App replaces the Workflow.`),
-  adopt: AdoptField,
 });
 
-const DatasetEntry = z.strictObject({
-  name: field(datasetKind.inputs.name),
-  description: field(datasetKind.inputs.description).optional(),
-  app: AppRef.nullable()
-    .describe(`The App the Dataset belongs to, or null for none. ${AppRef.description} Another App replaces the Dataset.`)
-    .optional(),
-  data: field(datasetKind.inputs.data).optional(),
-  adopt: AdoptField,
+const DatasetEntry = entryOf(kinds.Dataset, {
+  app: AppRef.nullable().describe(
+    `The App the Dataset belongs to, or null for none. ${AppRef.description} Another App replaces the Dataset.`,
+  ),
 });
 
 const EvalTypeRef = z
@@ -156,56 +180,34 @@ const EvalTypeRef = z
     Name.describe("An Eval type by name."),
     z.strictObject({
       type: Name.describe("The Eval type's name."),
-      variables: evalKind.inputs.evalTypes.schema.element.shape.variables.describe("The type's variables, each `{name, value}`."),
+      variables: kinds.Eval.inputs.evalTypes.schema.element.shape.variables.describe("The type's variables, each `{name, value}`."),
     }),
   ])
   .describe("An Eval type by name, or `{type, variables}`.");
 
-const EvalEntry = z.strictObject({
-  name: field(evalKind.inputs.name),
+const EvalEntry = entryOf(kinds.Eval, {
   action: ActionRef.describe("The Action whose generations are scored, as `{app, action}`. Another Action replaces the Eval."),
   evalTypes: z.array(EvalTypeRef).describe("The Eval types that score, by name (each once), or `{type, variables}`. Changes in place."),
-  dataset: Name.nullable()
-    .describe(
-      "The logical name of a Dataset declared under `datasets` to score, or null to score live traffic. Another Dataset replaces the Eval.",
-    )
-    .optional(),
-  version: field(evalKind.inputs.version).optional(),
-  samplingRate: field(evalKind.inputs.samplingRate).optional(),
-  alertOnFail: field(evalKind.inputs.alertOnFail).optional(),
-  adopt: AdoptField,
+  dataset: Name.nullable().describe(
+    "The logical name of a Dataset declared under `datasets` to score, or null to score live traffic. Another Dataset replaces the Eval.",
+  ),
 });
 
-const ExperimentEntry = z.strictObject({
-  name: field(experimentKind.inputs.name),
+const ExperimentEntry = entryOf(kinds.Experiment, {
   app: AppRef.describe(`The App whose Actions are compared. ${AppRef.description} Another App replaces the Experiment.`),
   primaryAction: Name.describe("The name of the primary (A) Action, an Action of the App. Changes in place."),
   secondaryAction: Name.describe("The name of the secondary (B) Action, an Action of the App. Changes in place."),
-  adopt: AdoptField,
 });
 
-const SkillEntry = z.strictObject({
-  name: field(skillKind.inputs.name),
-  type: field(skillKind.inputs.type),
-  metadata: field(skillKind.inputs.metadata).optional(),
-  adopt: AdoptField,
-});
+const SkillEntry = entryOf(kinds.Skill, {});
 
-const ContextSourceEntry = z.strictObject({
+const ContextSourceEntry = entryOf(kinds.ContextSource, {
   context: Name.describe(
     "The name of the Context the source populates (Contexts are created outside the public interface). Another Context replaces the source.",
   ),
-  url: field(contextSourceKind.inputs.url).optional(),
   file: Name.describe(
     "A file uploaded on create, by its path relative to this document. Set exactly one of `url` and `file`. A change of its content or path replaces the source.",
-  ).optional(),
-  loader: field(contextSourceKind.inputs.loader).optional(),
-  name: field(contextSourceKind.inputs.name).optional(),
-  loaderConfig: field(contextSourceKind.inputs.loaderConfig).optional(),
-  splitterConfig: field(contextSourceKind.inputs.splitterConfig).optional(),
-  process: field(contextSourceKind.inputs.process).optional(),
-  waitForIndexing: field(contextSourceKind.inputs.waitForIndexing).optional(),
-  adopt: AdoptField,
+  ),
 });
 
 /** The document's shape alone: what the JSON Schema describes. */
@@ -225,6 +227,19 @@ export const WorkspaceDocument = z
     contextSources: entries(ContextSourceEntry, "Context Sources, by logical name."),
   })
   .describe("A GMS workspace declared for pulumi-gms's Workspace component: each kind is a map from a logical name to an entry.");
+
+/** Each kind's map in the document; a kind of the registry without one is a compile error. */
+export const SECTION_OF = {
+  App: "apps",
+  ProviderConnection: "providerConnections",
+  Model: "models",
+  Workflow: "workflows",
+  Dataset: "datasets",
+  Eval: "evals",
+  Experiment: "experiments",
+  Skill: "skills",
+  ContextSource: "contextSources",
+} as const satisfies Record<KindName, Section>;
 
 /** A workspace document as a program writes it. */
 export type WorkspaceSpec = z.input<typeof WorkspaceDocument>;

@@ -13,8 +13,17 @@ import { parse } from "yaml";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { preflight } from "../../src/workspace/preflight";
 import { Workspace } from "../../src/workspace/component";
-import { workspaceJsonSchemaText } from "../../src/workspace/schema-json";
-import { EMPTY_DOCUMENT, WorkspaceSpecError, loadWorkspaceFile, loadWorkspaceObject, loadWorkspaceText } from "../../src/workspace/spec";
+import type { InputFields } from "../../src/provider/fields";
+import { kinds } from "../../src/resources";
+import { workspaceJsonSchema, workspaceJsonSchemaText } from "../../src/workspace/schema-json";
+import {
+  EMPTY_DOCUMENT,
+  SECTION_OF,
+  WorkspaceSpecError,
+  loadWorkspaceFile,
+  loadWorkspaceObject,
+  loadWorkspaceText,
+} from "../../src/workspace/spec";
 
 const ROOT = join(__dirname, "../..");
 const EXAMPLE = join(ROOT, "examples/yaml-workspace");
@@ -330,6 +339,41 @@ describe("the preflight", () => {
     expect((error as Error).message).toBe(
       'w.yaml:3:14: contextSources.faq.context: no Context "FAQs" in the workspace (it has: "Handbook", "FAQ"); Contexts are created outside the public interface',
     );
+  });
+});
+
+describe("each kind's entry derives from the kind's field declarations", () => {
+  /** The fields the document writes in its own terms (references by name, a file by path, secrets by source). */
+  const DOCUMENT_FORMS: Record<string, string[]> = {
+    App: [],
+    ProviderConnection: ["key"],
+    Model: ["provider", "key", "url"],
+    Workflow: ["app"],
+    Dataset: ["app"],
+    Eval: ["action", "evalTypes", "dataset"],
+    Experiment: ["app", "primaryAction", "secondaryAction"],
+    Skill: [],
+    ContextSource: ["context", "file"],
+  };
+  type EntrySchema = { properties: Record<string, { description?: string; anyOf?: { required?: string[] }[] }>; required?: string[] };
+  const entryOf = (section: string) =>
+    (workspaceJsonSchema().properties as Record<string, { additionalProperties: EntrySchema }>)[section]!.additionalProperties;
+
+  it.each(Object.entries(SECTION_OF))("%s (%s)", (kindName, section) => {
+    const kind: { inputs: InputFields } = kinds[kindName as keyof typeof kinds];
+    const declared = Object.entries(kind.inputs);
+    const entry = entryOf(section);
+    // Every input in declared order, then adopt; nothing else.
+    expect(Object.keys(entry.properties)).toEqual([...declared.map(([name]) => name), "adopt"]);
+    // Required as the kind declares, except a Model's own key (the ProviderConnection's applies without one).
+    const required = declared.filter(([name, field]) => field.required && !(kindName === "Model" && name === "key")).map(([name]) => name);
+    expect(entry.required ?? []).toEqual(required);
+    // The kind's own descriptions, except where the document writes the field in its own terms.
+    const ownTerms = declared.filter(([name, field]) => entry.properties[name]!.description !== field.description).map(([name]) => name);
+    expect(ownTerms).toEqual(DOCUMENT_FORMS[kindName]);
+    // A secret is only ever named by where it comes from.
+    for (const [name] of declared.filter(([, field]) => field.secret))
+      expect(entry.properties[name]!.anyOf?.map((option) => option.required)).toEqual([["config"], ["env"]]);
   });
 });
 
