@@ -19,7 +19,10 @@ type InputOf<Field extends InputField> = pulumi.Input<Deep<z.input<Field["schema
 export type KindArgs<K extends Kind> = { [P in RequiredKeys<K["inputs"]>]: InputOf<K["inputs"][P]> } & {
   [P in OptionalKeys<K["inputs"]>]?: InputOf<K["inputs"][P]> | null;
 } & {
-  /** Where this resource's API calls go, when not the stack's `gms:baseUrl`/`gms:apiKey`. Stored as a secret; changing it never replaces. */
+  /**
+   * Where this resource's API calls go, when not the stack's `gms:baseUrl`/`gms:apiKey`. Stored as a secret.
+   * Another `baseUrl` replaces the resource; another `apiKey` alone updates in place if it selects the same workspace.
+   */
   connection?: pulumi.Input<Deep<Connection>>;
   /** The GUID of an existing object to adopt instead of creating one (the engine's import does not work for dynamic resources). */
   adopt?: pulumi.Input<string>;

@@ -200,7 +200,7 @@ const commonInputs = (collector: TypeCollector): Record<string, PropertySpec> =>
   connection: {
     ...collector.typeSpec(toJsonSchema(Connection, "input"), "Connection", "connection"),
     description:
-      "Where this resource's API calls go, when not the stack's `gms:baseUrl` / `gms:apiKey`. Stored as a secret; changing it never replaces the resource.",
+      "Where this resource's API calls go, when not the stack's `gms:baseUrl` / `gms:apiKey`. Stored as a secret. Another `baseUrl` replaces the resource (created there, deleted here); another `apiKey` alone updates in place once both keys are shown to select the same workspace.",
     secret: true,
   },
   adopt: {
@@ -303,6 +303,18 @@ export function generatePackageSchema(): Record<string, unknown> {
             "The API key; it selects the workspace. Set it with `pulumi config set --secret gms:apiKey ...`. Defaults to the GMS_API_KEY environment variable.",
           secret: true,
           defaultInfo: { environment: ["GMS_API_KEY"] },
+        },
+        maxRetries: {
+          type: "integer",
+          description:
+            "How often a failed request is sent again (idempotent requests, and creates whose lost answer proved nothing was made). Default 3.",
+          defaultInfo: { environment: ["GMS_MAX_RETRIES"] },
+        },
+        retryBaseDelayMs: {
+          type: "integer",
+          description:
+            "The first retry's backoff ceiling in milliseconds; it doubles per retry up to 8 s, with full jitter, unless the service sends Retry-After. Default 500.",
+          defaultInfo: { environment: ["GMS_RETRY_BASE_DELAY_MS"] },
         },
       },
     },
