@@ -98,8 +98,8 @@ async function main(): Promise<void> {
 
   // The storage is the built-in node:sqlite: say so plainly on an older Node.js instead of a stack trace.
   const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
-  if (major < 22 || (major === 22 && minor < 13)) {
-    process.stderr.write(`gms-emulator needs Node.js 22.13 or later (for node:sqlite); this is ${process.version}\n`);
+  if (major < 22 || (major === 22 && minor < 19)) {
+    process.stderr.write(`gms-emulator needs Node.js 22.19 or later (node:sqlite, undici); this is ${process.version}\n`);
     process.exit(1);
   }
   const { startEmulator } = await import("./index.js");
