@@ -9,15 +9,13 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { ActionSummary, App } from "./api/apps";
-import { Envelope } from "./api/common";
-import { Data } from "./api/data";
-import { EvalType } from "./api/evals";
-import { SkillType } from "./api/skills";
-import { UsageEntry, WorkspaceApp, WorkspaceContext } from "./api/workspaces";
-import { type GmsClient, collect, listBare, paginateEnvelope, paginateUntilShort, path } from "./client";
+import { appsApi } from "./api/apps";
+import { dataApi } from "./api/data";
+import { evalsApi } from "./api/evals";
+import { skillsApi } from "./api/skills";
+import { workspacesApi } from "./api/workspaces";
+import type { GmsClient } from "./client";
 import { Connection, clientFor } from "./provider/connection";
-import { currentWorkspace, currentWorkspaceList } from "./provider/current-workspace";
 
 const connectionArg = {
   connection: Connection.optional().describe(
@@ -182,15 +180,15 @@ const outputForm =
 /** The workspace the API key selects, with its Apps. */
 export async function getWorkspace(args: LookupArgsOf<"getWorkspace"> = {}): Promise<LookupResultOf<"getWorkspace">> {
   const client = programClient(args);
-  const workspace = await currentWorkspace(client);
-  const apps = await listBare(client, { path: path`/workspaces/${workspace.guid}/apps`, item: WorkspaceApp });
+  const workspace = await workspacesApi.current(client);
+  const apps = await workspacesApi.apps(client, workspace.guid);
   return { guid: workspace.guid, name: workspace.name, slug: workspace.slug, apps };
 }
 export const getWorkspaceOutput = outputForm(getWorkspace);
 
 /** The workspace's usage against its limits, one entry per feature. */
 export async function getUsage(args: LookupArgsOf<"getUsage"> = {}): Promise<LookupResultOf<"getUsage">> {
-  return currentWorkspaceList(programClient(args), "usage", UsageEntry);
+  return workspacesApi.currentUsage(programClient(args));
 }
 export const getUsageOutput = outputForm(getUsage);
 
@@ -198,13 +196,12 @@ export const getUsageOutput = outputForm(getUsage);
 export async function getActions(args: LookupArgsOf<"getActions">): Promise<LookupResultOf<"getActions">> {
   const client = programClient(args);
   const app = await resolveApp(client, args.app);
-  // A bare array that honours skip/limit: page until a short page.
-  const actions = await collect(paginateUntilShort(client, { path: path`/apps/${app.guid}/actions`, item: ActionSummary }));
+  const actions = await appsApi.actions(client, app.guid);
   return actions.map((action) => ({
     guid: action.guid,
     app: app.guid,
     name: action.name,
-    actionType: action.action_type,
+    actionType: action.actionType,
     model: action.model,
   }));
 }
@@ -219,7 +216,7 @@ export const getActionOutput = outputForm(getAction);
 
 /** The workspace's Contexts (the libraries Context Sources fill). */
 export async function getContexts(args: LookupArgsOf<"getContexts"> = {}): Promise<LookupResultOf<"getContexts">> {
-  return currentWorkspaceList(programClient(args), "context", WorkspaceContext);
+  return workspacesApi.currentContexts(programClient(args));
 }
 export const getContextsOutput = outputForm(getContexts);
 
@@ -231,13 +228,13 @@ export const getContextOutput = outputForm(getContext);
 
 /** The Skill types the workspace has, with their metadata definitions. */
 export async function getSkillTypes(args: LookupArgsOf<"getSkillTypes"> = {}): Promise<LookupResultOf<"getSkillTypes">> {
-  return listBare(programClient(args), { path: path`/skills/types`, item: SkillType });
+  return skillsApi.types(programClient(args));
 }
 export const getSkillTypesOutput = outputForm(getSkillTypes);
 
 /** The Eval types an Eval can use. */
 export async function getEvalTypes(args: LookupArgsOf<"getEvalTypes"> = {}): Promise<LookupResultOf<"getEvalTypes">> {
-  return listBare(programClient(args), { path: path`/evals/types`, item: EvalType });
+  return evalsApi.types(programClient(args));
 }
 export const getEvalTypesOutput = outputForm(getEvalTypes);
 
@@ -251,21 +248,16 @@ export const getEvalTypeOutput = outputForm(getEvalType);
 export async function getDataRecords(args: LookupArgsOf<"getDataRecords">): Promise<LookupResultOf<"getDataRecords">> {
   const client = programClient(args);
   const app = await resolveApp(client, args.app);
-  const page = await client.request({
-    method: "GET",
-    path: path`/apps/${app.guid}/data`,
-    query: { skip: 0, limit: args.limit ?? 100 },
-    schema: Envelope(Data),
-  });
-  return page.data.map((record) => ({ guid: record.guid, model: record.model, createdAt: record.created_at }));
+  const records = await dataApi.firstOfApp(client, app.guid, args.limit ?? 100);
+  return records.map((record) => ({ guid: record.guid, model: record.model, createdAt: record.createdAt }));
 }
 export const getDataRecordsOutput = outputForm(getDataRecords);
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function resolveApp(client: GmsClient, app: string): Promise<{ guid: string; name: string }> {
-  if (GUID.test(app)) return client.request({ method: "GET", path: path`/apps/${app}`, schema: App });
-  const apps = await collect(paginateEnvelope(client, { path: path`/apps`, item: App }));
+  if (GUID.test(app)) return appsApi.get(client, app);
+  const apps = await appsApi.list(client);
   return pick(apps, app, "App");
 }
 

@@ -3,6 +3,8 @@
  * service's own casing (mostly snake_case); camelCase names live inside the code only.
  */
 import { z } from "zod";
+// From the module itself, not the client index: the index reaches pagination, which imports this module.
+import type { CreatedCandidate } from "../client/create";
 
 export const Guid = z.uuid({ error: "must be a UUID" });
 export const Timestamp = z.string();
@@ -55,3 +57,6 @@ export function Envelope<T extends z.ZodType>(item: T) {
 
 /** A path parameter that must be a UUID (a malformed one answers 400). */
 export const GuidParams = z.object({ guid: Guid });
+
+/** How a create whose answer was lost finds what it made (see `GmsClient.create`). */
+export type FindCreated = () => Promise<CreatedCandidate[]>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Guid, JsonObject, Timestamp } from "./common";
+import { type GmsClient, path } from "../client";
+import { Envelope, Guid, JsonObject, Timestamp } from "./common";
 
 /** A Data record's input or output: a string, an array or an object. */
 export const DataValue = z.union([z.string(), z.array(z.unknown()), JsonObject]);
@@ -65,3 +66,42 @@ export const DataUpdate = DataFields.extend({
   version_id: Guid.nullable().optional(),
 });
 export type DataUpdate = z.infer<typeof DataUpdate>;
+
+/** A Data record as the code uses it. */
+export type DataRecord = {
+  guid: string;
+  input: DataValue;
+  output: DataValue;
+  fullPromptSent: string | null;
+  model: string | null;
+  modelProvider: string | null;
+  numInputTokens: number | null;
+  numOutputTokens: number | null;
+  latency: number | null;
+  metadata: Record<string, unknown> | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export const toDataRecord = (data: Data): DataRecord => ({
+  guid: data.guid,
+  input: data.input,
+  output: data.output,
+  fullPromptSent: data.full_prompt_sent,
+  model: data.model,
+  modelProvider: data.model_provider,
+  numInputTokens: data.num_input_tokens,
+  numOutputTokens: data.num_output_tokens,
+  latency: data.latency,
+  metadata: data.metadata,
+  createdAt: data.created_at,
+  updatedAt: data.updated_at,
+});
+
+export const dataApi = {
+  /** The first `limit` Data records logged under an App, newest first (one page of the envelope). */
+  async firstOfApp(client: GmsClient, app: string, limit: number): Promise<DataRecord[]> {
+    const page = await client.request({ method: "GET", path: path`/apps/${app}/data`, query: { skip: 0, limit }, schema: Envelope(Data) });
+    return page.data.map(toDataRecord);
+  },
+};

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { UnnamedAuditFields, Guid, JsonObject, PageQuery } from "./common";
+import { collect, type GmsClient, paginateEnvelope, path } from "../client";
+import { type FindCreated, UnnamedAuditFields, Guid, JsonObject, PageQuery } from "./common";
 
 /** Eval types are global: every workspace sees the same ones. */
 export const EvalType = z.object({
@@ -13,6 +14,7 @@ export const EvalVariable = z.object({
   name: z.string(),
   value: z.union([z.string(), z.number(), z.boolean(), JsonObject]),
 });
+export type EvalVariable = z.infer<typeof EvalVariable>;
 
 export const EvalTypeMetadata = z.object({ variables: z.array(EvalVariable).optional() });
 export type EvalTypeMetadata = z.infer<typeof EvalTypeMetadata>;
@@ -74,3 +76,86 @@ export const EvalRun = z.looseObject({
   run_items_completed: z.number().int().optional(),
 });
 export type EvalRun = z.infer<typeof EvalRun>;
+
+/** An Eval type as an Eval uses it: its GUID and, when it has any, its variables. */
+export interface EvalTypeChoice {
+  guid: string;
+  variables?: EvalVariable[];
+}
+
+/** An Eval as the code uses it. */
+export type EvalRecord = {
+  guid: string;
+  name: string;
+  action: string;
+  evalTypes: EvalTypeChoice[];
+  /** The Dataset's GUID, or null for live traffic. */
+  dataset: string | null;
+  version: string | null;
+  samplingRate: number | null;
+  alertOnFail: boolean;
+  dataType: EvalDataType;
+  createdAt: string | undefined;
+  updatedAt: string | undefined;
+};
+
+export const toEvalRecord = (evaluation: Eval): EvalRecord => ({
+  guid: evaluation.guid,
+  name: evaluation.name,
+  action: evaluation.action,
+  evalTypes: evaluation.eval_types.map((type) =>
+    type.metadata?.variables ? { guid: type.guid, variables: type.metadata.variables } : { guid: type.guid },
+  ),
+  dataset: evaluation.dataset?.guid ?? null,
+  version: evaluation.version,
+  samplingRate: evaluation.sampling_rate,
+  alertOnFail: evaluation.alert_on_fail,
+  dataType: evaluation.data_type,
+  createdAt: evaluation.created_at,
+  updatedAt: evaluation.updated_at,
+});
+
+const toSelections = (types: EvalTypeChoice[]): EvalTypeSelection[] =>
+  types.map((type) => (type.variables === undefined ? { guid: type.guid } : { guid: type.guid, metadata: { variables: type.variables } }));
+
+export interface EvalFields {
+  name: string;
+  action: string;
+  evalTypes: EvalTypeChoice[];
+  dataset: string | null | undefined;
+  version: string | null | undefined;
+  samplingRate: number | null | undefined;
+  alertOnFail: boolean | undefined;
+}
+
+export const evalsApi = {
+  async list(client: GmsClient): Promise<EvalRecord[]> {
+    return (await collect(paginateEnvelope(client, { path: path`/evals`, item: Eval }))).map(toEvalRecord);
+  },
+  async create(client: GmsClient, fields: EvalFields, findCreated: FindCreated): Promise<EvalRecord> {
+    const body: EvalCreate = {
+      name: fields.name,
+      action: fields.action,
+      eval_types: toSelections(fields.evalTypes),
+      dataset: fields.dataset,
+      version: fields.version,
+      sampling_rate: fields.samplingRate,
+      alert_on_fail: fields.alertOnFail,
+    };
+    return toEvalRecord(await client.create({ path: path`/evals`, body, schema: Eval, findCreated }));
+  },
+  async get(client: GmsClient, guid: string): Promise<EvalRecord> {
+    return toEvalRecord(await client.request({ method: "GET", path: path`/evals/${guid}`, schema: Eval }));
+  },
+  /** PUT replaces the whole Eval type list, the only field it takes; its response is not specified, so callers read back. */
+  async update(client: GmsClient, guid: string, evalTypes: EvalTypeChoice[]): Promise<void> {
+    await client.request({ method: "PUT", path: path`/evals/${guid}`, body: { eval_types: toSelections(evalTypes) }, schema: z.unknown() });
+  },
+  async delete(client: GmsClient, guid: string): Promise<void> {
+    await client.request({ method: "DELETE", path: path`/evals/${guid}`, schema: z.unknown() });
+  },
+  /** The Eval types (global: every workspace sees the same), a bare array. */
+  types(client: GmsClient): Promise<EvalType[]> {
+    return client.request({ method: "GET", path: path`/evals/types`, schema: z.array(EvalType) });
+  },
+};

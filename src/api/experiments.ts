@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { UnnamedAuditFields, Guid } from "./common";
+import { collect, type GmsClient, paginateEnvelope, path } from "../client";
+import { type FindCreated, UnnamedAuditFields, Guid } from "./common";
+import { putRecord } from "./put-record";
 
 /** An Experiment: an A/B comparison of two Actions of one App. */
 export const Experiment = z.object({
@@ -34,3 +36,62 @@ export const ExperimentUpdate = z
     error: "name, primary_action or secondary_action is required",
   });
 export type ExperimentUpdate = z.infer<typeof ExperimentUpdate>;
+
+/** An Experiment as the code uses it. */
+export type ExperimentRecord = {
+  guid: string;
+  name: string;
+  app: string | undefined;
+  primaryAction: string;
+  secondaryAction: string;
+  status: string;
+  createdAt: string | undefined;
+  updatedAt: string | undefined;
+};
+
+export const toExperimentRecord = (experiment: Experiment): ExperimentRecord => ({
+  guid: experiment.guid,
+  name: experiment.name,
+  app: experiment.app,
+  primaryAction: experiment.primary_action,
+  secondaryAction: experiment.secondary_action,
+  status: experiment.status,
+  createdAt: experiment.created_at,
+  updatedAt: experiment.updated_at,
+});
+
+export interface ExperimentFields {
+  name: string;
+  app: string;
+  primaryAction: string;
+  secondaryAction: string;
+}
+
+export const experimentsApi = {
+  async list(client: GmsClient): Promise<ExperimentRecord[]> {
+    return (await collect(paginateEnvelope(client, { path: path`/experiments`, item: Experiment }))).map(toExperimentRecord);
+  },
+  async create(client: GmsClient, fields: ExperimentFields, findCreated: FindCreated): Promise<ExperimentRecord> {
+    const body: ExperimentCreate = {
+      name: fields.name,
+      app: fields.app,
+      primary_action: fields.primaryAction,
+      secondary_action: fields.secondaryAction,
+    };
+    return toExperimentRecord(await client.create({ path: path`/experiments`, body, schema: Experiment, findCreated }));
+  },
+  async get(client: GmsClient, guid: string): Promise<ExperimentRecord> {
+    return toExperimentRecord(await client.request({ method: "GET", path: path`/experiments/${guid}`, schema: Experiment }));
+  },
+  /** Sends the fields given (the App cannot change). */
+  async update(client: GmsClient, guid: string, fields: Partial<Omit<ExperimentFields, "app">>): Promise<ExperimentRecord> {
+    const body: Record<string, unknown> = {};
+    if ("name" in fields) body.name = fields.name;
+    if ("primaryAction" in fields) body.primary_action = fields.primaryAction;
+    if ("secondaryAction" in fields) body.secondary_action = fields.secondaryAction;
+    return toExperimentRecord(await putRecord(client, path`/experiments/${guid}`, body, Experiment));
+  },
+  async delete(client: GmsClient, guid: string): Promise<void> {
+    await client.request({ method: "DELETE", path: path`/experiments/${guid}`, schema: z.unknown() });
+  },
+};

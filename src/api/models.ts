@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { UnnamedAuditFields, Guid, HttpUrl, Timestamp } from "./common";
+import { collect, type EncodedPath, type GmsClient, paginateUntilShort, path } from "../client";
+import { type FindCreated, UnnamedAuditFields, Guid, HttpUrl, Timestamp } from "./common";
 
 /** A Model as GET, list and PUT return it: no credential. */
 export const Model = z.object({
@@ -51,3 +52,57 @@ export type ModelCreate = z.infer<typeof ModelCreate>;
 /** PUT changes `llm` only; other fields are ignored. */
 export const ModelUpdate = z.object({ llm: z.string().min(1) });
 export type ModelUpdate = z.infer<typeof ModelUpdate>;
+
+/** A Model as the code uses it. */
+export type ModelRecord = {
+  guid: string;
+  llm: string;
+  /** The provider type (catalog name), when the service says. */
+  providerName: string | null | undefined;
+  /** The linked Provider connection, if any. */
+  providerGuid: string | null | undefined;
+  default: boolean;
+  createdAt: string | undefined;
+  updatedAt: string | undefined;
+};
+
+export const toModelRecord = (model: Model): ModelRecord => ({
+  guid: model.guid,
+  llm: model.llm,
+  providerName: model.provider_name,
+  providerGuid: model.provider_guid,
+  default: model.default,
+  createdAt: model.created_at,
+  updatedAt: model.updated_at,
+});
+
+/** The only field of the create response that is read; zod drops the rest, the echoed key included. */
+const ModelCreatedGuid = ModelCreated.pick({ guid: true });
+
+const recordPath = (guid: string): EncodedPath => path`/models/${guid}`;
+
+export const modelsApi = {
+  /** The Model's own path (to delete an abandoned create). */
+  recordPath,
+  /** Bare arrays with no `has_next_page`: paged until a short page. */
+  async list(client: GmsClient): Promise<ModelRecord[]> {
+    return (await collect(paginateUntilShort(client, { path: path`/models`, item: Model }))).map(toModelRecord);
+  },
+  /**
+   * Answers the GUID only: the response is the persistence record and echoes the submitted key, so
+   * nothing else of it is parsed and the key never reaches a caller.
+   */
+  async create(client: GmsClient, body: z.input<typeof ModelCreate>, findCreated: FindCreated): Promise<{ guid: string }> {
+    return client.create({ path: path`/models`, body, schema: ModelCreatedGuid, findCreated });
+  },
+  async get(client: GmsClient, guid: string): Promise<ModelRecord> {
+    return toModelRecord(await client.request({ method: "GET", path: recordPath(guid), schema: Model }));
+  },
+  /** PUT changes `llm` only and answers the public record. */
+  async update(client: GmsClient, guid: string, body: ModelUpdate): Promise<ModelRecord> {
+    return toModelRecord(await client.request({ method: "PUT", path: recordPath(guid), body, schema: Model }));
+  },
+  async delete(client: GmsClient, guid: string): Promise<void> {
+    await client.request({ method: "DELETE", path: recordPath(guid), schema: z.unknown() });
+  },
+};

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { UnnamedAuditFields, Guid, HttpUrl } from "./common";
+import { type EncodedPath, type GmsClient, listBare, path } from "../client";
+import { type FindCreated, UnnamedAuditFields, Guid, HttpUrl } from "./common";
 
 // The Model and Provider Connection resource kinds import the URL schema from here.
 export { HttpUrl } from "./common";
@@ -37,3 +38,49 @@ export const ProviderUpdate = z.object({
   default: z.boolean().optional(),
 });
 export type ProviderUpdate = z.infer<typeof ProviderUpdate>;
+
+/** A Provider connection as the code uses it. */
+export type ProviderRecord = {
+  guid: string;
+  name: string | null;
+  nickname: string;
+  url: string | null;
+  default: boolean;
+  createdAt: string | undefined;
+  updatedAt: string | undefined;
+};
+
+export const toProviderRecord = (provider: Provider): ProviderRecord => ({
+  guid: provider.guid,
+  name: provider.name,
+  nickname: provider.nickname,
+  url: provider.url,
+  default: provider.default,
+  createdAt: provider.created_at,
+  updatedAt: provider.updated_at,
+});
+
+const recordPath = (guid: string): EncodedPath => path`/providers/${guid}`;
+
+export const providersApi = {
+  /** The connection's own path (to delete an abandoned create). */
+  recordPath,
+  /** A bare array with no paging. */
+  async list(client: GmsClient): Promise<ProviderRecord[]> {
+    return (await listBare(client, { path: path`/providers`, item: Provider })).map(toProviderRecord);
+  },
+  /** Create takes no nickname: the service derives one (set another with `update`). */
+  async create(client: GmsClient, body: ProviderCreate, findCreated: FindCreated): Promise<ProviderRecord> {
+    return toProviderRecord(await client.create({ path: path`/providers`, body, schema: Provider, findCreated }));
+  },
+  async get(client: GmsClient, guid: string): Promise<ProviderRecord> {
+    return toProviderRecord(await client.request({ method: "GET", path: recordPath(guid), schema: Provider }));
+  },
+  /** PUT requires `nickname` every time, even when only `default` changes; it answers the connection. */
+  async update(client: GmsClient, guid: string, body: ProviderUpdate): Promise<ProviderRecord> {
+    return toProviderRecord(await client.request({ method: "PUT", path: recordPath(guid), body, schema: Provider }));
+  },
+  async delete(client: GmsClient, guid: string): Promise<void> {
+    await client.request({ method: "DELETE", path: recordPath(guid), schema: z.unknown() });
+  },
+};

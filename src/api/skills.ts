@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { UnnamedAuditFields, Guid } from "./common";
+import { type GmsClient, listIgnoringPaging, path } from "../client";
+import { type FindCreated, UnnamedAuditFields, Guid } from "./common";
 
 /**
  * One metadata entry of a Skill: a named setting, whether it is required, its value (any JSON; the key
@@ -51,3 +52,51 @@ export type SkillPrompt = z.infer<typeof SkillPrompt>;
 
 export const SkillPromptResponse = z.object({ msg: z.string() });
 export type SkillPromptResponse = z.infer<typeof SkillPromptResponse>;
+
+/** A Skill as the code uses it. */
+export type SkillRecord = {
+  guid: string;
+  name: string;
+  type: string;
+  metadata: SkillMetadataEntry[] | null;
+  createdAt: string | undefined;
+  updatedAt: string | undefined;
+};
+
+export const toSkillRecord = (skill: Skill): SkillRecord => ({
+  guid: skill.guid,
+  name: skill.name,
+  type: skill.type,
+  metadata: skill.metadata,
+  createdAt: skill.created_at,
+  updatedAt: skill.updated_at,
+});
+
+export const skillsApi = {
+  /** The service ignores skip/limit and answers every Skill at once. */
+  async list(client: GmsClient): Promise<SkillRecord[]> {
+    return (await listIgnoringPaging(client, { path: path`/skills`, item: Skill })).map(toSkillRecord);
+  },
+  /**
+   * Create copies the configured Skill of the same name, so every Skill made under one name shares its
+   * name and type: the matching Skills are listed before the POST, and only what was not among them can
+   * be the new one.
+   */
+  async create(client: GmsClient, body: SkillCreate, findCreated: FindCreated): Promise<SkillRecord> {
+    return toSkillRecord(await client.create({ path: path`/skills`, body, schema: Skill, findCreated, listBeforeCreate: true }));
+  },
+  async get(client: GmsClient, guid: string): Promise<SkillRecord> {
+    return toSkillRecord(await client.request({ method: "GET", path: path`/skills/${guid}`, schema: Skill }));
+  },
+  /** PUT renames only, and answers the Skill. */
+  async update(client: GmsClient, guid: string, body: SkillUpdate): Promise<SkillRecord> {
+    return toSkillRecord(await client.request({ method: "PUT", path: path`/skills/${guid}`, body, schema: Skill }));
+  },
+  async delete(client: GmsClient, guid: string): Promise<void> {
+    await client.request({ method: "DELETE", path: path`/skills/${guid}`, schema: z.unknown() });
+  },
+  /** The workspace's Skill types: a bare array. */
+  types(client: GmsClient): Promise<SkillType[]> {
+    return client.request({ method: "GET", path: path`/skills/types`, schema: z.array(SkillType) });
+  },
+};

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { UnnamedAuditFields, Guid, JsonObject } from "./common";
+import { collect, type GmsClient, paginateUntilShort, path } from "../client";
+import { type FindCreated, UnnamedAuditFields, Guid, JsonObject } from "./common";
+import { putRecord } from "./put-record";
 
 /** A Workflow record (blocks are never part of it). */
 export const Workflow = z.object({
@@ -80,3 +82,50 @@ export const WorkflowDatasetResult = z.object({
   blocks: z.array(z.object({ guid: Guid, name: z.string(), output: z.string() })),
 });
 export type WorkflowDatasetResult = z.infer<typeof WorkflowDatasetResult>;
+
+/** A Workflow as the code uses it. */
+export type WorkflowRecord = {
+  guid: string;
+  name: string;
+  app: string | undefined;
+  slug: string;
+  createdAt: string | undefined;
+  updatedAt: string | undefined;
+};
+
+export const toWorkflowRecord = (workflow: Workflow): WorkflowRecord => ({
+  guid: workflow.guid,
+  name: workflow.name,
+  app: workflow.app,
+  slug: workflow.slug,
+  createdAt: workflow.created_at,
+  updatedAt: workflow.updated_at,
+});
+
+/** A Workflow as its App lists it. */
+export type WorkflowSummaryRecord = {
+  guid: string;
+  name: string;
+  createdAt: string | undefined;
+};
+
+export const workflowsApi = {
+  /** The Workflows of an App: a bare array paged until a short page. */
+  async listOfApp(client: GmsClient, app: string): Promise<WorkflowSummaryRecord[]> {
+    const workflows = await collect(paginateUntilShort(client, { path: path`/apps/${app}/workflows`, item: WorkflowSummary }));
+    return workflows.map((workflow) => ({ guid: workflow.guid, name: workflow.name, createdAt: workflow.created_at }));
+  },
+  async create(client: GmsClient, body: WorkflowCreate, findCreated: FindCreated): Promise<WorkflowRecord> {
+    return toWorkflowRecord(await client.create({ path: path`/workflows`, body, schema: Workflow, findCreated }));
+  },
+  async get(client: GmsClient, guid: string): Promise<WorkflowRecord> {
+    return toWorkflowRecord(await client.request({ method: "GET", path: path`/workflows/${guid}`, schema: Workflow }));
+  },
+  /** PUT takes (and requires) `name` only. */
+  async update(client: GmsClient, guid: string, body: WorkflowUpdate): Promise<WorkflowRecord> {
+    return toWorkflowRecord(await putRecord(client, path`/workflows/${guid}`, body, Workflow));
+  },
+  async delete(client: GmsClient, guid: string): Promise<void> {
+    await client.request({ method: "DELETE", path: path`/workflows/${guid}`, schema: z.unknown() });
+  },
+};

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type GmsClient, listBare, path } from "../client";
 import { Guid, Timestamp } from "./common";
 
 /** Spec: not shown how the deleted state is named; the emulator answers `deleted` (always false, as deleted workspaces are never returned). */
@@ -34,3 +35,33 @@ export type WorkspaceProvider = z.infer<typeof WorkspaceProvider>;
 
 export const UsageEntry = z.object({ feature: z.string(), used: z.number().int(), limit: z.number().int() });
 export type UsageEntry = z.infer<typeof UsageEntry>;
+
+/** The workspace as the code uses it. */
+export type WorkspaceRecord = {
+  guid: string;
+  slug: string;
+  name: string;
+};
+
+/** The workspace the API key selects. */
+export async function currentWorkspace(client: GmsClient): Promise<WorkspaceRecord> {
+  const workspace = await client.request({ method: "GET", path: path`/workspaces/current`, schema: Workspace });
+  return { guid: workspace.guid, slug: workspace.slug, name: workspace.name };
+}
+
+/** The related-resource lists under a workspace: bare arrays with no paging. */
+export const workspacesApi = {
+  current: currentWorkspace,
+  apps: (client: GmsClient, workspace: string): Promise<WorkspaceApp[]> =>
+    listBare(client, { path: path`/workspaces/${workspace}/apps`, item: WorkspaceApp }),
+  /** The Contexts of the workspace the key selects (two requests: the workspace, then its list). */
+  async currentContexts(client: GmsClient): Promise<WorkspaceContext[]> {
+    const workspace = await currentWorkspace(client);
+    return listBare(client, { path: path`/workspaces/${workspace.guid}/context`, item: WorkspaceContext });
+  },
+  /** The usage of the workspace the key selects, one entry per feature. */
+  async currentUsage(client: GmsClient): Promise<UsageEntry[]> {
+    const workspace = await currentWorkspace(client);
+    return listBare(client, { path: path`/workspaces/${workspace.guid}/usage`, item: UsageEntry });
+  },
+};

@@ -1,8 +1,8 @@
 /** App: groups Actions, Workflows, Data records and fine-tunes. Name and description update in place. */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { App as AppWire } from "../api/apps";
-import { collect, type CreatedCandidate, type GmsClient, paginateEnvelope, path } from "../client";
+import { type AppUpdate, appsApi } from "../api/apps";
+import type { CreatedCandidate, GmsClient } from "../client";
 import { failure } from "../provider/errors";
 import { computed, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
@@ -24,8 +24,8 @@ export const appKind = defineKind({
   },
   async create(client, inputs) {
     try {
-      const body = { name: inputs.name, description: inputs.description };
-      return fromWire(await client.create({ path: path`/apps`, body, schema: AppWire, findCreated: () => findApps(client, inputs) }));
+      const body = { name: inputs.name!, description: inputs.description };
+      return await appsApi.create(client, body, () => findApps(client, inputs));
     } catch (error) {
       // For example 429 once the workspace App allowance is used up.
       throw failure(`Cannot create App "${inputs.name}"`, error);
@@ -33,15 +33,17 @@ export const appKind = defineKind({
   },
   findCreated: findApps,
   async read(client, guid) {
-    return fromWire(await client.request({ method: "GET", path: path`/apps/${guid}`, schema: AppWire }));
+    return appsApi.get(client, guid);
   },
   async update(client, guid, news, changed) {
-    const body = Object.fromEntries([...changed].map((name) => [name, news[name]]));
-    await client.request({ method: "PUT", path: path`/apps/${guid}`, body, schema: z.unknown() });
+    const body: AppUpdate = {};
+    if (changed.has("name")) body.name = news.name;
+    if (changed.has("description")) body.description = news.description;
+    await appsApi.update(client, guid, body);
     return this.read(client, guid, {});
   },
   async delete(client, guid) {
-    await client.request({ method: "DELETE", path: path`/apps/${guid}`, schema: z.unknown() });
+    await appsApi.delete(client, guid);
   },
 });
 
@@ -50,20 +52,11 @@ async function findApps(
   client: GmsClient,
   inputs: { name?: string | undefined; description?: string | null | undefined },
 ): Promise<CreatedCandidate[]> {
-  const apps = await collect(paginateEnvelope(client, { path: path`/apps`, item: AppWire }));
+  const apps = await appsApi.list(client);
   return apps
     .filter((app) => app.name === inputs.name && app.description === inputs.description)
-    .map((app) => ({ guid: app.guid, createdAt: app.created_at }));
+    .map((app) => ({ guid: app.guid, createdAt: app.createdAt }));
 }
-
-const fromWire = (app: AppWire) => ({
-  guid: app.guid,
-  name: app.name,
-  description: app.description,
-  slug: app.slug,
-  createdAt: app.created_at,
-  updatedAt: app.updated_at,
-});
 
 export type AppArgs = KindArgs<typeof appKind>;
 export interface App extends KindOutputs<typeof appKind> {}

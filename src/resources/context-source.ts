@@ -3,7 +3,7 @@
  * source is a `url` the service fetches, or a `file` (a Pulumi asset) uploaded through `/files/upload`
  * just before create; either one fixes the object, so changing it replaces the source. Name, loader
  * configuration and splitter configuration change in place (one PUT that replaces all three).
- * Processing only dispatches work: `waitForIndexing` polls `indexing_status` until it settles.
+ * Processing only dispatches work: `waitForIndexing` polls the indexing status until it settles.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
@@ -13,21 +13,19 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
 import {
-  ContextSource as ContextSourceWire,
   ContextSourceCreate,
-  LoaderConfigItem,
-  ProcessDispatched,
-  type IndexingMetadata,
+  type ContextSourceRecord,
+  contextSourcesApi,
   FILES_LOADER_ID,
+  LoaderConfigItem,
 } from "../api/context-sources";
-import { FileUploaded } from "../api/files";
-import { WorkspaceContext } from "../api/workspaces";
-import { type GmsClient, NotFoundError, ValidationError, listBare, path } from "../client";
+import { filesApi } from "../api/files";
+import { workspacesApi } from "../api/workspaces";
+import { type GmsClient, NotFoundError, ValidationError } from "../client";
 import { type InputValues, computed, replaceOnly, updatable } from "../provider/fields";
 import { type CheckFailure, defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { failure, failureText } from "../provider/errors";
-import { currentWorkspaceList } from "../provider/current-workspace";
 import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/context-source";
 
@@ -53,7 +51,7 @@ const ASSET_ADVICE = "pass new pulumi.asset.FileAsset(path) or new pulumi.asset.
 
 /**
  * Reads the asset as the dynamic-provider host receives it: the engine serializes an asset as a plain
- * object tagged `{[specialSigKey]: specialAssetSig}` with `path`, `text` or `uri` (and its `hash`).
+ * object tagged `{[specialSigKey]: specialAssetSig}` with a path, text or uri (and its hash).
  * The already-normalized `{path, hash}` / `{text, hash}` of earlier state is accepted too. A path is
  * relative to the program directory, the host's working directory.
  */
@@ -215,15 +213,10 @@ export const contextSourceKind = defineKind({
     const context = inputs.context!;
     const what = sourceLabel(inputs);
     const url = inputs.file ? await upload(client, inputs.file) : inputs.url!;
-    let created: ContextSourceWire;
+    let created: ContextSourceRecord;
     try {
-      created = await client.create({
-        path: path`/contexts/${context}/context_sources`,
-        body: { url },
-        schema: ContextSourceWire,
-        // The url is this create's own (a fresh signed URL for an uploaded file): it identifies the new source.
-        findCreated: () => findByUrl(client, context, url),
-      });
+      // The url is this create's own (a fresh signed URL for an uploaded file): it identifies the new source.
+      created = await contextSourcesApi.create(client, context, { url }, () => findByUrl(client, context, url));
     } catch (error) {
       throw failure(
         `Cannot create ContextSource for ${what}`,
@@ -246,14 +239,14 @@ export const contextSourceKind = defineKind({
         );
       }
       if (inputs.process) record = await processAndObserve(client, context, record.guid, inputs, what);
-      return fromWire(record, context, inputs.file !== undefined);
+      return toOutputs(record, context, inputs.file !== undefined);
     } catch (error) {
       return abandonCreate(client, {
-        path: path`/contexts/${context}/context_sources/${created.guid}`,
+        path: contextSourcesApi.recordPath(context, created.guid),
         kindLabel: "Context Source",
         guid: created.guid,
         message: `Cannot create ContextSource for ${what}: ${reason(error)}`,
-        record: fromWire(created, context, inputs.file !== undefined),
+        record: toOutputs(created, context, inputs.file !== undefined),
       });
     }
   },
@@ -265,25 +258,25 @@ export const contextSourceKind = defineKind({
     const known = state.context as string | undefined;
     if (known) {
       try {
-        return fromWire(await getRecord(client, known, guid), known, fileBacked);
+        return toOutputs(await contextSourcesApi.get(client, known, guid), known, fileBacked);
       } catch (error) {
         // Adopting reads with the program's Context, which may not be the source's: look for it.
         if (!(error instanceof NotFoundError)) throw error;
       }
     }
-    const context = await findContextOf(client, guid);
-    return fromWire(await getRecord(client, context, guid), context, fileBacked);
+    const context = await contextSourcesApi.contextOf(client, guid);
+    return toOutputs(await contextSourcesApi.get(client, context, guid), context, fileBacked);
   },
   async update(client, guid, news, changed, state) {
     const context = news.context!;
     const what = sourceLabel({ ...news, file: news.file ?? (state.file as FileContent | undefined) });
-    let record: ContextSourceWire | undefined;
+    let record: ContextSourceRecord | undefined;
     const configChanged = (["name", "loaderConfig", "splitterConfig"] as const).some((field) => changed.has(field));
     try {
       if (configChanged) {
         // The PUT replaces all three: a field the program leaves out keeps its live value.
         const declaredAll = news.name !== undefined && news.loaderConfig !== undefined && news.splitterConfig !== undefined;
-        const live = declaredAll ? undefined : await getRecord(client, context, guid);
+        const live = declaredAll ? undefined : await contextSourcesApi.get(client, context, guid);
         record = await putConfig(
           client,
           context,
@@ -299,11 +292,11 @@ export const contextSourceKind = defineKind({
       if (error instanceof NotFoundError) throw error;
       throw new Error(`Cannot update ContextSource ${guid} (${what}): ${reason(error)}`);
     }
-    return record ? fromWire(record, context, (news.file ?? state.file) !== undefined) : state;
+    return record ? toOutputs(record, context, (news.file ?? state.file) !== undefined) : state;
   },
   async delete(client, guid, state) {
-    const context = (state.context as string | undefined) ?? (await findContextOf(client, guid));
-    await client.request({ method: "DELETE", path: path`/contexts/${context}/context_sources/${guid}`, schema: z.unknown() });
+    const context = (state.context as string | undefined) ?? (await contextSourcesApi.contextOf(client, guid));
+    await contextSourcesApi.delete(client, context, guid);
   },
 });
 
@@ -326,12 +319,9 @@ function sourceLabel(inputs: { url?: string | undefined; file?: FileContent | un
 }
 
 async function findByUrl(client: GmsClient, context: string, url: string) {
-  const sources = await listBare(client, { path: path`/contexts/${context}/context_sources`, item: ContextSourceWire });
-  return sources.filter((source) => source.url === url).map((source) => ({ guid: source.guid, createdAt: source.created_at }));
+  const sources = await contextSourcesApi.list(client, context);
+  return sources.filter((source) => source.url === url).map((source) => ({ guid: source.guid, createdAt: source.createdAt }));
 }
-
-const getRecord = (client: GmsClient, context: string, guid: string) =>
-  client.request({ method: "GET", path: path`/contexts/${context}/context_sources/${guid}`, schema: ContextSourceWire });
 
 /** PUT with all three fields the service requires: declared values, else the live record's. */
 async function putConfig(
@@ -339,21 +329,16 @@ async function putConfig(
   context: string,
   guid: string,
   config: Config,
-  live: ContextSourceWire | undefined,
-): Promise<ContextSourceWire> {
+  live: ContextSourceRecord | undefined,
+): Promise<ContextSourceRecord> {
   const splitter = config.splitterConfig;
-  const body = {
+  const full = {
     name: config.name ?? live!.name,
-    loaderConfig: config.loaderConfig ?? live!.loader_config,
-    splitterConfig: splitter ? { chunk_size: splitter.chunkSize, chunk_overlap: splitter.chunkOverlap } : live!.splitter_config,
+    loaderConfig: config.loaderConfig ?? live!.loaderConfig,
+    splitterConfig: splitter ?? live!.splitterConfig,
   };
   try {
-    return await client.request({
-      method: "PUT",
-      path: path`/contexts/${context}/context_sources/${guid}`,
-      body,
-      schema: ContextSourceWire,
-    });
+    return await contextSourcesApi.update(client, context, guid, full);
   } catch (error) {
     if (error instanceof NotFoundError) throw error;
     if (error instanceof ValidationError && splitter && /splitter/i.test(error.detail)) {
@@ -372,22 +357,15 @@ async function processAndObserve(
   guid: string,
   inputs: Inputs,
   what: string,
-): Promise<ContextSourceWire> {
+): Promise<ContextSourceRecord> {
   try {
-    // Dispatching twice only processes twice: safe to retry.
-    await client.request({
-      method: "POST",
-      path: path`/context_sources/${guid}/process`,
-      body: { contextGuid: context },
-      schema: ProcessDispatched,
-      replayable: true,
-    });
+    await contextSourcesApi.process(client, context, guid);
   } catch (error) {
     if (error instanceof NotFoundError) throw error;
     throw new StepError(`starting processing failed: ${failureText(error)}.`);
   }
   const wait = inputs.waitForIndexing;
-  if (wait === undefined || wait === false) return getRecord(client, context, guid);
+  if (wait === undefined || wait === false) return contextSourcesApi.get(client, context, guid);
   return waitForIndexing(
     client,
     context,
@@ -398,7 +376,7 @@ async function processAndObserve(
   );
 }
 
-/** Polls until `indexing_status` settles: `indexed` returns the record, `failed` and the deadline throw. */
+/** Polls until the indexing status settles: `indexed` returns the record, `failed` and the deadline throw. */
 async function waitForIndexing(
   client: GmsClient,
   context: string,
@@ -406,17 +384,17 @@ async function waitForIndexing(
   timeoutSeconds: number,
   what: string,
   fileBacked: boolean,
-): Promise<ContextSourceWire> {
+): Promise<ContextSourceRecord> {
   const started = Date.now();
   const deadline = started + timeoutSeconds * 1000;
   let delay = FIRST_POLL_MS;
   let polls = 0;
   for (;;) {
-    const record = await getRecord(client, context, guid);
+    const record = await contextSourcesApi.get(client, context, guid);
     polls += 1;
-    if (record.indexing_status === "indexed") return record;
-    if (record.indexing_status === "failed") {
-      const error = record.indexing_metadata && "error" in record.indexing_metadata ? record.indexing_metadata.error : "no reason recorded";
+    if (record.indexingStatus === "indexed") return record;
+    if (record.indexingStatus === "failed") {
+      const error = record.indexingMetadata && "error" in record.indexingMetadata ? record.indexingMetadata.error : "no reason recorded";
       const expiry =
         fileBacked && /\b403\b/.test(error)
           ? " The signed URL of an uploaded file expires 10 minutes after upload: change the file (which uploads it anew) to process it again."
@@ -427,7 +405,7 @@ async function waitForIndexing(
     if (left <= 0) {
       const elapsed = ((Date.now() - started) / 1000).toFixed(1);
       throw new StepError(
-        `processing ${what} had not finished after ${elapsed} s (indexing_status still "${record.indexing_status}" after ${polls} checks); processing continues in the service. Raise waitForIndexing.timeoutSeconds, or drop waitForIndexing and watch indexingStatus after a refresh.`,
+        `processing ${what} had not finished after ${elapsed} s (indexing_status still "${record.indexingStatus}" after ${polls} checks); processing continues in the service. Raise waitForIndexing.timeoutSeconds, or drop waitForIndexing and watch indexingStatus after a refresh.`,
       );
     }
     await sleep(Math.min(delay, left));
@@ -455,11 +433,8 @@ async function upload(client: GmsClient, file: FileContent): Promise<string> {
       `Cannot create ContextSource: ${sourceLabel({ file })} changed after Pulumi checked it; run the update again so that state records the content that is uploaded.`,
     );
   }
-  const data = mimeType ? `data:${mimeType};base64,${content.toString("base64")}` : content.toString("base64");
   try {
-    // A second upload leaves a file that nothing lists and whose URL expires: safe to retry.
-    return (await client.request({ method: "POST", path: path`/files/upload`, body: { data }, schema: FileUploaded, replayable: true }))
-      .url;
+    return await filesApi.upload(client, content, mimeType);
   } catch (error) {
     throw new Error(`Cannot create ContextSource: uploading ${sourceLabel({ file })} through /files/upload failed: ${failureText(error)}.`);
   }
@@ -486,7 +461,7 @@ const MIME_TYPES: Record<string, string> = {
 async function whatContextsExist(client: GmsClient, context: string): Promise<string> {
   const explanation = `Context ${context} may not exist in this workspace; Contexts are created outside the interface.`;
   try {
-    const contexts = await workspaceContexts(client);
+    const contexts = await workspacesApi.currentContexts(client);
     const list = contexts.length > 0 ? contexts.map((item) => `"${item.name}" (${item.guid})`).join(", ") : "none";
     return `${explanation} The workspace's Contexts: ${list}.`;
   } catch {
@@ -494,37 +469,8 @@ async function whatContextsExist(client: GmsClient, context: string): Promise<st
   }
 }
 
-const workspaceContexts = (client: GmsClient) => currentWorkspaceList(client, "context", WorkspaceContext);
-
-/**
- * The Context a source belongs to, when state does not say (adopting by GUID alone): the service has
- * no route from a source GUID to its Context, so this looks through every Context of the workspace.
- */
-async function findContextOf(client: GmsClient, guid: string): Promise<string> {
-  for (const context of await workspaceContexts(client)) {
-    const sources = await listBare(client, {
-      path: path`/contexts/${context.guid}/context_sources`,
-      item: z.looseObject({ guid: z.string() }),
-    });
-    if (sources.some((source) => source.guid === guid)) return context.guid;
-  }
-  throw new NotFoundError({
-    method: "GET",
-    path: "/contexts/*/context_sources",
-    status: 404,
-    detail: `no Context of the workspace has a Context Source ${guid}`,
-  });
-}
-
-const fromMetadata = (metadata: IndexingMetadata | null) =>
-  metadata === null
-    ? null
-    : "error" in metadata
-      ? { error: metadata.error }
-      : { documents: metadata.documents, characters: metadata.characters, contentType: metadata.content_type };
-
 /** The record as outputs; a file-backed source keeps `url` out (its signed URL is `sourceUrl`, not an input). */
-function fromWire(source: ContextSourceWire, context: string, fileBacked: boolean) {
+function toOutputs(source: ContextSourceRecord, context: string, fileBacked: boolean) {
   return {
     guid: source.guid,
     context,
@@ -532,15 +478,15 @@ function fromWire(source: ContextSourceWire, context: string, fileBacked: boolea
     sourceUrl: source.url,
     // Create fixes the Files loader; loaderId shows the GUID the service gives it.
     loader: FILES_LOADER,
-    loaderId: source.loader_id,
+    loaderId: source.loaderId,
     name: source.name,
-    loaderConfig: source.loader_config,
-    splitterConfig: { chunkSize: source.splitter_config.chunk_size, chunkOverlap: source.splitter_config.chunk_overlap },
-    indexingStatus: source.indexing_status,
-    indexedAt: source.indexed_at,
-    indexingMetadata: fromMetadata(source.indexing_metadata),
-    createdAt: source.created_at,
-    updatedAt: source.updated_at,
+    loaderConfig: source.loaderConfig,
+    splitterConfig: source.splitterConfig,
+    indexingStatus: source.indexingStatus,
+    indexedAt: source.indexedAt,
+    indexingMetadata: source.indexingMetadata,
+    createdAt: source.createdAt,
+    updatedAt: source.updatedAt,
   };
 }
 

@@ -8,14 +8,12 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
-import { Data } from "../api/data";
-import { Dataset as DatasetWire } from "../api/datasets";
-import { type GmsClient, NotFoundError, collect, listBare, paginateEnvelope, paginateUntilShort, path } from "../client";
+import { type DatasetChanges, type DatasetRecord, datasetsApi } from "../api/datasets";
+import { NotFoundError } from "../client";
 import { abandonCreate } from "../provider/undo-create";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { failure, failureText, notInWorkspace } from "../provider/errors";
 import { defineKind } from "../provider/kind";
-import { putRecord } from "../provider/put-record";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import * as shim from "../shims/dataset";
 
@@ -51,17 +49,10 @@ export const datasetKind = defineKind({
     guid: computed(z.string(), "The Dataset's GUID."),
   },
   async create(client, inputs) {
-    const body = { name: inputs.name, description: inputs.description, app: inputs.app, ...(inputs.data ? { data: inputs.data } : {}) };
-    let created: DatasetWire;
+    const body = { name: inputs.name!, description: inputs.description, app: inputs.app, ...(inputs.data ? { data: inputs.data } : {}) };
+    let created: DatasetRecord;
     try {
-      created = await client.create({
-        path: path`/datasets`,
-        body,
-        schema: DatasetWire,
-        findCreated: () => this.findCreated(client, inputs),
-        // Dataset records have no creation time: what matched before the POST is not the new one.
-        listBeforeCreate: true,
-      });
+      created = await datasetsApi.create(client, body, () => this.findCreated(client, inputs));
     } catch (error) {
       const what = `Cannot create Dataset "${inputs.name}"`;
       if (error instanceof NotFoundError && inputs.app)
@@ -71,81 +62,63 @@ export const datasetKind = defineKind({
     if (inputs.data && inputs.data.length > 0) {
       const abandon = (message: string, data: string[]) =>
         abandonCreate(client, {
-          path: path`/datasets/${created.guid}`,
+          path: datasetsApi.recordPath(created.guid),
           kindLabel: "Dataset",
           guid: created.guid,
           message,
-          record: { ...fromWire(created), data },
+          record: { ...created, data },
         });
       let linked: string[];
       try {
-        linked = await linkedData(client, created.guid);
+        linked = await datasetsApi.linkedData(client, created.guid);
       } catch (error) {
         return abandon(`Cannot create Dataset "${inputs.name}": reading which Data records it copied failed: ${failureText(error)}.`, []);
       }
       const skipped = missingFrom(linked, inputs.data);
       if (skipped.length > 0) return abandon(`Cannot create Dataset "${inputs.name}": ${unresolved(skipped)}`, linked);
     }
-    return { ...fromWire(created), data: inputs.data ?? [] };
+    return { ...created, data: inputs.data ?? [] };
   },
   async findCreated(client, inputs) {
-    const datasets = inputs.app
-      ? await listBare(client, { path: path`/datasets/app/${inputs.app}`, item: DatasetWire })
-      : await collect(paginateEnvelope(client, { path: path`/datasets/`, item: DatasetWire }));
+    const datasets = await datasetsApi.list(client, inputs.app);
     return datasets
       .filter((dataset) => dataset.name === inputs.name && dataset.description === inputs.description && dataset.app === inputs.app)
       .map((dataset) => ({ guid: dataset.guid }));
   },
   async read(client, guid, state) {
-    const dataset = await client.request({ method: "GET", path: path`/datasets/${guid}`, schema: DatasetWire });
-    const live = await linkedData(client, guid);
+    const dataset = await datasetsApi.get(client, guid);
+    const live = await datasetsApi.linkedData(client, guid);
     // The stored order is kept while the records are the same, so a refresh never reports a reordering.
     const stored = state.data as DataGuids;
-    return { ...fromWire(dataset), data: stored !== undefined && sameRecords(live, stored) ? stored : live };
+    return { ...dataset, data: stored !== undefined && sameRecords(live, stored) ? stored : live };
   },
   async update(client, guid, news, changed, state) {
-    const body: Record<string, unknown> = {};
-    if (changed.has("name")) body.name = news.name;
-    if (changed.has("description")) body.description = news.description;
+    const changes: DatasetChanges = {};
+    if (changed.has("name")) changes.name = news.name;
+    if (changed.has("description")) changes.description = news.description;
     // A reordering alone changes nothing on the service.
     const rewritesItems = changed.has("data") && !sameRecords(news.data, state.data as DataGuids);
     // The spec's "omitted or unresolvable GUIDs create none" also reads as "a PUT without datapoints empties
     // the Dataset", so whenever the program manages `data`, every PUT carries the declared list.
-    if (rewritesItems || (Object.keys(body).length > 0 && Array.isArray(news.data))) body.datapoints = news.data ?? [];
+    if (rewritesItems || (Object.keys(changes).length > 0 && Array.isArray(news.data))) changes.data = news.data ?? [];
     const data = changed.has("data") ? news.data : state.data;
-    if (Object.keys(body).length === 0) return { ...state, data };
+    if (Object.keys(changes).length === 0) return { ...state, data };
 
-    const dataset = await putRecord(client, path`/datasets/${guid}`, body, DatasetWire);
+    const dataset = await datasetsApi.update(client, guid, changes);
     if (rewritesItems && news.data && news.data.length > 0) {
-      const skipped = missingFrom(await linkedData(client, guid), news.data);
+      const skipped = missingFrom(await datasetsApi.linkedData(client, guid), news.data);
       if (skipped.length > 0) {
         throw new Error(
           `Dataset "${news.name}" (${guid}) was updated, but ${unresolved(skipped)} Its Items now copy only the other records.`,
         );
       }
     }
-    return { ...fromWire(dataset), data };
+    return { ...dataset, data };
   },
   async delete(client, guid) {
-    await client.request({ method: "DELETE", path: path`/datasets/${guid}`, schema: z.unknown() });
+    await datasetsApi.delete(client, guid);
   },
 });
-
-const fromWire = (dataset: DatasetWire) => ({
-  guid: dataset.guid,
-  name: dataset.name,
-  description: dataset.description,
-  app: dataset.app,
-});
-
-/** Only the GUID of each linked record matters here; the rest of a Data record is not parsed. */
-const LinkedData = Data.pick({ guid: true });
-
-/** The GUIDs of the Data records the Dataset's Items link to, in Item order (a bare array paged by skip/limit). */
-async function linkedData(client: GmsClient, guid: string): Promise<string[]> {
-  const records = await collect(paginateUntilShort(client, { path: path`/datasets/${guid}/data`, item: LinkedData }));
-  return records.map((record) => record.guid);
-}
 
 /** The same records regardless of order (an absent list and an empty one are the same: no Items). */
 function sameRecords(a: DataGuids, b: DataGuids): boolean {

@@ -1,13 +1,13 @@
 /**
  * Eval: scores an Action's generations, on live traffic or over a Dataset, with a list of Eval types.
- * Only the type list changes in place (the service's PUT takes `eval_types` only); everything else
+ * Only the type list changes in place (the only field the service's PUT takes); everything else
  * replaces the Eval.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
-import { Eval as EvalWire, EvalDataType, EvalType, EvalVariable, type EvalTypeSelection } from "../api/evals";
-import { collect, type CreatedCandidate, type GmsClient, NotFoundError, paginateEnvelope, path } from "../client";
+import { EvalDataType, EvalVariable, evalsApi } from "../api/evals";
+import { type CreatedCandidate, type GmsClient, NotFoundError } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
@@ -52,34 +52,29 @@ export const evalKind = defineKind({
     updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
   async create(client, inputs) {
-    const body = {
-      name: inputs.name,
-      action: inputs.action,
-      eval_types: toWireTypes(inputs.evalTypes),
+    const fields = {
+      name: inputs.name!,
+      action: inputs.action!,
+      evalTypes: inputs.evalTypes ?? [],
       dataset: inputs.dataset,
       version: inputs.version,
-      sampling_rate: inputs.samplingRate,
-      alert_on_fail: inputs.alertOnFail,
+      samplingRate: inputs.samplingRate,
+      alertOnFail: inputs.alertOnFail,
     };
     try {
-      return fromWire(await client.create({ path: path`/evals`, body, schema: EvalWire, findCreated: () => findEvals(client, inputs) }));
+      return await evalsApi.create(client, fields, () => findEvals(client, inputs));
     } catch (error) {
       throw await explained(client, `Cannot create Eval "${inputs.name}"`, error, inputs);
     }
   },
   findCreated: findEvals,
   async read(client, guid) {
-    return fromWire(await client.request({ method: "GET", path: path`/evals/${guid}`, schema: EvalWire }));
+    return evalsApi.get(client, guid);
   },
   async update(client, guid, news) {
-    // PUT takes the whole `eval_types` list, the one updatable field; its response is not specified, so read back.
+    // PUT takes the whole Eval type list, the one updatable field; its response is not specified, so read back.
     try {
-      await client.request({
-        method: "PUT",
-        path: path`/evals/${guid}`,
-        body: { eval_types: toWireTypes(news.evalTypes) },
-        schema: z.unknown(),
-      });
+      await evalsApi.update(client, guid, news.evalTypes ?? []);
     } catch (error) {
       if (error instanceof NotFoundError && /eval type/i.test(error.detail))
         throw await explained(client, `Cannot update the Eval types of Eval ${guid}`, error, news);
@@ -88,7 +83,7 @@ export const evalKind = defineKind({
     return this.read(client, guid, {});
   },
   async delete(client, guid) {
-    await client.request({ method: "DELETE", path: path`/evals/${guid}`, schema: z.unknown() });
+    await evalsApi.delete(client, guid);
   },
 });
 
@@ -97,32 +92,11 @@ async function findEvals(
   client: GmsClient,
   inputs: { name?: string | undefined; action?: string | undefined },
 ): Promise<CreatedCandidate[]> {
-  const evals = await collect(paginateEnvelope(client, { path: path`/evals`, item: EvalWire }));
+  const evals = await evalsApi.list(client);
   return evals
     .filter((evaluation) => evaluation.name === inputs.name && evaluation.action === inputs.action)
-    .map((evaluation) => ({ guid: evaluation.guid, createdAt: evaluation.created_at }));
+    .map((evaluation) => ({ guid: evaluation.guid, createdAt: evaluation.createdAt }));
 }
-
-const toWireTypes = (types: EvalTypeEntry[] | undefined): EvalTypeSelection[] =>
-  (types ?? []).map((type) =>
-    type.variables === undefined ? { guid: type.guid } : { guid: type.guid, metadata: { variables: type.variables } },
-  );
-
-const fromWire = (evaluation: EvalWire) => ({
-  guid: evaluation.guid,
-  name: evaluation.name,
-  action: evaluation.action,
-  evalTypes: evaluation.eval_types.map(
-    (type): EvalTypeEntry => (type.metadata?.variables ? { guid: type.guid, variables: type.metadata.variables } : { guid: type.guid }),
-  ),
-  dataset: evaluation.dataset?.guid ?? null,
-  version: evaluation.version,
-  samplingRate: evaluation.sampling_rate,
-  alertOnFail: evaluation.alert_on_fail,
-  dataType: evaluation.data_type,
-  createdAt: evaluation.created_at,
-  updatedAt: evaluation.updated_at,
-});
 
 /** The references a create or update names, for explaining a 404. */
 interface References {
@@ -138,7 +112,7 @@ async function explained(client: GmsClient, what: string, error: unknown, inputs
     const declared = (inputs.evalTypes ?? []).map((type) => type.guid).join(", ");
     const advice = `Not every GUID of evalTypes (${declared}) is an Eval type`;
     try {
-      const types = await client.request({ method: "GET", path: path`/evals/types`, schema: z.array(EvalType) });
+      const types = await evalsApi.types(client);
       const available = types.map((type) => `${type.guid} (${type.name})`).join(", ") || "none";
       return failure(what, error, `${advice}; the available Eval types are: ${available}.`);
     } catch {

@@ -6,23 +6,13 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { ActionSummary, App as AppWire } from "../api/apps";
+import { type ActionRecord, appsApi } from "../api/apps";
 import { Guid } from "../api/common";
-import { Experiment as ExperimentWire } from "../api/experiments";
-import {
-  collect,
-  type CreatedCandidate,
-  type GmsClient,
-  NotFoundError,
-  paginateEnvelope,
-  paginateUntilShort,
-  path,
-  ValidationError,
-} from "../client";
+import { type ExperimentFields, experimentsApi } from "../api/experiments";
+import { type CreatedCandidate, type GmsClient, NotFoundError, ValidationError } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { failure, notInWorkspace } from "../provider/errors";
 import { defineKind } from "../provider/kind";
-import { putRecord } from "../provider/put-record";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import * as shim from "../shims/experiment";
 
@@ -42,11 +32,9 @@ export const experimentKind = defineKind({
     updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
   async create(client, inputs) {
-    const body = { name: inputs.name, app: inputs.app, primary_action: inputs.primaryAction, secondary_action: inputs.secondaryAction };
+    const fields = { name: inputs.name!, app: inputs.app!, primaryAction: inputs.primaryAction!, secondaryAction: inputs.secondaryAction! };
     try {
-      return fromWire(
-        await client.create({ path: path`/experiments`, body, schema: ExperimentWire, findCreated: () => findExperiments(client, inputs) }),
-      );
+      return await experimentsApi.create(client, fields, () => findExperiments(client, inputs));
     } catch (error) {
       throw await explained(client, error, "create", {
         name: inputs.name!,
@@ -58,15 +46,15 @@ export const experimentKind = defineKind({
   },
   findCreated: findExperiments,
   async read(client, guid) {
-    return fromWire(await client.request({ method: "GET", path: path`/experiments/${guid}`, schema: ExperimentWire }));
+    return experimentsApi.get(client, guid);
   },
   async update(client, guid, news, changed, state) {
-    const body: Record<string, unknown> = {};
-    if (changed.has("name")) body.name = news.name;
-    if (changed.has("primaryAction")) body.primary_action = news.primaryAction;
-    if (changed.has("secondaryAction")) body.secondary_action = news.secondaryAction;
+    const changes: Partial<ExperimentFields> = {};
+    if (changed.has("name")) changes.name = news.name;
+    if (changed.has("primaryAction")) changes.primaryAction = news.primaryAction;
+    if (changed.has("secondaryAction")) changes.secondaryAction = news.secondaryAction;
     try {
-      return fromWire(await putRecord(client, path`/experiments/${guid}`, body, ExperimentWire));
+      return await experimentsApi.update(client, guid, changes);
     } catch (error) {
       // The App cannot change in place, so the Actions are checked against the Experiment's own App.
       const app = (state.app as string | undefined) ?? news.app!;
@@ -79,7 +67,7 @@ export const experimentKind = defineKind({
     }
   },
   async delete(client, guid) {
-    await client.request({ method: "DELETE", path: path`/experiments/${guid}`, schema: z.unknown() });
+    await experimentsApi.delete(client, guid);
   },
 });
 
@@ -88,34 +76,18 @@ async function findExperiments(
   client: GmsClient,
   inputs: { name?: string | undefined; primaryAction?: string | undefined; secondaryAction?: string | undefined },
 ): Promise<CreatedCandidate[]> {
-  const experiments = await collect(paginateEnvelope(client, { path: path`/experiments`, item: ExperimentWire }));
+  const experiments = await experimentsApi.list(client);
   return experiments
     .filter(
       (experiment) =>
         experiment.name === inputs.name &&
-        experiment.primary_action === inputs.primaryAction &&
-        experiment.secondary_action === inputs.secondaryAction,
+        experiment.primaryAction === inputs.primaryAction &&
+        experiment.secondaryAction === inputs.secondaryAction,
     )
-    .map((experiment) => ({ guid: experiment.guid, createdAt: experiment.created_at }));
+    .map((experiment) => ({ guid: experiment.guid, createdAt: experiment.createdAt }));
 }
 
-const fromWire = (experiment: ExperimentWire) => ({
-  guid: experiment.guid,
-  name: experiment.name,
-  app: experiment.app,
-  primaryAction: experiment.primary_action,
-  secondaryAction: experiment.secondary_action,
-  status: experiment.status,
-  createdAt: experiment.created_at,
-  updatedAt: experiment.updated_at,
-});
-
-interface Declared {
-  name: string;
-  app: string;
-  primaryAction: string;
-  secondaryAction: string;
-}
+type Declared = ExperimentFields;
 
 /**
  * The service's refusals in the program's terms. Only on the error path does this cost requests: the
@@ -158,10 +130,10 @@ async function explained(client: GmsClient, error: unknown, operation: "create" 
 }
 
 /** The App's name and Actions, or undefined when they cannot be read (the original error then speaks alone). */
-async function describeApp(client: GmsClient, guid: string): Promise<{ name: string; actions: ActionSummary[] } | undefined> {
+async function describeApp(client: GmsClient, guid: string): Promise<{ name: string; actions: ActionRecord[] } | undefined> {
   try {
-    const app = await client.request({ method: "GET", path: path`/apps/${guid}`, schema: AppWire });
-    const actions = await collect(paginateUntilShort(client, { path: path`/apps/${guid}/actions`, item: ActionSummary }));
+    const app = await appsApi.get(client, guid);
+    const actions = await appsApi.actions(client, guid);
     return { name: app.name, actions };
   } catch {
     return undefined;

@@ -5,18 +5,14 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { Model as ModelWire, ModelCreated } from "../api/models";
+import { type ModelRecord, modelsApi } from "../api/models";
 import { HttpUrl } from "../api/common";
-import { collect, paginateUntilShort, path } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { keyRedactedFailure, providerAdvice } from "../provider/errors";
 import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/model";
-
-/** The only field of the create response that is used; zod drops the rest, the echoed key included. */
-const ModelCreatedGuid = ModelCreated.pick({ guid: true });
 
 export const modelKind = defineKind({
   name: "Model",
@@ -57,15 +53,10 @@ export const modelKind = defineKind({
   },
   async create(client, inputs) {
     const what = `Cannot create Model "${inputs.llm}" on provider "${inputs.provider}"`;
-    const body = { llm: inputs.llm, provider: inputs.provider, key: inputs.key, url: inputs.url, default: inputs.default };
-    let created: z.infer<typeof ModelCreatedGuid>;
+    const body = { llm: inputs.llm!, provider: inputs.provider!, key: inputs.key!, url: inputs.url, default: inputs.default };
+    let created: { guid: string };
     try {
-      created = await client.create({
-        path: path`/models`,
-        body,
-        schema: ModelCreatedGuid,
-        findCreated: () => this.findCreated(client, inputs),
-      });
+      created = await modelsApi.create(client, body, () => this.findCreated(client, inputs));
     } catch (error) {
       throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error, inputs.url));
     }
@@ -74,7 +65,7 @@ export const modelKind = defineKind({
       return await this.read(client, created.guid, {});
     } catch (error) {
       return abandonCreate(client, {
-        path: path`/models/${created.guid}`,
+        path: modelsApi.recordPath(created.guid),
         kindLabel: "Model",
         guid: created.guid,
         message: keyRedactedFailure(inputs.key, `${what}: reading the new Model back failed`, error).message,
@@ -83,32 +74,32 @@ export const modelKind = defineKind({
     }
   },
   async findCreated(client, inputs) {
-    const models = await collect(paginateUntilShort(client, { path: path`/models`, item: ModelWire }));
+    const models = await modelsApi.list(client);
     return models
-      .filter((model) => model.llm === inputs.llm && (model.provider_name ?? inputs.provider) === inputs.provider)
-      .map((model) => ({ guid: model.guid, createdAt: model.created_at }));
+      .filter((model) => model.llm === inputs.llm && (model.providerName ?? inputs.provider) === inputs.provider)
+      .map((model) => ({ guid: model.guid, createdAt: model.createdAt }));
   },
   async read(client, guid) {
-    return fromWire(await client.request({ method: "GET", path: path`/models/${guid}`, schema: ModelWire }));
+    return toOutputs(await modelsApi.get(client, guid));
   },
   async update(client, guid, news) {
     // PUT takes `llm` only, the one updatable field, and answers the public record.
-    return fromWire(await client.request({ method: "PUT", path: path`/models/${guid}`, body: { llm: news.llm }, schema: ModelWire }));
+    return toOutputs(await modelsApi.update(client, guid, { llm: news.llm! }));
   },
   async delete(client, guid) {
-    await client.request({ method: "DELETE", path: path`/models/${guid}`, schema: z.unknown() });
+    await modelsApi.delete(client, guid);
   },
 });
 
-const fromWire = (model: ModelWire) => ({
+const toOutputs = (model: ModelRecord) => ({
   guid: model.guid,
   llm: model.llm,
   // Null when the service does not say; the declared value is kept then.
-  provider: model.provider_name ?? undefined,
+  provider: model.providerName ?? undefined,
   default: model.default,
-  providerGuid: model.provider_guid,
-  createdAt: model.created_at,
-  updatedAt: model.updated_at,
+  providerGuid: model.providerGuid,
+  createdAt: model.createdAt,
+  updatedAt: model.updatedAt,
 });
 
 export type ModelArgs = KindArgs<typeof modelKind>;

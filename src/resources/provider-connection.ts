@@ -5,8 +5,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { HttpUrl } from "../api/common";
-import { Provider as ProviderWire } from "../api/providers";
-import { listBare, path } from "../client";
+import { type ProviderRecord, providersApi } from "../api/providers";
 import { keyRedactedFailure, providerAdvice } from "../provider/errors";
 import { abandonCreate } from "../provider/undo-create";
 import { computed, replaceOnly, updatable } from "../provider/fields";
@@ -57,75 +56,53 @@ export const providerConnectionKind = defineKind({
   async create(client, inputs) {
     const what = `Cannot create ProviderConnection for provider "${inputs.provider}"`;
     const body = {
-      provider: inputs.provider,
-      key: inputs.key,
+      provider: inputs.provider!,
+      key: inputs.key!,
       url: inputs.url,
       name: inputs.name,
       default: inputs.default,
       model: inputs.model,
       metadata: inputs.metadata,
     };
-    let created: ProviderWire;
+    let created: ProviderRecord;
     try {
-      created = await client.create({
-        path: path`/providers`,
-        body,
-        schema: ProviderWire,
-        findCreated: () => this.findCreated(client, inputs),
-      });
+      created = await providersApi.create(client, body, () => this.findCreated(client, inputs));
     } catch (error) {
       throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error, inputs.url));
     }
     // Create takes no nickname (the service derives one): set a declared one with the PUT.
-    if (inputs.nickname === undefined || inputs.nickname === created.nickname) return fromWire(created);
+    if (inputs.nickname === undefined || inputs.nickname === created.nickname) return created;
     try {
-      return fromWire(
-        await client.request({
-          method: "PUT",
-          path: path`/providers/${created.guid}`,
-          body: { nickname: inputs.nickname },
-          schema: ProviderWire,
-        }),
-      );
+      return await providersApi.update(client, created.guid, { nickname: inputs.nickname });
     } catch (error) {
       return abandonCreate(client, {
-        path: path`/providers/${created.guid}`,
+        path: providersApi.recordPath(created.guid),
         kindLabel: "ProviderConnection",
         guid: created.guid,
         message: keyRedactedFailure(inputs.key, `${what}: setting its nickname failed`, error).message,
-        record: fromWire(created),
+        record: created,
       });
     }
   },
   async findCreated(client, inputs) {
     // The provider type, key and metadata are never returned: name and url identify a connection.
-    const connections = await listBare(client, { path: path`/providers`, item: ProviderWire });
+    const connections = await providersApi.list(client);
     return connections
       .filter((connection) => connection.name === inputs.name && connection.url === inputs.url)
-      .map((connection) => ({ guid: connection.guid, createdAt: connection.created_at }));
+      .map((connection) => ({ guid: connection.guid, createdAt: connection.createdAt }));
   },
   async read(client, guid) {
-    return fromWire(await client.request({ method: "GET", path: path`/providers/${guid}`, schema: ProviderWire }));
+    return providersApi.get(client, guid);
   },
   async update(client, guid, news, changed, state) {
     // The service requires `nickname` on every PUT: send the declared one, else the one the service chose.
-    const nickname = news.nickname ?? (state.nickname as string | undefined) ?? (await this.read(client, guid, state)).nickname;
+    const nickname = news.nickname ?? (state.nickname as string | undefined) ?? (await providersApi.get(client, guid)).nickname;
     const body = { nickname, default: changed.has("default") ? news.default : undefined };
-    return fromWire(await client.request({ method: "PUT", path: path`/providers/${guid}`, body, schema: ProviderWire }));
+    return providersApi.update(client, guid, body);
   },
   async delete(client, guid) {
-    await client.request({ method: "DELETE", path: path`/providers/${guid}`, schema: z.unknown() });
+    await providersApi.delete(client, guid);
   },
-});
-
-const fromWire = (connection: ProviderWire) => ({
-  guid: connection.guid,
-  name: connection.name,
-  nickname: connection.nickname,
-  url: connection.url,
-  default: connection.default,
-  createdAt: connection.created_at,
-  updatedAt: connection.updated_at,
 });
 
 export type ProviderConnectionArgs = KindArgs<typeof providerConnectionKind>;

@@ -5,8 +5,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { Skill as SkillWire, SkillType } from "../api/skills";
-import { type CreatedCandidate, type GmsClient, listIgnoringPaging, NotFoundError, path } from "../client";
+import { skillsApi } from "../api/skills";
+import { type CreatedCandidate, type GmsClient, NotFoundError } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
@@ -46,11 +46,9 @@ export const skillKind = defineKind({
     updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
   async create(client, inputs) {
-    const body = { name: inputs.name, type: inputs.type, metadata: inputs.metadata };
+    const body = { name: inputs.name!, type: inputs.type!, metadata: inputs.metadata };
     try {
-      // Every Skill made under one configured name has that name and type: only what matched before the POST is surely not the new one.
-      const findCreated = () => findSkills(client, inputs);
-      return fromWire(await client.create({ path: path`/skills`, body, schema: SkillWire, findCreated, listBeforeCreate: true }));
+      return await skillsApi.create(client, body, () => findSkills(client, inputs));
     } catch (error) {
       // The service's quirk: create looks up an existing Skill by name and answers 404 `Type not found` without one.
       throw failure(
@@ -62,14 +60,14 @@ export const skillKind = defineKind({
   },
   findCreated: findSkills,
   async read(client, guid) {
-    return fromWire(await client.request({ method: "GET", path: path`/skills/${guid}`, schema: SkillWire }));
+    return skillsApi.get(client, guid);
   },
   async update(client, guid, news) {
     // PUT takes `name` only, the one updatable field, and answers the Skill.
-    return fromWire(await client.request({ method: "PUT", path: path`/skills/${guid}`, body: { name: news.name }, schema: SkillWire }));
+    return skillsApi.update(client, guid, { name: news.name! });
   },
   async delete(client, guid) {
-    await client.request({ method: "DELETE", path: path`/skills/${guid}`, schema: z.unknown() });
+    await skillsApi.delete(client, guid);
   },
 });
 
@@ -79,10 +77,10 @@ async function findSkills(
   inputs: { name?: string | undefined; type?: string | undefined },
 ): Promise<CreatedCandidate[]> {
   // Create copies an existing Skill of the same name, so only the creation time tells the new one from its template.
-  const skills = await listIgnoringPaging(client, { path: path`/skills`, item: SkillWire });
+  const skills = await skillsApi.list(client);
   return skills
     .filter((skill) => skill.name === inputs.name && skill.type === inputs.type)
-    .map((skill) => ({ guid: skill.guid, createdAt: skill.created_at }));
+    .map((skill) => ({ guid: skill.guid, createdAt: skill.createdAt }));
 }
 
 /** The explanation of a refused create, with the Skills and types the workspace has. */
@@ -90,10 +88,7 @@ async function whatIsConfigured(client: GmsClient): Promise<string> {
   const explanation =
     "Skills and their types are configured outside the public interface: the service creates a Skill only under the name of a Skill that is already configured in the workspace. Use one of those names, or pass an existing Skill's GUID as `adopt` to manage it.";
   try {
-    const [skills, types] = await Promise.all([
-      listIgnoringPaging(client, { path: path`/skills`, item: SkillWire }),
-      client.request({ method: "GET", path: path`/skills/types`, schema: z.array(SkillType) }),
-    ]);
+    const [skills, types] = await Promise.all([skillsApi.list(client), skillsApi.types(client)]);
     const skillList =
       skills.length > 0 ? skills.map((skill) => `"${skill.name}" (type ${skill.type}, guid ${skill.guid})`).join(", ") : "none";
     const typeList = types.length > 0 ? types.map((type) => type.name).join(", ") : "none";
@@ -102,15 +97,6 @@ async function whatIsConfigured(client: GmsClient): Promise<string> {
     return `${explanation} (The configured Skills could not be listed: ${failureText(error)}.)`;
   }
 }
-
-const fromWire = (skill: SkillWire) => ({
-  guid: skill.guid,
-  name: skill.name,
-  type: skill.type,
-  metadata: skill.metadata,
-  createdAt: skill.created_at,
-  updatedAt: skill.updated_at,
-});
 
 export type SkillArgs = KindArgs<typeof skillKind>;
 export interface Skill extends KindOutputs<typeof skillKind> {}

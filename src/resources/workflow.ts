@@ -5,12 +5,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
-import { Workflow as WorkflowWire, WorkflowSummary } from "../api/workflows";
-import { collect, type CreatedCandidate, type GmsClient, NotFoundError, paginateUntilShort, path } from "../client";
+import { workflowsApi } from "../api/workflows";
+import { type CreatedCandidate, type GmsClient, NotFoundError } from "../client";
 import { failure, notInWorkspace } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
-import { putRecord } from "../provider/put-record";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import * as shim from "../shims/workflow";
 
@@ -34,10 +33,8 @@ export const workflowKind = defineKind({
   },
   async create(client, inputs) {
     try {
-      const body = { name: inputs.name, app: inputs.app };
-      return fromWire(
-        await client.create({ path: path`/workflows`, body, schema: WorkflowWire, findCreated: () => findWorkflows(client, inputs) }),
-      );
+      const body = { name: inputs.name!, app: inputs.app! };
+      return await workflowsApi.create(client, body, () => findWorkflows(client, inputs));
     } catch (error) {
       const what = `Cannot create Workflow "${inputs.name}"`;
       if (error instanceof NotFoundError) throw notInWorkspace(what, `App ${inputs.app}`, "set app to the GUID of an existing App", error);
@@ -46,14 +43,14 @@ export const workflowKind = defineKind({
   },
   findCreated: findWorkflows,
   async read(client, guid) {
-    return fromWire(await client.request({ method: "GET", path: path`/workflows/${guid}`, schema: WorkflowWire }));
+    return workflowsApi.get(client, guid);
   },
   async update(client, guid, news) {
     // The only field PUT accepts, and it requires it.
-    return fromWire(await putRecord(client, path`/workflows/${guid}`, { name: news.name }, WorkflowWire));
+    return workflowsApi.update(client, guid, { name: news.name! });
   },
   async delete(client, guid) {
-    await client.request({ method: "DELETE", path: path`/workflows/${guid}`, schema: z.unknown() });
+    await workflowsApi.delete(client, guid);
   },
 });
 
@@ -62,20 +59,11 @@ async function findWorkflows(
   client: GmsClient,
   inputs: { name?: string | undefined; app?: string | undefined },
 ): Promise<CreatedCandidate[]> {
-  const workflows = await collect(paginateUntilShort(client, { path: path`/apps/${inputs.app!}/workflows`, item: WorkflowSummary }));
+  const workflows = await workflowsApi.listOfApp(client, inputs.app!);
   return workflows
     .filter((workflow) => workflow.name === inputs.name)
-    .map((workflow) => ({ guid: workflow.guid, createdAt: workflow.created_at }));
+    .map((workflow) => ({ guid: workflow.guid, createdAt: workflow.createdAt }));
 }
-
-const fromWire = (workflow: WorkflowWire) => ({
-  guid: workflow.guid,
-  name: workflow.name,
-  app: workflow.app,
-  slug: workflow.slug,
-  createdAt: workflow.created_at,
-  updatedAt: workflow.updated_at,
-});
 
 export type WorkflowArgs = KindArgs<typeof workflowKind>;
 export interface Workflow extends KindOutputs<typeof workflowKind> {}

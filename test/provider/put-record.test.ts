@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Workflow } from "../../src/api/workflows";
 import { NotFoundError, path } from "../../src/client";
-import { putRecord } from "../../src/provider/put-record";
+import { putRecord } from "../../src/api/put-record";
 import { json, scriptedClients, type ScriptedServer, type Step } from "../client/scripted-server";
 
 const GUID = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
