@@ -205,7 +205,8 @@ async function main(): Promise<void> {
       const sources = (await Promise.all(contexts.map((context) => list(`/contexts/${context.guid}/context_sources`)))).flat().length;
       console.log(`Apps: ${apps.join(", ")} (the fixtures' own)`);
       console.log(
-        `connections ${left.providers}, Models ${left.models}, Datasets ${left.datasets}, Evals ${left.evals}, Experiments ${left.experiments}, Context Sources ${sources}`,
+        `connections ${left.providers}, Models ${left.models}, Datasets ${left.datasets}, ` +
+          `Evals ${left.evals}, Experiments ${left.experiments}, Context Sources ${sources}`,
       );
       console.log(`Skills: ${left.skills} (the configured one from the fixtures)`);
       if (

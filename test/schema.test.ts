@@ -19,7 +19,8 @@ const metaschemaPath = join(root, "..", "shared", "vendor", "pulumi-package-meta
 const checkMetaschema = existsSync(metaschemaPath) || process.env.CI === "true";
 if (!checkMetaschema) {
   process.stdout.write(
-    `schema.test.ts: skipping the Pulumi Package Metaschema check: ${metaschemaPath} is absent (it ships with this team's shared/ folder, not with the repository)\n`,
+    `schema.test.ts: skipping the Pulumi Package Metaschema check: ${metaschemaPath} ` +
+      `is absent (it ships with this team's shared/ folder, not with the repository)\n`,
   );
 }
 

@@ -72,7 +72,8 @@ describe("YAML with located errors", () => {
     const file = join(dir, "fixtures.yaml");
     writeFileSync(
       file,
-      "workspaces:\n  - name: Acme\n    slug: acme\n    apiKey: gms_test_acme\n    apps:\n      - name: Support\n        data:\n          - { action: Nope, input: hi, output: ho }\n",
+      "workspaces:\n  - name: Acme\n    slug: acme\n    apiKey: gms_test_acme\n    apps:\n      " +
+        "- name: Support\n        data:\n          - { action: Nope, input: hi, output: ho }\n",
     );
     expect(() => readFixturesFile(file)).toThrow(`${file}:8:23: workspaces.0.apps.0.data.0.action: unknown Action "Nope" of App "Support"`);
   });

@@ -172,7 +172,8 @@ async function lookUp<S extends Created>(
   if (fresh.length <= 1) return fresh[0]?.guid;
   throw new UnresolvedCreateError(
     label,
-    `the answer was lost (${describe(lost)}) and ${fresh.length} objects that match it were created since (${fresh.map((candidate) => candidate.guid).join(", ")}); it is not known which one is this resource's`,
+    `the answer was lost (${describe(lost)}) and ${fresh.length} objects that match it were created since ` +
+      `(${fresh.map((candidate) => candidate.guid).join(", ")}); it is not known which one is this resource's`,
     windowOf(sentAt, client.serverNow(), existing),
     fresh.map((candidate) => candidate.guid),
     lost,

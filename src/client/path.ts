@@ -7,19 +7,25 @@ export type EncodedPath = string & { readonly [encoded]: true };
 
 /**
  * path`/apps/${guid}/actions`: every interpolated value is `encodeURIComponent`-ed; literal parts are kept.
- * An empty value is refused: `/apps/${""}` would silently become the collection route `/apps/`.
+ * A value that would change the route is refused: `/apps/${""}` would become the collection route
+ * `/apps/`, and `encodeURIComponent` keeps `.` and `..` as they are, dot segments a URL resolves away
+ * (`/apps/${".."}/actions` is `/actions`).
  */
 export function path(strings: TemplateStringsArray, ...values: ReadonlyArray<string | number>): EncodedPath {
   return strings.reduce((built, literal, index) => {
     if (index >= values.length) return built + literal;
-    const value = String(values[index]);
-    if (value === "") throw new TypeError(`empty path parameter after "${built + literal}"`);
-    return built + literal + encodeURIComponent(value);
+    return built + literal + encodeSegment(String(values[index]), built + literal);
   }, "") as EncodedPath;
 }
 
 /** `base` followed by one encoded segment: a record's path below its collection's. */
 export function childPath(base: EncodedPath, segment: string): EncodedPath {
-  if (segment === "") throw new TypeError(`empty path segment after "${base}"`);
-  return `${base}/${encodeURIComponent(segment)}` as EncodedPath;
+  return `${base}/${encodeSegment(segment, `${base}/`)}` as EncodedPath;
+}
+
+function encodeSegment(value: string, before: string): string {
+  if (value === "" || value === "." || value === "..") {
+    throw new TypeError(`path parameter ${JSON.stringify(value)} after "${before}" would change the route`);
+  }
+  return encodeURIComponent(value);
 }

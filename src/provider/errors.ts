@@ -87,7 +87,8 @@ export const keyRedactedFailure = (key: string | undefined, what: string, error:
 /** What to check when the service refuses a Model's or a ProviderConnection's provider type or endpoint. */
 export const providerAdvice = (error: unknown, url: string | null | undefined): string | undefined =>
   error instanceof ValidationError
-    ? `Check that provider names a provider type the service supports (for example openai or anthropic)${url ? " and that url is an http(s) URL the service accepts" : ""}.`
+    ? `Check that provider names a provider type the service supports (for example openai ` +
+      `or anthropic)${url ? " and that url is an http(s) URL the service accepts" : ""}.`
     : undefined;
 
 /**

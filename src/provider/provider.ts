@@ -103,7 +103,8 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     });
     if (candidates.length > 1) {
       throw new Error(
-        `${kind.name}: ${candidates.length} objects match the create whose answer was lost (${candidates.map((candidate) => candidate.guid).join(", ")}); delete the ones you do not want, then run \`pulumi refresh\``,
+        `${kind.name}: ${candidates.length} objects match the create whose answer was lost ` +
+          `(${candidates.map((candidate) => candidate.guid).join(", ")}); delete the ones you do not want, then run \`pulumi refresh\``,
       );
     }
     return candidates[0]?.guid;
@@ -210,7 +211,8 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
         // A 404 may name something the update refers to; only a read that 404s too means the object is gone.
         if (error instanceof NotFoundError && !(await orUndefinedIfGone(kind.read(client, id, olds)))) {
           throw new Error(
-            `${kind.name} ${id} no longer exists in the workspace (deleted outside Pulumi?): run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`,
+            `${kind.name} ${id} no longer exists in the workspace (deleted outside Pulumi?): run ` +
+              `\`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`,
           );
         }
         // A kind's own explanation passes as it is; a bare client error is worded like the kinds' create failures.
@@ -263,7 +265,8 @@ async function adoptExisting(
   const mismatched = changed.filter((name) => kind.inputs[name]!.change === "replace");
   if (mismatched.length > 0) {
     throw new Error(
-      `Cannot adopt ${kind.name} ${guid}: ${mismatched.join(", ")} ${mismatched.length === 1 ? "differs" : "differ"} from the program and cannot be changed in place; declare the existing value or let Pulumi create a new object`,
+      `Cannot adopt ${kind.name} ${guid}: ${mismatched.join(", ")} ${mismatched.length === 1 ? "differs" : "differ"} ` +
+        `from the program and cannot be changed in place; declare the existing value or let Pulumi create a new object`,
     );
   }
   return changed.length > 0 ? { ...live, ...(await kind.update(client, guid, inputs as never, new Set(changed), live)) } : live;

@@ -25,7 +25,8 @@ export async function abandonCreate(client: GmsClient, created: AbandonedCreate)
   } catch (error) {
     if (!(error instanceof NotFoundError)) {
       throw new CreatedButFailedError(
-        `${message} Deleting the ${kindLabel} it had created (${guid}) failed too (${failureText(error)}): Pulumi records it as created with errors, so the next \`pulumi up\` replaces it and \`pulumi destroy\` deletes it.`,
+        `${message} Deleting the ${kindLabel} it had created (${guid}) failed too (${failureText(error)}): Pulumi ` +
+          `records it as created with errors, so the next \`pulumi up\` replaces it and \`pulumi destroy\` deletes it.`,
         guid,
         created.record,
       );

@@ -106,7 +106,9 @@ const Loader = z.string().transform((value, ctx) => {
   if (canonical === FILES_LOADER || canonical === FILES_LOADER_ID) return FILES_LOADER;
   ctx.addIssue({
     code: "custom",
-    message: `"${value}" is not available: only the Files loader exists (the service's create always fixes the Files loader and no route chooses another). Use "files" or leave loader out.`,
+    message:
+      `"${value}" is not available: only the Files loader exists (the service's create always ` +
+      `fixes the Files loader and no route chooses another). Use "files" or leave loader out.`,
   });
   return z.NEVER;
 });
@@ -124,7 +126,8 @@ const WaitForIndexing = z.union([
 export const contextSourceKind = defineKind({
   name: "ContextSource",
   description:
-    "A Context Source: a loader and splitter configuration that populates a Context with Documents from one file, given as a url the service fetches or as a Pulumi asset uploaded on create. Processing runs in the service after dispatch; `waitForIndexing` waits for it to finish.",
+    "A Context Source: a loader and splitter configuration that populates a Context with Documents from one file, given as a url the service " +
+    "fetches or as a Pulumi asset uploaded on create. Processing runs in the service after dispatch; `waitForIndexing` waits for it to finish.",
   inputs: {
     context: replaceOnly(Guid, "The GUID of the Context the source populates. Contexts are created outside the interface.", {
       required: true,
@@ -135,7 +138,10 @@ export const contextSourceKind = defineKind({
     ),
     file: replaceOnly(
       FileInput,
-      "A Pulumi asset (`FileAsset`, a path relative to the program directory, or `StringAsset`) uploaded through `/files/upload` just before create; the source then reads the upload's signed URL (see `sourceUrl`). Set exactly one of `url` and `file`. A change of its content (SHA-256) or path replaces the source. The signed URL expires 10 minutes after upload, so a file-backed source can only be processed again within that time; change the file to upload it anew.",
+      "A Pulumi asset (`FileAsset`, a path relative to the program directory, or `StringAsset`) uploaded through `/files/upload` just before create; the " +
+        "source then reads the upload's signed URL (see `sourceUrl`). Set exactly one of `url` and `file`. A change of its content (SHA-256) or path replaces " +
+        "the source. The signed URL expires 10 minutes after upload, so a file-backed source " +
+        "can only be processed again within that time; change the file to upload it anew.",
       { writeOnly: true },
     ),
     loader: replaceOnly(Loader, 'The loader; only the Files loader ("files", or its GUID) exists, and create always uses it.', {
@@ -143,7 +149,8 @@ export const contextSourceKind = defineKind({
     }),
     name: updatable(
       z.string().min(1, "must not be empty"),
-      "The source's name. When left out Pulumi leaves it alone: the service names a new source after the last segment of its url, and a `FileAsset` source is named after its file.",
+      "The source's name. When left out Pulumi leaves it alone: the service names a new source " +
+        "after the last segment of its url, and a `FileAsset` source is named after its file.",
     ),
     loaderConfig: updatable(
       z.array(
@@ -157,16 +164,20 @@ export const contextSourceKind = defineKind({
     ),
     splitterConfig: updatable(
       SplitterConfig,
-      "How loaded text is cut into Documents: `chunkSize` characters per Document, consecutive ones sharing `chunkOverlap` characters (default 0). When left out Pulumi leaves it alone (the service's default applies to a new source).",
+      "How loaded text is cut into Documents: `chunkSize` characters per Document, consecutive ones sharing `chunkOverlap` " +
+        "characters (default 0). When left out Pulumi leaves it alone (the service's default applies to a new source).",
     ),
     process: updatable(
       z.boolean(),
-      "Start processing (loading, splitting, replacing the source's Documents) after create, and after every update that changes name, loaderConfig or splitterConfig, or that turns `process` on. Processing runs in the service; see `waitForIndexing`.",
+      "Start processing (loading, splitting, replacing the source's Documents) after create, and after every update that changes " +
+        "name, loaderConfig or splitterConfig, or that turns `process` on. Processing runs in the service; see `waitForIndexing`.",
       { writeOnly: true },
     ),
     waitForIndexing: updatable(
       WaitForIndexing,
-      `After dispatching processing, wait until \`indexingStatus\` is \`indexed\` (or fail when it is \`failed\`): \`true\` waits up to ${DEFAULT_WAIT_SECONDS} s, \`{timeoutSeconds}\` up to that many (at most ${MAX_WAIT_SECONDS}). Needs \`process: true\`. A create that fails or times out here deletes the new source.`,
+      `After dispatching processing, wait until \`indexingStatus\` is \`indexed\` (or ` +
+        `fail when it is \`failed\`): \`true\` waits up to ${DEFAULT_WAIT_SECONDS} ` +
+        `s, \`{timeoutSeconds}\` up to that many (at most ${MAX_WAIT_SECONDS}). Needs \`process: true\`. A create that fails or times out here deletes the new source.`,
       { writeOnly: true },
     ),
   },
@@ -174,7 +185,8 @@ export const contextSourceKind = defineKind({
     guid: computed(z.string(), "The Context Source's GUID."),
     sourceUrl: computed(
       z.string(),
-      "The URL the service loads from: `url`, or the signed URL of the uploaded `file` (valid 10 minutes from upload). A secret: a signed URL grants read access to the file while it is valid.",
+      "The URL the service loads from: `url`, or the signed URL of the uploaded `file` (valid 10 " +
+        "minutes from upload). A secret: a signed URL grants read access to the file while it is valid.",
       { secret: true },
     ),
     loaderId: computed(z.string(), "The GUID of the loader the service uses (always the Files loader)."),
@@ -343,7 +355,8 @@ async function putConfig(
     if (error instanceof NotFoundError) throw error;
     if (error instanceof ValidationError && splitter && /splitter/i.test(error.detail)) {
       throw new StepError(
-        `the service rejected splitterConfig {chunkSize: ${splitter.chunkSize}, chunkOverlap: ${splitter.chunkOverlap}} (${failureText(error)}); chunkSize must be a positive whole number and chunkOverlap a smaller non-negative one.`,
+        `the service rejected splitterConfig {chunkSize: ${splitter.chunkSize}, chunkOverlap: ${splitter.chunkOverlap}} ` +
+          `(${failureText(error)}); chunkSize must be a positive whole number and chunkOverlap a smaller non-negative one.`,
       );
     }
     throw new StepError(`setting name, loaderConfig and splitterConfig failed: ${failureText(error)}.`);
@@ -405,7 +418,8 @@ async function waitForIndexing(
     if (left <= 0) {
       const elapsed = ((Date.now() - started) / 1000).toFixed(1);
       throw new StepError(
-        `processing ${what} had not finished after ${elapsed} s (indexing_status still "${record.indexingStatus}" after ${polls} checks); processing continues in the service. Raise waitForIndexing.timeoutSeconds, or drop waitForIndexing and watch indexingStatus after a refresh.`,
+        `processing ${what} had not finished after ${elapsed} s (indexing_status still "${record.indexingStatus}" after ${polls} checks); processing ` +
+          `continues in the service. Raise waitForIndexing.timeoutSeconds, or drop waitForIndexing and watch indexingStatus after a refresh.`,
       );
     }
     await sleep(Math.min(delay, left));
@@ -430,7 +444,8 @@ async function upload(client: GmsClient, file: FileContent): Promise<string> {
   }
   if (sha256(content) !== file.hash) {
     throw new Error(
-      `Cannot create ContextSource: ${sourceLabel({ file })} changed after Pulumi checked it; run the update again so that state records the content that is uploaded.`,
+      `Cannot create ContextSource: ${sourceLabel({ file })} changed after Pulumi checked ` +
+        `it; run the update again so that state records the content that is uploaded.`,
     );
   }
   try {

@@ -135,8 +135,10 @@ const missingFrom = (live: string[], declared: string[]): string[] => {
 
 const unresolved = (skipped: string[]) =>
   skipped.length === 1
-    ? `data lists a Data record the service could not find in the workspace (${skipped[0]}), so no Item copies it. Remove it from data, or create the Data record first.`
-    : `data lists Data records the service could not find in the workspace (${skipped.join(", ")}), so no Item copies them. Remove them from data, or create the Data records first.`;
+    ? `data lists a Data record the service could not find in the workspace (${skipped[0]}), ` +
+      `so no Item copies it. Remove it from data, or create the Data record first.`
+    : `data lists Data records the service could not find in the workspace (${skipped.join(", ")}), ` +
+      `so no Item copies them. Remove them from data, or create the Data records first.`;
 
 export type DatasetArgs = KindArgs<typeof datasetKind>;
 export interface Dataset extends KindOutputs<typeof datasetKind> {}

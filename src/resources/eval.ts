@@ -33,7 +33,8 @@ export const evalKind = defineKind({
     action: replaceOnly(Guid, "The GUID of the Action whose generations are scored.", { required: true }),
     evalTypes: updatable(
       z.array(EvalTypeEntry),
-      "The Eval types that score, each `{guid, variables?}` where `variables` is a list of `{name, value}` (value: string, number, boolean or object). Eval type GUIDs come from `GET /evals/types`.",
+      "The Eval types that score, each `{guid, variables?}` where `variables` is a list of `{name, " +
+        "value}` (value: string, number, boolean or object). Eval type GUIDs come from `GET /evals/types`.",
       { required: true },
     ),
     dataset: replaceOnly(Guid.nullable(), "The GUID of a Dataset to score, or null to score live traffic.", { default: null }),

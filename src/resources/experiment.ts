@@ -103,13 +103,15 @@ async function explained(client: GmsClient, error: unknown, operation: "create" 
       .map((field) => `${field} ${declared[field]}`);
     if (!app || foreign.length === 0) {
       return new Error(
-        `${what}: primaryAction ${declared.primaryAction} and secondaryAction ${declared.secondaryAction} must both be Actions of App ${declared.app}, and at least one is not`,
+        `${what}: primaryAction ${declared.primaryAction} and secondaryAction ${declared.secondaryAction} ` +
+          `must both be Actions of App ${declared.app}, and at least one is not`,
         { cause: error },
       );
     }
     const available = app.actions.length > 0 ? app.actions.map((action) => `${action.name} (${action.guid})`).join(", ") : "none";
     return new Error(
-      `${what}: both Actions must belong to App "${app.name}" (${declared.app}), but ${foreign.join(" and ")} ${foreign.length === 1 ? "belongs" : "belong"} to another App. ` +
+      `${what}: both Actions must belong to App "${app.name}" (${declared.app}), but ` +
+        `${foreign.join(" and ")} ${foreign.length === 1 ? "belongs" : "belong"} to another App. ` +
         `Actions of "${app.name}": ${available}. Use two of them, or set app to the App that owns the Actions (a different app replaces the Experiment).`,
       { cause: error },
     );

@@ -17,7 +17,8 @@ import * as shim from "../shims/model";
 export const modelKind = defineKind({
   name: "Model",
   description:
-    "A Model of the workspace: an LLM on a provider type, with its own credential. The service links it to the workspace's ProviderConnection of the same type, if there is one.",
+    "A Model of the workspace: an LLM on a provider type, with its own credential. The service " +
+    "links it to the workspace's ProviderConnection of the same type, if there is one.",
   inputs: {
     llm: updatable(z.string().min(1, "must name a model, for example gpt-4o"), "The model name at the provider, for example `gpt-4o`.", {
       required: true,
@@ -29,7 +30,8 @@ export const modelKind = defineKind({
     ),
     key: replaceOnly(
       z.string().min(1, "must not be empty"),
-      "The provider credential. Stored as a secret; write-only (the service never returns it), so a key rotated outside Pulumi is not detected. Changing it replaces the Model.",
+      "The provider credential. Stored as a secret; write-only (the service never returns it), " +
+        "so a key rotated outside Pulumi is not detected. Changing it replaces the Model.",
       { required: true, secret: true, writeOnly: true },
     ),
     url: replaceOnly(

@@ -20,12 +20,14 @@ export const providerConnectionKind = defineKind({
   inputs: {
     provider: replaceOnly(
       z.string().min(1, "must name a provider type, for example openai"),
-      "The provider type, for example `openai` or `anthropic`. The service checks it against its catalog on create. Not returned by the service, so refresh keeps the declared value.",
+      "The provider type, for example `openai` or `anthropic`. The service checks it against its " +
+        "catalog on create. Not returned by the service, so refresh keeps the declared value.",
       { required: true, writeOnly: true },
     ),
     key: replaceOnly(
       z.string().min(1, "must not be empty"),
-      "The provider credential. Stored as a secret; write-only (the service never returns it), so a key rotated outside Pulumi is not detected. Changing it replaces the connection.",
+      "The provider credential. Stored as a secret; write-only (the service never returns it), " +
+        "so a key rotated outside Pulumi is not detected. Changing it replaces the connection.",
       { required: true, secret: true, writeOnly: true },
     ),
     url: replaceOnly(HttpUrl.nullable(), "The provider endpoint (http or https), or null for the provider's default endpoint.", {
@@ -39,7 +41,8 @@ export const providerConnectionKind = defineKind({
     default: updatable(z.boolean(), "Whether this is the workspace's default connection.", { default: false }),
     model: replaceOnly(
       z.string().min(1, "must name a model, for example gpt-4o"),
-      "An initial Model (its `llm`) the service creates on this connection. Create only: not returned by the service, and that Model is not managed by this resource.",
+      "An initial Model (its `llm`) the service creates on this connection. Create only: " +
+        "not returned by the service, and that Model is not managed by this resource.",
       { writeOnly: true },
     ),
     metadata: replaceOnly(

@@ -23,7 +23,8 @@ const MetadataEntry = z.strictObject({
 export const skillKind = defineKind({
   name: "Skill",
   description:
-    "A Skill of the workspace. Skills are configured outside the public interface: create succeeds only under the name of an already configured Skill, so adopt an existing Skill by GUID to manage it.",
+    "A Skill of the workspace. Skills are configured outside the public interface: create succeeds only " +
+    "under the name of an already configured Skill, so adopt an existing Skill by GUID to manage it.",
   inputs: {
     name: updatable(
       z.string().min(1, "must not be empty"),
@@ -86,7 +87,8 @@ async function findSkills(
 /** The explanation of a refused create, with the Skills and types the workspace has. */
 async function whatIsConfigured(client: GmsClient): Promise<string> {
   const explanation =
-    "Skills and their types are configured outside the public interface: the service creates a Skill only under the name of a Skill that is already configured in the workspace. Use one of those names, or pass an existing Skill's GUID as `adopt` to manage it.";
+    "Skills and their types are configured outside the public interface: the service creates a Skill only under the name of a Skill " +
+    "that is already configured in the workspace. Use one of those names, or pass an existing Skill's GUID as `adopt` to manage it.";
   try {
     const [skills, types] = await Promise.all([skillsApi.list(client), skillsApi.types(client)]);
     const skillList =

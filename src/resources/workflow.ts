@@ -16,7 +16,8 @@ import * as shim from "../shims/workflow";
 export const workflowKind = defineKind({
   name: "Workflow",
   description:
-    "A Workflow of an App: it runs ordered blocks, each an Action. Blocks are configured outside the public interface, so this resource manages the Workflow record (its name and App) only.",
+    "A Workflow of an App: it runs ordered blocks, each an Action. Blocks are configured outside " +
+    "the public interface, so this resource manages the Workflow record (its name and App) only.",
   inputs: {
     name: updatable(
       z.string().min(1, "must not be empty"),

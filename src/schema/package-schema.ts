@@ -200,7 +200,8 @@ const commonInputs = (collector: TypeCollector): Record<string, PropertySpec> =>
   connection: {
     ...collector.typeSpec(toJsonSchema(Connection, "input"), "Connection", "connection"),
     description:
-      "Where this resource's API calls go, when not the stack's `gms:baseUrl` / `gms:apiKey`. Stored as a secret. Another `baseUrl` replaces the resource (created there, deleted here); another `apiKey` alone updates in place once both keys are shown to select the same workspace.",
+      "Where this resource's API calls go, when not the stack's `gms:baseUrl` / `gms:apiKey`. Stored as a secret. Another `baseUrl` replaces the " +
+      "resource (created there, deleted here); another `apiKey` alone updates in place once both keys are shown to select the same workspace.",
     secret: true,
   },
   adopt: {
@@ -313,7 +314,8 @@ export function generatePackageSchema(): Record<string, unknown> {
         retryBaseDelayMs: {
           type: "integer",
           description:
-            "The first retry's backoff ceiling in milliseconds; it doubles per retry up to 8 s, with full jitter, unless the service sends Retry-After. Default 500.",
+            "The first retry's backoff ceiling in milliseconds; it doubles per retry up to " +
+            "8 s, with full jitter, unless the service sends Retry-After. Default 500.",
           defaultInfo: { environment: ["GMS_RETRY_BASE_DELAY_MS"] },
         },
       },

@@ -72,7 +72,8 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
   if (appRefs.length > 0 || Object.keys(declaredApps).length > 0) workspace = await getWorkspace(lookup);
   const existing = new Map((workspace?.apps ?? []).map((app) => [app.name, app.guid]));
   const notFound = (app: string) =>
-    `no App "${app}": it is not declared under apps (declared: ${quoted(Object.keys(declaredApps))}) and the workspace has no App of that name (it has: ${quoted([...existing.keys()])})`;
+    `no App "${app}": it is not declared under apps (declared: ${quoted(Object.keys(declaredApps))}) ` +
+    `and the workspace has no App of that name (it has: ${quoted([...existing.keys()])})`;
 
   for (const ref of appRefs) {
     if (declaredApps[ref.app]) continue;
@@ -90,7 +91,8 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
       if (declared) {
         add(
           use.appPath,
-          `App "${use.app}" ("${declared.name}") is declared here but does not exist in the workspace yet, so it has no Actions: Actions are configured outside the public interface. Create the App first, configure its Actions, then refer to them`,
+          `App "${use.app}" ("${declared.name}") is declared here but does not exist in the workspace yet, so it has no Actions: ` +
+            `Actions are configured outside the public interface. Create the App first, configure its Actions, then refer to them`,
         );
       }
       continue;
@@ -102,7 +104,8 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
     else
       add(
         use.path,
-        `App "${declared ? declared.name : use.app}" has no Action "${use.action}" (it has: ${quoted(actions.map((candidate) => candidate.name))}); Actions are configured outside the public interface`,
+        `App "${declared ? declared.name : use.app}" has no Action "${use.action}" (it has: ` +
+          `${quoted(actions.map((candidate) => candidate.name))}); Actions are configured outside the public interface`,
       );
   }
 
@@ -115,7 +118,8 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
       else
         add(
           ["contextSources", key, "context"],
-          `no Context "${source.context}" in the workspace (it has: ${quoted(contexts.map((candidate) => candidate.name))}); Contexts are created outside the public interface`,
+          `no Context "${source.context}" in the workspace (it has: ` +
+            `${quoted(contexts.map((candidate) => candidate.name))}); Contexts are created outside the public interface`,
         );
     }
   }
@@ -144,7 +148,8 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
       if (!types.some((type) => type.name === skill.type)) {
         add(
           ["skills", key, "type"],
-          `no Skill type "${skill.type}" in the workspace (it has: ${quoted(types.map((type) => type.name))}); Skill types are configured outside the public interface`,
+          `no Skill type "${skill.type}" in the workspace (it has: ${quoted(types.map((type) => type.name))}); ` +
+            `Skill types are configured outside the public interface`,
         );
       }
     }
@@ -159,8 +164,10 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
       const left = newApps.slice(room);
       add(
         ["apps", left[0]![0]],
-        `the workspace allows ${usage.limit} Apps and has ${usage.used}: the ${newApps.length} new App(s) declared here would make ${usage.used + newApps.length}. ` +
-          `Would not fit: ${left.map(([key, app]) => `${key} ("${app.name}")`).join(", ")}. Remove them, delete Apps the workspace no longer needs, or raise the workspace's limit; nothing was created`,
+        `the workspace allows ${usage.limit} Apps and has ${usage.used}: the ${newApps.length} ` +
+          `new App(s) declared here would make ${usage.used + newApps.length}. ` +
+          `Would not fit: ${left.map(([key, app]) => `${key} ("${app.name}")`).join(", ")}. Remove them, delete Apps the workspace no longer ` +
+          `needs, or raise the workspace's limit; nothing was created`,
       );
     }
   }

@@ -94,7 +94,8 @@ const secretSource = (
 };
 
 const AppRef = Name.describe(
-  "An App: the logical name of an App declared under `apps`, otherwise the name of an App that already exists in the workspace (for example one configured outside Pulumi).",
+  "An App: the logical name of an App declared under `apps`, otherwise the name of an App " +
+    "that already exists in the workspace (for example one configured outside Pulumi).",
 );
 
 const ActionRef = z
@@ -105,7 +106,8 @@ const ActionRef = z
   .describe("An Action, by the App that holds it and its name.");
 
 const AdoptField = Guid.describe(
-  "The GUID of an existing object to adopt instead of creating one (a replace-only field that differs from it is an error; anything else is updated to this entry).",
+  "The GUID of an existing object to adopt instead of creating one (a replace-only " +
+    "field that differs from it is an error; anything else is updated to this entry).",
 ).optional();
 
 type Requiredness<S extends z.ZodType, R> = R extends true ? S : z.ZodOptional<S>;
@@ -153,7 +155,8 @@ const ProviderConnectionEntry = entryOf(kinds.ProviderConnection, {
 
 const ModelEntry = entryOf(kinds.Model, {
   provider: Name.describe(
-    "The logical name of the ProviderConnection (under `providerConnections`) the Model uses: its provider type, key and endpoint apply, and the Model is created after it.",
+    "The logical name of the ProviderConnection (under `providerConnections`) the Model " +
+      "uses: its provider type, key and endpoint apply, and the Model is created after it.",
   ),
   key: secretSource(
     kinds.Model.inputs.key,
@@ -206,7 +209,8 @@ const ContextSourceEntry = entryOf(kinds.ContextSource, {
     "The name of the Context the source populates (Contexts are created outside the public interface). Another Context replaces the source.",
   ),
   file: Name.describe(
-    "A file uploaded on create, by its path relative to this document. Set exactly one of `url` and `file`. A change of its content or path replaces the source.",
+    "A file uploaded on create, by its path relative to this document. Set exactly " +
+      "one of `url` and `file`. A change of its content or path replaces the source.",
   ),
 });
 

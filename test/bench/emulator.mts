@@ -29,7 +29,8 @@ async function measure(label: string, send: (i: number) => Promise<number>): Pro
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const done = Math.min(next, REQUESTS);
   console.log(
-    `${label.padEnd(24)} ${String(done).padStart(6)} requests  ${(done / seconds).toFixed(0).padStart(6)} req/s  ${((seconds / done) * 1e3 * CONCURRENCY).toFixed(2)} ms/request at concurrency ${CONCURRENCY}  failures ${failures}`,
+    `${label.padEnd(24)} ${String(done).padStart(6)} requests  ${(done / seconds).toFixed(0).padStart(6)} req/s  ` +
+      `${((seconds / done) * 1e3 * CONCURRENCY).toFixed(2)} ms/request at concurrency ${CONCURRENCY}  failures ${failures}`,
   );
 }
 

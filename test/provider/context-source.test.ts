@@ -497,7 +497,8 @@ describe("ContextSource through the dynamic-provider host", () => {
     const inputs = await checked(byUrl, { context: "00000000-0000-4000-8000-000000000000" });
     await expect(bed.host.create(urnOf(byUrl), inputs)).rejects.toThrow(
       new RegExp(
-        `the service answered 404 Context not found\\. Context 00000000-0000-4000-8000-000000000000 may not exist in this workspace; Contexts are created outside the interface\\. The workspace's Contexts: "Handbook" \\(${handbook}\\), "FAQ" \\(${faq}\\)\\.`,
+        `the service answered 404 Context not found\\. Context 00000000-0000-4000-8000-000000000000 may not exist in this workspace; ` +
+          `Contexts are created outside the interface\\. The workspace's Contexts: "Handbook" \\(${handbook}\\), "FAQ" \\(${faq}\\)\\.`,
       ),
     );
   });

@@ -140,7 +140,8 @@ describe("Eval through the dynamic-provider host", () => {
     const attempt = await bed.counting(() => bed.host.create(urnOf(evaluation), unknownType).catch((error: Error) => error));
     expect(attempt.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(["POST /v1/evals 404", "GET /v1/evals/types 200"]);
     expect((attempt.result as Error).message).toBe(
-      `Cannot create Eval "Summary quality": the service answered 404 Eval type not found. Not every GUID of evalTypes (${MISSING}) is an Eval type; the available Eval types are: ${exactMatch} (Exact match), ${toxicity} (Toxicity).`,
+      `Cannot create Eval "Summary quality": the service answered 404 Eval type not found. Not every GUID of evalTypes ` +
+        `(${MISSING}) is an Eval type; the available Eval types are: ${exactMatch} (Exact match), ${toxicity} (Toxicity).`,
     );
 
     const unknownAction = await checked({ action: MISSING });

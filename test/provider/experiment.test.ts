@@ -25,7 +25,8 @@ describe("Experiment through the dynamic-provider host", () => {
     classify = await actionOf(support, "Classify");
     pitch = await actionOf(sales, "Pitch");
     experiment = bed.capture(
-      `new gms.Experiment("tone", { name: "Tone test", app: ${JSON.stringify(support)}, primaryAction: ${JSON.stringify(summarize)}, secondaryAction: ${JSON.stringify(classify)} });`,
+      `new gms.Experiment("tone", { name: "Tone test", app: ${JSON.stringify(support)}, primaryAction: ` +
+        `${JSON.stringify(summarize)}, secondaryAction: ${JSON.stringify(classify)} });`,
     )[0]!;
   });
   afterAll(() => bed?.close());
@@ -131,7 +132,8 @@ describe("Experiment through the dynamic-provider host", () => {
     const created = await bed.host.create(urnOf(experiment!), await checked({}));
     const both = await checked({ primaryAction: pitch, secondaryAction: pitch });
     await expect(bed.host.update(urnOf(experiment!), created.id, created.properties, both)).rejects.toThrow(
-      `Cannot update Experiment "Tone test": both Actions must belong to App "Support" (${support}), but primaryAction ${pitch} and secondaryAction ${pitch} belong to another App.`,
+      `Cannot update Experiment "Tone test": both Actions must belong to App "Support" (${support}), ` +
+        `but primaryAction ${pitch} and secondaryAction ${pitch} belong to another App.`,
     );
     expect((await bed.api("GET", `/experiments/${created.id}`)).body).toMatchObject({
       primary_action: summarize,
@@ -140,7 +142,8 @@ describe("Experiment through the dynamic-provider host", () => {
 
     const gone = await checked({ secondaryAction: MISSING });
     await expect(bed.host.update(urnOf(experiment!), created.id, created.properties, gone)).rejects.toThrow(
-      `Cannot update Experiment "Tone test": an Action does not exist in the workspace (or was deleted); check primaryAction ${summarize} and secondaryAction ${MISSING}`,
+      `Cannot update Experiment "Tone test": an Action does not exist in the workspace ` +
+        `(or was deleted); check primaryAction ${summarize} and secondaryAction ${MISSING}`,
     );
     await expect(bed.host.create(urnOf(experiment!), await checked({ app: MISSING }))).rejects.toThrow(
       `Cannot create Experiment "Tone test": App ${MISSING} does not exist in the workspace (or was deleted); set app to the GUID of an existing App`,

@@ -28,65 +28,78 @@ describe("Model through the dynamic-provider host", () => {
     expect(model.secrets).toEqual(["key"]);
   });
 
-  it("creates (POST, then GET for the public record), then a no-op diff costs no request, llm updates in place, refresh shows drift, delete is idempotent", async () => {
-    const inputs = await checked({});
-    const created = await bed.counting(() => bed.host.create(urnOf(model), inputs));
-    const { id, properties } = created.result;
-    expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/models", `GET /v1/models/${id}`]);
-    expect(withoutProvider(properties)).toEqual({
-      guid: id,
-      llm: "gpt-4o",
-      provider: "openai",
-      key: KEY,
-      url: "https://llm.example.com/v1",
-      default: false,
-      providerGuid: null,
-      createdAt: expect.any(String),
-      updatedAt: expect.any(String),
-    });
+  it(
+    "creates (POST, then GET for the public record), then a no-op diff costs no " +
+      "request, llm updates in place, refresh shows drift, delete is idempotent",
+    async () => {
+      const inputs = await checked({});
+      const created = await bed.counting(() => bed.host.create(urnOf(model), inputs));
+      const { id, properties } = created.result;
+      expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/models", `GET /v1/models/${id}`]);
+      expect(withoutProvider(properties)).toEqual({
+        guid: id,
+        llm: "gpt-4o",
+        provider: "openai",
+        key: KEY,
+        url: "https://llm.example.com/v1",
+        default: false,
+        providerGuid: null,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      });
 
-    const same = await bed.counting(() => bed.host.diff(urnOf(model), id, properties, inputs));
-    expect(same.result).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
-    expect(same.requests).toHaveLength(0);
+      const same = await bed.counting(() => bed.host.diff(urnOf(model), id, properties, inputs));
+      expect(same.result).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
+      expect(same.requests).toHaveLength(0);
 
-    const news = await checked({ llm: "gpt-4o-mini" });
-    expect(await bed.host.diff(urnOf(model), id, properties, news)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
-    const updated = await bed.counting(() => bed.host.update(urnOf(model), id, properties, news));
-    expect(updated.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["PUT 200"]);
-    expect(updated.result.properties).toMatchObject({ llm: "gpt-4o-mini", key: KEY, url: "https://llm.example.com/v1" });
-    expect((await bed.api("GET", `/models/${id}`)).body.llm).toBe("gpt-4o-mini");
-    Object.assign(properties, updated.result.properties);
+      const news = await checked({ llm: "gpt-4o-mini" });
+      expect(await bed.host.diff(urnOf(model), id, properties, news)).toEqual({
+        changes: "some",
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
+      const updated = await bed.counting(() => bed.host.update(urnOf(model), id, properties, news));
+      expect(updated.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["PUT 200"]);
+      expect(updated.result.properties).toMatchObject({ llm: "gpt-4o-mini", key: KEY, url: "https://llm.example.com/v1" });
+      expect((await bed.api("GET", `/models/${id}`)).body.llm).toBe("gpt-4o-mini");
+      Object.assign(properties, updated.result.properties);
 
-    for (const [field, value] of [
-      ["provider", "anthropic"],
-      ["key", "sk-rotated"],
-      ["url", null],
-      ["default", true],
-    ] as const) {
-      const changed = await checked({ llm: "gpt-4o-mini", [field]: value });
-      const diff = await bed.counting(() => bed.host.diff(urnOf(model), id, properties, changed));
-      expect(diff.result).toEqual({ changes: "some", replaces: [field], deleteBeforeReplace: false });
-      expect(diff.requests).toHaveLength(0);
-    }
+      for (const [field, value] of [
+        ["provider", "anthropic"],
+        ["key", "sk-rotated"],
+        ["url", null],
+        ["default", true],
+      ] as const) {
+        const changed = await checked({ llm: "gpt-4o-mini", [field]: value });
+        const diff = await bed.counting(() => bed.host.diff(urnOf(model), id, properties, changed));
+        expect(diff.result).toEqual({ changes: "some", replaces: [field], deleteBeforeReplace: false });
+        expect(diff.requests).toHaveLength(0);
+      }
 
-    await bed.api("PUT", `/models/${id}`, { llm: "gpt-4.1" });
-    const refreshed = await bed.counting(() => bed.host.read(urnOf(model), id, properties, news));
-    expect(refreshed.requests.map((r) => r.method)).toEqual(["GET"]);
-    expect(refreshed.result.id).toBe(id);
-    expect(refreshed.result.properties).toMatchObject({ llm: "gpt-4.1", key: KEY, url: "https://llm.example.com/v1", provider: "openai" });
-    expect(refreshed.result.inputs).toMatchObject({ llm: "gpt-4.1", key: KEY });
-    expect(await bed.host.diff(urnOf(model), id, refreshed.result.properties, news)).toEqual({
-      changes: "some",
-      replaces: [],
-      deleteBeforeReplace: false,
-    });
+      await bed.api("PUT", `/models/${id}`, { llm: "gpt-4.1" });
+      const refreshed = await bed.counting(() => bed.host.read(urnOf(model), id, properties, news));
+      expect(refreshed.requests.map((r) => r.method)).toEqual(["GET"]);
+      expect(refreshed.result.id).toBe(id);
+      expect(refreshed.result.properties).toMatchObject({
+        llm: "gpt-4.1",
+        key: KEY,
+        url: "https://llm.example.com/v1",
+        provider: "openai",
+      });
+      expect(refreshed.result.inputs).toMatchObject({ llm: "gpt-4.1", key: KEY });
+      expect(await bed.host.diff(urnOf(model), id, refreshed.result.properties, news)).toEqual({
+        changes: "some",
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
 
-    const deleted = await bed.counting(() => bed.host.delete(urnOf(model), id, refreshed.result.properties));
-    expect(deleted.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["DELETE 200"]);
-    expect((await bed.api("GET", `/models/${id}`)).status).toBe(404);
-    await expect(bed.host.delete(urnOf(model), id, refreshed.result.properties)).resolves.toBeUndefined();
-    expect((await bed.host.read(urnOf(model), id, refreshed.result.properties)).id).toBe("");
-  });
+      const deleted = await bed.counting(() => bed.host.delete(urnOf(model), id, refreshed.result.properties));
+      expect(deleted.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["DELETE 200"]);
+      expect((await bed.api("GET", `/models/${id}`)).status).toBe(404);
+      await expect(bed.host.delete(urnOf(model), id, refreshed.result.properties)).resolves.toBeUndefined();
+      expect((await bed.host.read(urnOf(model), id, refreshed.result.properties)).id).toBe("");
+    },
+  );
 
   it("reports the ProviderConnection the service linked the Model to", async () => {
     const connection = await bed.api("POST", "/providers", { provider: "anthropic", key: "sk-connection" });

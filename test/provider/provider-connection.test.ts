@@ -42,84 +42,88 @@ describe("ProviderConnection through the dynamic-provider host", () => {
     expect(unnamed.secrets).toEqual(["key"]);
   });
 
-  it("creates (POST, then PUT for the nickname), then a no-op diff costs no request, nickname and default update in place, refresh shows drift, delete is idempotent", async () => {
-    const inputs = await checked({});
-    const created = await bed.counting(() => bed.host.create(urnOf(connection), inputs));
-    const { id, properties } = created.result;
-    // Create takes no nickname: a declared one that differs from the service's choice costs one PUT.
-    expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/providers", `PUT /v1/providers/${id}`]);
-    expect(withoutProvider(properties)).toMatchObject({
-      guid: id,
-      provider: "openai",
-      key: KEY,
-      url: "https://llm.example.com/v1",
-      name: "OpenAI",
-      nickname: "primary",
-      default: false,
-      model: "gpt-4o",
-      metadata: [{ name: "organization", value: "acme" }],
-    });
-    expect(properties.createdAt).toEqual(expect.any(String));
-    // The initial Model was created on the connection.
-    const models = (await bed.api("GET", "/models")).body as { llm: string; provider_guid: string | null }[];
-    expect(models).toContainEqual(expect.objectContaining({ llm: "gpt-4o", provider_guid: id }));
+  it(
+    "creates (POST, then PUT for the nickname), then a no-op diff costs no request, " +
+      "nickname and default update in place, refresh shows drift, delete is idempotent",
+    async () => {
+      const inputs = await checked({});
+      const created = await bed.counting(() => bed.host.create(urnOf(connection), inputs));
+      const { id, properties } = created.result;
+      // Create takes no nickname: a declared one that differs from the service's choice costs one PUT.
+      expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/providers", `PUT /v1/providers/${id}`]);
+      expect(withoutProvider(properties)).toMatchObject({
+        guid: id,
+        provider: "openai",
+        key: KEY,
+        url: "https://llm.example.com/v1",
+        name: "OpenAI",
+        nickname: "primary",
+        default: false,
+        model: "gpt-4o",
+        metadata: [{ name: "organization", value: "acme" }],
+      });
+      expect(properties.createdAt).toEqual(expect.any(String));
+      // The initial Model was created on the connection.
+      const models = (await bed.api("GET", "/models")).body as { llm: string; provider_guid: string | null }[];
+      expect(models).toContainEqual(expect.objectContaining({ llm: "gpt-4o", provider_guid: id }));
 
-    const same = await bed.counting(() => bed.host.diff(urnOf(connection), id, properties, inputs));
-    expect(same.result).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
-    expect(same.requests).toHaveLength(0);
+      const same = await bed.counting(() => bed.host.diff(urnOf(connection), id, properties, inputs));
+      expect(same.result).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
+      expect(same.requests).toHaveLength(0);
 
-    for (const [field, value] of [
-      ["nickname", "backup"],
-      ["default", true],
-    ] as const) {
-      const news = await checked({ [field]: value, ...(field === "default" ? { nickname: "backup" } : {}) });
-      const diff = await bed.host.diff(urnOf(connection), id, properties, news);
-      expect(diff).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
-      const updated = await bed.counting(() => bed.host.update(urnOf(connection), id, properties, news));
-      expect(updated.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["PUT 200"]);
-      expect(updated.result.properties[field]).toEqual(value);
-      expect((await bed.api("GET", `/providers/${id}`)).body[field]).toEqual(value);
-      Object.assign(properties, updated.result.properties);
-    }
-    // Write-only values are carried over from the program, not lost by an update.
-    expect(properties).toMatchObject({ key: KEY, provider: "openai", model: "gpt-4o" });
+      for (const [field, value] of [
+        ["nickname", "backup"],
+        ["default", true],
+      ] as const) {
+        const news = await checked({ [field]: value, ...(field === "default" ? { nickname: "backup" } : {}) });
+        const diff = await bed.host.diff(urnOf(connection), id, properties, news);
+        expect(diff).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+        const updated = await bed.counting(() => bed.host.update(urnOf(connection), id, properties, news));
+        expect(updated.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["PUT 200"]);
+        expect(updated.result.properties[field]).toEqual(value);
+        expect((await bed.api("GET", `/providers/${id}`)).body[field]).toEqual(value);
+        Object.assign(properties, updated.result.properties);
+      }
+      // Write-only values are carried over from the program, not lost by an update.
+      expect(properties).toMatchObject({ key: KEY, provider: "openai", model: "gpt-4o" });
 
-    for (const [field, value] of [
-      ["provider", "anthropic"],
-      ["key", "sk-rotated"],
-      ["url", "https://other.example.com/v1"],
-      ["name", "Renamed"],
-      ["model", "gpt-4o-mini"],
-      ["metadata", [{ name: "organization", value: "other" }]],
-    ] as const) {
-      const news = await checked({ [field]: value, nickname: "backup", default: true });
-      const diff = await bed.counting(() => bed.host.diff(urnOf(connection), id, properties, news));
-      expect(diff.result).toEqual({ changes: "some", replaces: [field], deleteBeforeReplace: false });
-      expect(diff.requests).toHaveLength(0);
-    }
+      for (const [field, value] of [
+        ["provider", "anthropic"],
+        ["key", "sk-rotated"],
+        ["url", "https://other.example.com/v1"],
+        ["name", "Renamed"],
+        ["model", "gpt-4o-mini"],
+        ["metadata", [{ name: "organization", value: "other" }]],
+      ] as const) {
+        const news = await checked({ [field]: value, nickname: "backup", default: true });
+        const diff = await bed.counting(() => bed.host.diff(urnOf(connection), id, properties, news));
+        expect(diff.result).toEqual({ changes: "some", replaces: [field], deleteBeforeReplace: false });
+        expect(diff.requests).toHaveLength(0);
+      }
 
-    await bed.api("PUT", `/providers/${id}`, { nickname: "changed by hand", default: false });
-    const current = await checked({ nickname: "backup", default: true });
-    const refreshed = await bed.counting(() => bed.host.read(urnOf(connection), id, properties, current));
-    expect(refreshed.requests.map((r) => r.method)).toEqual(["GET"]);
-    expect(refreshed.result.id).toBe(id);
-    expect(refreshed.result.properties).toMatchObject({
-      nickname: "changed by hand",
-      default: false,
-      key: KEY,
-      provider: "openai",
-      model: "gpt-4o",
-    });
-    expect(refreshed.result.inputs).toMatchObject({ nickname: "changed by hand", default: false, key: KEY });
-    const drift = await bed.host.diff(urnOf(connection), id, refreshed.result.properties, current);
-    expect(drift).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
+      await bed.api("PUT", `/providers/${id}`, { nickname: "changed by hand", default: false });
+      const current = await checked({ nickname: "backup", default: true });
+      const refreshed = await bed.counting(() => bed.host.read(urnOf(connection), id, properties, current));
+      expect(refreshed.requests.map((r) => r.method)).toEqual(["GET"]);
+      expect(refreshed.result.id).toBe(id);
+      expect(refreshed.result.properties).toMatchObject({
+        nickname: "changed by hand",
+        default: false,
+        key: KEY,
+        provider: "openai",
+        model: "gpt-4o",
+      });
+      expect(refreshed.result.inputs).toMatchObject({ nickname: "changed by hand", default: false, key: KEY });
+      const drift = await bed.host.diff(urnOf(connection), id, refreshed.result.properties, current);
+      expect(drift).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
 
-    const deleted = await bed.counting(() => bed.host.delete(urnOf(connection), id, refreshed.result.properties));
-    expect(deleted.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["DELETE 200"]);
-    expect((await bed.api("GET", `/providers/${id}`)).status).toBe(404);
-    await expect(bed.host.delete(urnOf(connection), id, refreshed.result.properties)).resolves.toBeUndefined();
-    expect((await bed.host.read(urnOf(connection), id, refreshed.result.properties)).id).toBe("");
-  });
+      const deleted = await bed.counting(() => bed.host.delete(urnOf(connection), id, refreshed.result.properties));
+      expect(deleted.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["DELETE 200"]);
+      expect((await bed.api("GET", `/providers/${id}`)).status).toBe(404);
+      await expect(bed.host.delete(urnOf(connection), id, refreshed.result.properties)).resolves.toBeUndefined();
+      expect((await bed.host.read(urnOf(connection), id, refreshed.result.properties)).id).toBe("");
+    },
+  );
 
   it("leaves an undeclared nickname to the service and still sends it on every PUT", async () => {
     const inputs = await checked({}, unnamed);

@@ -127,7 +127,8 @@ describe("keys through the dynamic-provider host", () => {
       bed.host.update(urnOf(model), createdModel.id, createdModel.properties, await checked(model, { llm: "gpt-4.1" })),
     );
     expect(goneModel.message).toBe(
-      `Model ${createdModel.id} no longer exists in the workspace (deleted outside Pulumi?): run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`,
+      `Model ${createdModel.id} no longer exists in the workspace (deleted outside Pulumi?): ` +
+        `run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`,
     );
     expectNoKey(goneModel.message);
 

@@ -28,62 +28,70 @@ describe("Skill through the dynamic-provider host", () => {
     expect(skill.inputs.__provider).toContain('require("pulumi-gms/');
   });
 
-  it("creates under a configured Skill's name, then a no-op diff costs no request, name updates in place, refresh shows drift, delete is idempotent", async () => {
-    const inputs = await checked({});
-    const created = await bed.counting(() => bed.host.create(urnOf(skill), inputs));
-    // Every Skill made under one name shares it: the matching ones are listed first, so a lost answer can tell the new one apart.
-    expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /v1/skills", "POST /v1/skills"]);
-    const { id, properties } = created.result;
-    expect(id).not.toBe(configuredGuid);
-    expect(withoutProvider(properties)).toEqual({
-      guid: id,
-      name: "web-search",
-      type: "web",
-      metadata: METADATA,
-      createdAt: expect.any(String),
-      updatedAt: expect.any(String),
-    });
+  it(
+    "creates under a configured Skill's name, then a no-op diff costs no " +
+      "request, name updates in place, refresh shows drift, delete is idempotent",
+    async () => {
+      const inputs = await checked({});
+      const created = await bed.counting(() => bed.host.create(urnOf(skill), inputs));
+      // Every Skill made under one name shares it: the matching ones are listed first, so a lost answer can tell the new one apart.
+      expect(created.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /v1/skills", "POST /v1/skills"]);
+      const { id, properties } = created.result;
+      expect(id).not.toBe(configuredGuid);
+      expect(withoutProvider(properties)).toEqual({
+        guid: id,
+        name: "web-search",
+        type: "web",
+        metadata: METADATA,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      });
 
-    const same = await bed.counting(() => bed.host.diff(urnOf(skill), id, properties, inputs));
-    expect(same.result).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
-    expect(same.requests).toHaveLength(0);
+      const same = await bed.counting(() => bed.host.diff(urnOf(skill), id, properties, inputs));
+      expect(same.result).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
+      expect(same.requests).toHaveLength(0);
 
-    const news = await checked({ name: "web-search-eu" });
-    expect(await bed.host.diff(urnOf(skill), id, properties, news)).toEqual({ changes: "some", replaces: [], deleteBeforeReplace: false });
-    const updated = await bed.counting(() => bed.host.update(urnOf(skill), id, properties, news));
-    expect(updated.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["PUT 200"]);
-    expect(updated.result.properties.name).toBe("web-search-eu");
-    expect((await bed.api("GET", `/skills/${id}`)).body).toMatchObject({ name: "web-search-eu", type: "web", metadata: METADATA });
-    Object.assign(properties, updated.result.properties);
+      const news = await checked({ name: "web-search-eu" });
+      expect(await bed.host.diff(urnOf(skill), id, properties, news)).toEqual({
+        changes: "some",
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
+      const updated = await bed.counting(() => bed.host.update(urnOf(skill), id, properties, news));
+      expect(updated.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["PUT 200"]);
+      expect(updated.result.properties.name).toBe("web-search-eu");
+      expect((await bed.api("GET", `/skills/${id}`)).body).toMatchObject({ name: "web-search-eu", type: "web", metadata: METADATA });
+      Object.assign(properties, updated.result.properties);
 
-    for (const [field, value] of [
-      ["type", "calculator"],
-      ["metadata", [{ name: "engine", required: true, value: "duckduckgo", type: "string" }]],
-    ] as const) {
-      const changed = await checked({ name: "web-search-eu", [field]: value });
-      const diff = await bed.counting(() => bed.host.diff(urnOf(skill), id, properties, changed));
-      expect(diff.result).toEqual({ changes: "some", replaces: [field], deleteBeforeReplace: false });
-      expect(diff.requests).toHaveLength(0);
-    }
+      for (const [field, value] of [
+        ["type", "calculator"],
+        ["metadata", [{ name: "engine", required: true, value: "duckduckgo", type: "string" }]],
+      ] as const) {
+        const changed = await checked({ name: "web-search-eu", [field]: value });
+        const diff = await bed.counting(() => bed.host.diff(urnOf(skill), id, properties, changed));
+        expect(diff.result).toEqual({ changes: "some", replaces: [field], deleteBeforeReplace: false });
+        expect(diff.requests).toHaveLength(0);
+      }
 
-    await bed.api("PUT", `/skills/${id}`, { name: "renamed by hand" });
-    const refreshed = await bed.counting(() => bed.host.read(urnOf(skill), id, properties, news));
-    expect(refreshed.requests.map((r) => r.method)).toEqual(["GET"]);
-    expect(refreshed.result.id).toBe(id);
-    expect(refreshed.result.properties.name).toBe("renamed by hand");
-    expect(refreshed.result.inputs).toMatchObject({ name: "renamed by hand", type: "web", metadata: METADATA });
-    expect(await bed.host.diff(urnOf(skill), id, refreshed.result.properties, news)).toEqual({
-      changes: "some",
-      replaces: [],
-      deleteBeforeReplace: false,
-    });
+      await bed.api("PUT", `/skills/${id}`, { name: "renamed by hand" });
+      const refreshed = await bed.counting(() => bed.host.read(urnOf(skill), id, properties, news));
+      expect(refreshed.requests.map((r) => r.method)).toEqual(["GET"]);
+      expect(refreshed.result.id).toBe(id);
+      expect(refreshed.result.properties.name).toBe("renamed by hand");
+      expect(refreshed.result.inputs).toMatchObject({ name: "renamed by hand", type: "web", metadata: METADATA });
+      expect(await bed.host.diff(urnOf(skill), id, refreshed.result.properties, news)).toEqual({
+        changes: "some",
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
 
-    const deleted = await bed.counting(() => bed.host.delete(urnOf(skill), id, refreshed.result.properties));
-    expect(deleted.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["DELETE 200"]);
-    expect((await bed.api("GET", `/skills/${id}`)).status).toBe(404);
-    await expect(bed.host.delete(urnOf(skill), id, refreshed.result.properties)).resolves.toBeUndefined();
-    expect((await bed.host.read(urnOf(skill), id, refreshed.result.properties)).id).toBe("");
-  });
+      const deleted = await bed.counting(() => bed.host.delete(urnOf(skill), id, refreshed.result.properties));
+      expect(deleted.requests.map((r) => `${r.method} ${r.status}`)).toEqual(["DELETE 200"]);
+      expect((await bed.api("GET", `/skills/${id}`)).status).toBe(404);
+      await expect(bed.host.delete(urnOf(skill), id, refreshed.result.properties)).resolves.toBeUndefined();
+      expect((await bed.host.read(urnOf(skill), id, refreshed.result.properties)).id).toBe("");
+    },
+  );
 
   it("explains that Skills are configured outside the interface when create is refused, listing what exists", async () => {
     const inputs = await checked({ name: "translator", type: "translation" });

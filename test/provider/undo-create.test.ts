@@ -34,7 +34,8 @@ describe("abandonCreate (rolling back a create that failed midway)", () => {
     expect(error).toBeInstanceOf(CreatedButFailedError);
     expect(error).toMatchObject({ guid: GUID, record: { guid: GUID, llm: "gpt-4o" } });
     expect((error as Error).message).toBe(
-      `Cannot create Model: reading it back failed. Deleting the Model it had created (${GUID}) failed too (the service answered 400 refused): Pulumi records it as created with errors, so the next \`pulumi up\` replaces it and \`pulumi destroy\` deletes it.`,
+      `Cannot create Model: reading it back failed. Deleting the Model it had created (${GUID}) failed too (the service answered 400 ` +
+        `refused): Pulumi records it as created with errors, so the next \`pulumi up\` replaces it and \`pulumi destroy\` deletes it.`,
     );
   });
 });

@@ -159,7 +159,8 @@ evals:
 
   it("a secret written into the file is refused: keys come from the stack config or the environment", () => {
     expect(problems(`providerConnections:\n  openai-main:\n    provider: openai\n    key: sk-live-123\n`)).toEqual([
-      "4:10: providerConnections.openai-main.key: must be { config: <stack config key> } or { env: <environment variable> }: secrets are never written in the file",
+      "4:10: providerConnections.openai-main.key: must be { config: <stack config key> " +
+        "} or { env: <environment variable> }: secrets are never written in the file",
     ]);
   });
 
@@ -205,7 +206,8 @@ contextSources:
     expect(problems(text)).toEqual([
       '5:11: apps.helpdesk.name: an App named "Support" is already declared as apps.support: two entries would be the same object',
       '11:11: workflows.intake-2.name: a Workflow named "Intake" in App support is already declared as workflows.intake: two entries would be the same object',
-      `19:11: contextSources.handbook-again.file: a Context Source of Context "Handbook" uploading ${join(EXAMPLE, "handbook.md")} is already declared as contextSources.handbook: two entries would be the same object`,
+      `19:11: contextSources.handbook-again.file: a Context Source of Context "Handbook" uploading ` +
+        `${join(EXAMPLE, "handbook.md")} is already declared as contextSources.handbook: two entries would be the same object`,
     ]);
   });
 
@@ -224,14 +226,16 @@ contextSources:
 `;
     expect(problems(text)).toEqual([
       "9:14: providerConnections.anthropic.default: only one of providerConnections can be the default; providerConnections.openai-main already is",
-      "12:5: contextSources.faq: a Context Source needs its content: set url (an http(s) address the service fetches) or file (a path, relative to this document, to upload)",
+      "12:5: contextSources.faq: a Context Source needs its content: set url (an http(s) " +
+        "address the service fetches) or file (a path, relative to this document, to upload)",
       `15:11: contextSources.handbook.file: file ./missing.md does not exist (looked for ${join(EXAMPLE, "missing.md")})`,
     ]);
   });
 
   it("a logical name must be usable in a resource name", () => {
     expect(problems(`apps:\n  "support team":\n    name: Support\n`)).toEqual([
-      `3:5: apps.support team: "support team" is not a valid logical name: a logical name is letters, digits, '.', '_' and '-', starting with a letter or a digit`,
+      `3:5: apps.support team: "support team" is not a valid logical name: a logical ` +
+        `name is letters, digits, '.', '_' and '-', starting with a letter or a digit`,
     ]);
   });
 
@@ -283,7 +287,8 @@ describe("the Workspace component refuses a bad document before it registers any
     const line = lines.findIndex((text) => text.includes("key: { config: openaiKey }"));
     const column = lines[line]!.indexOf("openaiKey") + 1;
     expect(() => new Workspace("w", { file: EXAMPLE_FILE })).toThrow(
-      `${EXAMPLE_FILE}:${line + 1}:${column}: providerConnections.openai-main.key.config: stack config "openaiKey" is not set: run \`pulumi config set --secret openaiKey <value>\``,
+      `${EXAMPLE_FILE}:${line + 1}:${column}: providerConnections.openai-main.key.config: stack ` +
+        `config "openaiKey" is not set: run \`pulumi config set --secret openaiKey <value>\``,
     );
     expect(
       () => new Workspace("w", { spec: { providerConnections: { p: { provider: "openai", key: { env: "GMS_TEST_UNSET_VARIABLE" } } } } }),

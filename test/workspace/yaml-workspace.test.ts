@@ -22,7 +22,8 @@ const plan = (result: EngineResult) =>
     .filter((step) => step.op !== "same")
     .map(
       (step) =>
-        `${step.op} ${step.type.split(":").at(-1)} ${step.name}${step.changes.length ? ` [${step.changes.join(", ")}]` : ""}${step.replaces.length ? ` {${step.replaces.join(", ")}}` : ""}`,
+        `${step.op} ${step.type.split(":").at(-1)} ` +
+        `${step.name}${step.changes.length ? ` [${step.changes.join(", ")}]` : ""}${step.replaces.length ? ` {${step.replaces.join(", ")}}` : ""}`,
     );
 
 describe("examples/yaml-workspace through the offline engine against the emulator", () => {
@@ -244,7 +245,8 @@ describe("examples/yaml-workspace through the offline engine against the emulato
     for (const operation of ["preview", "up"] as const) {
       const error = await failure(operation);
       expect(error.message).toBe(
-        `${at("name: Returns", "name")}: apps.returns: the workspace allows 5 Apps and has 3: the 3 new App(s) declared here would make 6. Would not fit: returns ("Returns"). ` +
+        `${at("name: Returns", "name")}: apps.returns: the workspace allows 5 Apps and has 3: ` +
+          `the 3 new App(s) declared here would make 6. Would not fit: returns ("Returns"). ` +
           "Remove them, delete Apps the workspace no longer needs, or raise the workspace's limit; nothing was created",
       );
     }
@@ -265,11 +267,16 @@ describe("examples/yaml-workspace through the offline engine against the emulato
     const error = await failure("preview");
     // A WorkspaceSpecError is a RunError: the engine, as the CLI, reports its message alone (no stack).
     expect(error.message.split("\n")).toEqual([
-      `${at("app: Support Bott", "Support Bott")}: datasets.golden-summaries.app: no App "Support Bott": it is not declared under apps (declared: "support", "onboarding") and the workspace has no App of that name (it has: "Support Bot", "Support", "Onboarding")`,
-      `${at("primaryAction:", "Sumarize")}: experiments.summarize-ab.primaryAction: App "Support Bot" has no Action "Sumarize" (it has: "Summarize", "Summarize v2", "Classify"); Actions are configured outside the public interface`,
-      `${at("context: Handbok", "Handbok")}: contextSources.handbook.context: no Context "Handbok" in the workspace (it has: "Handbook", "FAQ"); Contexts are created outside the public interface`,
-      `${at("evalTypes: [Exact matches]", "Exact matches")}: evals.summary-match.evalTypes.0: no Eval type "Exact matches" (available: "Exact match", "Toxicity")`,
-      `${at("type: webs", "webs")}: skills.search.type: no Skill type "webs" in the workspace (it has: "web"); Skill types are configured outside the public interface`,
+      `${at("app: Support Bott", "Support Bott")}: datasets.golden-summaries.app: no App "Support Bott": it is not declared under apps ` +
+        `(declared: "support", "onboarding") and the workspace has no App of that name (it has: "Support Bot", "Support", "Onboarding")`,
+      `${at("primaryAction:", "Sumarize")}: experiments.summarize-ab.primaryAction: App "Support Bot" has no Action ` +
+        `"Sumarize" (it has: "Summarize", "Summarize v2", "Classify"); Actions are configured outside the public interface`,
+      `${at("context: Handbok", "Handbok")}: contextSources.handbook.context: no Context "Handbok" in ` +
+        `the workspace (it has: "Handbook", "FAQ"); Contexts are created outside the public interface`,
+      `${at("evalTypes: [Exact matches]", "Exact matches")}: evals.summary-match.evalTypes.0: ` +
+        `no Eval type "Exact matches" (available: "Exact match", "Toxicity")`,
+      `${at("type: webs", "webs")}: skills.search.type: no Skill type "webs" in the ` +
+        `workspace (it has: "web"); Skill types are configured outside the public interface`,
     ]);
     expect(log.at(-1)).toBe(`error: ${error.message}`);
     writeFileSync(yamlFile(), original);
@@ -290,7 +297,8 @@ describe("examples/yaml-workspace through the offline engine against the emulato
     for (const operation of ["preview", "up"] as const) {
       const error = await failure(operation);
       expect(error.message).toBe(
-        "workspace.yaml:1:1: declares no resources: an empty workspace would delete everything this stack manages; remove the component (or the stack) to do that on purpose",
+        "workspace.yaml:1:1: declares no resources: an empty workspace would delete everything " +
+          "this stack manages; remove the component (or the stack) to do that on purpose",
       );
       expect(requests).toEqual([]);
       expect(error.result?.steps).toEqual([]);
