@@ -53,10 +53,8 @@ import { formatHeader, formatOutputs, formatStep, formatSummary } from "./plan";
 import { findInstalled, packageRoot } from "./program-dir";
 import { type Props, annotateSecrets, changedKeys, containsSecret, markSecretOutputs, reveal, revealProps } from "./properties";
 import type { RunnerArgs, RunnerMessage, RunnerReply } from "./protocol";
+import type { EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
 import { type ResourceState, type Snapshot, StateFile } from "./state";
-
-export type Operation = "preview" | "up" | "refresh" | "destroy";
-export type StepOp = "create" | "update" | "replace" | "delete" | "same" | "refresh" | "read";
 
 export interface EngineOptions {
   /** The program directory: its package.json, node_modules (with `pulumi-gms` installed) and entry file. */
@@ -75,34 +73,6 @@ export interface EngineOptions {
   env?: NodeJS.ProcessEnv;
   /** Receives the printed plan, line by line (default: console.log). */
   log?: (line: string) => void;
-}
-
-export interface PlanStep {
-  op: StepOp;
-  urn: string;
-  type: string;
-  name: string;
-  /** The resource's ID (before the step for deletes and replacements; absent for a create in preview). */
-  id?: string;
-  /** Changed input properties (update, replace) or drifted output properties (refresh). */
-  changes: string[];
-  /** The properties that force a replacement. */
-  replaces: string[];
-  durationMs?: number;
-}
-
-/** A stack output: `value` is plain (the secret revealed); in preview it may be or hold `UNKNOWN`. */
-export interface StackOutput {
-  value: unknown;
-  secret: boolean;
-}
-
-export interface EngineResult {
-  operation: Operation;
-  steps: PlanStep[];
-  counts: Record<StepOp, number>;
-  /** Stack outputs (preview and up). */
-  outputs: Record<string, StackOutput>;
 }
 
 export class LocalEngine {

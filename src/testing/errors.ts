@@ -1,5 +1,5 @@
 /** The one error class of the offline engine: a stable `name`, a string `code`, and the step results so far. */
-import type { EngineResult } from "./engine";
+import type { EngineResult } from "./results";
 
 export type EngineErrorCode =
   /** `check` reported failures; `failures` lists them. */

@@ -4,10 +4,11 @@
  * exactly what it does and does not do); `ProviderHost` drives the dynamic-provider host directly;
  * `installPackageCopy` prepares a program directory.
  */
-export { LocalEngine, type EngineOptions, type EngineResult, type Operation, type PlanStep, type StackOutput, type StepOp } from "./engine";
+export { LocalEngine, type EngineOptions } from "./engine";
 export { EngineError, type CheckFailure, type EngineErrorCode } from "./errors";
 export { ProviderHost, type CheckResult, type DiffResult, type HostOptions } from "./host";
 export { formatPlan, formatStep, formatSummary } from "./plan";
 export { installPackageCopy } from "./program-dir";
 export { UNKNOWN } from "./properties";
+export type { EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
 export { StateFile, type ResourceState, type Snapshot } from "./state";

@@ -1,5 +1,5 @@
 /** Printing in the familiar `pulumi` form; secret values are never printed, unknown ones read `[unknown]`. */
-import type { EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./engine";
+import type { EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
 import { UNKNOWN, isSecret } from "./properties";
 
 const SYMBOL: Record<StepOp, string> = {

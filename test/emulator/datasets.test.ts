@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NotFoundError } from "../../src/emulator/store/errors";
+import { RecordNotFoundError } from "../../src/emulator/store/errors";
 import { ACME_KEY, MISSING_GUID, OTHER_KEY, TEST_FIXTURES, createTestEmulator } from "./harness";
 
 const notFound = (detail: string) => ({ status: 404, body: { detail } });
@@ -232,7 +232,7 @@ describe("datasets routes", () => {
     const acme = emulator.store.workspaces.authenticate(ACME_KEY)!;
     const other = emulator.store.workspaces.authenticate(OTHER_KEY)!;
     expect(emulator.store.datasets.get(acme, dataset.guid)).toMatchObject({ guid: dataset.guid, name: "Contract", id: expect.any(Number) });
-    expect(() => emulator.store.datasets.get(other, dataset.guid)).toThrow(NotFoundError);
+    expect(() => emulator.store.datasets.get(other, dataset.guid)).toThrow(RecordNotFoundError);
     expect(() => emulator.store.datasets.get(acme, MISSING_GUID)).toThrow("Dataset not found");
   });
 

@@ -1,7 +1,7 @@
 import type { Database } from "./database";
-import { NotFoundError } from "./errors";
-import type { Store } from "./index";
+import { RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid, now } from "./records";
+import type { AppStore } from "./apps";
 
 /**
  * Actions cannot be created through the public interface: the emulator loads them from fixtures and
@@ -21,7 +21,8 @@ export interface ActionRecord extends Audited {
 export class ActionStore {
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: { readonly apps: AppStore },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS actions (
@@ -77,7 +78,7 @@ export class ActionStore {
       guid,
       caller.workspaceId,
     );
-    if (!row) throw new NotFoundError("Action not found");
+    if (!row) throw new RecordNotFoundError("Action not found");
     return toRecord(row);
   }
 

@@ -1,7 +1,7 @@
 import type { Database } from "./database";
-import { NotFoundError } from "./errors";
-import type { Store } from "./index";
+import { RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, now, slugify } from "./records";
+import type { WorkspaceStore } from "./workspaces";
 
 export interface AppRecord extends Audited {
   id: number;
@@ -14,7 +14,8 @@ export interface AppRecord extends Audited {
 export class AppStore {
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: { readonly workspaces: WorkspaceStore },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS apps (
@@ -63,7 +64,7 @@ export class AppStore {
   /** A non-deleted App of the caller's workspace; anything else is 404 `App not found`. */
   get(caller: Caller, guid: string): AppRecord {
     const row = this.db.get("SELECT * FROM apps WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
-    if (!row) throw new NotFoundError("App not found");
+    if (!row) throw new RecordNotFoundError("App not found");
     return toRecord(row);
   }
 

@@ -2,11 +2,13 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { TextDecoder } from "node:util";
 import { FILES_LOADER_ID } from "../../api/context-sources";
 import type { Database } from "./database";
-import { NotFoundError } from "./errors";
+import { RecordNotFoundError } from "./errors";
 import { STORED_MEDIA_TYPE_HEADER } from "./files";
-import type { Store } from "./index";
 import { type Caller, RECORD_COLUMNS, fromJson, newGuid, now, toJson } from "./records";
 import { DEFAULT_SPLITTER, type SplitterConfig, parseSplitterConfig, splitText } from "./splitter";
+import type { ContextStore } from "./contexts";
+import type { DocumentStore } from "./documents";
+import type { WorkspaceStore } from "./workspaces";
 
 /**
  * A Context Source is a loader plus splitter configuration that populates its Context. Processing runs
@@ -57,7 +59,8 @@ export class ContextSourceStore {
 
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: { readonly contexts: ContextStore; readonly documents: DocumentStore; readonly workspaces: WorkspaceStore },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS context_sources (
@@ -137,7 +140,7 @@ export class ContextSourceStore {
       context.id,
       caller.workspaceId,
     );
-    if (!row) throw new NotFoundError("Not Found");
+    if (!row) throw new RecordNotFoundError("Not Found");
     return toRecord(row);
   }
 
@@ -179,7 +182,7 @@ export class ContextSourceStore {
       context.id,
       caller.workspaceId,
     );
-    if (!row) throw new NotFoundError("Context Source not found");
+    if (!row) throw new RecordNotFoundError("Context Source not found");
     this.dispatch(caller, row.id as number);
   }
 

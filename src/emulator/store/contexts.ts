@@ -1,5 +1,5 @@
 import type { Database } from "./database";
-import { NotFoundError } from "./errors";
+import { RecordNotFoundError } from "./errors";
 import { type Caller, newGuid, now } from "./records";
 
 /**
@@ -56,7 +56,7 @@ export class ContextStore {
   /** A Context of the caller's workspace; otherwise 404 `Context not found`. */
   get(caller: Caller, guid: string): ContextRecord {
     const row = this.db.get("SELECT * FROM contexts WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
-    if (!row) throw new NotFoundError("Context not found");
+    if (!row) throw new RecordNotFoundError("Context not found");
     return toRecord(row);
   }
 }

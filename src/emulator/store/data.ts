@@ -1,8 +1,9 @@
 import type { AppRecord } from "./apps";
 import type { Database, SqlValue } from "./database";
-import { BadRequestError, NotFoundError } from "./errors";
-import type { Store } from "./index";
+import { BadRequestError, RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
+import type { ActionStore } from "./actions";
+import type { AppStore } from "./apps";
 
 /** A Data record's input or output: a string, an array or an object. */
 export type DataValue = string | unknown[] | Record<string, unknown>;
@@ -62,7 +63,8 @@ export interface DataUpdateInput extends DataFields {
 export class DataStore {
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: { readonly actions: ActionStore; readonly apps: AppStore },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS data (
@@ -135,7 +137,7 @@ export class DataStore {
   /** A non-deleted Data record of the caller's workspace; anything else is 404 `Data not found`. */
   get(caller: Caller, guid: string): DataRecord {
     const data = this.find(caller, guid);
-    if (!data) throw new NotFoundError("Data not found");
+    if (!data) throw new RecordNotFoundError("Data not found");
     return data;
   }
 
@@ -179,9 +181,9 @@ export class DataStore {
   private resolveLinks(caller: Caller, input: DataFields): AppRecord | undefined {
     const app = input.appGuid ? this.store.apps.get(caller, input.appGuid) : undefined;
     // Spec choice: the emulator has no Session routes, so no supplied Session can resolve.
-    if (input.sessionGuid) throw new NotFoundError("Session not found");
+    if (input.sessionGuid) throw new RecordNotFoundError("Session not found");
     // Spec choice: the emulator has no Action versions, so no supplied version can resolve.
-    if (input.versionGuid) throw new NotFoundError("Version not found");
+    if (input.versionGuid) throw new RecordNotFoundError("Version not found");
     return app;
   }
 

@@ -1,8 +1,10 @@
 import type { DataRecord, DataValue } from "./data";
 import type { Database } from "./database";
-import { NotFoundError } from "./errors";
-import type { Store } from "./index";
+import { RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
+import type { AppStore } from "./apps";
+import type { DataStore } from "./data";
+import type { WorkspaceStore } from "./workspaces";
 
 export interface DatasetRecord extends Audited {
   id: number;
@@ -30,7 +32,8 @@ export interface DatasetItemRecord {
 export class DatasetStore {
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: { readonly apps: AppStore; readonly data: DataStore; readonly workspaces: WorkspaceStore },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS datasets (
@@ -100,7 +103,7 @@ export class DatasetStore {
   /** A non-deleted Dataset of the caller's workspace; otherwise 404 `Dataset not found`. */
   get(caller: Caller, guid: string): DatasetRecord {
     const row = this.db.get(`${SELECT} WHERE d.guid = ? AND d.workspace_id = ? AND d.deleted_at IS NULL`, guid, caller.workspaceId);
-    if (!row) throw new NotFoundError("Dataset not found");
+    if (!row) throw new RecordNotFoundError("Dataset not found");
     return toRecord(row);
   }
 

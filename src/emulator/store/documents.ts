@@ -1,8 +1,8 @@
 import type { Database } from "./database";
-import { NotFoundError } from "./errors";
-import type { Store } from "./index";
+import { RecordNotFoundError } from "./errors";
 import { type Caller, type Page, type Paged, RECORD_COLUMNS, fromJson, newGuid, now, toJson } from "./records";
 import { DEFAULT_SPLITTER, splitText } from "./splitter";
+import type { ContextStore } from "./contexts";
 
 /** Documents are the indexed units of a Context, written by hand or by Context Source processing. */
 export interface DocumentRecord {
@@ -41,7 +41,8 @@ export const EMBEDDING_DIMENSIONS = 64;
 export class DocumentStore {
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: { readonly contexts: ContextStore },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS documents (
@@ -101,7 +102,7 @@ export class DocumentStore {
       context.id,
       caller.workspaceId,
     );
-    if (!row) throw new NotFoundError("Document not found");
+    if (!row) throw new RecordNotFoundError("Document not found");
     return toRecord(row);
   }
 

@@ -13,8 +13,8 @@ export class StoreError extends Error {
   }
 }
 
-export class NotFoundError extends StoreError {
-  override readonly name = "NotFoundError";
+export class RecordNotFoundError extends StoreError {
+  override readonly name = "RecordNotFoundError";
   constructor(detail: string) {
     super(404, "not_found", detail);
   }
@@ -35,8 +35,8 @@ export class ForbiddenError extends StoreError {
 }
 
 /** A workspace feature allowance is used up (the spec names 429 for Apps). */
-export class LimitExceededError extends StoreError {
-  override readonly name = "LimitExceededError";
+export class FeatureLimitReachedError extends StoreError {
+  override readonly name = "FeatureLimitReachedError";
   constructor(detail: string) {
     super(429, "limit_exceeded", detail);
   }

@@ -1,6 +1,5 @@
 import type { Database } from "./database";
-import { NotFoundError } from "./errors";
-import type { Store } from "./index";
+import { RecordNotFoundError } from "./errors";
 import {
   type Audited,
   type Caller,
@@ -15,6 +14,9 @@ import {
   toFlag,
   toJson,
 } from "./records";
+import type { ActionStore } from "./actions";
+import type { DatasetStore } from "./datasets";
+import type { WorkspaceStore } from "./workspaces";
 
 /** An Eval type. Types are global: every workspace sees the same list, loaded from fixtures. */
 export interface EvalTypeRecord {
@@ -69,7 +71,8 @@ export interface EvalCreateInput {
 export class EvalStore {
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: { readonly actions: ActionStore; readonly datasets: DatasetStore; readonly workspaces: WorkspaceStore },
   ) {
     // Eval types belong to no workspace, so their table has no workspace_id (the one exception).
     db.sql.exec(`
@@ -164,7 +167,7 @@ export class EvalStore {
   /** A non-deleted Eval of the caller's workspace; anything else is 404 `Eval not found`. */
   get(caller: Caller, guid: string): EvalRecord {
     const row = this.db.get("SELECT * FROM evals WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
-    if (!row) throw new NotFoundError("Eval not found");
+    if (!row) throw new RecordNotFoundError("Eval not found");
     return this.toRecord(row);
   }
 
@@ -191,7 +194,7 @@ export class EvalStore {
   /** Every selected type must exist; what is stored is the GUID and the variables. */
   private resolveTypes(selections: EvalTypeSelection[]): StoredTypeEntry[] {
     return selections.map((selection) => {
-      if (!this.db.get("SELECT 1 FROM eval_types WHERE guid = ?", selection.guid)) throw new NotFoundError("Eval type not found");
+      if (!this.db.get("SELECT 1 FROM eval_types WHERE guid = ?", selection.guid)) throw new RecordNotFoundError("Eval type not found");
       return { guid: selection.guid, metadata: selection.metadata ?? null };
     });
   }

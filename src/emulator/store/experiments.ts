@@ -1,8 +1,10 @@
 import type { ActionRecord } from "./actions";
 import type { Database } from "./database";
-import { BadRequestError, NotFoundError } from "./errors";
-import type { Store } from "./index";
+import { BadRequestError, RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, now } from "./records";
+import type { ActionStore } from "./actions";
+import type { AppStore } from "./apps";
+import type { WorkspaceStore } from "./workspaces";
 
 export interface ExperimentRecord extends Audited {
   id: number;
@@ -22,7 +24,8 @@ const INITIAL_STATUS = "active";
 export class ExperimentStore {
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: { readonly actions: ActionStore; readonly apps: AppStore; readonly workspaces: WorkspaceStore },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS experiments (
@@ -78,7 +81,7 @@ export class ExperimentStore {
   /** A non-deleted Experiment of the caller's workspace; otherwise 404 `Experiment not found`. */
   get(caller: Caller, guid: string): ExperimentRecord {
     const row = this.db.get(`${SELECT} WHERE e.guid = ? AND e.workspace_id = ? AND e.deleted_at IS NULL`, guid, caller.workspaceId);
-    if (!row) throw new NotFoundError("Experiment not found");
+    if (!row) throw new RecordNotFoundError("Experiment not found");
     return toRecord(row);
   }
 

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Database } from "./database";
-import { BadRequestError, ForbiddenError, NotFoundError } from "./errors";
+import { BadRequestError, ForbiddenError, RecordNotFoundError } from "./errors";
 import { type Caller, RECORD_COLUMNS, newGuid, now } from "./records";
 
 /** How long a signed file URL stays valid (spec, Limits: 10 minutes). */
@@ -95,7 +95,7 @@ export class FileStore {
       "SELECT mime_type, content FROM files WHERE guid = ? AND deleted_at IS NULL",
       guid,
     );
-    if (!row) throw new NotFoundError("File not found");
+    if (!row) throw new RecordNotFoundError("File not found");
     return { mimeType: row.mime_type, content: row.content };
   }
 

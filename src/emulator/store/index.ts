@@ -18,7 +18,8 @@ import { ContextSourceStore } from "./context-sources";
 /**
  * The emulator's storage: one SQLite database, one store per kind. Stores know nothing of HTTP; they
  * take a `Caller` (the workspace and user an API key selects), enforce the spec's rules and throw
- * domain errors from `./errors`.
+ * domain errors from `./errors`. A store that calls others names them in its constructor and is handed
+ * this object, so no store module imports this one.
  */
 export class Store {
   readonly db: Database;

@@ -1,8 +1,8 @@
 import type { Database } from "./database";
-import { NotFoundError } from "./errors";
-import type { Store } from "./index";
-import { type ProviderRecord, type ProviderType, catalogId } from "./providers";
+import { RecordNotFoundError } from "./errors";
+import { type ConnectionModels, type ProviderRecord, type ProviderStore, type ProviderType, catalogId } from "./providers";
 import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, fromFlag, newGuid, now, toFlag } from "./records";
+import type { WorkspaceStore } from "./workspaces";
 
 /**
  * A Model: an LLM on a provider type, linked to a Provider connection of the workspace (or to none).
@@ -24,10 +24,11 @@ export interface ModelRecord extends Audited {
   default: boolean;
 }
 
-export class ModelStore {
+export class ModelStore implements ConnectionModels {
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: { readonly providers: ProviderStore; readonly workspaces: WorkspaceStore },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS models (
@@ -82,7 +83,7 @@ export class ModelStore {
   /** A non-deleted Model of the caller's workspace; anything else is 404 `Model not found`. */
   get(caller: Caller, guid: string): ModelRecord {
     const row = this.db.get(`${SELECT} WHERE m.guid = ? AND m.workspace_id = ? AND m.deleted_at IS NULL`, guid, caller.workspaceId);
-    if (!row) throw new NotFoundError("Model not found");
+    if (!row) throw new RecordNotFoundError("Model not found");
     return toRecord(row);
   }
 

@@ -1,7 +1,7 @@
 import type { Database } from "./database";
-import { BadRequestError, NotFoundError } from "./errors";
-import type { Store } from "./index";
+import { BadRequestError, RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, RECORD_COLUMNS, audited, fromFlag, newGuid, now, toFlag, toJson } from "./records";
+import type { WorkspaceStore } from "./workspaces";
 
 /**
  * The provider types a connection or a Model can name, in catalog order: a type's numeric id (the
@@ -53,10 +53,20 @@ export interface ProviderCreateInput {
   metadata?: { name: string; value?: unknown }[] | undefined;
 }
 
+/**
+ * What a connection does to the Models on it (`ModelStore` provides it). Declared here, not imported,
+ * because models.ts needs the provider catalog: the arrow goes from models to providers only.
+ */
+export interface ConnectionModels {
+  createOnConnection(caller: Caller, connection: ProviderRecord, input: { llm: string; key: string; url: string | null }): unknown;
+  detachConnection(caller: Caller, connectionId: number): void;
+}
+
 export class ProviderStore {
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: { readonly models: ConnectionModels; readonly workspaces: WorkspaceStore },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS providers (
@@ -120,7 +130,7 @@ export class ProviderStore {
   /** A non-deleted connection of the caller's workspace; anything else is 404 `Provider not found`. */
   get(caller: Caller, guid: string): ProviderRecord {
     const row = this.db.get("SELECT * FROM providers WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
-    if (!row) throw new NotFoundError("Provider not found");
+    if (!row) throw new RecordNotFoundError("Provider not found");
     return toRecord(row);
   }
 

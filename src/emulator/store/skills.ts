@@ -1,7 +1,7 @@
 import type { Database } from "./database";
-import { NotFoundError } from "./errors";
-import type { Store } from "./index";
+import { RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
+import type { WorkspaceStore } from "./workspaces";
 
 export interface SkillMetadataEntry {
   name: string;
@@ -34,7 +34,8 @@ interface SkillInput {
 export class SkillStore {
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: { readonly workspaces: WorkspaceStore },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS skills (
@@ -84,7 +85,7 @@ export class SkillStore {
         caller.workspaceId,
         input.name,
       );
-      if (!namesake) throw new NotFoundError("Type not found");
+      if (!namesake) throw new RecordNotFoundError("Type not found");
       this.store.workspaces.reserve(caller, "skills");
       return this.insert(caller, input);
     });
@@ -101,7 +102,7 @@ export class SkillStore {
   /** A non-deleted Skill of the caller's workspace; anything else is 404 `Skill not found`. */
   get(caller: Caller, guid: string): SkillRecord {
     const row = this.db.get("SELECT * FROM skills WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
-    if (!row) throw new NotFoundError("Skill not found");
+    if (!row) throw new RecordNotFoundError("Skill not found");
     return toRecord(row);
   }
 

@@ -1,8 +1,11 @@
 import type { ActionRecord } from "./actions";
 import type { Database } from "./database";
-import { NotFoundError } from "./errors";
-import type { Store } from "./index";
+import { RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid, now, slugify } from "./records";
+import type { ActionStore } from "./actions";
+import type { AppStore } from "./apps";
+import type { DataStore } from "./data";
+import type { WorkspaceStore } from "./workspaces";
 
 export interface WorkflowRecord extends Audited {
   id: number;
@@ -47,7 +50,13 @@ interface RunnableBlock {
 export class WorkflowStore {
   constructor(
     private readonly db: Database,
-    private readonly store: Store,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: {
+      readonly actions: ActionStore;
+      readonly apps: AppStore;
+      readonly data: DataStore;
+      readonly workspaces: WorkspaceStore;
+    },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS workflows (
@@ -153,7 +162,7 @@ export class WorkflowStore {
   /** A non-deleted Workflow of the caller's workspace; otherwise 404 `Workflow not found`. */
   get(caller: Caller, guid: string): WorkflowRecord {
     const row = this.db.get(`${SELECT} WHERE w.guid = ? AND w.workspace_id = ? AND w.deleted_at IS NULL`, guid, caller.workspaceId);
-    if (!row) throw new NotFoundError("Workflow not found");
+    if (!row) throw new RecordNotFoundError("Workflow not found");
     return toRecord(row);
   }
 
@@ -217,7 +226,7 @@ export class WorkflowStore {
       runGuid,
       workflow.id,
     );
-    if (!run) throw new NotFoundError("Run not found");
+    if (!run) throw new RecordNotFoundError("Run not found");
     const blocks = this.db
       .all("SELECT * FROM workflow_run_blocks WHERE run_id = ? AND deleted_at IS NULL ORDER BY position", run.id)
       .map(toRunBlock);
@@ -241,7 +250,7 @@ export class WorkflowStore {
     blocks: RunnableBlock[],
     input: WorkflowInputObject[] | undefined,
   ): WorkflowRunRecord {
-    if (blocks.length === 0) throw new NotFoundError("Workflow has no blocks");
+    if (blocks.length === 0) throw new RecordNotFoundError("Workflow has no blocks");
     return this.db.transaction(() => {
       const runGuid = newGuid();
       const stamp = now();

@@ -1,5 +1,5 @@
 import type { Database } from "./database";
-import { BadRequestError, LimitExceededError, NotFoundError } from "./errors";
+import { BadRequestError, FeatureLimitReachedError, RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
 
 /**
@@ -141,7 +141,7 @@ export class WorkspaceStore {
   /** Gives the workspace that `existingKey` selects one more key, for the same user (the CLI's `--api-key`). */
   addKey(existingKey: string, apiKey: string): Caller {
     const caller = this.authenticate(existingKey);
-    if (!caller) throw new NotFoundError("Workspace not found");
+    if (!caller) throw new RecordNotFoundError("Workspace not found");
     if (this.db.get("SELECT 1 FROM api_keys WHERE key = ?", apiKey))
       throw new BadRequestError("API key is already assigned to a workspace");
     this.db.run(
@@ -156,7 +156,7 @@ export class WorkspaceStore {
 
   current(caller: Caller): WorkspaceRecord {
     const row = this.db.get("SELECT * FROM workspaces WHERE id = ? AND deleted_at IS NULL", caller.workspaceId);
-    if (!row) throw new NotFoundError("Workspace not found");
+    if (!row) throw new RecordNotFoundError("Workspace not found");
     return toRecord(row);
   }
 
@@ -178,7 +178,7 @@ export class WorkspaceStore {
       guid,
       caller.userId,
     );
-    if (!row) throw new NotFoundError("Workspace not found");
+    if (!row) throw new RecordNotFoundError("Workspace not found");
     return toRecord(row);
   }
 
@@ -215,7 +215,7 @@ export class WorkspaceStore {
     const limit = this.current(caller).limits[feature];
     const used = this.count(caller.workspaceId, feature);
     if (used >= limit) {
-      throw new LimitExceededError(`${LIMIT_NAMES[feature]} limit reached: the workspace allows ${limit} and uses ${used}`);
+      throw new FeatureLimitReachedError(`${LIMIT_NAMES[feature]} limit reached: the workspace allows ${limit} and uses ${used}`);
     }
   }
 
