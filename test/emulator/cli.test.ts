@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
 const CLI = join(__dirname, "../../dist/emulator/cli.js");
 
@@ -193,8 +193,10 @@ describe("gms-emulator CLI", () => {
       "--api-key",
       "gms_beta",
     ]);
-    const { url, keys } = await cli.ready;
-    expect(keys).toEqual(["gms_acme", "gms_beta"]);
+    const { url } = await cli.ready;
+    // The banner's key lines arrive one by one: wait for the last before reading them all.
+    await vi.waitFor(() => expect(cli.output().stdout).toContain("api key: gms_beta"));
+    expect([...cli.output().stdout.matchAll(/^api key: (\S+)$/gm)].map((match) => match[1])).toEqual(["gms_acme", "gms_beta"]);
     for (const [key, name, slug] of [
       ["gms_acme", "Acme Corp", "acme-corp"],
       ["gms_beta", "Beta", "beta"],
