@@ -206,8 +206,10 @@ describe.each(SEEDS)(`converging under injected faults: ${COPIES * 9} resources,
     const afterDestroy = census(dbFile, stateFile, fixtureGuids);
 
     process.stdout.write(
-      `chaos seed ${seed}: up converged in ${up.runs} run(s) (${upFaults.requests} requests: ${upFaults.error} 5xx, ${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers); ` +
-        `after up ${JSON.stringify(totals(afterUp))}; destroy in ${destroy.runs} run(s) (${destroyFaults.lost} lost, ${destroyFaults.reset} resets); after destroy ${JSON.stringify(totals(afterDestroy))}\n`,
+      `chaos seed ${seed}: up converged in ${up.runs} run(s) (${upFaults.requests} requests: ${upFaults.error} 5xx, ` +
+        `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers); after up ${JSON.stringify(totals(afterUp))}; ` +
+        `destroy in ${destroy.runs} run(s) (${destroyFaults.lost} lost, ${destroyFaults.reset} resets); ` +
+        `after destroy ${JSON.stringify(totals(afterDestroy))}\n`,
     );
 
     if (process.env.CHAOS_VERBOSE)

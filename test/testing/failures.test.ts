@@ -50,7 +50,9 @@ const elsewhere = config.getBoolean("broken") ? { connection: { baseUrl: "http:/
 const a = new gms.App("a", { name: "A", ...elsewhere });
 const b = new gms.App("b", { name: "B" });
 const c = new gms.Workflow("c", { name: "C", app: config.get("flowApp") === "b" ? b.id : a.id });
-if (config.getBoolean("withConnection")) new gms.ProviderConnection("openai", { provider: "openai", key: config.requireSecret("openaiKey"), nickname: "Primary" });
+if (config.getBoolean("withConnection")) {
+  new gms.ProviderConnection("openai", { provider: "openai", key: config.requireSecret("openaiKey"), nickname: "Primary" });
+}
 // "crash" fails the program once c is registered: a run whose steps succeeded but whose program did not.
 if (config.getBoolean("crash")) c.id.apply(() => { throw new pulumi.RunError("the program stopped after registering its resources"); });
 `,
