@@ -1,5 +1,7 @@
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import type { Page } from "./records";
+
+const MAX_CACHED_STATEMENTS = 1000;
 
 export type SqlValue = SQLInputValue;
 export type Row = Record<string, SqlValue>;
@@ -11,6 +13,12 @@ export type Row = Record<string, SqlValue>;
 export class Database {
   readonly sql: DatabaseSync;
   private depth = 0;
+  /**
+   * Prepared statements by SQL text. A `StatementSync` is reset and rebound on every `run`/`get`/`all`, and
+   * those run to completion synchronously, so one statement per text serves every caller. Texts are the
+   * stores' own (values are always bound); the cap only guards against a store composing texts freely.
+   */
+  private readonly statements = new Map<string, StatementSync>();
 
   constructor(readonly path: string) {
     this.sql = new DatabaseSync(path);
@@ -22,11 +30,11 @@ export class Database {
   }
 
   all<T = Row>(query: string, ...params: SqlValue[]): T[] {
-    return this.sql.prepare(query).all(...params) as T[];
+    return this.prepared(query).all(...params) as T[];
   }
 
   get<T = Row>(query: string, ...params: SqlValue[]): T | undefined {
-    return this.sql.prepare(query).get(...params) as T | undefined;
+    return this.prepared(query).get(...params) as T | undefined;
   }
 
   /** One page of `SELECT select from ORDER BY order`, plus the count of every row `from` (`FROM … WHERE …`) matches. */
@@ -43,7 +51,7 @@ export class Database {
 
   /** Runs a statement and returns the rowid it inserted. */
   run(query: string, ...params: SqlValue[]): number {
-    return Number(this.sql.prepare(query).run(...params).lastInsertRowid);
+    return Number(this.prepared(query).run(...params).lastInsertRowid);
   }
 
   /** Runs `fn` atomically; nested calls join the outer transaction through savepoints. */
@@ -64,6 +72,17 @@ export class Database {
   }
 
   close(): void {
+    this.statements.clear();
     if (this.sql.isOpen) this.sql.close();
+  }
+
+  private prepared(query: string): StatementSync {
+    let statement = this.statements.get(query);
+    if (!statement) {
+      if (this.statements.size >= MAX_CACHED_STATEMENTS) this.statements.clear();
+      statement = this.sql.prepare(query);
+      this.statements.set(query, statement);
+    }
+    return statement;
   }
 }

@@ -56,6 +56,7 @@ export class Store {
     this.contexts = new ContextStore(this.db);
     this.documents = new DocumentStore(this.db, this);
     this.contextSources = new ContextSourceStore(this.db, this);
+    this.workspaces.trackUsage();
   }
 
   close(): void {

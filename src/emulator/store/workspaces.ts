@@ -219,8 +219,51 @@ export class WorkspaceStore {
     }
   }
 
+  /**
+   * Keeps `feature_usage` (live rows per workspace and feature) up to date by triggers on every feature
+   * table, so `reserve` and `usage` read one row instead of counting. Triggers rather than calls in each
+   * store: every insert, soft delete, restore, bulk delete and hard delete is covered, whichever store or
+   * statement makes it. Counts are rebuilt from the tables on each start (a file written before the
+   * triggers existed stays right). Call once every feature table exists.
+   */
+  trackUsage(): void {
+    const bump = (side: "NEW" | "OLD", feature: Feature, delta: 1 | -1) =>
+      `INSERT INTO feature_usage (workspace_id, feature, used) VALUES (${side}.workspace_id, '${feature}', ${delta})
+       ON CONFLICT (workspace_id, feature) DO UPDATE SET used = used + ${delta};`;
+    this.db.transaction(() => {
+      this.db.sql.exec(`
+        CREATE TABLE IF NOT EXISTS feature_usage (
+          workspace_id INTEGER NOT NULL,
+          feature TEXT NOT NULL,
+          used INTEGER NOT NULL,
+          PRIMARY KEY (workspace_id, feature)
+        ) WITHOUT ROWID;
+        DELETE FROM feature_usage;
+      `);
+      for (const feature of FEATURES) {
+        const live = (side: "NEW" | "OLD") => `WHEN ${side}.deleted_at IS NULL`;
+        const moved = `AFTER UPDATE OF deleted_at, workspace_id ON ${feature}`;
+        this.db.sql.exec(`
+          CREATE TRIGGER IF NOT EXISTS ${feature}_usage_insert AFTER INSERT ON ${feature} ${live("NEW")}
+          BEGIN ${bump("NEW", feature, 1)} END;
+          CREATE TRIGGER IF NOT EXISTS ${feature}_usage_delete AFTER DELETE ON ${feature} ${live("OLD")}
+          BEGIN ${bump("OLD", feature, -1)} END;
+          CREATE TRIGGER IF NOT EXISTS ${feature}_usage_leave ${moved} ${live("OLD")}
+          BEGIN ${bump("OLD", feature, -1)} END;
+          CREATE TRIGGER IF NOT EXISTS ${feature}_usage_enter ${moved} ${live("NEW")}
+          BEGIN ${bump("NEW", feature, 1)} END;
+          INSERT INTO feature_usage (workspace_id, feature, used)
+            SELECT workspace_id, '${feature}', count(*) FROM ${feature} WHERE deleted_at IS NULL GROUP BY workspace_id;
+        `);
+      }
+    });
+  }
+
   private count(workspaceId: number, feature: Feature): number {
-    return this.db.get<{ n: number }>(`SELECT count(*) AS n FROM ${feature} WHERE workspace_id = ? AND deleted_at IS NULL`, workspaceId)!.n;
+    return (
+      this.db.get<{ used: number }>("SELECT used FROM feature_usage WHERE workspace_id = ? AND feature = ?", workspaceId, feature)?.used ??
+      0
+    );
   }
 
   private insert(userId: string, input: { name: string; slug: string; limits?: Limits; guid?: string }): WorkspaceRecord {
