@@ -116,7 +116,10 @@ export class LocalEngine {
     try {
       await host.configure(config.values);
       await run(deployment);
+      await deployment.finish();
     } catch (error) {
+      // What happened before the failure is in the journal; the file is written from it now.
+      await deployment.finish().catch(() => undefined);
       const failure =
         error instanceof EngineError ? error : new EngineError("STEP_FAILED", String((error as Error)?.message ?? error), { cause: error });
       failure.result = deployment.result();
@@ -160,6 +163,7 @@ class Deployment {
   /** Resources registered (or refreshed) by this run, in order. */
   private readonly next: ResourceState[] = [];
   private readonly fates = new Map<ResourceState, Fate>();
+  private readonly pendingCopies = new Map<ResourceState, ResourceState>();
   private readonly urns = new Set<string>();
   private readonly failures: CheckFailure[] = [];
   private readonly errors: EngineError[] = [];
@@ -570,11 +574,28 @@ class Deployment {
   }
 
   /** What the state holds now: this run's resources, then the previous ones not yet dealt with. */
-  private save(): Promise<void> {
+  private snapshot(): Snapshot {
     const remaining = this.previous
       .filter((resource) => this.fates.get(resource) !== "kept" && this.fates.get(resource) !== "deleted")
-      .map((resource) => (this.fates.get(resource) === "replaced" ? { ...resource, pendingReplacement: true } : resource));
-    return this.state.save({ resources: [...this.next, ...remaining], outputs: this.outputs });
+      .map((resource) => (this.fates.get(resource) === "replaced" ? this.pending(resource) : resource));
+    return { resources: [...this.next, ...remaining], outputs: this.outputs };
+  }
+
+  /** The replaced object awaiting deletion: one object per resource, so checkpoints see it unchanged. */
+  private pending(resource: ResourceState): ResourceState {
+    let copy = this.pendingCopies.get(resource);
+    if (!copy) this.pendingCopies.set(resource, (copy = { ...resource, pendingReplacement: true }));
+    return copy;
+  }
+
+  /** A checkpoint (the state journal's entries for what changed), as the engine checkpoints after each step. */
+  private save(): Promise<void> {
+    return this.state.save(this.snapshot());
+  }
+
+  /** The end of the operation: the state file written once (a preview writes nothing). */
+  async finish(): Promise<void> {
+    if (!this.preview) await this.state.finish(this.snapshot());
   }
 
   /** Unchanged resources are counted, not printed (as `pulumi` does). */

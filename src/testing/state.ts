@@ -6,9 +6,15 @@
  * scrypt from the passphrase (the `secretsPassphrase` option or PULUMI_CONFIG_PASSPHRASE) and a random
  * salt kept in the file. Pulumi's passphrase provider derives its key with PBKDF2 instead, so the two
  * formats are not interchangeable; neither ever holds a secret in plaintext.
+ *
+ * Checkpoints are a journal beside the file (`<file>.journal`, one JSON line per change: a resource put,
+ * a resource dropped, the stack outputs), so each step writes only what it changed; the file itself is
+ * written once at the end of an operation (and not at all when nothing changed), and the journal removed.
+ * A run killed midway leaves the file and the journal: the next load replays the journal, so the next run
+ * starts from everything that happened.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { EngineError } from "./errors";
 import { type Props, SECRET_SIG, SIG, containsSecret, mapSecrets } from "./properties";
@@ -60,9 +66,24 @@ const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const deriveKey = (passphrase: string, salt: Buffer) =>
   new Promise<Buffer>((resolve, reject) => scrypt(passphrase, salt, 32, SCRYPT, (error, key) => (error ? reject(error) : resolve(key))));
 
+/** A journal line: what one checkpoint changed. */
+type JournalEntry = { secrets: SecretsHeader } | { put: ResourceState } | { drop: string } | { outputs: Props };
+
+const keyOf = (resource: ResourceState): string => `${resource.urn}\n${resource.id}`;
+
 export class StateFile {
   private header: SecretsHeader | undefined;
   private key: Buffer | undefined;
+  /** The resource objects and outputs the file and journal hold now, by identity: only new objects are written. */
+  private readonly recorded = new Map<string, ResourceState>();
+  private recordedOutputs: Props | undefined;
+  /** Whether the journal has entries the file does not, and whether its secrets header is in it. */
+  private journaled = false;
+  private headerJournaled = false;
+
+  private get journalPath(): string {
+    return `${this.path}.journal`;
+  }
 
   constructor(
     readonly path: string,
@@ -74,14 +95,35 @@ export class StateFile {
     return this.passphrase !== undefined;
   }
 
+  /** The file, with the journal a killed run left replayed over it. */
   async load(): Promise<Snapshot> {
-    let text: string;
-    try {
-      text = await readFile(this.path, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { resources: [], outputs: {} };
-      throw error;
+    const snapshot = await this.loadFile();
+    const journal = await readIfExists(this.journalPath);
+    if (journal !== undefined) {
+      const resources = new Map(snapshot.resources.map((resource) => [keyOf(resource), resource]));
+      let outputs = snapshot.outputs;
+      for (const line of journal.split("\n")) {
+        if (line.trim() === "") continue;
+        const entry = JSON.parse(line) as JournalEntry;
+        if ("secrets" in entry) this.header = entry.secrets;
+        else if ("put" in entry) resources.set(keyOf(entry.put), (await this.opened(entry.put)) as ResourceState);
+        else if ("drop" in entry) resources.delete(entry.drop);
+        else outputs = (await this.opened(entry.outputs)) as Props;
+      }
+      snapshot.resources = [...resources.values()];
+      snapshot.outputs = outputs;
+      // The replayed state is not in the file yet: the end of this operation writes it.
+      this.journaled = true;
+      this.headerJournaled = this.header !== undefined;
     }
+    for (const resource of snapshot.resources) this.recorded.set(keyOf(resource), resource);
+    this.recordedOutputs = snapshot.outputs;
+    return snapshot;
+  }
+
+  private async loadFile(): Promise<Snapshot> {
+    const text = await readIfExists(this.path);
+    if (text === undefined) return { resources: [], outputs: {} };
     const document = JSON.parse(text) as StateDocument;
     if (document.version !== 1 || !Array.isArray(document.resources))
       throw new EngineError("BAD_STATE", `${this.path} is not a state file of this engine`);
@@ -95,8 +137,71 @@ export class StateFile {
     };
   }
 
-  /** Writes atomically (temporary file, then rename), so a crash never leaves half a state. */
+  /** A value with its secrets decrypted (as loaded from the journal). */
+  private async opened(value: unknown): Promise<unknown> {
+    if (!containsSecret(value)) return value;
+    const key = await this.secretsKey();
+    return mapSecrets(value, (secret: Props) => ({
+      [SIG]: SECRET_SIG,
+      value: JSON.parse(unseal(key, String(secret.ciphertext))) as unknown,
+    }));
+  }
+
+  /** A value with its secrets encrypted, for the file or the journal. */
+  private async sealed<T>(value: T): Promise<T> {
+    if (!containsSecret(value)) return value;
+    const key = await this.secretsKey();
+    return mapSecrets(value, (secret: Props) => ({ [SIG]: SECRET_SIG, ciphertext: seal(key, JSON.stringify(secret.value ?? null)) })) as T;
+  }
+
+  /**
+   * A checkpoint: appends to the journal what changed since the last one (resources are compared by
+   * identity, so an unchanged resource costs nothing), so that a run killed after this point loses nothing.
+   */
   async save(snapshot: Snapshot): Promise<void> {
+    const entries: JournalEntry[] = [];
+    const present = new Set<string>();
+    for (const resource of snapshot.resources) {
+      const key = keyOf(resource);
+      present.add(key);
+      const recorded = this.recorded.get(key);
+      if (recorded === resource) continue;
+      this.recorded.set(key, resource);
+      // A new object with the same content (an unchanged resource registered again) changes nothing.
+      if (recorded && sameJson(inReadingOrder(recorded), inReadingOrder(resource))) continue;
+      entries.push({ put: await this.sealed(inReadingOrder(resource)) });
+    }
+    for (const key of [...this.recorded.keys()]) {
+      if (present.has(key)) continue;
+      entries.push({ drop: key });
+      this.recorded.delete(key);
+    }
+    if (snapshot.outputs !== this.recordedOutputs) {
+      if (!sameJson(snapshot.outputs, this.recordedOutputs)) entries.push({ outputs: await this.sealed(snapshot.outputs) });
+      this.recordedOutputs = snapshot.outputs;
+    }
+    if (entries.length === 0) return;
+    if (this.header && !this.headerJournaled) {
+      entries.unshift({ secrets: this.header });
+      this.headerJournaled = true;
+    }
+    await mkdir(dirname(this.path), { recursive: true });
+    await appendFile(this.journalPath, `${entries.map((entry) => JSON.stringify(entry)).join("\n")}\n`);
+    this.journaled = true;
+  }
+
+  /** The end of an operation: the file written once from the last checkpoint, the journal removed. Nothing when nothing changed. */
+  async finish(snapshot: Snapshot): Promise<void> {
+    await this.save(snapshot);
+    if (!this.journaled) return;
+    await this.write(snapshot);
+    await rm(this.journalPath, { force: true });
+    this.journaled = false;
+    this.headerJournaled = false;
+  }
+
+  /** Writes atomically (temporary file, then rename), so a crash never leaves half a state. */
+  private async write(snapshot: Snapshot): Promise<void> {
     let document: StateDocument = { version: 1, outputs: snapshot.outputs, resources: snapshot.resources.map(inReadingOrder) };
     if (containsSecret(document)) {
       const key = await this.secretsKey();
@@ -140,6 +245,17 @@ export class StateFile {
     }
     if (check !== CHECK_PLAINTEXT) throw new EngineError("BAD_PASSPHRASE", `The passphrase does not decrypt the secrets of ${this.path}`);
     return (this.key = key);
+  }
+}
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
   }
 }
 

@@ -1,7 +1,7 @@
 /** The state file's secret handling and the engine's secret propagation rules, without a program or host. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EngineError, UNKNOWN } from "../../src/testing";
 import { SECRET_SIG, SIG, annotateSecrets, changedKeys, makeSecret, markSecretOutputs, reveal } from "../../src/testing/properties";
@@ -34,7 +34,7 @@ describe("StateFile", () => {
     const file = new StateFile(path, undefined);
     expect(await file.load()).toEqual({ resources: [], outputs: {} });
     const snapshot = { resources: [resource({ name: "A" }, { name: "A", slug: "a" })], outputs: { slug: "a" } };
-    await file.save(snapshot);
+    await file.finish(snapshot);
     expect(await new StateFile(path, undefined).load()).toEqual(snapshot);
     expect(JSON.parse(readFileSync(path, "utf8")).secrets).toBeUndefined();
   });
@@ -46,7 +46,7 @@ describe("StateFile", () => {
       resources: [resource({ name: "A", connection }, { name: "A", connection, nested: { list: [makeSecret("deep secret")] } })],
       outputs: { key: makeSecret("gms_very_secret_key") },
     };
-    await new StateFile(path, "pass").save(snapshot);
+    await new StateFile(path, "pass").finish(snapshot);
     const text = readFileSync(path, "utf8");
     expect(text).not.toContain("gms_very_secret_key");
     expect(text).not.toContain("deep secret");
@@ -63,9 +63,57 @@ describe("StateFile", () => {
 
   it("refuses a file it did not write", async () => {
     const path = stateFile();
-    await new StateFile(path, undefined).save({ resources: [], outputs: {} });
+    mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, JSON.stringify({ checkpoint: {} }));
     await expect(new StateFile(path, undefined).load()).rejects.toMatchObject({ code: "BAD_STATE" });
+  });
+});
+
+describe("StateFile checkpoints", () => {
+  const secretResource = (name: string): ResourceState => ({
+    ...resource({ name, key: makeSecret(`sk-${name}-secret`) }, { name, key: makeSecret(`sk-${name}-secret`) }),
+    urn: `urn:pulumi:dev::p::pulumi-nodejs:dynamic/gms:App::${name}`,
+    name,
+    id: `guid-${name}`,
+  });
+
+  it("journals only what each checkpoint changed, and a load after a kill replays it", async () => {
+    const path = stateFile();
+    const file = new StateFile(path, "pass");
+    await file.load();
+    const [a, b, c] = [secretResource("a"), secretResource("b"), secretResource("c")];
+    await file.save({ resources: [a], outputs: {} });
+    await file.save({ resources: [a, b], outputs: {} });
+    await file.save({ resources: [a, b, c], outputs: {} });
+    await file.save({ resources: [a, c], outputs: { done: true } });
+    // Killed here: no state file, only the journal, one line per change, no secret in plaintext.
+    expect(existsSync(path)).toBe(false);
+    const journal = readFileSync(`${path}.journal`, "utf8").trim().split("\n");
+    expect(journal.map((line) => Object.keys(JSON.parse(line))[0])).toEqual(["secrets", "put", "put", "put", "drop", "outputs"]);
+    expect(journal.join("\n")).not.toContain("-secret");
+
+    const reloaded = new StateFile(path, "pass");
+    expect(await reloaded.load()).toEqual({ resources: [a, c], outputs: { done: true } });
+    // The next operation's end writes the file and removes the journal.
+    await reloaded.finish({ resources: [a, c], outputs: { done: true } });
+    expect(existsSync(`${path}.journal`)).toBe(false);
+    expect(await new StateFile(path, "pass").load()).toEqual({ resources: [a, c], outputs: { done: true } });
+  });
+
+  it("writes nothing when nothing changed, even for objects rebuilt with the same content", async () => {
+    const path = stateFile();
+    const first = new StateFile(path, "pass");
+    await first.load();
+    await first.finish({ resources: [secretResource("a")], outputs: { n: 1 } });
+    const written = readFileSync(path, "utf8");
+    rmSync(path);
+    writeFileSync(path, written);
+    const again = new StateFile(path, "pass");
+    const loaded = await again.load();
+    await again.save({ resources: loaded.resources.map((entry) => ({ ...entry })), outputs: { n: 1 } });
+    await again.finish({ resources: loaded.resources.map((entry) => ({ ...entry })), outputs: { n: 1 } });
+    expect(existsSync(`${path}.journal`)).toBe(false);
+    expect(readFileSync(path, "utf8")).toBe(written);
   });
 });
 
