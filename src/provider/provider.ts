@@ -24,7 +24,6 @@ import { Connection, clientFor, effectiveBaseUrl, sameWorkspace } from "./connec
 import { CreatedButFailedError, failure, redactSecrets, UnresolvedCreateFailure } from "./errors";
 import type { InputField } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
-
 import { containsUnknown, sameValue } from "./values";
 import { Guid } from "../api/common";
 
@@ -64,10 +63,12 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
   /** The values of the secret inputs, blanked from every message the provider passes on. */
   const secretValues = (props: Props): string[] =>
     fields.filter(([, field]) => field.secret).flatMap(([name]) => (typeof props[name] === "string" ? [props[name] as string] : []));
-  const redacted = (error: unknown, props: Props): unknown =>
-    error instanceof Error && secretValues(props).length > 0
-      ? Object.assign(new Error(redactSecrets(error.message, secretValues(props))), { name: error.name })
+  const redacted = (error: unknown, props: Props): unknown => {
+    const secrets = secretValues(props);
+    return error instanceof Error && secrets.length > 0
+      ? Object.assign(new Error(redactSecrets(error.message, secrets)), { name: error.name })
       : error;
+  };
 
   /**
    * A create's failure as the engine must see it: an object that exists (or may) travels as the

@@ -128,12 +128,9 @@ export class StateFile {
     if (document.version !== 1 || !Array.isArray(document.resources))
       throw new EngineError("BAD_STATE", `${this.path} is not a state file of this engine`);
     this.header = document.secrets;
-    if (!containsSecret(document)) return { resources: document.resources, outputs: document.outputs ?? {} };
-    const key = await this.secretsKey();
-    const decrypt = (secret: Props) => ({ [SIG]: SECRET_SIG, value: JSON.parse(unseal(key, String(secret.ciphertext))) as unknown });
     return {
-      resources: mapSecrets(document.resources, decrypt) as ResourceState[],
-      outputs: mapSecrets(document.outputs ?? {}, decrypt) as Props,
+      resources: (await this.opened(document.resources)) as ResourceState[],
+      outputs: (await this.opened(document.outputs ?? {})) as Props,
     };
   }
 
@@ -202,19 +199,10 @@ export class StateFile {
 
   /** Writes atomically (temporary file, then rename), so a crash never leaves half a state. */
   private async write(snapshot: Snapshot): Promise<void> {
-    let document: StateDocument = { version: 1, outputs: snapshot.outputs, resources: snapshot.resources.map(inReadingOrder) };
-    if (containsSecret(document)) {
-      const key = await this.secretsKey();
-      const encrypt = (secret: Props) => ({ [SIG]: SECRET_SIG, ciphertext: seal(key, JSON.stringify(secret.value ?? null)) });
-      document = {
-        version: 1,
-        secrets: this.header,
-        outputs: mapSecrets(snapshot.outputs, encrypt) as Props,
-        resources: mapSecrets(snapshot.resources, encrypt) as ResourceState[],
-      };
-    } else if (this.header) {
-      document = { ...document, secrets: this.header };
-    }
+    const outputs = await this.sealed(snapshot.outputs);
+    const resources = await this.sealed(snapshot.resources.map(inReadingOrder));
+    // Sealing made the header if this is the file's first secret; a file that ever held one keeps it.
+    const document: StateDocument = { version: 1, ...(this.header ? { secrets: this.header } : {}), outputs, resources };
     await mkdir(dirname(this.path), { recursive: true });
     const temporary = `${this.path}.${process.pid}.tmp`;
     await writeFile(temporary, `${JSON.stringify(document, null, 2)}\n`);
