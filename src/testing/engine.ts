@@ -218,7 +218,6 @@ class Deployment {
       });
       await this.deleteAll(leftOver);
     }
-    if (!this.preview) await this.save();
     this.throwFailures(programFailure);
   }
 
@@ -313,7 +312,6 @@ class Deployment {
   async destroy(): Promise<void> {
     await this.deleteAll(this.previous);
     this.outputs = {};
-    await this.save();
     this.throwFailures();
   }
 
