@@ -8,6 +8,7 @@ import type { z } from "zod";
 import type { Connection } from "./connection";
 import type { InputField, InputFields, OutputFields } from "./fields";
 import { COMMON_INPUTS, type Kind } from "./kind";
+import { providerText } from "./provider-text";
 
 type Deep<T> = T extends (infer E)[] ? pulumi.Input<Deep<E>>[] : T extends object ? { [K in keyof T]: pulumi.Input<Deep<T[K]>> } : T;
 
@@ -41,8 +42,10 @@ const secretInputs = (kind: Kind): string[] => [
 ];
 
 /** Base of every resource class: one type token per kind, `gms:index:<Kind>` registered as a dynamic type. */
-export abstract class GmsResource<I extends InputFields = InputFields, O extends OutputFields = OutputFields> extends pulumi.dynamic
-  .Resource {
+export abstract class GmsResource<
+  I extends InputFields = InputFields,
+  O extends OutputFields = OutputFields,
+> extends pulumi.CustomResource {
   protected constructor(
     kind: Kind<I, O>,
     provider: pulumi.dynamic.ResourceProvider,
@@ -65,6 +68,8 @@ export abstract class GmsResource<I extends InputFields = InputFields, O extends
       .filter(([, field]) => field.secret)
       .map(([name]) => name);
     const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), ...secrets, ...secretOutputs])];
-    super(provider, name, props, { ...opts, additionalSecretOutputs }, "gms", kind.name);
+    // What `pulumi.dynamic.Resource` registers, with `__provider` written without loading the closure serializer.
+    props.__provider = providerText(provider);
+    super(`pulumi-nodejs:dynamic/gms:${kind.name}`, name, props, { ...opts, additionalSecretOutputs });
   }
 }

@@ -29,6 +29,11 @@
  *   recorded with its id and init errors, and updated by the next `up` even without a change. What the
  *   program no longer declares is deleted only when the program ran to its end. The state is saved
  *   after every step, as the engine checkpoints, so a re-run starts from everything that happened;
+ * - steps run in parallel as the engine runs them: a registration is served as soon as it arrives (the
+ *   SDK sends it once the resources it depends on are done), up to `parallel` steps at once; deletes run
+ *   dependents first, each as soon as everything depending on it is gone, and refresh reads in parallel.
+ *   Progress lines and `steps` keep a fixed order whatever order steps finish in: the order the program
+ *   constructed its resources (an order that respects dependencies), then the order of the deletes;
  * - refresh reads every resource (an empty ID drops it), keeps the `inputs` a read returns and reports
  *   drift per property; destroy deletes everything in reverse creation order; a resource read with the
  *   `id` option (`.get`) is read through the provider but, unlike the engine, not recorded;
@@ -39,20 +44,18 @@
  * `additionalSecretOutputs` (and the ignored `customTimeouts`) are refused, not ignored: protect,
  * ignoreChanges, replaceOnChanges, import, aliases, retainOnDelete, deletedWith, replaceWith, explicit
  * providers, transforms, hooks. No provider other than the dynamic one, no invokes, no stack references.
- * Component resources, the root stack included, are not recorded or shown. Steps run one at a time in
- * registration order (the engine runs independent ones in parallel). A delete-before-replace does not
+ * Component resources, the root stack included, are not recorded or shown. A delete-before-replace does not
  * also replace the dependents. No targets, plans, `--refresh` or `--preview-only` for refresh/destroy.
  * The state file is this engine's JSON (state.ts), not a Pulumi checkpoint.
  */
-import { fork } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { type CheckFailure, EngineError } from "./errors";
 import { ProviderHost, ResourceInitError } from "./host";
+import { Limiter, OrderedSteps } from "./parallel";
 import { formatHeader, formatOutputs, formatStep, formatSummary } from "./plan";
-import { findInstalled, packageRoot } from "./program-dir";
+import { type ProgramMessage, ProgramProcess, childEnv } from "./program-process";
 import { type Props, annotateSecrets, changedKeys, containsSecret, markSecretOutputs, reveal, revealProps } from "./properties";
-import type { RunnerArgs, RunnerMessage, RunnerReply } from "./protocol";
+import type { RunnerMessage, RunnerReply } from "./protocol";
 import type { EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
 import { type ResourceState, type Snapshot, StateFile } from "./state";
 
@@ -73,19 +76,27 @@ export interface EngineOptions {
   env?: NodeJS.ProcessEnv;
   /** Receives the printed plan, line by line (default: console.log). */
   log?: (line: string) => void;
+  /**
+   * How many steps may run at once (as `pulumi up --parallel`); 1 runs them one at a time. Default:
+   * unbounded, as the Pulumi CLI's default.
+   */
+  parallel?: number;
 }
+
+/** The Pulumi CLI's default for `--parallel`: no bound. */
+const UNBOUNDED = 2_147_483_647;
 
 export class LocalEngine {
   constructor(readonly options: EngineOptions) {}
 
   /** `pulumi preview`: check and diff only; the state and the service are untouched. */
   preview(): Promise<EngineResult> {
-    return this.operate("preview", (deployment) => deployment.runProgram());
+    return this.operate("preview", (deployment, program) => deployment.runProgram(program!));
   }
 
   /** `pulumi up`. */
   up(): Promise<EngineResult> {
-    return this.operate("up", (deployment) => deployment.runProgram());
+    return this.operate("up", (deployment, program) => deployment.runProgram(program!));
   }
 
   /** `pulumi refresh`: reads every resource; the program does not run. */
@@ -98,24 +109,51 @@ export class LocalEngine {
     return this.operate("destroy", (deployment) => deployment.destroy());
   }
 
-  private async operate(operation: Operation, run: (deployment: Deployment) => Promise<void>): Promise<EngineResult> {
+  private async operate(
+    operation: Operation,
+    run: (deployment: Deployment, program: ProgramProcess | undefined) => Promise<void>,
+  ): Promise<EngineResult> {
     const { options } = this;
     const log = options.log ?? ((line: string) => console.log(line));
+    const limiter = new Limiter(options.parallel ?? UNBOUNDED);
     const passphrase = options.secretsPassphrase ?? options.env?.PULUMI_CONFIG_PASSPHRASE ?? process.env.PULUMI_CONFIG_PASSPHRASE;
-    const state = new StateFile(resolve(options.stateFile), passphrase);
-    const snapshot = await state.load();
     const config = stackConfig(options);
-    const host = await ProviderHost.start({
-      cwd: resolve(options.programDir),
-      project: options.project,
-      stack: options.stack,
-      env: options.env,
-    });
-    const deployment = new Deployment(operation, options, host, state, snapshot, config, log);
+    const env = childEnv(options.env);
+    // The program process, the provider host and the state load start together: the first two spend most
+    // of an operation's fixed cost loading @pulumi/pulumi, and neither needs the other to do it.
+    const preview = operation === "preview";
+    const program =
+      preview || operation === "up"
+        ? ProgramProcess.start({
+            programDir: options.programDir,
+            program: options.program ?? "index.ts",
+            project: options.project,
+            stack: options.stack,
+            preview,
+            config: config.values,
+            secretKeys: config.secretKeys,
+            env,
+            log,
+          })
+        : undefined;
+    const starting = ProviderHost.start({ cwd: resolve(options.programDir), project: options.project, stack: options.stack, env });
+    const host = starting.then(
+      async (started) => {
+        await started.configure(config.values);
+        return started;
+      },
+      (error: Error) => {
+        throw new EngineError("STEP_FAILED", `The dynamic-provider host did not start: ${error.message}`, { cause: error });
+      },
+    );
+    // Awaited by the steps (and below); a failed start is reported once, by the operation.
+    host.catch(() => undefined);
+    const state = new StateFile(resolve(options.stateFile), passphrase);
+    const deployment = new Deployment(operation, options, host, limiter, state, log);
     log(formatHeader(operation, options.project, options.stack));
     try {
-      await host.configure(config.values);
-      await run(deployment);
+      await deployment.load();
+      await run(deployment, program);
       await deployment.finish();
     } catch (error) {
       // What happened before the failure is in the journal; the file is written from it now.
@@ -127,7 +165,8 @@ export class LocalEngine {
       log(`error: ${failure.message}`);
       throw failure;
     } finally {
-      await host.close();
+      program?.kill();
+      await starting.then((started) => started.close()).catch(() => undefined);
     }
     const result = deployment.result();
     for (const line of formatOutputs(result.outputs)) log(line);
@@ -156,12 +195,16 @@ function stackConfig(options: EngineOptions): StackConfig {
 /** How a resource of the previous state fared in this operation. */
 type Fate = "kept" | "replaced" | "deleted";
 
+type Registration = Extract<RunnerMessage, { kind: "register" }>;
+type Reply = Omit<RunnerReply, "seq">;
+
 /** One operation: the previous state, what this run produced, the steps, the errors. */
 class Deployment {
   private readonly steps: PlanStep[] = [];
-  private readonly previous: ResourceState[];
-  /** Resources registered (or refreshed) by this run, in order. */
-  private readonly next: ResourceState[] = [];
+  private readonly ordered: OrderedSteps;
+  private previous: ResourceState[] = [];
+  /** Resources registered (or refreshed) by this run, with their place in the program (or the previous state). */
+  private readonly next: { order: number; resource: ResourceState }[] = [];
   private readonly fates = new Map<ResourceState, Fate>();
   private readonly pendingCopies = new Map<ResourceState, ResourceState>();
   private readonly urns = new Set<string>();
@@ -173,38 +216,59 @@ class Deployment {
   private readonly failedUrns = new Set<string>();
   /** Resources a failed step still depends on: never deleted in this operation. */
   private readonly protectedUrns = new Set<string>();
-  private outputs: Props;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Registrations and reads being served. */
+  private readonly serving = new Set<Promise<unknown>>();
+  private outputs: Props = {};
+  private loaded = false;
+  private queuedSave: Promise<void> | undefined;
+  private lastSave: Promise<void> = Promise.resolve();
   private readonly preview: boolean;
 
   constructor(
     private readonly operation: Operation,
     private readonly options: EngineOptions,
-    private readonly host: ProviderHost,
+    /** The provider host, once started and configured. */
+    private readonly host: Promise<ProviderHost>,
+    private readonly limiter: Limiter,
     private readonly state: StateFile,
-    snapshot: Snapshot,
-    private readonly config: StackConfig,
     private readonly log: (line: string) => void,
   ) {
+    this.preview = operation === "preview";
+    this.ordered = new OrderedSteps((step) => {
+      this.steps.push(step);
+      // Unchanged resources are counted, not printed (as `pulumi` does).
+      if (step.op !== "same") this.log(formatStep(step, this.preview));
+    });
+  }
+
+  async load(): Promise<void> {
+    const snapshot = await this.state.load();
     this.previous = snapshot.resources;
     this.outputs = snapshot.outputs;
-    this.preview = operation === "preview";
+    this.loaded = true;
   }
 
   result(): EngineResult {
+    this.ordered.flush();
     const counts: Record<StepOp, number> = { create: 0, update: 0, replace: 0, delete: 0, same: 0, refresh: 0, read: 0 };
     for (const step of this.steps) counts[step.op]++;
     const outputs: Record<string, StackOutput> = {};
     if (this.operation === "preview" || this.operation === "up") {
       for (const [name, value] of Object.entries(this.outputs)) outputs[name] = { value: reveal(value), secret: containsSecret(value) };
     }
-    return { operation: this.operation, steps: [...this.steps], counts, outputs };
+    return { operation: this.operation, steps: [...this.steps], counts, outputs, stateBytesWritten: this.state.bytesWritten };
   }
 
   /** preview / up: run the program, serve its registrations, then delete what it no longer declares. */
-  async runProgram(): Promise<void> {
-    const programFailure = await this.runChild();
-    await this.queue;
+  async runProgram(program: ProgramProcess): Promise<void> {
+    const programFailure = await program.serve(
+      (message) => this.serve(message),
+      (outputs) => (this.outputs = outputs),
+    );
+    while (this.serving.size > 0) await Promise.all(this.serving);
+    // A provider host that could not start fails the operation once, not once per resource.
+    await this.host;
+    this.ordered.flush();
     if (this.failures.length > 0) {
       const lines = this.failures.map((failure) => `  ${failure.urn}\n    ${failure.property}: ${failure.reason}`);
       throw new EngineError("CHECK_FAILED", `Resources failed their checks:\n${lines.join("\n")}`, { failures: this.failures });
@@ -222,33 +286,48 @@ class Deployment {
   }
 
   /**
-   * Deletes in reverse creation order (dependents first). A failed delete is reported at the end and
-   * protects what the resource depends on, so nothing it still needs is deleted before it.
+   * Deletes dependents first: each resource once every resource of the list that depends on it (or is
+   * its child) is gone, up to `parallel` at once. A failed delete is reported at the end and protects
+   * what the resource depends on, so nothing it still needs is deleted before it.
    */
   private async deleteAll(resources: ResourceState[]): Promise<void> {
-    for (const old of [...resources].reverse()) {
-      const fate = this.fates.get(old);
-      if (this.protectedUrns.has(old.urn)) {
-        this.protect(old.dependencies, old.parent);
-        continue;
-      }
-      if (this.preview) {
-        if (fate === undefined) this.record({ op: "delete", ...identity(old), id: old.id, changes: [], replaces: [] });
-        continue;
-      }
-      const started = Date.now();
-      try {
-        await this.host.delete(old.urn, old.id, revealProps(old.outputs));
-      } catch (error) {
-        this.errors.push(stepError("delete", old.urn, error));
-        this.protect(old.dependencies, old.parent);
-        continue;
-      }
-      this.fates.set(old, "deleted");
-      await this.save();
-      if (fate === undefined)
-        this.record({ op: "delete", ...identity(old), id: old.id, changes: [], replaces: [], durationMs: Date.now() - started });
+    const order = [...resources].reverse();
+    const first = this.ordered.nextKey;
+    const deleted = new Map<ResourceState, Promise<void>>();
+    order.forEach((old, index) => {
+      const dependents = order
+        .slice(0, index)
+        .filter((other) => other.urn !== old.urn && (other.parent === old.urn || other.dependencies.includes(old.urn)));
+      const done = Promise.all(dependents.map((dependent) => deleted.get(dependent))).then(() =>
+        this.limiter.run(() => this.deleteOne(old, first + index)),
+      );
+      deleted.set(old, done);
+    });
+    await Promise.all(deleted.values());
+  }
+
+  private async deleteOne(old: ResourceState, key: number): Promise<void> {
+    const fate = this.fates.get(old);
+    // A replaced resource's delete is part of its replace step, not a step of its own.
+    const step = (durationMs?: number): PlanStep | undefined =>
+      fate === undefined ? { op: "delete", ...identity(old), id: old.id, changes: [], replaces: [], durationMs } : undefined;
+    if (this.protectedUrns.has(old.urn)) {
+      this.protect(old.dependencies, old.parent);
+      return this.ordered.settle(key);
     }
+    if (this.preview) return this.ordered.settle(key, step());
+    const host = await this.host;
+    const started = Date.now();
+    try {
+      await host.delete(old.urn, old.id, revealProps(old.outputs));
+    } catch (error) {
+      this.errors.push(stepError("delete", old.urn, error));
+      this.protect(old.dependencies, old.parent);
+      return this.ordered.settle(key);
+    }
+    this.fates.set(old, "deleted");
+    await this.save();
+    this.ordered.settle(key, step(Date.now() - started));
   }
 
   private protect(dependencies: string[], parent: string | undefined): void {
@@ -274,39 +353,41 @@ class Deployment {
     throw error;
   }
 
+  /** Reads every resource, up to `parallel` at once; the state keeps its order. */
   async refresh(): Promise<void> {
-    for (const old of this.previous) {
-      if (old.pendingReplacement) {
-        this.fates.set(old, "kept");
-        this.next.push(old);
-        continue;
-      }
-      const started = Date.now();
-      let read: Awaited<ReturnType<ProviderHost["read"]>>;
-      try {
-        read = await this.host.read(old.urn, old.id, revealProps(old.outputs), revealProps(old.inputs));
-      } catch (error) {
-        // Kept as it was; the other resources are still refreshed.
-        this.errors.push(stepError("read", old.urn, error));
-        this.fates.set(old, "kept");
-        this.next.push(old);
-        continue;
-      }
-      this.fates.set(old, read.id === "" ? "deleted" : "kept");
-      const step = { ...identity(old), id: old.id, replaces: [], durationMs: Date.now() - started };
-      if (read.id === "") {
-        await this.save();
-        this.record({ ...step, op: "delete", changes: [] });
-        continue;
-      }
-      const inputs = read.inputs ? annotateSecrets(read.inputs, old.inputs) : old.inputs;
-      const outputs = markSecretOutputs(annotateSecrets(read.properties, old.outputs), inputs, old.additionalSecretOutputs);
-      this.next.push({ ...old, id: read.id, inputs, outputs });
-      await this.save();
-      const drift = changedKeys(old.outputs, outputs);
-      this.record({ ...step, op: drift.length > 0 ? "refresh" : "same", changes: drift });
-    }
+    const host = await this.host;
+    await Promise.all(this.previous.map((old, index) => this.limiter.run(() => this.refreshOne(host, old, index))));
     this.throwFailures();
+  }
+
+  private async refreshOne(host: ProviderHost, old: ResourceState, index: number): Promise<void> {
+    const keep = () => {
+      this.fates.set(old, "kept");
+      this.next.push({ order: index, resource: old });
+      this.ordered.settle(index);
+    };
+    if (old.pendingReplacement) return keep();
+    const started = Date.now();
+    let read: Awaited<ReturnType<ProviderHost["read"]>>;
+    try {
+      read = await host.read(old.urn, old.id, revealProps(old.outputs), revealProps(old.inputs));
+    } catch (error) {
+      // Kept as it was; the other resources are still refreshed.
+      this.errors.push(stepError("read", old.urn, error));
+      return keep();
+    }
+    this.fates.set(old, read.id === "" ? "deleted" : "kept");
+    const step = { ...identity(old), id: old.id, replaces: [], durationMs: Date.now() - started };
+    if (read.id === "") {
+      await this.save();
+      return this.ordered.settle(index, { ...step, op: "delete", changes: [] });
+    }
+    const inputs = read.inputs ? annotateSecrets(read.inputs, old.inputs) : old.inputs;
+    const outputs = markSecretOutputs(annotateSecrets(read.properties, old.outputs), inputs, old.additionalSecretOutputs);
+    this.next.push({ order: index, resource: { ...old, id: read.id, inputs, outputs } });
+    await this.save();
+    const drift = changedKeys(old.outputs, outputs);
+    this.ordered.settle(index, { ...step, op: drift.length > 0 ? "refresh" : "same", changes: drift });
   }
 
   async destroy(): Promise<void> {
@@ -315,80 +396,25 @@ class Deployment {
     this.throwFailures();
   }
 
-  /** Forks the runner and serves it; resolves with the program's own failure, if any. */
-  private runChild(): Promise<EngineError | undefined> {
-    const { options } = this;
-    const programDir = resolve(options.programDir);
-    const args: RunnerArgs = {
-      program: options.program ?? "index.ts",
-      project: options.project,
-      stack: options.stack,
-      preview: this.preview,
-    };
-    const child = fork(runnerPath(programDir), [JSON.stringify(args)], {
-      cwd: programDir,
-      execPath: process.execPath,
-      env: {
-        ...process.env,
-        ...options.env,
-        PULUMI_CONFIG: JSON.stringify(this.config.values),
-        PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(this.config.secretKeys),
-      },
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
-    });
-    const output: string[] = [];
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      output.push(chunk);
-      for (const line of chunk.trimEnd().split("\n")) this.log(`    ${line}`);
-    });
-    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => output.push(chunk));
-    let done = false;
-    let failure: Extract<RunnerMessage, { kind: "failed" }> | undefined;
-    child.on("message", (message: RunnerMessage) => {
-      switch (message.kind) {
-        case "register":
-        case "read": {
-          const reply = this.enqueue(message);
-          void reply.then((answer) => child.connected && child.send(answer, () => undefined));
-          break;
-        }
-        case "outputs":
-          this.outputs = message.outputs;
-          break;
-        case "done":
-          done = true;
-          break;
-        case "failed":
-          failure = message;
-          break;
-      }
-    });
-    return new Promise((resolvePromise) => {
-      child.once("error", (error) =>
-        resolvePromise(new EngineError("PROGRAM_FAILED", `The program process failed: ${error.message}`, { cause: error })),
-      );
-      child.once("exit", (code, signal) => {
-        if (done && code === 0 && failure === undefined) return resolvePromise(undefined);
-        // A RunError's message is the whole report, as the CLI prints it: no stack, no program text.
-        if (failure?.runError) return resolvePromise(new EngineError("PROGRAM_FAILED", failure.error));
-        const detail = failure?.error ?? (output.join("").trim() || `exit code ${code ?? signal}`);
-        resolvePromise(new EngineError("PROGRAM_FAILED", `The program failed: ${detail}`));
-      });
-    });
-  }
-
-  /** Registrations are served one at a time, in the order they arrive. */
-  private enqueue(message: Extract<RunnerMessage, { seq: number }>): Promise<RunnerReply> {
-    const handled = this.queue.then(async (): Promise<RunnerReply> => {
-      try {
-        return { seq: message.seq, ...(message.kind === "register" ? await this.register(message) : await this.read(message)) };
-      } catch (error) {
+  /** Serves a registration or read as soon as it arrives (the SDK sends it once its dependencies are done), within the limit. */
+  private serve(message: ProgramMessage): Promise<RunnerReply> {
+    const handled = this.limiter
+      .run(async (): Promise<RunnerReply> => {
+        const host = await this.host.catch(() => {
+          throw new EngineError("SKIPPED", `${message.name} was skipped: the provider host did not start`);
+        });
+        return { seq: message.seq, ...(message.kind === "register" ? await this.register(host, message) : await this.read(host, message)) };
+      })
+      .catch((error: unknown): RunnerReply => {
         const failure = error instanceof EngineError ? error : new EngineError("STEP_FAILED", String(error), { cause: error });
         if (failure.code !== "CHECK_FAILED" && failure.code !== "SKIPPED") this.errors.push(failure);
         return { seq: message.seq, urn: "", error: failure.message };
-      }
-    });
-    this.queue = handled;
+      })
+      .finally(() => {
+        this.ordered.settle(message.order);
+        this.serving.delete(handled);
+      });
+    this.serving.add(handled);
     return handled;
   }
 
@@ -403,11 +429,11 @@ class Deployment {
     return urn;
   }
 
-  private async register(message: Extract<RunnerMessage, { kind: "register" }>): Promise<Omit<RunnerReply, "seq">> {
+  private async register(host: ProviderHost, message: Registration): Promise<Reply> {
     const urn = this.urnOf(message.type, message.name, message.parent);
     this.registered.add(urn);
     try {
-      return await this.registerStep(urn, message);
+      return await this.registerStep(host, urn, message);
     } catch (error) {
       // Its dependents are skipped, and what it depends on is not deleted in this operation.
       this.failedUrns.add(urn);
@@ -416,7 +442,7 @@ class Deployment {
     }
   }
 
-  private async registerStep(urn: string, message: Extract<RunnerMessage, { kind: "register" }>): Promise<Omit<RunnerReply, "seq">> {
+  private async registerStep(host: ProviderHost, urn: string, message: Registration): Promise<Reply> {
     if (!message.custom) return { urn, id: "", outputs: message.inputs };
     if (message.unsupported.length > 0) {
       throw new EngineError(
@@ -425,7 +451,7 @@ class Deployment {
       );
     }
     const old = this.previous.find((resource) => resource.urn === urn && !resource.pendingReplacement);
-    const checked = await this.host.check(urn, old ? revealProps(old.inputs) : {}, revealProps(message.inputs)).catch((error: unknown) => {
+    const checked = await host.check(urn, old ? revealProps(old.inputs) : {}, revealProps(message.inputs)).catch((error: unknown) => {
       throw stepError("check", urn, error);
     });
     if (checked.failures.length > 0) {
@@ -450,14 +476,15 @@ class Deployment {
       dependencies: message.dependencies,
       additionalSecretOutputs: message.additionalSecretOutputs,
     };
+    const order = message.order;
     const started = Date.now();
     const step = { urn, type: message.type, name: message.name, replaces: [] as string[] };
     if (!old) {
-      const created = await this.create(base, inputs);
-      return this.commit(created, { ...step, op: "create", changes: [], durationMs: Date.now() - started });
+      const created = await this.create(host, base, inputs, order);
+      return this.commit(created, order, { ...step, op: "create", changes: [], durationMs: Date.now() - started });
     }
 
-    const diff = await this.host.diff(urn, old.id, revealProps(old.outputs), revealProps(inputs)).catch((error: unknown) => {
+    const diff = await host.diff(urn, old.id, revealProps(old.outputs), revealProps(inputs)).catch((error: unknown) => {
       throw stepError("diff", urn, error);
     });
     const changes = changedKeys(old.inputs, inputs);
@@ -466,35 +493,42 @@ class Deployment {
     if (!changed && !old.initErrors) {
       this.fates.set(old, "kept");
       const same = { ...base, id: old.id, inputs, outputs: markSecretOutputs(old.outputs, inputs, base.additionalSecretOutputs) };
-      return this.commit(same, { ...step, op: "same", id: old.id, changes: [] });
+      return this.commit(same, order, { ...step, op: "same", id: old.id, changes: [] });
     }
     if (diff.replaces.length === 0) {
       this.requireSecretStorage(urn, inputs);
       let outputs = inputs;
       if (!this.preview) {
         // A failed update leaves the old state as it was (its fate unset keeps it in the state file).
-        const updated = await this.host.update(urn, old.id, revealProps(old.outputs), revealProps(inputs)).catch((error: unknown) => {
+        const updated = await host.update(urn, old.id, revealProps(old.outputs), revealProps(inputs)).catch((error: unknown) => {
           throw stepError("update", urn, error);
         });
         outputs = updated.properties;
       }
       this.fates.set(old, "kept");
       const entry = { ...base, id: old.id, inputs, outputs: markSecretOutputs(outputs, inputs, base.additionalSecretOutputs) };
-      return this.commit(entry, { ...step, op: "update", id: old.id, changes, durationMs: Date.now() - started });
+      return this.commit(entry, order, { ...step, op: "update", id: old.id, changes, durationMs: Date.now() - started });
     }
 
     const deleteFirst = message.deleteBeforeReplace ?? diff.deleteBeforeReplace;
     if (deleteFirst && !this.preview) {
-      await this.host.delete(urn, old.id, revealProps(old.outputs)).catch((error: unknown) => {
+      await host.delete(urn, old.id, revealProps(old.outputs)).catch((error: unknown) => {
         throw stepError("delete", urn, error);
       });
       this.fates.set(old, "deleted");
       await this.save();
     }
     // The old object stays the resource until its replacement exists (even partly, then both are recorded).
-    const created = await this.create(base, inputs, () => this.fates.set(old, deleteFirst ? "deleted" : "replaced"));
+    const created = await this.create(host, base, inputs, order, () => this.fates.set(old, deleteFirst ? "deleted" : "replaced"));
     this.fates.set(old, deleteFirst ? "deleted" : "replaced");
-    return this.commit(created, { ...step, op: "replace", id: old.id, changes, replaces: diff.replaces, durationMs: Date.now() - started });
+    return this.commit(created, order, {
+      ...step,
+      op: "replace",
+      id: old.id,
+      changes,
+      replaces: diff.replaces,
+      durationMs: Date.now() - started,
+    });
   }
 
   /**
@@ -503,53 +537,61 @@ class Deployment {
    * fails, as the engine records it, so that the next run updates it and destroy deletes it.
    */
   private async create(
+    host: ProviderHost,
     base: Omit<ResourceState, "id" | "inputs" | "outputs">,
     inputs: Props,
+    order: number | undefined,
     onPartial?: () => void,
   ): Promise<ResourceState> {
     this.requireSecretStorage(base.urn, inputs);
     if (this.preview) return { ...base, id: "", inputs, outputs: markSecretOutputs(inputs, inputs, base.additionalSecretOutputs) };
     try {
-      const created = await this.host.create(base.urn, revealProps(inputs));
+      const created = await host.create(base.urn, revealProps(inputs));
       return { ...base, id: created.id, inputs, outputs: markSecretOutputs(created.properties, inputs, base.additionalSecretOutputs) };
     } catch (error) {
       if (error instanceof ResourceInitError) {
         onPartial?.();
         const outputs = markSecretOutputs(annotateSecrets(error.properties, inputs), inputs, base.additionalSecretOutputs);
-        this.next.push({ ...base, id: error.id, inputs, outputs, initErrors: error.reasons });
+        this.remember({ ...base, id: error.id, inputs, outputs, initErrors: error.reasons }, order);
         await this.save();
       }
       throw stepError("create", base.urn, error);
     }
   }
 
+  /** A resource of this run's state, in the program's order (those without a place after the others, as they came). */
+  private remember(resource: ResourceState, order: number | undefined): void {
+    this.next.push({ order: order ?? Number.MAX_SAFE_INTEGER, resource });
+  }
+
   /** Records the new state of a registered resource (saving it at once, as the engine checkpoints) and answers the program. */
-  private async commit(entry: ResourceState, step: PlanStep): Promise<Omit<RunnerReply, "seq">> {
-    this.next.push(entry);
+  private async commit(entry: ResourceState, order: number | undefined, step: PlanStep): Promise<Reply> {
+    this.remember(entry, order);
     if (!this.preview) {
       try {
         await this.save();
       } catch (error) {
         if (error instanceof EngineError && error.code === "PASSPHRASE_REQUIRED" && step.op !== "same") {
-          error.message = `${entry.urn} (id ${entry.id}) was ${step.op}d but its secret outputs cannot be recorded without a passphrase: ${error.message}`;
+          const why = `${entry.urn} (id ${entry.id}) was ${step.op}d but its secret outputs cannot be recorded without a passphrase`;
+          throw new EngineError("PASSPHRASE_REQUIRED", `${why}: ${error.message}`, { cause: error });
         }
         throw error;
       }
     }
-    this.record(step);
+    this.ordered.settle(order, step);
     return { urn: entry.urn, id: entry.id, outputs: entry.outputs };
   }
 
-  private async read(message: Extract<RunnerMessage, { kind: "read" }>): Promise<Omit<RunnerReply, "seq">> {
+  private async read(host: ProviderHost, message: Extract<RunnerMessage, { kind: "read" }>): Promise<Reply> {
     const urn = this.urnOf(message.type, message.name, message.parent);
     if (message.unsupported.length > 0)
       throw new EngineError("UNSUPPORTED", `${urn}: the offline engine does not implement ${message.unsupported.join(", ")}`);
     const started = Date.now();
-    const read = await this.host.read(urn, message.id, revealProps(message.inputs)).catch((error: unknown) => {
+    const read = await host.read(urn, message.id, revealProps(message.inputs)).catch((error: unknown) => {
       throw stepError("read", urn, error);
     });
     if (read.id === "") throw new EngineError("STEP_FAILED", `${urn}: no object with id ${message.id} exists`);
-    this.record({
+    this.ordered.settle(message.order, {
       op: "read",
       urn,
       type: message.type,
@@ -571,12 +613,13 @@ class Deployment {
     }
   }
 
-  /** What the state holds now: this run's resources, then the previous ones not yet dealt with. */
+  /** What the state holds now: this run's resources in the program's order, then the previous ones not yet dealt with. */
   private snapshot(): Snapshot {
+    const current = [...this.next].sort((a, b) => a.order - b.order).map((entry) => entry.resource);
     const remaining = this.previous
       .filter((resource) => this.fates.get(resource) !== "kept" && this.fates.get(resource) !== "deleted")
       .map((resource) => (this.fates.get(resource) === "replaced" ? this.pending(resource) : resource));
-    return { resources: [...this.next, ...remaining], outputs: this.outputs };
+    return { resources: [...current, ...remaining], outputs: this.outputs };
   }
 
   /** The replaced object awaiting deletion: one object per resource, so checkpoints see it unchanged. */
@@ -586,20 +629,26 @@ class Deployment {
     return copy;
   }
 
-  /** A checkpoint (the state journal's entries for what changed), as the engine checkpoints after each step. */
+  /**
+   * A checkpoint (the state journal's entries for what changed), as the engine checkpoints after each step.
+   * Steps that finish while one is being written share the next one: it is taken when its turn comes, so
+   * it holds all of them.
+   */
   private save(): Promise<void> {
-    return this.state.save(this.snapshot());
+    if (!this.queuedSave) {
+      const queued = this.lastSave.then(() => {
+        this.queuedSave = undefined;
+        return this.state.save(this.snapshot());
+      });
+      this.queuedSave = queued;
+      this.lastSave = queued.catch(() => undefined);
+    }
+    return this.queuedSave;
   }
 
   /** The end of the operation: the state file written once (a preview writes nothing). */
   async finish(): Promise<void> {
-    if (!this.preview) await this.state.finish(this.snapshot());
-  }
-
-  /** Unchanged resources are counted, not printed (as `pulumi` does). */
-  private record(step: PlanStep): void {
-    this.steps.push(step);
-    if (step.op !== "same") this.log(formatStep(step, this.preview));
+    if (!this.preview && this.loaded) await this.state.finish(this.snapshot());
   }
 }
 
@@ -608,17 +657,4 @@ const identity = (resource: ResourceState) => ({ urn: resource.urn, type: resour
 function stepError(operation: string, urn: string, error: unknown): EngineError {
   const message = error instanceof Error ? error.message : String(error);
   return new EngineError("STEP_FAILED", `${operation} of ${urn} failed: ${message}`, { cause: error });
-}
-
-/** The runner of the package installed in the program (it shares the program's SDK), else this one. */
-function runnerPath(programDir: string): string {
-  const installed = findInstalled("pulumi-gms", programDir);
-  const candidates = [
-    ...(installed ? [join(installed, "dist", "testing", "runner.js")] : []),
-    join(__dirname, "runner.js"),
-    join(packageRoot(), "dist", "testing", "runner.js"),
-  ];
-  const found = candidates.find((candidate) => candidate.endsWith(".js") && existsSync(candidate));
-  if (!found) throw new EngineError("PROGRAM_FAILED", "No compiled runner (dist/testing/runner.js): run `npm run build`");
-  return found;
 }

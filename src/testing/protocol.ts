@@ -13,6 +13,8 @@ export type RunnerMessage =
   | {
       kind: "register";
       seq: number;
+      /** The resource's place among the resources the program constructed (absent for the root stack). */
+      order: number | undefined;
       type: string;
       name: string;
       parent: string;
@@ -26,6 +28,7 @@ export type RunnerMessage =
   | {
       kind: "read";
       seq: number;
+      order: number | undefined;
       type: string;
       name: string;
       parent: string;

@@ -28,4 +28,6 @@ export interface EngineResult {
   counts: Record<StepOp, number>;
   /** Stack outputs (preview and up). */
   outputs: Record<string, StackOutput>;
+  /** Bytes of state the operation wrote (checkpoint journal and state file); 0 when nothing changed. */
+  stateBytesWritten: number;
 }

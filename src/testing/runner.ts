@@ -74,6 +74,26 @@ function unsupportedOptions(req: Request): string[] {
 
 let stackUrn: string | undefined;
 
+/**
+ * The order the program constructs its resources in, which is also an order that respects their
+ * dependencies: the engine reports steps in it, however the parallel steps finish. A stack
+ * transformation sees every resource synchronously in its constructor (and changes nothing); the
+ * registration that follows is matched to it by type and name, first constructed first.
+ */
+let constructed = 0;
+const constructionOrder = new Map<string, number[]>();
+const orderKey = (type: string, name: string) => `${type}::${name}`;
+function recordConstruction(): void {
+  pulumi.runtime.registerStackTransformation(({ type, name }) => {
+    const key = orderKey(type, name);
+    constructionOrder.set(key, [...(constructionOrder.get(key) ?? []), constructed++]);
+    return undefined;
+  });
+}
+function takeOrder(type: string, name: string): number | undefined {
+  return constructionOrder.get(orderKey(type, name))?.shift();
+}
+
 function respond<T>(callback: Callback, work: Promise<T>, build: (value: T) => unknown) {
   work.then(
     (value) => callback(null, build(value)),
@@ -101,6 +121,7 @@ async function main(): Promise<void> {
     const custom = req.getCustom!() as boolean;
     const registration = ask({
       kind: "register",
+      order: takeOrder(req.getType!() as string, req.getName!() as string),
       type: req.getType!() as string,
       name: req.getName!() as string,
       parent: req.getParent!() as string,
@@ -124,6 +145,7 @@ async function main(): Promise<void> {
   monitor.readResource = (req, callback) => {
     const read = ask({
       kind: "read",
+      order: takeOrder(req.getType!() as string, req.getName!() as string),
       type: req.getType!() as string,
       name: req.getName!() as string,
       parent: req.getParent!() as string,
@@ -148,7 +170,10 @@ async function main(): Promise<void> {
     respond(callback, send({ kind: "outputs", outputs }), () => ({}));
   };
 
-  await pulumi.runtime.runInPulumiStack(runProgram);
+  await pulumi.runtime.runInPulumiStack(() => {
+    recordConstruction();
+    return runProgram();
+  });
   // Registrations started on later turns of the event loop still count, as under `pulumi up`.
   await (pulumi.runtime as unknown as { waitForRPCs(): Promise<void> }).waitForRPCs();
 }

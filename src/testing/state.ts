@@ -80,6 +80,9 @@ export class StateFile {
   /** Whether the journal has entries the file does not, and whether its secrets header is in it. */
   private journaled = false;
   private headerJournaled = false;
+  private saving: Promise<void> = Promise.resolve();
+  /** Bytes this object wrote to the journal and the file. */
+  bytesWritten = 0;
 
   private get journalPath(): string {
     return `${this.path}.journal`;
@@ -154,8 +157,15 @@ export class StateFile {
   /**
    * A checkpoint: appends to the journal what changed since the last one (resources are compared by
    * identity, so an unchanged resource costs nothing), so that a run killed after this point loses nothing.
+   * Checkpoints are taken one at a time, in the order asked, so the journal's lines keep their order.
    */
-  async save(snapshot: Snapshot): Promise<void> {
+  save(snapshot: Snapshot): Promise<void> {
+    const saved = this.saving.then(() => this.append(snapshot));
+    this.saving = saved.catch(() => undefined);
+    return saved;
+  }
+
+  private async append(snapshot: Snapshot): Promise<void> {
     const entries: JournalEntry[] = [];
     const present = new Set<string>();
     for (const resource of snapshot.resources) {
@@ -183,7 +193,9 @@ export class StateFile {
       this.headerJournaled = true;
     }
     await mkdir(dirname(this.path), { recursive: true });
-    await appendFile(this.journalPath, `${entries.map((entry) => JSON.stringify(entry)).join("\n")}\n`);
+    const text = `${entries.map((entry) => JSON.stringify(entry)).join("\n")}\n`;
+    await appendFile(this.journalPath, text);
+    this.bytesWritten += Buffer.byteLength(text);
     this.journaled = true;
   }
 
@@ -205,7 +217,9 @@ export class StateFile {
     const document: StateDocument = { version: 1, ...(this.header ? { secrets: this.header } : {}), outputs, resources };
     await mkdir(dirname(this.path), { recursive: true });
     const temporary = `${this.path}.${process.pid}.tmp`;
-    await writeFile(temporary, `${JSON.stringify(document, null, 2)}\n`);
+    const text = `${JSON.stringify(document, null, 2)}\n`;
+    await writeFile(temporary, text);
+    this.bytesWritten += Buffer.byteLength(text);
     await rename(temporary, this.path);
   }
 

@@ -1,0 +1,149 @@
+/**
+ * LocalEngine against its floor, from one run:
+ * - `up`, no-op `up` and `destroy` of N Apps (N = 100 and 300 by default) through LocalEngine (the real
+ *   program process and dynamic-provider host), next to the same API calls made directly with undici:
+ *   one after another (the sequential floor) and with as many in flight as the engine's parallelism
+ *   (the concurrent floor), and the ratios. A no-op `up` makes no request at all; its floor is shown as
+ *   the N reads a refresh would make, for scale;
+ * - the fixed cost of an operation: `up` of a program that declares nothing;
+ * - the bytes of state each operation wrote (journal and file).
+ * The emulator runs in its own process (the CLI, SQLite file), so that neither side shares its event loop.
+ * Prints figures only: timings are never pass/fail.
+ *   npm run bench:engine   (or: node test/bench/engine.mts [N,N,...] [parallel])
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { Pool } from "undici";
+import { LocalEngine, installPackageCopy } from "../../dist/testing/index.js";
+
+const SIZES = (process.argv[2] ?? "100,300").split(",").map(Number);
+const PARALLEL = Number(process.argv[3] ?? 10);
+const KEY = "gms_bench_engine_key";
+const root = join(import.meta.dirname, "..", "..");
+
+async function startEmulator(dir: string): Promise<{ url: string; child: ChildProcess }> {
+  const fixtures = join(dir, "fixtures.json");
+  writeFileSync(fixtures, JSON.stringify({ workspaces: [{ name: "Bench", slug: "bench", apiKey: KEY, limits: { apps: 1_000_000 } }] }));
+  const child = spawn(
+    process.execPath,
+    [join(root, "dist/emulator/cli.js"), "--port", "0", "--db", join(dir, "emulator.db"), "--fixtures", fixtures],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  for await (const line of createInterface({ input: child.stdout! })) {
+    const match = /listening on (\S+)/.exec(line);
+    if (match) return { url: match[1]!, child };
+  }
+  throw new Error("the emulator exited before listening");
+}
+
+const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9;
+
+/** `count` calls of `call(i)`, `inFlight` at a time; seconds taken. */
+async function timed(count: number, inFlight: number, call: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: Math.min(inFlight, Math.max(count, 1)) }, async () => {
+      while (next < count) await call(next++);
+    }),
+  );
+  return seconds(started);
+}
+
+/** The raw floor: the requests an operation on N Apps must make, with undici alone. */
+async function floor(url: string, n: number, inFlight: number, tag: string) {
+  const pool = new Pool(new URL(url).origin, { connections: Math.max(inFlight, 1) });
+  const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+  const base = new URL(url).pathname.replace(/\/$/, "");
+  const call = async (method: string, path: string, body?: unknown): Promise<{ guid: string }> => {
+    const response = await pool.request({
+      method: method as "GET",
+      path: `${base}${path}`,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json = (await response.body.json()) as { guid: string };
+    if (response.statusCode !== 200) throw new Error(`${method} ${path}: ${response.statusCode} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const guids: string[] = [];
+  const create = await timed(n, inFlight, async (i) => {
+    guids[i] = (await call("POST", "/apps", { name: `raw ${tag} ${i}`, description: "bench" })).guid;
+  });
+  const read = await timed(n, inFlight, async (i) => void (await call("GET", `/apps/${guids[i]}`)));
+  const remove = await timed(n, inFlight, async (i) => void (await call("DELETE", `/apps/${guids[i]}`)));
+  await pool.close();
+  return { create, read, remove };
+}
+
+function program(dir: string, n: number): void {
+  writeFileSync(
+    join(dir, "index.ts"),
+    `import * as gms from "pulumi-gms";
+for (let i = 0; i < ${n}; i++) new gms.App(\`app-\${i}\`, { name: \`bench \${i}\`, description: "bench" });
+`,
+  );
+}
+
+async function engineRun(url: string, n: number, parallel: number) {
+  const dir = mkdtempSync(join(tmpdir(), "gms-bench-engine-"));
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "bench-program", private: true, type: "module" }));
+  installPackageCopy(dir);
+  program(dir, n);
+  const engine = new LocalEngine({
+    programDir: dir,
+    stateFile: join(dir, "state.json"),
+    project: "bench",
+    stack: "dev",
+    config: { "gms:baseUrl": url, "gms:apiKey": { secret: KEY } },
+    secretsPassphrase: "bench",
+    parallel,
+    log: () => undefined,
+  } as ConstructorParameters<typeof LocalEngine>[0]);
+  const measure = async (operation: "up" | "destroy") => {
+    const started = process.hrtime.bigint();
+    const result = (await engine[operation]()) as { stateBytesWritten?: number };
+    return { seconds: seconds(started), bytes: result.stateBytesWritten };
+  };
+  const up = await measure("up");
+  const noop = await measure("up");
+  const destroy = await measure("destroy");
+  rmSync(dir, { recursive: true, force: true });
+  return { up, noop, destroy };
+}
+
+const ms = (value: number) => `${(value * 1000).toFixed(0).padStart(6)} ms`;
+const ratio = (value: number, base: number) => `${(value / base).toFixed(2).padStart(6)}x`;
+const kb = (bytes: number | undefined) => (bytes === undefined ? "       ?" : `${(bytes / 1024).toFixed(1).padStart(7)} KB`);
+
+const dir = mkdtempSync(join(tmpdir(), "gms-bench-"));
+const { url, child } = await startEmulator(dir);
+try {
+  console.log(
+    `LocalEngine vs raw undici (emulator in its own process; engine parallel=${PARALLEL}, concurrent floor ${PARALLEL} in flight)`,
+  );
+  const empty = await engineRun(url, 0, PARALLEL);
+  console.log(
+    `fixed cost: up of an empty program ${ms(empty.up.seconds)}, no-op ${ms(empty.noop.seconds)}, destroy ${ms(empty.destroy.seconds)}`,
+  );
+  for (const n of SIZES) {
+    const sequential = await floor(url, n, 1, `seq ${n}`);
+    const concurrent = await floor(url, n, PARALLEL, `par ${n}`);
+    const engine = await engineRun(url, n, PARALLEL);
+    console.log(`N=${n}`);
+    const row = (name: string, value: { seconds: number; bytes?: number }, seq: number, par: number) =>
+      console.log(
+        `  ${name.padEnd(8)} engine ${ms(value.seconds)}  floor seq ${ms(seq)} ${ratio(value.seconds, seq)}  ` +
+          `floor x${PARALLEL} ${ms(par)} ${ratio(value.seconds, par)}  state written ${kb(value.bytes)}`,
+      );
+    row("up", engine.up, sequential.create, concurrent.create);
+    row("no-op up", engine.noop, sequential.read, concurrent.read);
+    row("destroy", engine.destroy, sequential.remove, concurrent.remove);
+  }
+} finally {
+  child.kill();
+  rmSync(dir, { recursive: true, force: true });
+}
