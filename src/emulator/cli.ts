@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY]
- *              [--workspace NAME --api-key KEY ...] [--log] [--faults SPEC] [--public-url URL]
+ *              [--workspace NAME --api-key KEY ...] [--log] [--faults SPEC] [--public-url URL] [--finetune-seconds N]
  */
 import { parseArgs } from "node:util";
 import { type FaultSpec, formatFaultSpec, parseFaultSpec } from "./faults";
@@ -9,7 +9,7 @@ import { normalizePublicUrl } from "./routes/origin";
 
 const USAGE =
   "usage: gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY]\n" +
-  "                    [--workspace NAME --api-key KEY ...] [--log] [--faults SPEC] [--public-url URL]";
+  "                    [--workspace NAME --api-key KEY ...] [--log] [--faults SPEC] [--public-url URL] [--finetune-seconds N]";
 
 const WORKSPACE_HELP = `--api-key KEY     without --workspace: the default workspace's key (generated and printed when left out)
 --workspace NAME  a workspace to have, with the --api-key that follows it; repeat the pair for more
@@ -20,6 +20,9 @@ const PUBLIC_URL_HELP = `--public-url URL  the address clients reach the emulato
                   http://proxy/gms): signed file URLs and Workflow result URLs are built from it. Default: the
                   address the emulator listens on (never the request's Host header).`;
 
+const FINE_TUNE_HELP = `--finetune-seconds N  seconds a fine-tune stays processing after its create (default 3; 0: finished at the
+                      first read). It then ends failed when its base model's name contains "fail", else succeeded.`;
+
 const FAULTS_HELP = `--faults SPEC   seeded fault injection on the /v1 API routes (not signed file downloads), key=value pairs
                 joined by commas, all optional:
                   seed=<integer>             generator seed (default 1): same seed + same request order = same faults
@@ -28,6 +31,7 @@ const FAULTS_HELP = `--faults SPEC   seeded fault injection on the /v1 API route
                   reset=<fraction>           destroy the connection before the handler
                   lost=<fraction>            run the handler, then destroy the connection instead of answering
                   latency=<ms>|<min>-<max>   delay every subject request
+                  latency-at=request|answer  spend it before the handler (default) or after it, before the answer
                   methods=<M>[+<M>...]       methods subject to faults (default all)
                 e.g. --faults seed=7,error=0.05,throttle=0.05,retry-after=0,lost=0.02`;
 
@@ -45,6 +49,7 @@ async function main(): Promise<void> {
         log: { type: "boolean", default: false },
         faults: { type: "string" },
         "public-url": { type: "string" },
+        "finetune-seconds": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -54,12 +59,23 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values.help) {
-    process.stdout.write(`${USAGE}\n\n${WORKSPACE_HELP}\n\n${FAULTS_HELP}\n\n${PUBLIC_URL_HELP}\n`);
+    process.stdout.write(`${USAGE}\n\n${WORKSPACE_HELP}\n\n${FAULTS_HELP}\n\n${PUBLIC_URL_HELP}\n\n${FINE_TUNE_HELP}\n`);
     return;
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`--port must be a whole number from 0 to 65535\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const rawFineTuneSeconds = values["finetune-seconds"];
+  // Number("") is 0: an empty value is refused rather than read as 0.
+  const fineTuneSeconds = rawFineTuneSeconds?.trim()
+    ? Number(rawFineTuneSeconds)
+    : rawFineTuneSeconds === undefined
+      ? undefined
+      : Number.NaN;
+  if (fineTuneSeconds !== undefined && !(Number.isFinite(fineTuneSeconds) && fineTuneSeconds >= 0)) {
+    process.stderr.write(`--finetune-seconds must be a number of seconds, 0 or more\n${USAGE}\n`);
     process.exit(2);
   }
   let faults: FaultSpec | undefined;
@@ -113,6 +129,7 @@ async function main(): Promise<void> {
     logRequests: values.log,
     faults,
     publicUrl,
+    fineTuneSeconds,
   });
   process.stdout.write(`gms-emulator listening on ${emulator.url}\n`);
   process.stdout.write(`database: ${values.db}\n`);

@@ -36,6 +36,11 @@ export interface FaultSpec {
   retryAfter?: number;
   /** Delay of every subject request in milliseconds: fixed, or `[min, max]` drawn uniformly. */
   latency?: number | readonly [min: number, max: number];
+  /**
+   * Where `latency` is spent: before the handler (`request`, the default) or after it has run and its
+   * writes committed, before the answer leaves (`answer`: a slow response, the object already made).
+   */
+  latencyAt?: "request" | "answer";
   /** Fraction of requests whose connection is destroyed before the handler runs. */
   reset?: number;
   /** Fraction of requests handled (their writes commit) whose connection is then destroyed unanswered. */
@@ -81,6 +86,7 @@ const ACCEPTED = {
   throttle: "throttle=<fraction from 0 to 1>, e.g. throttle=0.05",
   "retry-after": "retry-after=<whole seconds>, e.g. retry-after=0",
   latency: "latency=<ms> or latency=<min>-<max> in whole milliseconds, e.g. latency=5-50",
+  "latency-at": "latency-at=request (before the handler, the default) or latency-at=answer (after it, before the answer)",
   reset: "reset=<fraction from 0 to 1>, e.g. reset=0.02",
   lost: "lost=<fraction from 0 to 1>, e.g. lost=0.02",
   methods: "methods=<METHOD>[+<METHOD>...], e.g. methods=POST+PUT",
@@ -135,6 +141,10 @@ export function parseFaultSpec(text: string): FaultSpec {
         spec.latency = range[2] === undefined ? Number(range[1]) : [Number(range[1]), Number(range[2])];
         break;
       }
+      case "latency-at":
+        if (value !== "request" && value !== "answer") throw invalid(key, value);
+        spec.latencyAt = value;
+        break;
       case "methods": {
         const methods = value.split("+");
         if (methods.some((method) => !/^[A-Za-z]+$/.test(method))) throw invalid(key, value);
@@ -155,6 +165,7 @@ export function formatFaultSpec(spec: FaultSpec | string): string {
   if (faults.throttle > 0) parts.push(`throttle=${faults.throttle}`, `retry-after=${faults.retryAfter}`);
   const [min, max] = faults.latency;
   if (max > 0) parts.push(`latency=${min === max ? min : `${min}-${max}`}`);
+  if (max > 0 && faults.latencyAt === "answer") parts.push("latency-at=answer");
   if (faults.reset > 0) parts.push(`reset=${faults.reset}`);
   if (faults.lost > 0) parts.push(`lost=${faults.lost}`);
   if (faults.methods) parts.push(`methods=${[...faults.methods].join("+")}`);
@@ -168,6 +179,7 @@ interface ResolvedFaults {
   throttle: number;
   retryAfter: number;
   latency: readonly [number, number];
+  latencyAt: "request" | "answer";
   reset: number;
   lost: number;
   /** Undefined: every method. */
@@ -191,6 +203,8 @@ function resolveFaults(spec: FaultSpec): ResolvedFaults {
   if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max > MAX_LATENCY_MS) throw invalid("latency", latencyText);
   if (min > max)
     throw new FaultSpecError("latency", `latency=${latencyText}: the minimum is above the maximum; expected ${ACCEPTED.latency}`);
+  if (spec.latencyAt !== undefined && spec.latencyAt !== "request" && spec.latencyAt !== "answer")
+    throw invalid("latency-at", String(spec.latencyAt));
 
   let methods: Set<string> | undefined;
   if (spec.methods !== undefined) {
@@ -206,6 +220,7 @@ function resolveFaults(spec: FaultSpec): ResolvedFaults {
     throttle: fraction("throttle"),
     retryAfter: whole("retry-after", spec.retryAfter ?? 1, 0, Number.MAX_SAFE_INTEGER),
     latency: [min, max],
+    latencyAt: spec.latencyAt ?? "request",
     reset: fraction("reset"),
     lost: fraction("lost"),
     methods,
@@ -278,6 +293,8 @@ export function installFaults(app: FastifyInstance, spec?: FaultSpec | string, o
     given === undefined ? undefined : new FaultSequence(resolveFaults(typeof given === "string" ? parseFaultSpec(given) : given));
   let sequence = toSequence(spec);
   const losing = new WeakSet<FastifyRequest>();
+  /** Delays to spend after the handler (`latency-at=answer`). */
+  const answerDelays = new WeakMap<FastifyRequest, number>();
 
   app.addHook("onRequest", async (request, reply) => {
     const current = sequence;
@@ -285,7 +302,8 @@ export function installFaults(app: FastifyInstance, spec?: FaultSpec | string, o
     if (current.faults.methods && !current.faults.methods.has(request.method)) return;
     // Drawn before the first await, so the sequence follows arrival order.
     const { fault, delayMs } = current.draw();
-    if (delayMs > 0) await sleep(delayMs);
+    if (delayMs > 0 && current.faults.latencyAt === "answer") answerDelays.set(request, delayMs);
+    else if (delayMs > 0) await sleep(delayMs);
     switch (fault) {
       case "error":
         return reply.status(current.faults.status).send({ detail: "Service Unavailable (injected fault)" });
@@ -310,6 +328,8 @@ export function installFaults(app: FastifyInstance, spec?: FaultSpec | string, o
   // the response after this hook whatever it does (hijacking here does not stop it), so the hook waits for
   // the close: the write then goes nowhere, over a socket and under `inject` alike.
   app.addHook("onSend", async (request, reply) => {
+    const answerDelay = answerDelays.get(request);
+    if (answerDelay !== undefined) await sleep(answerDelay);
     if (!losing.has(request) || reply.raw.destroyed) return;
     const closed = once(reply.raw, "close");
     reply.raw.destroy();

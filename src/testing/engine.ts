@@ -28,7 +28,9 @@
  *   A create that made its object but failed to finish it (the host's ErrorResourceInitFailed) is
  *   recorded with its id and init errors, and updated by the next `up` even without a change. What the
  *   program no longer declares is deleted only when the program ran to its end. The state is saved
- *   after every step, as the engine checkpoints, so a re-run starts from everything that happened;
+ *   after every step, as the engine checkpoints, so a re-run starts from everything that happened, and
+ *   a create is journaled before it is sent, so a run killed mid-create leaves a placeholder the next run
+ *   resolves (state.ts);
  * - steps run in parallel as the engine runs them: a registration is served as soon as it arrives (the
  *   SDK sends it once the resources it depends on are done), up to `parallel` steps at once; deletes run
  *   dependents first, each as soon as everything depending on it is gone, and refresh reads in parallel.
@@ -48,6 +50,7 @@
  * also replace the dependents. No targets, plans, `--refresh` or `--preview-only` for refresh/destroy.
  * The state file is this engine's JSON (state.ts), not a Pulumi checkpoint.
  */
+import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { type CheckFailure, EngineError } from "./errors";
 import { ProviderHost, ResourceInitError } from "./host";
@@ -207,6 +210,8 @@ class Deployment {
   private readonly next: { order: number; resource: ResourceState }[] = [];
   private readonly fates = new Map<ResourceState, Fate>();
   private readonly pendingCopies = new Map<ResourceState, ResourceState>();
+  /** The journaled create intent of each resource this run created, settled when it is recorded. */
+  private readonly intents = new Map<ResourceState, string>();
   private readonly urns = new Set<string>();
   private readonly failures: CheckFailure[] = [];
   private readonly errors: EngineError[] = [];
@@ -545,16 +550,28 @@ class Deployment {
   ): Promise<ResourceState> {
     this.requireSecretStorage(base.urn, inputs);
     if (this.preview) return { ...base, id: "", inputs, outputs: markSecretOutputs(inputs, inputs, base.additionalSecretOutputs) };
+    // Journaled before it is sent: if this process dies before the result is recorded, the next run knows.
+    const intent = randomUUID();
+    await this.state.creating({ id: intent, resource: { ...base, inputs }, at: new Date().toISOString() });
     try {
       const created = await host.create(base.urn, revealProps(inputs));
-      return { ...base, id: created.id, inputs, outputs: markSecretOutputs(created.properties, inputs, base.additionalSecretOutputs) };
+      const entry = {
+        ...base,
+        id: created.id,
+        inputs,
+        outputs: markSecretOutputs(created.properties, inputs, base.additionalSecretOutputs),
+      };
+      this.intents.set(entry, intent);
+      return entry;
     } catch (error) {
       if (error instanceof ResourceInitError) {
         onPartial?.();
         const outputs = markSecretOutputs(annotateSecrets(error.properties, inputs), inputs, base.additionalSecretOutputs);
         this.remember({ ...base, id: error.id, inputs, outputs, initErrors: error.reasons }, order);
-        await this.save();
       }
+      // Recorded (a partial create), or nothing was made: the create is settled either way.
+      this.state.settle(intent);
+      await this.save();
       throw stepError("create", base.urn, error);
     }
   }
@@ -567,6 +584,9 @@ class Deployment {
   /** Records the new state of a registered resource (saving it at once, as the engine checkpoints) and answers the program. */
   private async commit(entry: ResourceState, order: number | undefined, step: PlanStep): Promise<Reply> {
     this.remember(entry, order);
+    // Settled in the checkpoint that records the object, never before it.
+    const intent = this.intents.get(entry);
+    if (intent) this.state.settle(intent);
     if (!this.preview) {
       try {
         await this.save();

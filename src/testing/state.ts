@@ -11,7 +11,12 @@
  * a resource dropped, the stack outputs), so each step writes only what it changed; the file itself is
  * written once at the end of an operation (and not at all when nothing changed), and the journal removed.
  * A run killed midway leaves the file and the journal: the next load replays the journal, so the next run
- * starts from everything that happened.
+ * starts from everything that happened. A create is journaled before it is sent (`creating`) and settled
+ * with the checkpoint that records its result; a create the kill left unsettled may or may not have made
+ * its object, so the load turns it into what this package's provider records for a create whose answer
+ * was lost: a placeholder (`unresolved-<id>`, with the window the object would have been created in)
+ * awaiting deletion, which the next `up` or `destroy` deletes, deleting the object if the provider finds it.
+ * A torn last line (the kill cut an append short) is ignored.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from "node:crypto";
 import { appendFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -66,8 +71,29 @@ const SCRYPT = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const deriveKey = (passphrase: string, salt: Buffer) =>
   new Promise<Buffer>((resolve, reject) => scrypt(passphrase, salt, 32, SCRYPT, (error, key) => (error ? reject(error) : resolve(key))));
 
+/** A create about to be sent: what the resource would be, and when. */
+export interface PendingCreate {
+  id: string;
+  resource: Omit<ResourceState, "id" | "outputs">;
+  /** When the create was sent (this machine's clock, ISO 8601). */
+  at: string;
+}
+
 /** A journal line: what one checkpoint changed. */
-type JournalEntry = { secrets: SecretsHeader } | { put: ResourceState } | { drop: string } | { outputs: Props };
+type JournalEntry =
+  | { secrets: SecretsHeader }
+  | { put: ResourceState }
+  | { drop: string }
+  | { outputs: Props }
+  | { creating: PendingCreate }
+  | { settled: string };
+
+/** Dynamic resources of this package, whose provider resolves a placeholder for a lost create. */
+const PLACEHOLDER_TYPES = "pulumi-nodejs:dynamic/gms:";
+/** The provider's marker of such a placeholder (`UNRESOLVED_CREATE` in src/provider/provider.ts). */
+const UNRESOLVED_CREATE = "__unresolvedCreate";
+/** How much earlier than this machine's clock says the service may have stamped the object. */
+const CLOCK_MARGIN_MS = 2000;
 
 const keyOf = (resource: ResourceState): string => `${resource.urn}\n${resource.id}`;
 
@@ -81,6 +107,8 @@ export class StateFile {
   private journaled = false;
   private headerJournaled = false;
   private saving: Promise<void> = Promise.resolve();
+  /** Creates settled since the last checkpoint. */
+  private readonly settledCreates: string[] = [];
   /** Bytes this object wrote to the journal and the file. */
   bytesWritten = 0;
 
@@ -104,14 +132,29 @@ export class StateFile {
     const journal = await readIfExists(this.journalPath);
     if (journal !== undefined) {
       const resources = new Map(snapshot.resources.map((resource) => [keyOf(resource), resource]));
+      const pending = new Map<string, PendingCreate>();
       let outputs = snapshot.outputs;
-      for (const line of journal.split("\n")) {
-        if (line.trim() === "") continue;
-        const entry = JSON.parse(line) as JournalEntry;
+      const lines = journal.split("\n").filter((line) => line.trim() !== "");
+      for (const [index, line] of lines.entries()) {
+        let entry: JournalEntry;
+        try {
+          entry = JSON.parse(line) as JournalEntry;
+        } catch (error) {
+          if (index === lines.length - 1) break;
+          throw new EngineError("BAD_STATE", `${this.journalPath} line ${index + 1} is not JSON`, { cause: error });
+        }
         if ("secrets" in entry) this.header = entry.secrets;
         else if ("put" in entry) resources.set(keyOf(entry.put), (await this.opened(entry.put)) as ResourceState);
         else if ("drop" in entry) resources.delete(entry.drop);
+        else if ("creating" in entry) pending.set(entry.creating.id, entry.creating);
+        else if ("settled" in entry) pending.delete(entry.settled);
         else outputs = (await this.opened(entry.outputs)) as Props;
+      }
+      const until = new Date().toISOString();
+      for (const create of pending.values()) {
+        if (!create.resource.type.startsWith(PLACEHOLDER_TYPES)) continue;
+        const placeholder = await this.placeholder(create, until);
+        resources.set(keyOf(placeholder), placeholder);
       }
       snapshot.resources = [...resources.values()];
       snapshot.outputs = outputs;
@@ -135,6 +178,35 @@ export class StateFile {
       resources: (await this.opened(document.resources)) as ResourceState[],
       outputs: (await this.opened(document.outputs ?? {})) as Props,
     };
+  }
+
+  /** The placeholder of a create a killed run left unsettled: deleted by the next run, with what it made. */
+  private async placeholder(create: PendingCreate, until: string): Promise<ResourceState> {
+    const inputs = (await this.opened(create.resource.inputs)) as Props;
+    const since = new Date(Date.parse(create.at) - CLOCK_MARGIN_MS).toISOString();
+    return {
+      ...create.resource,
+      id: `unresolved-${create.id}`,
+      inputs,
+      outputs: { ...inputs, [UNRESOLVED_CREATE]: { since, until } },
+      pendingReplacement: true,
+    };
+  }
+
+  /**
+   * Journals a create before it is sent, so that a run killed while it is in flight leaves a trace of it;
+   * `settle` it once its result is recorded (or it failed without making anything).
+   */
+  async creating(create: PendingCreate): Promise<void> {
+    const entry: JournalEntry = { creating: { ...create, resource: await this.sealed(create.resource) } };
+    const written = this.saving.then(() => this.appendEntries([entry]));
+    this.saving = written.catch(() => undefined);
+    await written;
+  }
+
+  /** A create's result is recorded: the next checkpoint says so. */
+  settle(id: string): void {
+    this.settledCreates.push(id);
   }
 
   /** A value with its secrets decrypted (as loaded from the journal). */
@@ -187,6 +259,12 @@ export class StateFile {
       if (!sameJson(snapshot.outputs, this.recordedOutputs)) entries.push({ outputs: await this.sealed(snapshot.outputs) });
       this.recordedOutputs = snapshot.outputs;
     }
+    // Settled after what records their results, in the same append.
+    for (const id of this.settledCreates.splice(0)) entries.push({ settled: id });
+    await this.appendEntries(entries);
+  }
+
+  private async appendEntries(entries: JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
     if (this.header && !this.headerJournaled) {
       entries.unshift({ secrets: this.header });

@@ -46,7 +46,7 @@ describe("parseFaultSpec", () => {
     [
       "colour=red",
       "colour",
-      /unknown key "colour"; accepted keys: seed, error, status, throttle, retry-after, latency, reset, lost, methods/,
+      /unknown key "colour"; accepted keys: seed, error, status, throttle, retry-after, latency, latency-at, reset, lost, methods/,
     ],
     ["error", "error", /"error" is not key=value/],
     ["error=abc", "error", /error=abc is not accepted; expected error=<fraction from 0 to 1>/],
@@ -58,6 +58,7 @@ describe("parseFaultSpec", () => {
     ["retry-after=1.5", "retry-after", /retry-after=1.5 is not accepted; expected retry-after=<whole seconds>/],
     ["latency=fast", "latency", /latency=fast is not accepted; expected latency=<ms> or latency=<min>-<max>/],
     ["latency=50-5", "latency", /latency=50-5: the minimum is above the maximum; expected latency=<ms> or latency=<min>-<max>/],
+    ["latency-at=later", "latency-at", /latency-at=later is not accepted; expected latency-at=request \(before the handler/],
     ["methods=POST+FETCH", "methods", /methods=POST\+FETCH is not accepted; expected methods=<METHOD>\[\+<METHOD>...\]/],
     ["methods=", "methods", /methods= is not accepted/],
     ["seed=-1", "seed", /seed=-1 is not accepted; expected seed=<whole number from 0 to 4294967295>/],
@@ -382,6 +383,36 @@ describe("latency", () => {
       expect(firstRun.every((ms) => ms >= 10 && ms <= 20)).toBe(true);
       expect(new Set(firstRun).size).toBeGreaterThan(1);
       expect(faults.stats()).toMatchObject({ requests: 8, delayed: 8 });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("latency-at=answer runs the handler first and then waits before the answer; format keeps it", async () => {
+    let release = () => {};
+    const app = Fastify();
+    let handled = 0;
+    installFaults(app, "seed=5,latency=10-20,latency-at=answer", {
+      sleep: () => new Promise<void>((resolve) => (release = resolve)),
+    });
+    app.get("/v1/thing", async () => {
+      handled++;
+      return { ok: true };
+    });
+    await app.ready();
+    try {
+      let answered = false;
+      const pending = app.inject({ method: "GET", url: "/v1/thing" }).then((reply) => {
+        answered = true;
+        return reply;
+      });
+      for (let i = 0; i < 5 && handled === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(handled).toBe(1);
+      expect(answered).toBe(false);
+      release();
+      expect((await pending).statusCode).toBe(200);
+      expect(parseFaultSpec("latency-at=answer,latency=5")).toEqual({ latencyAt: "answer", latency: 5 });
+      expect(formatFaultSpec("latency=5,latency-at=answer")).toBe("seed=1,latency=5,latency-at=answer");
     } finally {
       await app.close();
     }

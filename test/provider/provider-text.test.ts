@@ -48,9 +48,13 @@ const { requireText } = require("./node_modules/pulumi-gms/dist/provider/provide
     }
   });
 
-  it("is left to the serializer when the shim is not below node_modules (a linked checkout)", async () => {
-    const { requireText } = await import("../../src/provider/provider-text");
-    const shim = await import("../../src/shims/app");
-    expect(requireText(shim)).toBeUndefined();
+  it("is left to the serializer when the shim is not below node_modules (a linked checkout)", () => {
+    const linked = join(__dirname, "../../dist/shims/app.js");
+    writeFileSync(
+      join(dir, "linked.cjs"),
+      `const { requireText } = require("./node_modules/pulumi-gms/dist/provider/provider-text.js");
+process.stdout.write(String(requireText(require(${JSON.stringify(linked)}))));`,
+    );
+    expect(execFileSync(process.execPath, ["linked.cjs"], { cwd: dir, encoding: "utf8" })).toBe("undefined");
   });
 });

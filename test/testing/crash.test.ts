@@ -1,0 +1,106 @@
+/**
+ * A run killed mid-apply (SIGKILL to the engine and its program and host processes, creates in flight):
+ * the state it left (file + journal, with the creates it had sent but not recorded) is enough for the
+ * next `up` to converge, with no duplicate and no orphan, and for `destroy` to leave nothing behind.
+ * The emulator answers every write 150-300 ms after making it, so that the kill lands while creates are in
+ * flight whose objects exist.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { LocalEngine, installPackageCopy } from "../../src/testing";
+
+const NAMES = Array.from({ length: 12 }, (_, i) => `crash-${i}`);
+const PASSPHRASE = "crash";
+
+describe("LocalEngine killed mid-apply", () => {
+  let dir: string;
+  let emulator: RunningEmulator;
+  const options = () => ({
+    programDir: dir,
+    stateFile: join(dir, "state.json"),
+    project: "crash",
+    stack: "dev",
+    config: { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: emulator.apiKey } } as Record<string, string | { secret: string }>,
+    secretsPassphrase: PASSPHRASE,
+  });
+  const liveApps = async () => {
+    const response = await fetch(`${emulator.url}/apps?limit=100`, { headers: { authorization: `Bearer ${emulator.apiKey}` } });
+    return ((await response.json()) as { data: { guid: string; name: string }[] }).data;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "gms-crash-"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "crash-program", private: true, type: "module" }));
+    installPackageCopy(dir);
+    writeFileSync(
+      join(dir, "index.ts"),
+      `import * as gms from "pulumi-gms";\nfor (const name of ${JSON.stringify(NAMES)}) new gms.App(name, { name, description: "crash test" });\n`,
+    );
+    emulator = await startEmulator({ port: 0, faults: "seed=3,latency=150-300,latency-at=answer,methods=POST+PUT+DELETE" });
+  });
+
+  afterAll(async () => {
+    await emulator?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("leaves a journal holding the creates it sent but never recorded", async () => {
+    // The engine runs in its own process group, killed at once (no chance to finish) after its third step.
+    writeFileSync(
+      join(dir, "run.mjs"),
+      `import { LocalEngine } from "pulumi-gms/testing";
+const engine = new LocalEngine({ ...${JSON.stringify(options())}, parallel: 3, log: (line) => console.log(line) });
+await engine.up();
+`,
+    );
+    const child: ChildProcess = spawn(process.execPath, ["run.mjs"], { cwd: dir, detached: true, stdio: ["ignore", "pipe", "inherit"] });
+    let created = 0;
+    for await (const line of createInterface({ input: child.stdout! })) {
+      if (line.includes(" created")) created++;
+      if (created === 3) {
+        process.kill(-child.pid!, "SIGKILL");
+        break;
+      }
+    }
+    await new Promise((resolve) => child.once("exit", resolve));
+    expect(created).toBe(3);
+    // Let the requests the kill left in flight reach the emulator's handlers.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+
+    expect(existsSync(join(dir, "state.json"))).toBe(false);
+    const journal = readFileSync(join(dir, "state.json.journal"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, { id?: string }>);
+    const settled = new Set(journal.filter((entry) => entry.settled).map((entry) => String(entry.settled)));
+    const unsettled = journal.filter((entry) => entry.creating && !settled.has(entry.creating.id!));
+    expect(unsettled.length).toBeGreaterThan(0);
+    expect(journal.filter((entry) => entry.put)).toHaveLength(settled.size);
+    // More objects exist than the journal records: the unsettled creates made theirs.
+    expect((await liveApps()).length).toBeGreaterThan(settled.size);
+  });
+
+  it("the next up converges: every App once, the placeholders resolved and gone", async () => {
+    const result = await new LocalEngine({ ...options(), log: () => undefined }).up();
+    const apps = await liveApps();
+    expect(apps.map((app) => app.name).sort()).toEqual([...NAMES].sort());
+    const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as { resources: { id: string; name: string }[] };
+    expect(state.resources.map((resource) => resource.name).sort()).toEqual([...NAMES].sort());
+    expect(new Set(state.resources.map((resource) => resource.id))).toEqual(new Set(apps.map((app) => app.guid)));
+    expect(existsSync(join(dir, "state.json.journal"))).toBe(false);
+    expect(result.counts.create + result.counts.same).toBe(NAMES.length);
+
+    const again = await new LocalEngine({ ...options(), log: () => undefined }).up();
+    expect(again.counts.same).toBe(NAMES.length);
+  });
+
+  it("destroy leaves nothing behind", async () => {
+    await new LocalEngine({ ...options(), log: () => undefined }).destroy();
+    expect(await liveApps()).toEqual([]);
+  });
+});
