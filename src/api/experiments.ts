@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { collect, type GmsClient, paginateEnvelope, path } from "../client";
+import { ONE_RUN_MODE, RunBody, RunResponse, Variant, oneRunMode } from "./actions";
 import { type FindCreated, UnnamedAuditFields, Guid } from "./common";
 import { putRecord } from "./put-record";
 
@@ -36,6 +37,20 @@ export const ExperimentUpdate = z
     error: "name, primary_action or secondary_action is required",
   });
 export type ExperimentUpdate = z.infer<typeof ExperimentUpdate>;
+
+/**
+ * `POST /experiments/{guid}/prompt`: the options of an Action run. Spec: the forcing field's name is not
+ * shown; the emulator reads `action`, which must be one of the Experiment's two Actions.
+ */
+export const ExperimentPrompt = RunBody.extend({ action: Guid.optional() }).refine(oneRunMode, ONE_RUN_MODE);
+export type ExperimentPrompt = z.infer<typeof ExperimentPrompt>;
+
+/** Spec: the response shape is not shown; the emulator answers a run's, plus the Action that served it and its side. */
+export const ExperimentPromptResponse = RunResponse.extend({
+  action: Guid,
+  variant: Variant,
+});
+export type ExperimentPromptResponse = z.infer<typeof ExperimentPromptResponse>;
 
 /** An Experiment as the code uses it. */
 export type ExperimentRecord = {

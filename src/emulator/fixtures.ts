@@ -1,5 +1,5 @@
 /**
- * Fixtures: what the public interface cannot create (workspaces with their API keys and limits, Actions,
+ * Fixtures: what the public interface cannot create (workspaces with their API keys and limits, Actions with their environments,
  * Workflows with their blocks, Data records, Contexts, pre-configured Skills, Eval types), loaded from YAML. Loading is
  * idempotent: a workspace whose API key is already in the database is left as it is, so a restart on the
  * same file with the same fixtures duplicates nothing; only if its key holder deleted it is it restored
@@ -11,12 +11,17 @@ import type { Store } from "./store";
 import { FEATURES } from "./store/workspaces";
 import { readYamlFile } from "../yaml-file";
 
+/**
+ * An Action. Its variables are the `{{...}}` placeholders of `prompt`; `environments` lists where it is
+ * deployed (runs name one of them), `Production` only when left out.
+ */
 const ActionFixture = z.strictObject({
   guid: Guid.optional(),
   name: z.string().min(1),
   prompt: z.string(),
   model: z.string().nullable().optional(),
   type: z.string().optional(),
+  environments: z.array(z.string().min(1)).min(1).optional(),
 });
 
 /** A Workflow with its ordered blocks; each block names an Action of the same App. */

@@ -33,6 +33,11 @@ export interface EmulatorOptions extends ServerOptions {
    * on the same database); the slug is made from the name. Added to what `fixtures` declare.
    */
   workspaces?: { name: string; apiKey: string }[];
+  /**
+   * Seconds a fine-tune stays `processing` after its create (default 3; 0: it has finished at the first
+   * read after the create). It then ends `failed` when its base model's name contains "fail", else `succeeded`.
+   */
+  fineTuneSeconds?: number;
 }
 
 export interface RunningEmulator {
@@ -53,7 +58,10 @@ export const DEFAULT_WORKSPACE_SLUG = "default";
 
 /** Starts the emulator: opens (or creates) the database, loads fixtures, listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const store = new Store(options.db ?? ":memory:");
+  if (options.fineTuneSeconds !== undefined && !(Number.isFinite(options.fineTuneSeconds) && options.fineTuneSeconds >= 0)) {
+    throw new RangeError("fineTuneSeconds must be a number of seconds, 0 or more");
+  }
+  const store = new Store(options.db ?? ":memory:", { fineTunes: { seconds: options.fineTuneSeconds } });
   try {
     const apiKeys = seed(store, options);
     const server = buildServer(store, options);

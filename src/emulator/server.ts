@@ -5,6 +5,7 @@ import { type ErrorLog, installErrorHandler } from "./routes/error-handler";
 import { installJsonBodyParser } from "./routes/json-body";
 import { originResolver } from "./routes/origin";
 import { routeModules } from "./routes";
+import { emulatorControlRoutes } from "./routes/fine-tunes";
 import { type FaultSpec, installFaults } from "./faults";
 
 declare module "fastify" {
@@ -49,7 +50,7 @@ export interface RequestLogEntry {
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 
-/** Builds the HTTP layer over a store: every route under `/v1`, bearer auth, one error handler. */
+/** Builds the HTTP layer over a store: every route under `/v1` (emulator-only ones under `/_emulator`), bearer auth, one error handler. */
 export function buildServer(store: Store, options: ServerOptions = {}): FastifyInstance {
   const app = Fastify({
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -91,6 +92,14 @@ export function buildServer(store: Store, options: ServerOptions = {}): FastifyI
       done();
     },
     { prefix: "/v1" },
+  );
+  // What the emulator offers beyond the spec, outside `/v1` so that no spec route changes; the same key applies.
+  app.register(
+    (emulator, _options, done) => {
+      emulatorControlRoutes(emulator, store, context);
+      done();
+    },
+    { prefix: "/_emulator" },
   );
   return app;
 }

@@ -106,6 +106,44 @@ describe("apps routes", () => {
     expect((await emulator.call("GET", `/v1/apps/${support}/finetunes`)).body).toEqual([]);
   });
 
+  it("lists an App's fine-tunes as a bare array with skip and limit, only that App's", async () => {
+    const support = await emulator.appGuid("Support");
+    const sales = await emulator.appGuid("Sales");
+    const summarize = await emulator.actionGuid("Support", "Summarize");
+    const dataIds: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const { body: data } = await emulator.call("POST", "/v1/data", { action: summarize, input: `in ${i}`, output: `out ${i}` });
+      dataIds.push((await emulator.call("GET", `/_emulator/data/${data.guid}`)).body.id);
+    }
+    const { body: connection } = await emulator.call("POST", "/v1/providers", { provider: "openai", key: "sk-apps-test" });
+    const connectionId = (await emulator.call("GET", `/_emulator/providers/${connection.guid}`)).body.id;
+    const fineTune = async (name: string, app: string) =>
+      (
+        await emulator.call("POST", "/v1/finetune", {
+          name,
+          app,
+          dataset: null,
+          data_ids: dataIds,
+          base_model: "gpt-4o-mini",
+          workspaceModelProviderId: connectionId,
+        })
+      ).body;
+    const first = await fineTune("first", support);
+    await fineTune("elsewhere", sales);
+    const second = await fineTune("second", support);
+
+    const listed = await emulator.call("GET", `/v1/apps/${support}/finetunes`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((item: { guid: string }) => item.guid)).toEqual([first.guid, second.guid]);
+    expect(listed.body[0]).toEqual((await emulator.call("GET", `/v1/finetune/${first.guid}`)).body);
+    expect(
+      (await emulator.call("GET", `/v1/apps/${support}/finetunes?skip=1&limit=1`)).body.map((item: { name: string }) => item.name),
+    ).toEqual(["second"]);
+    expect((await emulator.call("GET", `/v1/apps/${support}/finetunes?limit=1`)).body.map((item: { name: string }) => item.name)).toEqual([
+      "first",
+    ]);
+  });
+
   it("answers 429 once the workspace App allowance is used up", async () => {
     // Acme allows 5 Apps and has 2 from fixtures.
     for (let i = 0; i < 3; i++) expect((await emulator.call("POST", "/v1/apps", { name: `App ${i}` })).status).toBe(200);

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Fixtures } from "../../src/emulator";
+import { readStream } from "./generation-stream";
 import { MISSING_GUID, OTHER_KEY, TEST_FIXTURES, createTestEmulator } from "./harness";
 
 const notFound = (detail: string) => ({ status: 404, body: { detail } });
@@ -191,5 +193,239 @@ describe("experiments routes", () => {
     expect(refused.body.detail).toMatch(/Experiment limit reached/);
     await emulator.call("DELETE", `/v1/experiments/${first.guid}`);
     expect((await create("Fits again")).status).toBe(200);
+  });
+});
+
+/** The shared fixtures plus Actions of Support with other variables and environments. */
+const PROMPT_FIXTURES: Fixtures = {
+  ...TEST_FIXTURES,
+  workspaces: TEST_FIXTURES.workspaces!.map((workspace) => ({
+    ...workspace,
+    apps: workspace.apps!.map((app) =>
+      app.name === "Support"
+        ? {
+            ...app,
+            actions: [
+              ...app.actions!,
+              { name: "Greet", prompt: "Hello {{name}} from {{place}}", environments: ["Production", "Staging"] },
+              { name: "Poem", prompt: "Write a poem" },
+            ],
+          }
+        : app,
+    ),
+  })),
+};
+
+/** The Data GUID a feedback URL names. */
+const dataOf = (url: string) => url.slice(url.lastIndexOf("/") + 1);
+
+describe("experiment prompt route", () => {
+  let emulator: ReturnType<typeof createTestEmulator>;
+  let support: string;
+  let summarize: string;
+  let classify: string;
+  let greet: string;
+  let poem: string;
+  const experimentOf = async (primary: string, secondary: string, apiKey?: string, app = support) => {
+    const reply = await emulator.call(
+      "POST",
+      "/v1/experiments",
+      { name: "A/B", app, primary_action: primary, secondary_action: secondary },
+      { apiKey },
+    );
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    return reply.body.guid as string;
+  };
+  const prompt = (experiment: string, body: Record<string, unknown>) => emulator.call("POST", `/v1/experiments/${experiment}/prompt`, body);
+  const metadataOf = async (reply: { body: { feedback_url: string } }) =>
+    (await emulator.call("GET", `/v1/data/${dataOf(reply.body.feedback_url)}`)).body.metadata;
+  const dataCount = async () => (await emulator.call("GET", "/v1/data")).body.total_count;
+  beforeEach(async () => {
+    emulator = createTestEmulator(PROMPT_FIXTURES);
+    support = await emulator.appGuid("Support");
+    summarize = await emulator.actionGuid("Support", "Summarize");
+    classify = await emulator.actionGuid("Support", "Classify");
+    greet = await emulator.actionGuid("Support", "Greet");
+    poem = await emulator.actionGuid("Support", "Poem");
+  });
+  afterEach(() => emulator.close());
+
+  it("alternates primary and secondary, starting with primary, and records each assignment in the Data record", async () => {
+    const experiment = await experimentOf(summarize, classify);
+    const replies = [];
+    for (let i = 0; i < 4; i++) replies.push(await prompt(experiment, { input: { text: `t${i}` } }));
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200]);
+    expect(Object.keys(replies[0]!.body).sort()).toEqual(["action", "feedback_url", "msg", "streaming", "variant"]);
+    expect(replies.map((reply) => reply.body.variant)).toEqual(["primary", "secondary", "primary", "secondary"]);
+    expect(replies.map((reply) => reply.body.action)).toEqual([summarize, classify, summarize, classify]);
+    expect(replies.map((reply) => reply.body.msg)).toEqual(["Summarize: t0", "Classify: t1", "Summarize: t2", "Classify: t3"]);
+    expect(replies[1]!.body.streaming).toBe(false);
+    expect(await metadataOf(replies[0]!)).toEqual({ environment: "Production", experiment, variant: "primary", forced: false });
+    expect(await metadataOf(replies[1]!)).toEqual({ environment: "Production", experiment, variant: "secondary", forced: false });
+    const data = await emulator.call("GET", `/v1/data/${dataOf(replies[1]!.body.feedback_url)}`);
+    expect(data.body).toMatchObject({ input: { text: "t1" }, output: "Classify: t1", model: "gpt-4o" });
+    expect(await dataCount()).toBe(4);
+
+    // Each Experiment alternates on its own; the route takes a trailing slash.
+    const second = await experimentOf(classify, summarize);
+    const other = await emulator.call("POST", `/v1/experiments/${second}/prompt/`, { input: { text: "x" } });
+    expect(other.body).toMatchObject({ variant: "primary", action: classify, msg: "Classify: x" });
+    expect((await prompt(experiment, { input: { text: "x" } })).body.variant).toBe("primary");
+  });
+
+  it("forces the Action given as `action` without moving the alternation; any other Action is 400", async () => {
+    const experiment = await experimentOf(summarize, classify);
+    expect((await prompt(experiment, { input: { text: "a" } })).body.variant).toBe("primary");
+    const forced = await prompt(experiment, { input: { text: "b" }, action: summarize });
+    expect(forced.body).toMatchObject({ variant: "primary", action: summarize, msg: "Summarize: b" });
+    expect(await metadataOf(forced)).toEqual({ environment: "Production", experiment, variant: "primary", forced: true });
+    expect((await prompt(experiment, { input: { text: "c" }, action: classify })).body.variant).toBe("secondary");
+    expect((await prompt(experiment, { input: { text: "d" } })).body).toMatchObject({ variant: "secondary", action: classify });
+
+    const pitch = await emulator.actionGuid("Sales", "Pitch");
+    for (const action of [pitch, greet, MISSING_GUID]) {
+      expect(await prompt(experiment, { input: { text: "e" }, action }), action).toMatchObject({
+        status: 400,
+        body: { detail: "Action is not one of the Experiment's Actions" },
+      });
+    }
+    const malformed = await prompt(experiment, { input: { text: "e" }, action: "nope" });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.detail[0].loc).toEqual(["body", "action"]);
+    expect(await dataCount()).toBe(4);
+  });
+
+  it("demands every variable of both Actions when their variable sets differ, naming what is missing", async () => {
+    const experiment = await experimentOf(greet, summarize);
+    for (const [input, detail] of [
+      [{ text: "t" }, "Missing input variables: name, place"],
+      [{ name: "Ada", place: "Paris" }, "Missing input variable: text"],
+      [{ name: "Ada", place: "Paris", text: "t", tone: "dry" }, "Unknown input variable: tone"],
+      ["t", "Input must be an object with a value for each variable: name, place, text"],
+    ] as const) {
+      expect(await prompt(experiment, { input }), JSON.stringify(input)).toMatchObject({ status: 400, body: { detail } });
+    }
+    // Also when the Action forced or due needs fewer variables; refusals neither log nor move the alternation.
+    expect((await prompt(experiment, { input: { text: "t" }, action: summarize })).status).toBe(400);
+    expect(await dataCount()).toBe(0);
+    const input = { name: "Ada", place: "Paris", text: "t" };
+    expect((await prompt(experiment, { input })).body).toMatchObject({ variant: "primary", msg: "Hello Ada from Paris" });
+    expect((await prompt(experiment, { input })).body).toMatchObject({ variant: "secondary", msg: "Summarize: t" });
+
+    // An Action without variables serves its prompt as it is when the other one's variables are given.
+    const mixed = await experimentOf(poem, summarize);
+    expect((await prompt(mixed, { input: { text: "t" } })).body).toMatchObject({ variant: "primary", msg: "Write a poem" });
+    expect(await prompt(mixed, { input: "t" })).toMatchObject({
+      status: 400,
+      body: { detail: "Input must be an object with a value for each variable: text" },
+    });
+    // Two Actions without variables take a string.
+    const plain = await experimentOf(poem, poem);
+    expect((await prompt(plain, { input: "about rain" })).body.msg).toBe("Write a poem\nabout rain");
+  });
+
+  it("streams and runs asynchronously like an Action run, the generation naming the Experiment and side", async () => {
+    const experiment = await experimentOf(summarize, classify);
+    const streamed = await prompt(experiment, { input: { text: "one two" }, streaming: true });
+    expect(streamed.status).toBe(200);
+    expect(Object.keys(streamed.body).sort()).toEqual(["action", "feedback_url", "msg", "stream_url", "streaming", "variant"]);
+    expect(streamed.body).toMatchObject({ msg: "", streaming: true, variant: "primary", action: summarize });
+    const tokens = await readStream(emulator.call, streamed.body.stream_url);
+    expect(tokens).toEqual(["Summarize: ", "one ", "two"]);
+
+    const later = await prompt(experiment, { input: { text: "three" }, async_mode: true });
+    expect(Object.keys(later.body).sort()).toEqual(["action", "feedback_url", "generation_guid", "msg", "streaming", "variant"]);
+    expect(later.body).toMatchObject({ msg: "", streaming: false, variant: "secondary", action: classify });
+    expect((await emulator.call("GET", `/v1/generations/${later.body.generation_guid}`)).body).toEqual({
+      guid: later.body.generation_guid,
+      status: "completed",
+      msg: "Classify: three",
+      feedback_url: later.body.feedback_url,
+      action: classify,
+      experiment,
+      variant: "secondary",
+    });
+    const both = await prompt(experiment, { input: { text: "x" }, streaming: true, async_mode: true });
+    expect(both.status).toBe(400);
+    expect(both.body.detail[0]).toMatchObject({ loc: ["body", "async_mode"], msg: "streaming and async_mode cannot both be true" });
+  });
+
+  it("answers 404 for a missing, deleted or foreign Experiment and 400 for a malformed GUID or body", async () => {
+    expect(await prompt(MISSING_GUID, { input: { text: "t" } })).toMatchObject(notFound("Experiment not found"));
+    const experiment = await experimentOf(summarize, classify);
+    const elsewhere = await emulator.appGuid("Elsewhere", OTHER_KEY);
+    const echo = await emulator.actionGuid("Elsewhere", "Echo", OTHER_KEY);
+    const theirs = await experimentOf(echo, echo, OTHER_KEY, elsewhere);
+    expect(await prompt(theirs, { input: { text: "t" } })).toMatchObject(notFound("Experiment not found"));
+    await emulator.call("DELETE", `/v1/experiments/${experiment}`);
+    expect(await prompt(experiment, { input: { text: "t" } })).toMatchObject(notFound("Experiment not found"));
+    const malformed = await prompt("nope", { input: { text: "t" } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.detail[0].loc).toEqual(["path", "guid"]);
+    const live = await experimentOf(summarize, classify);
+    for (const [body, loc] of [
+      [{}, ["body", "input"]],
+      [{ input: 5 }, ["body", "input"]],
+      [{ input: { text: "t" }, session: "nope" }, ["body", "session"]],
+    ] as const) {
+      const reply = await prompt(live, body);
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.detail[0].loc).toEqual(loc);
+    }
+    expect(await prompt(live, { input: { text: "t" }, session: MISSING_GUID })).toMatchObject(notFound("Session not found"));
+    expect(await dataCount()).toBe(0);
+  });
+
+  it("counts an Action run naming the Experiment as a forced assignment; an Action outside it is 400", async () => {
+    const experiment = await experimentOf(summarize, classify);
+    const run = await emulator.call("POST", "/v1/actions", { action: classify, input: { text: "t" }, experiment, async_mode: true });
+    expect(run.status).toBe(200);
+    expect(await metadataOf(run)).toEqual({ environment: "Production", experiment, variant: "secondary", forced: true });
+    expect((await emulator.call("GET", `/v1/generations/${run.body.generation_guid}`)).body).toMatchObject({
+      experiment,
+      variant: "secondary",
+      action: classify,
+    });
+    const pitch = await emulator.actionGuid("Sales", "Pitch");
+    expect(await emulator.call("POST", "/v1/actions", { action: pitch, input: { product: "p" }, experiment })).toMatchObject({
+      status: 400,
+      body: { detail: "Action is not one of the Experiment's Actions" },
+    });
+    // A run without an Experiment records no assignment.
+    const plain = await emulator.call("POST", "/v1/actions", { action: classify, input: { text: "t" }, async_mode: true });
+    expect((await emulator.call("GET", `/v1/generations/${plain.body.generation_guid}`)).body).toMatchObject({
+      experiment: null,
+      variant: null,
+    });
+    expect((await prompt(experiment, { input: { text: "t" } })).body.variant).toBe("primary");
+  });
+
+  it("answers a cached generation with cache and records no assignment for it", async () => {
+    const experiment = await experimentOf(summarize, classify);
+    const first = await prompt(experiment, { input: { text: "t" }, cache: true });
+    expect(first.body).toMatchObject({ variant: "primary", msg: "Summarize: t" });
+    expect((await prompt(experiment, { input: { text: "t" }, cache: true })).body).toMatchObject({
+      variant: "secondary",
+      msg: "Classify: t",
+    });
+    expect(await dataCount()).toBe(2);
+    // Primary's turn again: its cached generation answers, nothing is logged, so primary stays due.
+    const hit = await prompt(experiment, { input: { text: "t" }, cache: true });
+    expect(hit.body).toEqual(first.body);
+    expect((await prompt(experiment, { input: { text: "t" }, cache: true })).body.feedback_url).toBe(first.body.feedback_url);
+    expect(await dataCount()).toBe(2);
+  });
+
+  it("runs each side only in the environments its Action is deployed to", async () => {
+    const experiment = await experimentOf(greet, summarize);
+    const input = { name: "Ada", place: "Paris", text: "t" };
+    const staged = await prompt(experiment, { input, environment: "Staging" });
+    expect(staged.body).toMatchObject({ variant: "primary", msg: "Hello Ada from Paris" });
+    expect(await metadataOf(staged)).toEqual({ environment: "Staging", experiment, variant: "primary", forced: false });
+    expect(await prompt(experiment, { input, environment: "Staging" })).toMatchObject({
+      status: 400,
+      body: { detail: "Action is not deployed to Staging" },
+    });
+    expect((await prompt(experiment, { input })).body).toMatchObject({ variant: "secondary", msg: "Summarize: t" });
   });
 });

@@ -128,6 +128,49 @@ describe("models routes", () => {
     expect(await linkOf()).toBe(latest);
   });
 
+  it("accepts a provider type in any case and links as for the catalog's spelling", async () => {
+    const { body: connection } = await emulator.call("POST", "/v1/providers", { provider: "openai", key: "sk-conn" });
+    const created = await emulator.call("POST", "/v1/models", { llm: "gpt-4o", provider: "OpenAI", key: SECRET });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({
+      providerId: 1,
+      workspaceModelProviderId: emulator.store.providers.get(acme(), connection.guid).id,
+    });
+    expect((await emulator.call("GET", `/v1/models/${created.body.guid}`)).body).toMatchObject({
+      provider_name: "openai",
+      provider_guid: connection.guid,
+    });
+    expect((await emulator.call("POST", "/v1/models", { llm: "claude", provider: "ANTHROPIC", key: SECRET })).body.providerId).toBe(2);
+  });
+
+  it("accepts a Provider connection GUID as `provider`: links to that connection and takes its type", async () => {
+    const make = async (body: object) => (await emulator.call("POST", "/v1/providers", body)).body.guid as string;
+    const chosen = await make({ provider: "anthropic", key: "k" });
+    // Neither the default nor the newest connection of its type: a GUID names exactly one.
+    await make({ provider: "anthropic", key: "k", default: true });
+    await make({ provider: "anthropic", key: "k" });
+    const created = await emulator.call("POST", "/v1/models", { llm: "claude-3-haiku", provider: chosen, key: SECRET });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ providerId: 2, workspaceModelProviderId: emulator.store.providers.get(acme(), chosen).id });
+    const detail = (await emulator.call("GET", `/v1/models/${created.body.guid}`)).body;
+    expect(detail).toMatchObject({ provider_name: "anthropic", provider_guid: chosen });
+    // Answered the same way as a Model made with the type name.
+    const byName = (await emulator.call("POST", "/v1/models", { llm: "claude-3-haiku", provider: "anthropic", key: SECRET })).body;
+    expect(Object.keys((await emulator.call("GET", `/v1/models/${byName.guid}`)).body).sort()).toEqual(Object.keys(detail).sort());
+  });
+
+  it("answers 404 `Provider not found` for a connection GUID that is unknown, deleted or another workspace's", async () => {
+    const { body: gone } = await emulator.call("POST", "/v1/providers", { provider: "openai", key: "k" });
+    await emulator.call("DELETE", `/v1/providers/${gone.guid}`);
+    const { body: theirs } = await emulator.call("POST", "/v1/providers", { provider: "openai", key: "k" }, { apiKey: OTHER_KEY });
+    for (const provider of [MISSING_GUID, gone.guid, theirs.guid]) {
+      const reply = await emulator.call("POST", "/v1/models", { llm: "gpt-4o", provider, key: SECRET });
+      expect(reply.status, provider).toBe(404);
+      expect(reply.body).toEqual({ detail: "Provider not found" });
+    }
+    expect((await emulator.call("GET", "/v1/models")).body).toEqual([]);
+  });
+
   it("answers 400 for missing fields, an unknown provider and a malformed URL", async () => {
     for (const body of [
       { provider: "openai", key: SECRET },

@@ -175,6 +175,10 @@ describe("persistence across a restart on the same database file", () => {
       await ok("POST", "/v1/experiments", { name: "A/B", app: ids.support, primary_action: ids.summarize, secondary_action: ids.classify })
     ).guid;
 
+    ids.session = (await ok("POST", "/v1/sessions", { action: ids.summarize, name: "Chat", extUserId: "user-1" })).guid;
+    const actionRun = { action: ids.summarize, input: { text: "remember me" }, session: ids.session, async_mode: true };
+    ids.generation = (await ok("POST", "/v1/actions", actionRun)).generation_guid;
+
     fileUrl = (await ok("POST", "/v1/files/upload", { data: Buffer.from(FILE_TEXT).toString("base64") })).url;
 
     const created = await ok("POST", `/v1/contexts/${ids.handbook}/documents`, {
@@ -235,6 +239,11 @@ describe("persistence across a restart on the same database file", () => {
         `/v1/evals/${ids.datasetEval}/runs`,
         "/v1/experiments",
         `/v1/experiments/${ids.experiment}`,
+        "/v1/sessions",
+        `/v1/sessions/${ids.session}`,
+        `/v1/sessions/${ids.session}/data`,
+        `/v1/generations/${ids.generation}`,
+        `/v1/generations/${ids.generation}/stream`,
         `/v1/contexts/${ids.handbook}/documents`,
         `/v1/contexts/${ids.handbook}/documents/${ids.document}`,
         `/v1/contexts/${ids.faq}/documents`,
@@ -293,6 +302,8 @@ describe("persistence across a restart on the same database file", () => {
     expect(read(`/v1/contexts/${ids.faq}/documents`).body.total_count).toBe(2);
     expect(read(`/v1/workflows/${ids.pipeline}/result/${ids.run}/dataset`).body.blocks).toHaveLength(2);
     expect(read("/v1/workspaces").body.total_count).toBe(2);
+    expect(read(`/v1/sessions/${ids.session}/data`).body).toMatchObject({ total_count: 1, data: [{ output: "Summarize: remember me" }] });
+    expect(read(`/v1/generations/${ids.generation}`).body).toMatchObject({ status: "completed", msg: "Summarize: remember me" });
   });
 
   it("answers every read, record and list, exactly as before", () => {

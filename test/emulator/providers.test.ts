@@ -77,6 +77,21 @@ describe("providers routes", () => {
     expect((await emulator.call("GET", "/v1/providers")).body).toEqual([]);
   });
 
+  it("accepts a provider type in any case and answers it as the catalog writes it", async () => {
+    const mixed = await emulator.call("POST", "/v1/providers", { provider: "OpenAI", key: SECRET, model: "gpt-4o" });
+    expect(mixed.status).toBe(200);
+    expect(mixed.body).toMatchObject({ name: null, nickname: "openai" });
+    const upper = await emulator.call("POST", "/v1/providers", { provider: "ANTHROPIC", key: SECRET });
+    expect(upper.body.nickname).toBe("anthropic");
+    // Stored as the catalog type: its initial Model and the stored record say so.
+    expect((await emulator.call("GET", "/v1/models")).body[0]).toMatchObject({ provider_name: "openai", provider_guid: mixed.body.guid });
+    const [record] = emulator.store.providers.list(emulator.store.workspaces.authenticate(ACME_KEY)!);
+    expect(record!.provider).toBe("openai");
+    const unknown = await emulator.call("POST", "/v1/providers", { provider: "OpenAIX", key: SECRET });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ detail: "Invalid provider 'OpenAIX'" });
+  });
+
   it("refuses `providerId` and tells to use `provider`", async () => {
     const reply = await emulator.call("POST", "/v1/providers", { provider: "openai", key: SECRET, providerId: 1 });
     expect(reply.status).toBe(400);

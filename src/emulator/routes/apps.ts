@@ -20,7 +20,7 @@ export const presentActionSummary = (action: ActionRecord): ActionSummary => ({
   ...presentAudit(action),
 });
 
-/** `/apps` and the App relationship routes (`/actions`, `/workflows`, `/data`, `/finetunes`). */
+/** `/apps` and the App's Actions (the other relationship routes sit with their kinds). */
 export const appRoutes: RouteModule = (app, store) => {
   app.get("/apps", async (request) => {
     const page = parsePage(request);
@@ -41,13 +41,5 @@ export const appRoutes: RouteModule = (app, store) => {
   app.get("/apps/:guid/actions", async (request) => {
     const page = parsePage(request);
     return store.actions.listByApp(request.caller, guidParam(request), page).map(presentActionSummary);
-  });
-
-  // Fine-tunes are outside this emulator's scope (no route creates them), so an App has none; skip and
-  // limit are still checked like every paged list's.
-  app.get("/apps/:guid/finetunes", async (request) => {
-    parsePage(request);
-    store.apps.get(request.caller, guidParam(request));
-    return [];
   });
 };

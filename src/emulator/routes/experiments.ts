@@ -1,6 +1,7 @@
-import type { Experiment } from "../../api/experiments";
-import { ExperimentCreate, ExperimentUpdate } from "../../api/experiments";
+import type { Experiment, ExperimentPromptResponse } from "../../api/experiments";
+import { ExperimentCreate, ExperimentPrompt, ExperimentUpdate } from "../../api/experiments";
 import type { ExperimentRecord } from "../store/experiments";
+import { presentRun, runOptions, runUrlBase } from "./actions";
 import { type RouteModule, deleted, envelope, guidParam, parseBody, parsePage, presentAudit } from "./wire";
 
 export const presentExperiment = (experiment: ExperimentRecord): Experiment => ({
@@ -15,8 +16,8 @@ export const presentExperiment = (experiment: ExperimentRecord): Experiment => (
   ...presentAudit(experiment),
 });
 
-/** `/experiments` (the prompt route is outside the emulator's scope). */
-export const experimentRoutes: RouteModule = (app, store) => {
+/** `/experiments` and `/experiments/{guid}/prompt`. */
+export const experimentRoutes: RouteModule = (app, store, context) => {
   app.get("/experiments", async (request) => {
     const page = parsePage(request);
     return envelope(store.experiments.list(request.caller, page), page, presentExperiment);
@@ -47,6 +48,17 @@ export const experimentRoutes: RouteModule = (app, store) => {
         secondaryActionGuid: body.secondary_action,
       }),
     );
+  });
+
+  // Spec: the response is not shown; the emulator answers a run's, plus the Action that served it and its side.
+  app.post("/experiments/:guid/prompt", async (request): Promise<ExperimentPromptResponse> => {
+    const guid = guidParam(request);
+    const body = parseBody(ExperimentPrompt, request);
+    const { generation, variant } = store.generations.promptExperiment(request.caller, guid, {
+      ...runOptions(body),
+      actionGuid: body.action,
+    });
+    return { ...presentRun(generation, body, runUrlBase(app, context)), action: generation.actionGuid, variant };
   });
 
   // Spec: not shown; the emulator answers `{ message: "Experiment <guid> deleted" }`.

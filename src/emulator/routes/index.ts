@@ -11,6 +11,10 @@ import { datasetRoutes } from "./datasets";
 import { experimentRoutes } from "./experiments";
 import { documentRoutes } from "./documents";
 import { contextSourceRoutes } from "./context-sources";
+import { actionRoutes } from "./actions";
+import { sessionRoutes } from "./sessions";
+import { feedbackRoutes } from "./feedback";
+import { fineTuneRoutes } from "./fine-tunes";
 import type { RouteModule } from "./wire";
 
 /** Every route module, each registered under `/v1`. */
@@ -28,4 +32,8 @@ export const routeModules: RouteModule[] = [
   experimentRoutes,
   documentRoutes,
   contextSourceRoutes,
+  actionRoutes,
+  sessionRoutes,
+  feedbackRoutes,
+  fineTuneRoutes,
 ];

@@ -1,7 +1,19 @@
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid, now } from "./records";
+import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, fromJson, newGuid, now } from "./records";
 import type { AppStore } from "./apps";
+
+/**
+ * Where an Action runs when a run names no environment, and where an Action that declares none is
+ * deployed. Spec: neither is shown; `Production` is the first environment the spec names.
+ */
+export const DEFAULT_ENVIRONMENT = "Production";
+
+/** A `{{variable}}` placeholder of a prompt template (the name without the braces and blanks). */
+const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
+
+/** The distinct variable names of a prompt template, in the order they first appear. */
+export const templateVariables = (prompt: string): string[] => [...new Set(Array.from(prompt.matchAll(PLACEHOLDER), (match) => match[1]!))];
 
 /**
  * Actions cannot be created through the public interface: the emulator loads them from fixtures and
@@ -16,6 +28,10 @@ export interface ActionRecord extends Audited {
   actionType: string;
   model: string | null;
   prompt: string;
+  /** The prompt's `{{variable}}` names: a run's input must give each of them, or be a string when there are none. */
+  variables: string[];
+  /** The environments the Action is deployed to (runs name one of them). */
+  environments: string[];
 }
 
 export class ActionStore {
@@ -36,13 +52,28 @@ export class ActionStore {
         prompt TEXT NOT NULL,
         ${RECORD_COLUMNS}
       );
+      -- A table of its own rather than a column: databases written before runs existed keep their actions table.
+      CREATE TABLE IF NOT EXISTS action_environments (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        action_id INTEGER NOT NULL REFERENCES actions(id),
+        name TEXT NOT NULL,
+        UNIQUE (action_id, name)
+      );
     `);
   }
 
-  /** Fixture loading only. */
+  /** Fixture loading only. Without `environments` the Action is deployed to {@link DEFAULT_ENVIRONMENT} only. */
   create(
     caller: Caller,
-    input: { appGuid: string; name: string; prompt: string; model?: string | null; actionType?: string; guid?: string },
+    input: {
+      appGuid: string;
+      name: string;
+      prompt: string;
+      model?: string | null;
+      actionType?: string;
+      guid?: string;
+      environments?: string[] | undefined;
+    },
   ): ActionRecord {
     const app = this.store.apps.get(caller, input.appGuid);
     const stamp = now();
@@ -60,6 +91,9 @@ export class ActionStore {
       stamp,
       caller.userId,
     );
+    for (const environment of input.environments ?? []) {
+      this.db.run("INSERT OR IGNORE INTO action_environments (action_id, name) VALUES (?, ?)", id, environment);
+    }
     return this.byId(id);
   }
 
@@ -87,9 +121,11 @@ export class ActionStore {
   }
 }
 
-const SELECT = "SELECT a.*, p.guid AS app_guid FROM actions a JOIN apps p ON p.id = a.app_id";
+const ENVIRONMENTS = "SELECT json_group_array(name) FROM (SELECT name FROM action_environments WHERE action_id = a.id ORDER BY id)";
+const SELECT = `SELECT a.*, p.guid AS app_guid, (${ENVIRONMENTS}) AS environments FROM actions a JOIN apps p ON p.id = a.app_id`;
 
 function toRecord(row: Record<string, unknown>): ActionRecord {
+  const environments = fromJson<string[]>(row.environments)!;
   return {
     id: row.id as number,
     guid: row.guid as string,
@@ -99,6 +135,9 @@ function toRecord(row: Record<string, unknown>): ActionRecord {
     actionType: row.action_type as string,
     model: (row.model as string | null) ?? null,
     prompt: row.prompt as string,
+    variables: templateVariables(row.prompt as string),
+    // An Action that declares no environment (fixtures without `environments`, older databases) is deployed to the default one.
+    environments: environments.length > 0 ? environments : [DEFAULT_ENVIRONMENT],
     ...audited(row),
   };
 }

@@ -4,6 +4,7 @@ import { BadRequestError, RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
 import type { ActionStore } from "./actions";
 import type { AppStore } from "./apps";
+import type { SessionRecord, SessionStore } from "./sessions";
 
 /** A Data record's input or output: a string, an array or an object. */
 export type DataValue = string | unknown[] | Record<string, unknown>;
@@ -64,7 +65,7 @@ export class DataStore {
   constructor(
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
-    private readonly store: { readonly actions: ActionStore; readonly apps: AppStore },
+    private readonly store: { readonly actions: ActionStore; readonly apps: AppStore; readonly sessions: SessionStore },
   ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS data (
@@ -89,6 +90,12 @@ export class DataStore {
       );
       CREATE INDEX IF NOT EXISTS data_workspace ON data (workspace_id, deleted_at);
       CREATE INDEX IF NOT EXISTS data_app ON data (app_id, deleted_at);
+      -- A record's Session: a table of its own, so that databases written before Sessions existed keep their data table.
+      CREATE TABLE IF NOT EXISTS data_sessions (
+        data_id INTEGER PRIMARY KEY REFERENCES data(id),
+        session_id INTEGER NOT NULL REFERENCES sessions(id)
+      );
+      CREATE INDEX IF NOT EXISTS data_sessions_session ON data_sessions (session_id);
     `);
   }
 
@@ -103,6 +110,13 @@ export class DataStore {
     return this.page("d.app_id = ?", [this.store.apps.get(caller, appGuid).id], page);
   }
 
+  /** The Session's Data, newest first (404 `Session not found` when it is missing or deleted). */
+  listBySession(caller: Caller, sessionGuid: string, page: Page): Paged<DataRecord> {
+    // Spec: not shown in which order a Session's Data is listed; the emulator uses the newest first of GET /data.
+    const session = this.store.sessions.get(caller, sessionGuid);
+    return this.page("d.id IN (SELECT data_id FROM data_sessions WHERE session_id = ?)", [session.id], page);
+  }
+
   /**
    * Logs a generation. The Action and every supplied relationship must resolve (404 otherwise); without
    * `appGuid` the record belongs to the Action's App.
@@ -110,7 +124,7 @@ export class DataStore {
   create(caller: Caller, input: DataCreateInput): DataRecord {
     return this.db.transaction(() => {
       const action = this.store.actions.get(caller, input.actionGuid);
-      const app = this.resolveLinks(caller, input);
+      const { app, session } = this.resolveLinks(caller, input);
       const guid = input.guid ?? newGuid();
       if (this.db.get("SELECT 1 FROM data WHERE guid = ?", guid)) throw new BadRequestError(`Data ${guid} already exists`);
       const stamp = now();
@@ -130,6 +144,7 @@ export class DataStore {
         `INSERT INTO data (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
         ...names.map((name) => values[name]!),
       );
+      if (session) this.linkSession(id, session);
       return this.byId(id);
     });
   }
@@ -146,12 +161,18 @@ export class DataStore {
     return row && toRecord(row);
   }
 
+  /** A non-deleted Data record of the caller's workspace by its internal numeric id (what fine-tune create takes). */
+  findById(caller: Caller, id: number): DataRecord | undefined {
+    const row = this.db.get(`${SELECT} WHERE d.id = ? AND d.workspace_id = ? AND d.deleted_at IS NULL`, id, caller.workspaceId);
+    return row && toRecord(row);
+  }
+
   /** Replaces the supplied fields; supplied relationships must resolve as on create. */
   update(caller: Caller, guid: string, input: DataUpdateInput): DataRecord {
     return this.db.transaction(() => {
       const data = this.get(caller, guid);
       const action = input.actionGuid ? this.store.actions.get(caller, input.actionGuid) : undefined;
-      const app = this.resolveLinks(caller, input);
+      const { app, session } = this.resolveLinks(caller, input);
       // Spec: not shown whether a new Action moves the record to its App; the emulator keeps the App unless `app` is given.
       const values: Record<string, SqlValue> = {
         ...definedColumns(input),
@@ -166,6 +187,7 @@ export class DataStore {
         ...names.map((name) => values[name]!),
         data.id,
       );
+      if (session) this.linkSession(data.id, session);
       return this.byId(data.id);
     });
   }
@@ -177,14 +199,22 @@ export class DataStore {
     return data;
   }
 
-  /** Resolves the supplied App, Session and version GUIDs (after the Action); returns the App if one was given. */
-  private resolveLinks(caller: Caller, input: DataFields): AppRecord | undefined {
+  /** Resolves the supplied App, Session and version GUIDs (after the Action); returns the App and Session given. */
+  private resolveLinks(caller: Caller, input: DataFields): { app: AppRecord | undefined; session: SessionRecord | undefined } {
     const app = input.appGuid ? this.store.apps.get(caller, input.appGuid) : undefined;
-    // Spec choice: the emulator has no Session routes, so no supplied Session can resolve.
-    if (input.sessionGuid) throw new RecordNotFoundError("Session not found");
+    const session = input.sessionGuid ? this.store.sessions.get(caller, input.sessionGuid) : undefined;
     // Spec choice: the emulator has no Action versions, so no supplied version can resolve.
     if (input.versionGuid) throw new RecordNotFoundError("Version not found");
-    return app;
+    return { app, session };
+  }
+
+  /** Links a record to a Session, replacing the Session it had. */
+  private linkSession(dataId: number, session: SessionRecord): void {
+    this.db.run(
+      "INSERT INTO data_sessions (data_id, session_id) VALUES (?, ?) ON CONFLICT (data_id) DO UPDATE SET session_id = excluded.session_id",
+      dataId,
+      session.id,
+    );
   }
 
   private page(where: string, args: SqlValue[], page: Page): Paged<DataRecord> {

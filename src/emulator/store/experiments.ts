@@ -17,6 +17,9 @@ export interface ExperimentRecord extends Audited {
   status: string;
 }
 
+/** Which of an Experiment's two Actions served a prompt. */
+export type Variant = "primary" | "secondary";
+
 // Spec: status values not shown; the emulator creates Experiments as `active` and never moves them.
 const INITIAL_STATUS = "active";
 
@@ -114,6 +117,16 @@ export class ExperimentStore {
     const experiment = this.get(caller, guid);
     this.db.run("UPDATE experiments SET deleted_at = ? WHERE id = ?", now(), experiment.id);
     return experiment;
+  }
+
+  /**
+   * The side of the Experiment an Action is on (primary when it is both); 400 when it is neither, as for a
+   * forced Action (spec: status not shown).
+   */
+  variantOf(experiment: ExperimentRecord, actionGuid: string): Variant {
+    if (actionGuid === experiment.primaryActionGuid) return "primary";
+    if (actionGuid === experiment.secondaryActionGuid) return "secondary";
+    throw new BadRequestError("Action is not one of the Experiment's Actions");
   }
 
   /** Resolves both Actions (404 each) and then checks both belong to the App. */

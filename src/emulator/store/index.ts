@@ -14,6 +14,15 @@ import { ExperimentStore } from "./experiments";
 import { ContextStore } from "./contexts";
 import { DocumentStore } from "./documents";
 import { ContextSourceStore } from "./context-sources";
+import { SessionStore } from "./sessions";
+import { GenerationStore } from "./generations";
+import { FeedbackStore } from "./feedback";
+import { type FineTuneOptions, FineTuneStore } from "./fine-tunes";
+
+/** How the stores behave where the emulator can be tuned. */
+export interface StoreOptions {
+  fineTunes?: FineTuneOptions | undefined;
+}
 
 /**
  * The emulator's storage: one SQLite database, one store per kind. Stores know nothing of HTTP; they
@@ -38,12 +47,17 @@ export class Store {
   readonly contexts: ContextStore;
   readonly documents: DocumentStore;
   readonly contextSources: ContextSourceStore;
+  readonly sessions: SessionStore;
+  readonly generations: GenerationStore;
+  readonly feedback: FeedbackStore;
+  readonly fineTunes: FineTuneStore;
 
-  constructor(path = ":memory:") {
+  constructor(path = ":memory:", options: StoreOptions = {}) {
     this.db = new Database(path);
     this.workspaces = new WorkspaceStore(this.db);
     this.apps = new AppStore(this.db, this);
     this.actions = new ActionStore(this.db, this);
+    this.sessions = new SessionStore(this.db, this);
     this.data = new DataStore(this.db, this);
     this.files = new FileStore(this.db);
     this.providers = new ProviderStore(this.db, this);
@@ -56,6 +70,9 @@ export class Store {
     this.contexts = new ContextStore(this.db);
     this.documents = new DocumentStore(this.db, this);
     this.contextSources = new ContextSourceStore(this.db, this);
+    this.generations = new GenerationStore(this.db, this);
+    this.feedback = new FeedbackStore(this.db, this);
+    this.fineTunes = new FineTuneStore(this.db, this, options.fineTunes);
     this.workspaces.trackUsage();
   }
 

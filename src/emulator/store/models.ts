@@ -1,6 +1,7 @@
+import { Guid } from "../../api/common";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type ConnectionModels, type ProviderRecord, type ProviderStore, type ProviderType, catalogId } from "./providers";
+import { type ConnectionModels, type ProviderRecord, type ProviderStore, type ProviderType, catalogId, catalogType } from "./providers";
 import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, fromFlag, newGuid, now, toFlag } from "./records";
 import type { WorkspaceStore } from "./workspaces";
 
@@ -61,17 +62,24 @@ export class ModelStore implements ConnectionModels {
   }
 
   /**
-   * Creates a Model linked to the workspace's connection of the same provider type (the default one if
-   * several, else the newest), or to none. Spec: not shown; the emulator's linking rule.
+   * Creates a Model. `provider` is a provider type in any case, or the GUID of a connection of the
+   * workspace (404 `Provider not found` when it does not resolve): the Model takes that connection's type
+   * and links to it. Given a type, it links to the workspace's connection of that type (the default one if
+   * several, else the newest), or to none. Spec: not shown which of the two `provider` is; the emulator's rule.
    */
   create(
     caller: Caller,
     input: { llm: string; provider: string; key: string; url?: string | null | undefined; default?: boolean | undefined },
   ): ModelRecord {
-    catalogId(input.provider);
     return this.db.transaction(() => {
-      const connection = this.store.providers.findForType(caller, input.provider);
-      return this.insert(caller, { ...input, url: input.url ?? null, connectionId: connection?.id ?? null, createdByConnection: false });
+      const { type, connection } = this.linkFor(caller, input.provider);
+      return this.insert(caller, {
+        ...input,
+        provider: type,
+        url: input.url ?? null,
+        connectionId: connection?.id ?? null,
+        createdByConnection: false,
+      });
     });
   }
 
@@ -122,11 +130,21 @@ export class ModelStore implements ConnectionModels {
     );
   }
 
+  /** The provider type and connection a Model's `provider` names. */
+  private linkFor(caller: Caller, provider: string): { type: ProviderType; connection: ProviderRecord | undefined } {
+    if (Guid.safeParse(provider).success) {
+      const connection = this.store.providers.get(caller, provider);
+      return { type: connection.provider, connection };
+    }
+    const type = catalogType(provider);
+    return { type, connection: this.store.providers.findForType(caller, type) };
+  }
+
   private insert(
     caller: Caller,
     input: {
       llm: string;
-      provider: string;
+      provider: ProviderType;
       key: string;
       url: string | null;
       default?: boolean | undefined;

@@ -23,12 +23,18 @@ export const PROVIDER_CATALOG = [
 ] as const;
 export type ProviderType = (typeof PROVIDER_CATALOG)[number];
 
-/** The catalog id of a provider type; an unknown type is 400 `Invalid provider '<x>'`. */
-export function catalogId(provider: string): number {
-  const index = (PROVIDER_CATALOG as readonly string[]).indexOf(provider);
-  if (index < 0) throw new BadRequestError(`Invalid provider '${provider}'`);
-  return index + 1;
+/**
+ * The catalog type a name stands for, written in any case ("OpenAI" is `openai`); an unknown type is 400
+ * `Invalid provider '<x>'`. Spec: not shown; users write the names as the makers do.
+ */
+export function catalogType(provider: string): ProviderType {
+  const type = provider.toLowerCase();
+  if (!(PROVIDER_CATALOG as readonly string[]).includes(type)) throw new BadRequestError(`Invalid provider '${provider}'`);
+  return type as ProviderType;
 }
+
+/** The catalog id of a provider type (the `providerId` of a Model create response). */
+export const catalogId = (type: ProviderType): number => PROVIDER_CATALOG.indexOf(type) + 1;
 
 /** A Provider connection. The credential stays in its table and is never part of a record. */
 export interface ProviderRecord extends Audited {
@@ -99,7 +105,7 @@ export class ProviderStore {
    * and keeps `default` as given (several defaults may coexist).
    */
   create(caller: Caller, input: ProviderCreateInput): ProviderRecord {
-    catalogId(input.provider);
+    const type = catalogType(input.provider);
     return this.db.transaction(() => {
       this.store.workspaces.reserve(caller, "providers");
       const stamp = now();
@@ -108,10 +114,10 @@ export class ProviderStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         newGuid(),
         caller.workspaceId,
-        input.provider,
+        type,
         input.key,
         input.name ?? null,
-        input.name ?? input.provider,
+        input.name ?? type,
         input.url ?? null,
         toFlag(input.default),
         toJson(input.metadata),
@@ -134,8 +140,15 @@ export class ProviderStore {
     return toRecord(row);
   }
 
+  /** A non-deleted connection of the caller's workspace by its numeric id (`workspaceModelProviderId`); else 404 `Provider not found`. */
+  getById(caller: Caller, id: number): ProviderRecord {
+    const row = this.db.get("SELECT * FROM providers WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL", id, caller.workspaceId);
+    if (!row) throw new RecordNotFoundError("Provider not found");
+    return toRecord(row);
+  }
+
   /** The connection a new Model of this type links to: the default one if any, else the newest; or none. */
-  findForType(caller: Caller, provider: string): ProviderRecord | undefined {
+  findForType(caller: Caller, provider: ProviderType): ProviderRecord | undefined {
     const row = this.db.get(
       "SELECT * FROM providers WHERE workspace_id = ? AND provider = ? AND deleted_at IS NULL ORDER BY is_default DESC, id DESC LIMIT 1",
       caller.workspaceId,

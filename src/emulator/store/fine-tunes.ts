@@ -1,0 +1,211 @@
+import { type FineTuneStatus, MIN_FINE_TUNE_RECORDS } from "../../api/fine-tunes";
+import type { AppStore } from "./apps";
+import type { DataStore } from "./data";
+import type { Database } from "./database";
+import type { DatasetStore } from "./datasets";
+import { BadRequestError, RecordNotFoundError } from "./errors";
+import type { ProviderStore } from "./providers";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
+
+/** Seconds a fine-tune stays `processing` unless the emulator is told otherwise. */
+export const DEFAULT_FINE_TUNE_SECONDS = 3;
+
+export interface FineTuneOptions {
+  /** Seconds from create until a job leaves `processing` (0: at the first read after create). */
+  seconds?: number | undefined;
+}
+
+export interface FineTuneRecord extends Audited {
+  id: number;
+  guid: string;
+  name: string;
+  appGuid: string;
+  /** The Dataset named on create, or null. */
+  datasetGuid: string | null;
+  /** The dedicated Dataset create built from the resolved Data records. */
+  trainingDatasetGuid: string;
+  dataIds: number[];
+  baseModel: string;
+  /** The Provider connection the job runs on. */
+  providerGuid: string;
+  status: FineTuneStatus;
+  vendorFinetuneName: string;
+  failureReason: string | null;
+}
+
+export interface FineTuneCreateInput {
+  name: string;
+  appGuid: string;
+  datasetGuid?: string | null | undefined;
+  dataIds: number[];
+  baseModel: string;
+  /** The numeric id of a Provider connection. */
+  connectionId: number;
+}
+
+/**
+ * Fine-tunes. A job is `processing` for a fixed time after create, then ends in the outcome decided at
+ * create: `failed` when the base model's name contains "fail" (any case), else `succeeded`. The status is
+ * read off the clock, so it is the same for every reader and survives restarts.
+ */
+export class FineTuneStore {
+  private readonly durationMs: number;
+
+  constructor(
+    private readonly db: Database,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: {
+      readonly apps: AppStore;
+      readonly data: DataStore;
+      readonly datasets: DatasetStore;
+      readonly providers: ProviderStore;
+    },
+    options: FineTuneOptions = {},
+  ) {
+    this.durationMs = (options.seconds ?? DEFAULT_FINE_TUNE_SECONDS) * 1000;
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS finetunes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        app_id INTEGER NOT NULL REFERENCES apps(id),
+        dataset_id INTEGER REFERENCES datasets(id),
+        training_dataset_id INTEGER NOT NULL REFERENCES datasets(id),
+        provider_id INTEGER NOT NULL REFERENCES providers(id),
+        name TEXT NOT NULL,
+        data_ids TEXT NOT NULL,
+        base_model TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        failure_reason TEXT,
+        finishes_at TEXT NOT NULL,
+        ${RECORD_COLUMNS}
+      );
+      CREATE INDEX IF NOT EXISTS finetunes_workspace ON finetunes (workspace_id, deleted_at);
+      CREATE INDEX IF NOT EXISTS finetunes_app ON finetunes (app_id, deleted_at);
+    `);
+  }
+
+  /** Non-deleted fine-tunes of the workspace, oldest first. */
+  list(caller: Caller, page: Page): Paged<FineTuneRecord> {
+    const { rows, total } = this.db.paged(`${FROM} WHERE f.workspace_id = ? AND f.deleted_at IS NULL`, [caller.workspaceId], page, {
+      select: COLUMNS,
+      order: "f.id",
+    });
+    const at = Date.now();
+    return { items: rows.map((row) => toRecord(row, at)), total };
+  }
+
+  /** The App's fine-tunes, oldest first (404 `App not found` when it is missing or deleted). */
+  listByApp(caller: Caller, appGuid: string, page: Page): FineTuneRecord[] {
+    const app = this.store.apps.get(caller, appGuid);
+    const at = Date.now();
+    return this.db
+      .all(`${SELECT} WHERE f.app_id = ? AND f.deleted_at IS NULL ORDER BY f.id LIMIT ? OFFSET ?`, app.id, page.limit, page.skip)
+      .map((row) => toRecord(row, at));
+  }
+
+  /**
+   * Starts a job: 404 for a missing App, Dataset or Provider connection, 400 when fewer than 10 of
+   * `dataIds` are live Data records of the workspace. Builds the training Dataset (under the App, one Item
+   * per resolved record, in the order given; it takes a place of the Dataset allowance) and answers the
+   * job as `processing`.
+   */
+  create(caller: Caller, input: FineTuneCreateInput): FineTuneRecord {
+    return this.db.transaction(() => {
+      const app = this.store.apps.get(caller, input.appGuid);
+      const dataset = input.datasetGuid ? this.store.datasets.get(caller, input.datasetGuid) : undefined;
+      const connection = this.store.providers.getById(caller, input.connectionId);
+      const records = [...new Set(input.dataIds)].flatMap((id) => this.store.data.findById(caller, id) ?? []);
+      if (records.length < MIN_FINE_TUNE_RECORDS) {
+        throw new BadRequestError(
+          `A fine-tune needs at least ${MIN_FINE_TUNE_RECORDS} Data records; ${records.length} of data_ids resolved to one`,
+        );
+      }
+      const guid = newGuid();
+      const training = this.store.datasets.create(caller, {
+        name: `${input.name} (fine-tune training data)`,
+        description: `Built for fine-tune ${guid}`,
+        appGuid: app.guid,
+        dataGuids: records.map((record) => record.guid),
+      });
+      const failureReason = /fail/i.test(input.baseModel)
+        ? `The vendor rejected the job: base model '${input.baseModel}' cannot be fine-tuned`
+        : null;
+      const stamp = now();
+      const id = this.db.run(
+        `INSERT INTO finetunes (guid, workspace_id, app_id, dataset_id, training_dataset_id, provider_id, name, data_ids, base_model,
+           outcome, failure_reason, finishes_at, created_at, updated_at, created_by_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        guid,
+        caller.workspaceId,
+        app.id,
+        dataset?.id ?? null,
+        training.id,
+        connection.id,
+        input.name,
+        toJson(records.map((record) => record.id)),
+        input.baseModel,
+        failureReason ? "failed" : "succeeded",
+        failureReason,
+        new Date(Date.parse(stamp) + this.durationMs).toISOString(),
+        stamp,
+        stamp,
+        caller.userId,
+      );
+      return toRecord(this.db.get(`${SELECT} WHERE f.id = ?`, id)!, Date.parse(stamp));
+    });
+  }
+
+  /** A non-deleted fine-tune of the caller's workspace; anything else is 404 `Fine-tune not found`. */
+  get(caller: Caller, guid: string): FineTuneRecord {
+    const row = this.db.get(`${SELECT} WHERE f.guid = ? AND f.workspace_id = ? AND f.deleted_at IS NULL`, guid, caller.workspaceId);
+    if (!row) throw new RecordNotFoundError("Fine-tune not found");
+    return toRecord(row, Date.now());
+  }
+
+  /** Changes the name only; the job and its training Dataset stay as they are. */
+  rename(caller: Caller, guid: string, name: string): FineTuneRecord {
+    const fineTune = this.get(caller, guid);
+    this.db.run(
+      "UPDATE finetunes SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
+      name,
+      now(),
+      caller.userId,
+      fineTune.id,
+    );
+    return this.get(caller, guid);
+  }
+
+  /** Soft delete; the training Dataset stays (it is a Dataset like any other). */
+  softDelete(caller: Caller, guid: string): FineTuneRecord {
+    const fineTune = this.get(caller, guid);
+    this.db.run("UPDATE finetunes SET deleted_at = ? WHERE id = ?", now(), fineTune.id);
+    return fineTune;
+  }
+}
+
+const COLUMNS = "f.*, a.guid AS app_guid, d.guid AS dataset_guid, t.guid AS training_dataset_guid, p.guid AS provider_guid";
+const FROM = `FROM finetunes f JOIN apps a ON a.id = f.app_id LEFT JOIN datasets d ON d.id = f.dataset_id
+              JOIN datasets t ON t.id = f.training_dataset_id JOIN providers p ON p.id = f.provider_id`;
+const SELECT = `SELECT ${COLUMNS} ${FROM}`;
+
+/** The record as of `at` (ms since the epoch): `processing` until strictly after `finishes_at`, then the outcome. */
+function toRecord(row: Record<string, unknown>, at: number): FineTuneRecord {
+  const finished = at > Date.parse(row.finishes_at as string);
+  const guid = row.guid as string;
+  return {
+    id: row.id as number,
+    guid,
+    name: row.name as string,
+    appGuid: row.app_guid as string,
+    datasetGuid: (row.dataset_guid as string | null) ?? null,
+    trainingDatasetGuid: row.training_dataset_guid as string,
+    dataIds: fromJson<number[]>(row.data_ids)!,
+    baseModel: row.base_model as string,
+    providerGuid: row.provider_guid as string,
+    status: finished ? (row.outcome as FineTuneStatus) : "processing",
+    vendorFinetuneName: `ftjob-${guid.replaceAll("-", "")}`,
+    failureReason: finished ? ((row.failure_reason as string | null) ?? null) : null,
+    ...audited(row),
+  };
+}

@@ -1,0 +1,271 @@
+import { type ActionRecord, DEFAULT_ENVIRONMENT } from "./actions";
+import type { ActionStore } from "./actions";
+import type { Database } from "./database";
+import type { DataStore } from "./data";
+import { BadRequestError, RecordNotFoundError } from "./errors";
+import type { ExperimentRecord, ExperimentStore, Variant } from "./experiments";
+import { type Audited, type Caller, RECORD_COLUMNS, audited, newGuid, now, toFlag } from "./records";
+import type { SessionStore } from "./sessions";
+import { emulatedOutput } from "./workflows";
+
+/** A run's input: a string (for a prompt without variables) or the value of each variable by name. */
+export type RunInput = string | Record<string, unknown>;
+
+/** A chat message sent along with a run. */
+export interface RunMessage {
+  role: string;
+  content: string;
+  files?: string[] | undefined;
+}
+
+/** What a run takes besides the Action (or Experiment) it runs. */
+export interface RunOptions {
+  input: RunInput;
+  /** Answer the newest earlier generation of the same Action and input instead of generating. */
+  cache?: boolean | undefined;
+  sessionGuid?: string | null | undefined;
+  /** The environment the Action must be deployed to; {@link DEFAULT_ENVIRONMENT} when left out. */
+  environment?: string | undefined;
+  extUserId?: string | null | undefined;
+  messages?: RunMessage[] | null | undefined;
+}
+
+/** One generation: the text an Action run produced and the Data record that logs it. */
+export interface GenerationRecord extends Audited {
+  id: number;
+  guid: string;
+  actionGuid: string;
+  dataGuid: string;
+  output: string;
+  /** The Experiment the run went through, and the side of it that served it. */
+  experimentGuid: string | null;
+  variant: Variant | null;
+}
+
+/** An Experiment prompt's generation and the side of the Experiment it was assigned to. */
+export interface ExperimentGeneration {
+  generation: GenerationRecord;
+  variant: Variant;
+}
+
+/** How a run was assigned to an Experiment: by the alternation, or forced by the caller. */
+interface Assignment {
+  experiment: ExperimentRecord;
+  variant: Variant;
+  forced: boolean;
+}
+
+/**
+ * Action runs and Experiment prompts. No model is called: the generated text is the Action's prompt
+ * rendered with the input, so tests can predict it. Every generation logs a Data record (linked to the
+ * run's Session, if any) and is kept here, complete at once, for its stream and asynchronous retrieval.
+ */
+export class GenerationStore {
+  constructor(
+    private readonly db: Database,
+    /** The other stores this one calls (the `Store` itself, read when called). */
+    private readonly store: {
+      readonly actions: ActionStore;
+      readonly data: DataStore;
+      readonly experiments: ExperimentStore;
+      readonly sessions: SessionStore;
+    },
+  ) {
+    db.sql.exec(`
+      CREATE TABLE IF NOT EXISTS generations (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guid TEXT NOT NULL UNIQUE,
+        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+        action_id INTEGER NOT NULL REFERENCES actions(id),
+        data_id INTEGER NOT NULL REFERENCES data(id),
+        cache_key TEXT NOT NULL,
+        output TEXT NOT NULL,
+        experiment_id INTEGER REFERENCES experiments(id),
+        variant TEXT,
+        forced INTEGER NOT NULL DEFAULT 0,
+        ${RECORD_COLUMNS}
+      );
+      CREATE INDEX IF NOT EXISTS generations_cache ON generations (action_id, cache_key);
+      CREATE INDEX IF NOT EXISTS generations_experiment ON generations (experiment_id, forced);
+    `);
+  }
+
+  /**
+   * Runs an Action. With an Experiment (manually controlled traffic) the caller has chosen the Action,
+   * which must be one of the Experiment's two (400), and the run is recorded as a forced assignment.
+   */
+  run(caller: Caller, actionGuid: string, options: RunOptions & { experimentGuid?: string | null | undefined }): GenerationRecord {
+    return this.db.transaction(() => {
+      const action = this.store.actions.get(caller, actionGuid);
+      const experiment = options.experimentGuid ? this.store.experiments.get(caller, options.experimentGuid) : undefined;
+      const assignment = experiment && { experiment, variant: this.store.experiments.variantOf(experiment, action.guid), forced: true };
+      return this.generate(caller, action, action.variables, options, assignment);
+    });
+  }
+
+  /**
+   * Prompts an Experiment: the forced Action when given (one of the two, else 400), otherwise primary and
+   * secondary in turn, starting with primary, counting the Experiment's earlier unforced assignments. The
+   * input must give every variable of both Actions.
+   */
+  promptExperiment(caller: Caller, guid: string, options: RunOptions & { actionGuid?: string | undefined }): ExperimentGeneration {
+    return this.db.transaction(() => {
+      const experiment = this.store.experiments.get(caller, guid);
+      const primary = this.store.actions.get(caller, experiment.primaryActionGuid);
+      const secondary = this.store.actions.get(caller, experiment.secondaryActionGuid);
+      const forced = options.actionGuid !== undefined;
+      const variant = forced ? this.store.experiments.variantOf(experiment, options.actionGuid!) : this.nextVariant(experiment);
+      const variables = [...new Set([...primary.variables, ...secondary.variables])];
+      const action = variant === "primary" ? primary : secondary;
+      return { generation: this.generate(caller, action, variables, options, { experiment, variant, forced }), variant };
+    });
+  }
+
+  /** A generation of the caller's workspace; otherwise 404 `Generation not found`. */
+  get(caller: Caller, guid: string): GenerationRecord {
+    const row = this.db.get(`${SELECT} WHERE g.guid = ? AND g.workspace_id = ?`, guid, caller.workspaceId);
+    if (!row) throw new RecordNotFoundError("Generation not found");
+    return toRecord(row);
+  }
+
+  /**
+   * Checks the environment (400), the input against `variables` (400) and the Session (404), then answers
+   * the cached generation when asked for and there is one, else generates and logs a new one.
+   */
+  private generate(
+    caller: Caller,
+    action: ActionRecord,
+    variables: string[],
+    options: RunOptions,
+    assignment: Assignment | undefined,
+  ): GenerationRecord {
+    const environment = options.environment ?? DEFAULT_ENVIRONMENT;
+    // Spec: the status for an Action not deployed to the environment is not shown; the emulator answers 400.
+    if (!action.environments.includes(environment)) throw new BadRequestError(`Action is not deployed to ${environment}`);
+    checkInput(options.input, variables);
+    // Resolved here too, so that a cache hit refuses an unknown Session as a generation does.
+    if (options.sessionGuid) this.store.sessions.get(caller, options.sessionGuid);
+    const key = cacheKey(options.input);
+    const hit = options.cache ? this.cached(caller, action, key) : undefined;
+    if (hit) return hit;
+
+    const output = render(action.prompt, options.input);
+    const fullPromptSent = [output, ...(options.messages ?? []).map((message) => `${message.role}: ${message.content}`)].join("\n");
+    const data = this.store.data.create(caller, {
+      actionGuid: action.guid,
+      input: options.input,
+      output,
+      fullPromptSent,
+      promptTemplate: action.prompt,
+      model: action.model,
+      numInputTokens: splitTokens(fullPromptSent).length,
+      numOutputTokens: splitTokens(output).length,
+      latency: 0,
+      sessionGuid: options.sessionGuid,
+      metadata: {
+        environment,
+        ...(options.extUserId && { extUserId: options.extUserId }),
+        ...(assignment && { experiment: assignment.experiment.guid, variant: assignment.variant, forced: assignment.forced }),
+      },
+    });
+    const stamp = now();
+    const id = this.db.run(
+      `INSERT INTO generations (guid, workspace_id, action_id, data_id, cache_key, output, experiment_id, variant, forced,
+         created_at, updated_at, created_by_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      newGuid(),
+      caller.workspaceId,
+      action.id,
+      data.id,
+      key,
+      output,
+      assignment?.experiment.id ?? null,
+      assignment?.variant ?? null,
+      toFlag(assignment?.forced),
+      stamp,
+      stamp,
+      caller.userId,
+    );
+    return toRecord(this.db.get(`${SELECT} WHERE g.id = ?`, id)!);
+  }
+
+  /** The newest generation of the Action for the same input whose Data record is not deleted. */
+  private cached(caller: Caller, action: ActionRecord, key: string): GenerationRecord | undefined {
+    const row = this.db.get(
+      `${SELECT} WHERE g.workspace_id = ? AND g.action_id = ? AND g.cache_key = ? AND d.deleted_at IS NULL ORDER BY g.id DESC LIMIT 1`,
+      caller.workspaceId,
+      action.id,
+      key,
+    );
+    return row && toRecord(row);
+  }
+
+  /** Primary on an even count of earlier unforced assignments, secondary on an odd one. */
+  private nextVariant(experiment: ExperimentRecord): Variant {
+    const { n } = this.db.get<{ n: number }>(
+      "SELECT count(*) AS n FROM generations WHERE experiment_id = ? AND forced = 0",
+      experiment.id,
+    )!;
+    return n % 2 === 0 ? "primary" : "secondary";
+  }
+}
+
+/**
+ * The emulator's tokens: each run of non-blank characters with the blanks after it (blanks that open
+ * the text make a token of their own), so that the tokens joined are the text again.
+ */
+export const splitTokens = (text: string): string[] => text.match(/\S+\s*|\s+/g) ?? [];
+
+/**
+ * 400 unless the input fits the variables: an object giving exactly those variables, each a string,
+ * number or boolean, or a string when there are none. Details name the variables at fault.
+ */
+function checkInput(input: RunInput, variables: string[]): void {
+  if (typeof input === "string") {
+    if (variables.length > 0) throw new BadRequestError(`Input must be an object with a value for each variable: ${variables.join(", ")}`);
+    return;
+  }
+  if (variables.length === 0) throw new BadRequestError("Input must be a string: the prompt has no variables");
+  const missing = variables.filter((name) => !Object.hasOwn(input, name));
+  if (missing.length > 0) throw new BadRequestError(`Missing input ${named(missing)}`);
+  const unknown = Object.keys(input).filter((name) => !variables.includes(name));
+  if (unknown.length > 0) throw new BadRequestError(`Unknown input ${named(unknown)}`);
+  for (const [name, value] of Object.entries(input)) {
+    if (!["string", "number", "boolean"].includes(typeof value)) {
+      throw new BadRequestError(`Input variable ${name} must be a string, number or boolean`);
+    }
+  }
+}
+
+const named = (names: string[]): string => `${names.length === 1 ? "variable" : "variables"}: ${names.join(", ")}`;
+
+/**
+ * The generated text: the prompt with each `{{variable}}` filled from an object input, or the prompt and
+ * a string input on lines of their own (either alone when the other is empty).
+ */
+function render(prompt: string, input: RunInput): string {
+  if (typeof input === "string") return [prompt, input].filter((part) => part !== "").join("\n");
+  return emulatedOutput(prompt, Object.fromEntries(Object.entries(input).map(([name, value]) => [name, String(value)])));
+}
+
+/** Identical inputs share a key whatever the order of their variables. */
+function cacheKey(input: RunInput): string {
+  if (typeof input === "string") return JSON.stringify(input);
+  return JSON.stringify(Object.fromEntries(Object.entries(input).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+}
+
+const SELECT = `SELECT g.*, a.guid AS action_guid, d.guid AS data_guid, e.guid AS experiment_guid
+  FROM generations g JOIN actions a ON a.id = g.action_id JOIN data d ON d.id = g.data_id LEFT JOIN experiments e ON e.id = g.experiment_id`;
+
+function toRecord(row: Record<string, unknown>): GenerationRecord {
+  return {
+    id: row.id as number,
+    guid: row.guid as string,
+    actionGuid: row.action_guid as string,
+    dataGuid: row.data_guid as string,
+    output: row.output as string,
+    experimentGuid: (row.experiment_guid as string | null) ?? null,
+    variant: (row.variant as Variant | null) ?? null,
+    ...audited(row),
+  };
+}
