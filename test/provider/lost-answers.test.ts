@@ -34,11 +34,17 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
 
   beforeAll(async () => {
     bed = await startTestbed();
-    [app, connection, model] = bed.capture(`
+    const registered = bed.capture(`
       new gms.App("support", { name: "Support bot" });
       new gms.ProviderConnection("openai", { provider: "openai", key: "${KEY}", nickname: "Primary" });
       new gms.Model("gpt", { llm: "gpt-4o", provider: "openai", key: "${KEY}" });
-    `) as [Registration, Registration, Registration];
+    `);
+    // Registrations arrive as their inputs resolve, not in program order.
+    [app, connection, model] = ["support", "openai", "gpt"].map((name) => registered.find((r) => r.name === name)!) as [
+      Registration,
+      Registration,
+      Registration,
+    ];
   });
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.close()));

@@ -289,7 +289,8 @@ module.exports = {
       { name: "b", path: "b1.txt", deleteBeforeReplace: true },
     ]);
     await engine.up();
-    expect(events()).toEqual(["create a1.txt", "create b1.txt"]);
+    // Independent steps run in parallel: their events may come in either order.
+    expect([...events()].sort()).toEqual(["create a1.txt", "create b1.txt"]);
 
     writeProgram([
       { name: "a", path: "a2.txt" },
@@ -303,7 +304,10 @@ module.exports = {
     const result = await engine.up();
     expect(result.counts).toMatchObject({ replace: 2, delete: 0 });
     // a's old file is deleted after the program (create-before-delete); b's before its replacement is created.
-    expect(events().slice(2)).toEqual(["create a2.txt", "delete b1.txt", "create b2.txt", "delete a1.txt"]);
+    const replaced = events().slice(2);
+    expect([...replaced].sort()).toEqual(["create a2.txt", "create b2.txt", "delete a1.txt", "delete b1.txt"]);
+    expect(replaced.indexOf("delete b1.txt")).toBeLessThan(replaced.indexOf("create b2.txt"));
+    expect(replaced.at(-1)).toBe("delete a1.txt");
     expect(existsSync(join(dir, "a1.txt")) || existsSync(join(dir, "b1.txt"))).toBe(false);
   });
 
@@ -317,7 +321,10 @@ module.exports = {
     writeProgram([]);
     const result = await engine.up();
     expect(result.steps.map((step) => `${step.op} ${step.name}`)).toEqual(["delete c", "delete b", "delete a"]);
-    expect(events().slice(-3)).toEqual(["delete c.txt", "delete b2.txt", "delete a2.txt"]);
+    const deletes = events().slice(-3);
+    expect([...deletes].sort()).toEqual(["delete a2.txt", "delete b2.txt", "delete c.txt"]);
+    // c depends on a: gone before a is deleted (b, independent, may go at any time).
+    expect(deletes.indexOf("delete c.txt")).toBeLessThan(deletes.indexOf("delete a2.txt"));
 
     writeProgram([
       { name: "d", path: "d.txt" },
