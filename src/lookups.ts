@@ -1,6 +1,6 @@
 /**
  * Read-only lookups of what the public interface cannot create (Actions, Contexts, Skill types, Eval
- * types) and of what a workspace allows, each in the usual Pulumi pair: `getX(args)` returns a promise,
+ * types), of fine-tunes made outside the program, and of what a workspace allows, each in the usual Pulumi pair: `getX(args)` returns a promise,
  * `getXOutput(args)` an Output. They run in the program (during preview too, like any data source) with
  * the stack's `gms:baseUrl` / `gms:apiKey`, the environment, or `args.connection`.
  *
@@ -12,6 +12,7 @@ import { z } from "zod";
 import { appsApi } from "./api/apps";
 import { dataApi } from "./api/data";
 import { evalsApi } from "./api/evals";
+import { FineTuneStatus, type FineTuneRecord, fineTunesApi } from "./api/fine-tunes";
 import { skillsApi } from "./api/skills";
 import { workspacesApi } from "./api/workspaces";
 import type { GmsClient } from "./client";
@@ -90,6 +91,19 @@ const DataRecordInfo = z
   })
   .meta({ title: "DataRecordInfo", description: "A Data record logged under an App." });
 
+const FineTuneInfo = z
+  .strictObject({
+    guid: guid("fine-tune"),
+    app: z.string().describe("The GUID of the App the fine-tune belongs to."),
+    name: z.string().describe("The fine-tune's name."),
+    dataset: z.string().nullable().describe("The GUID of the Dataset it was made against, or null."),
+    baseModel: z.string().describe("The provider's base model it trains."),
+    status: FineTuneStatus.describe("The job's status: `processing`, then `succeeded` or `failed`."),
+    vendorFinetuneName: z.string().describe("The provider-side job name."),
+    failureReason: z.string().nullable().describe("Why the provider failed the job; null unless `status` is `failed`."),
+  })
+  .meta({ title: "FineTuneInfo", description: "A fine-tune of an App." });
+
 /** Every lookup's arguments and result; `schema.json` lists them as the package's functions (`gms:index:<name>`). */
 export const lookupDeclarations = {
   getWorkspace: {
@@ -145,6 +159,16 @@ export const lookupDeclarations = {
       ...connectionArg,
     }),
     result: z.array(DataRecordInfo),
+  },
+  getFineTunes: {
+    description: "The fine-tunes of an App, with their job status.",
+    args: z.strictObject({ ...appArg, ...connectionArg }),
+    result: z.array(FineTuneInfo),
+  },
+  getFineTune: {
+    description: "One fine-tune of an App by name; the error lists the App's fine-tunes when there is no such fine-tune.",
+    args: z.strictObject({ ...appArg, ...nameArg("fine-tune"), ...connectionArg }),
+    result: FineTuneInfo,
   },
 } satisfies Record<string, { description: string; args: z.ZodObject; result: z.ZodType }>;
 
@@ -252,6 +276,31 @@ export async function getDataRecords(args: LookupArgsOf<"getDataRecords">): Prom
   return records.map((record) => ({ guid: record.guid, model: record.model, createdAt: record.createdAt }));
 }
 export const getDataRecordsOutput = outputForm(getDataRecords);
+
+/** The fine-tunes of an App, with their job status (for example to use a model trained outside the program). */
+export async function getFineTunes(args: LookupArgsOf<"getFineTunes">): Promise<LookupResultOf<"getFineTunes">> {
+  const client = programClient(args);
+  const app = await resolveApp(client, args.app);
+  return (await fineTunesApi.listOfApp(client, app.guid)).map(toFineTuneInfo);
+}
+export const getFineTunesOutput = outputForm(getFineTunes);
+
+/** One fine-tune of an App by name; the error lists the App's fine-tunes when there is no such fine-tune. */
+export async function getFineTune(args: LookupArgsOf<"getFineTune">): Promise<LookupResultOf<"getFineTune">> {
+  return pick(await getFineTunes(args), args.name, `fine-tune of App "${args.app}"`);
+}
+export const getFineTuneOutput = outputForm(getFineTune);
+
+const toFineTuneInfo = (fineTune: FineTuneRecord): LookupResultOf<"getFineTune"> => ({
+  guid: fineTune.guid,
+  app: fineTune.app,
+  name: fineTune.name,
+  dataset: fineTune.dataset,
+  baseModel: fineTune.baseModel,
+  status: fineTune.status,
+  vendorFinetuneName: fineTune.vendorFinetuneName,
+  failureReason: fineTune.failureReason,
+});
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as gms from "../src";
 import { type RunningEmulator, startEmulator } from "../src/emulator";
 import { TEST_FIXTURES } from "./emulator/harness";
+import { startFineTune } from "./provider/fine-tune-fixture";
 
 describe("lookups", () => {
   let emulator: RunningEmulator;
@@ -70,6 +71,29 @@ describe("lookups", () => {
     const other = await gms.getWorkspace({ connection: { baseUrl: emulator.url, apiKey: "gms_wrong" } }).catch((caught: unknown) => caught);
     expect(other).toBeInstanceOf(Error);
     expect(pulumi.RunError.isInstance(other)).toBe(false);
+  });
+
+  it("finds an App's fine-tunes with their job status, and one by name", async () => {
+    expect(await gms.getFineTunes({ app: "Sales", connection })).toEqual([]);
+    const started = await startFineTune(emulator, "Support tone");
+    const fineTunes = await gms.getFineTunes({ app: "Support", connection });
+    expect(fineTunes).toEqual([
+      {
+        guid: started.guid,
+        app: (await gms.getWorkspace({ connection })).apps[0]!.guid,
+        name: "Support tone",
+        dataset: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        baseModel: "gpt-4o-mini",
+        status: "processing",
+        vendorFinetuneName: expect.stringMatching(/^ftjob-/),
+        failureReason: null,
+      },
+    ]);
+    const byGuid = await gms.getFineTune({ app: fineTunes[0]!.app, name: "Support tone", connection });
+    expect(byGuid).toEqual(fineTunes[0]);
+    const missing = await gms.getFineTune({ app: "Support", name: "Sales tone", connection }).catch((caught: unknown) => caught);
+    expect(missing).toBeInstanceOf(gms.LookupNotFoundError);
+    expect((missing as Error).message).toBe('No fine-tune of App "Support" named "Sales tone". Available: "Support tone".');
   });
 
   it("has an Output form that takes Inputs", async () => {

@@ -10,6 +10,7 @@ import * as lookups from "../src/lookups";
 import { kinds } from "../src/resources";
 import { generatePackageSchema, renderPackageSchema } from "../src/schema/package-schema";
 import { TEST_FIXTURES } from "./emulator/harness";
+import { startFineTune } from "./provider/fine-tune-fixture";
 
 const root = join(__dirname, "..");
 const schemaPath = join(root, "schema.json");
@@ -204,7 +205,7 @@ describe("lookup declarations", () => {
       body: JSON.stringify({ action: summarize.guid, input: "in", output: "out" }),
     });
     expect(logged.status).toBe(200);
-    const results: Record<keyof typeof lookupDeclarations, unknown> = {
+    const results: Record<Exclude<keyof typeof lookupDeclarations, "getFineTunes" | "getFineTune">, unknown> = {
       getWorkspace: await lookups.getWorkspace({ connection }),
       getUsage: await lookups.getUsage({ connection }),
       getActions: await lookups.getActions({ app: "Support", connection }),
@@ -217,8 +218,15 @@ describe("lookup declarations", () => {
       getDataRecords: await lookups.getDataRecords({ app: "Support", connection }),
     };
     expect(results.getDataRecords).toHaveLength(1);
+    await startFineTune(emulator, "Described tone");
+    const fineTunes = {
+      getFineTunes: await lookups.getFineTunes({ app: "Support", connection }),
+      getFineTune: await lookups.getFineTune({ app: "Support", name: "Described tone", connection }),
+    };
+    expect(fineTunes.getFineTunes).toHaveLength(1);
+    const all: Record<keyof typeof lookupDeclarations, unknown> = { ...results, ...fineTunes };
     for (const [name, declaration] of Object.entries(lookupDeclarations)) {
-      const parsed = declaration.result.safeParse(results[name as keyof typeof lookupDeclarations]);
+      const parsed = declaration.result.safeParse(all[name as keyof typeof lookupDeclarations]);
       expect(parsed.success, `${name}: ${parsed.error?.message}`).toBe(true);
     }
   });

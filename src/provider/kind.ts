@@ -15,6 +15,7 @@ export const KIND_NAMES = [
   "Experiment",
   "Skill",
   "ContextSource",
+  "FineTune",
 ] as const;
 export type KindName = (typeof KIND_NAMES)[number];
 

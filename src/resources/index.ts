@@ -4,6 +4,7 @@ import { contextSourceKind } from "./context-source";
 import { datasetKind } from "./dataset";
 import { evalKind } from "./eval";
 import { experimentKind } from "./experiment";
+import { fineTuneKind } from "./fine-tune";
 import { modelKind } from "./model";
 import { providerConnectionKind } from "./provider-connection";
 import { skillKind } from "./skill";
@@ -14,6 +15,7 @@ export { ContextSource, type ContextSourceArgs } from "./context-source";
 export { Dataset, type DatasetArgs } from "./dataset";
 export { Eval, type EvalArgs } from "./eval";
 export { Experiment, type ExperimentArgs } from "./experiment";
+export { FineTune, type FineTuneArgs } from "./fine-tune";
 export { Model, type ModelArgs } from "./model";
 export { ProviderConnection, type ProviderConnectionArgs } from "./provider-connection";
 export { Skill, type SkillArgs } from "./skill";
@@ -30,4 +32,5 @@ export const kinds = {
   Experiment: experimentKind,
   Skill: skillKind,
   ContextSource: contextSourceKind,
+  FineTune: fineTuneKind,
 } satisfies Record<KindName, Kind>;

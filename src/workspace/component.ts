@@ -1,6 +1,6 @@
 /**
  * Workspace: a component that declares a whole workspace from one document (a YAML file or an object)
- * with the nine resource kinds as its children, references between them resolved by name (spec.ts).
+ * with the ten resource kinds as its children, references between them resolved by name (spec.ts).
  *
  * Order of events, so that a mistake costs nothing:
  * 1. in the constructor, synchronously: the document is parsed and validated (shape, references to
@@ -11,7 +11,7 @@
  *    before the preflight (preflight.ts: lookups by name and the App allowance) has passed: it is an
  *    explicit dependency of each. A failed preflight fails the program in preview, before any write;
  * 3. the engine creates the children with the dependencies their inputs imply (a Workflow after its
- *    App, a Model after its ProviderConnection, an Eval after its Dataset).
+ *    App, a Model after its ProviderConnection, an Eval or a fine-tune after its Dataset).
  */
 import { relative } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
@@ -21,6 +21,7 @@ import { ContextSource } from "../resources/context-source";
 import { Dataset } from "../resources/dataset";
 import { Eval } from "../resources/eval";
 import { Experiment } from "../resources/experiment";
+import { FineTune } from "../resources/fine-tune";
 import { Model } from "../resources/model";
 import { ProviderConnection } from "../resources/provider-connection";
 import { Skill } from "../resources/skill";
@@ -60,6 +61,7 @@ export class Workspace extends pulumi.ComponentResource {
   readonly experiments: Record<string, Experiment>;
   readonly skills: Record<string, Skill>;
   readonly contextSources: Record<string, ContextSource>;
+  readonly fineTunes: Record<string, FineTune>;
 
   constructor(name: string, args: WorkspaceArgs, opts: pulumi.ComponentResourceOptions = {}) {
     const loaded = load(name, args);
@@ -177,6 +179,11 @@ export class Workspace extends pulumi.ComponentResource {
         },
         options(),
       );
+    });
+
+    this.fineTunes = each(spec.fineTunes, (key, entry) => {
+      const { app, dataset, ...fields } = entry;
+      return new FineTune(child(key), { ...fields, app: appGuid(app), dataset: this.datasets[dataset]!.id, connection }, options());
     });
 
     // The children are the component's outputs; registering their Outputs again would only repeat a

@@ -56,6 +56,7 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
   for (const [key, workflow] of section(spec.workflows)) appRefs.push({ app: workflow.app, path: ["workflows", key, "app"] });
   for (const [key, dataset] of section(spec.datasets))
     if (typeof dataset.app === "string") appRefs.push({ app: dataset.app, path: ["datasets", key, "app"] });
+  for (const [key, fineTune] of section(spec.fineTunes)) appRefs.push({ app: fineTune.app, path: ["fineTunes", key, "app"] });
   for (const [key, experiment] of section(spec.experiments)) {
     const appPath = ["experiments", key, "app"];
     appRefs.push({ app: experiment.app, path: appPath });

@@ -1,17 +1,17 @@
 /**
  * The declarative workspace format: one document (YAML, or an object in a program) declaring any number
- * of each of the nine kinds, each kind a map from a logical name to an entry. Entries are derived from
+ * of each of the ten kinds, each kind a map from a logical name to an entry. Entries are derived from
  * the kinds' field declarations (`entryOf`: camelCase, the kinds' own schemas, descriptions and required
  * fields) except that they refer to other objects by name instead of by GUID, and that secrets are never
  * written in the document.
  *
  * References:
- * - an App (`workflow.app`, `dataset.app`, `experiment.app`, `action.app`): the logical name of an App
+ * - an App (`workflow.app`, `dataset.app`, `experiment.app`, `fineTune.app`, `action.app`): the logical name of an App
  *   declared under `apps`; otherwise the name of an App that already exists in the workspace (one
  *   configured outside Pulumi), looked up during preview;
  * - `model.provider`: the logical name of a ProviderConnection declared under `providerConnections`
  *   (the Model takes its provider type, key and endpoint from it and is created after it);
- * - `eval.dataset`: the logical name of a Dataset declared under `datasets`;
+ * - `eval.dataset`, `fineTune.dataset`: the logical name of a Dataset declared under `datasets`;
  * - Actions (`eval.action` as `{app, action}`, `experiment.primaryAction` / `secondaryAction` within
  *   `experiment.app`), Contexts (`contextSource.context`), Eval types (`eval.evalTypes`) and Skill types
  *   (`skill.type`): by name, looked up during preview, as the public interface cannot create them.
@@ -20,7 +20,7 @@
  * could not tell apart: a logical name used twice in one map (a YAML syntax error: map keys are unique,
  * reported at the second with the map's path);
  * two Apps with the same `name`; two ProviderConnections with the same `name` or `nickname`; two Models
- * of one ProviderConnection with the same `llm`; two Workflows of one App with the same `name`; two
+ * of one ProviderConnection with the same `llm`; two Workflows or fine-tunes of one App with the same `name`; two
  * Datasets, Evals, Experiments or Skills with the same `name`; two Context Sources filling one Context
  * from the same `url` or `file`; and more than one `default: true` ProviderConnection or Model.
  *
@@ -214,6 +214,11 @@ const ContextSourceEntry = entryOf(kinds.ContextSource, {
   ),
 });
 
+const FineTuneEntry = entryOf(kinds.FineTune, {
+  app: AppRef.describe(`The App whose Data records train the model. ${AppRef.description} Another App replaces the fine-tune.`),
+  dataset: Name.describe("The logical name of a Dataset declared under `datasets`. Another Dataset replaces the fine-tune."),
+});
+
 /** The document's shape alone: what the JSON Schema describes. */
 export const WorkspaceDocument = z
   .strictObject({
@@ -229,6 +234,10 @@ export const WorkspaceDocument = z
     experiments: entries(ExperimentEntry, "Experiments (A/B comparisons of two Actions of one App), by logical name."),
     skills: entries(SkillEntry, "Skills, by logical name (create succeeds only under the name of a Skill configured in the workspace)."),
     contextSources: entries(ContextSourceEntry, "Context Sources, by logical name."),
+    fineTunes: entries(
+      FineTuneEntry,
+      "Fine-tunes (models trained at a provider from Data records of an App), by logical name; each waits for its provider job on create.",
+    ),
   })
   .describe("A GMS workspace declared for pulumi-gms's Workspace component: each kind is a map from a logical name to an entry.");
 
@@ -243,6 +252,7 @@ export const SECTION_OF = {
   Experiment: "experiments",
   Skill: "skills",
   ContextSource: "contextSources",
+  FineTune: "fineTunes",
 } as const satisfies Record<KindName, Section>;
 
 /** A workspace document as a program writes it. */
@@ -364,6 +374,12 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
         : `${source.context}\n${baseDir === undefined ? source.file : contextFilePath(baseDir, source.file)}`,
     (id) => `a Context Source of Context "${id.split("\n")[0]}" uploading ${id.split("\n")[1]}`,
   );
+  unique(
+    "fineTunes",
+    "name",
+    (fineTune) => `${fineTune.app}\n${fineTune.name}`,
+    (id) => `a fine-tune named "${id.split("\n")[1]}" in App ${id.split("\n")[0]}`,
+  );
   for (const section of ["providerConnections", "models"] as const) {
     const defaults = list(section).filter(([, entry]) => entry.default === true);
     for (const [key] of defaults.slice(1))
@@ -386,6 +402,11 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
     typeNames.forEach((name, index) => {
       if (typeNames.indexOf(name) !== index) add(["evals", key, "evalTypes", index], `lists Eval type "${name}" more than once`);
     });
+  }
+  for (const [key, fineTune] of list("fineTunes")) {
+    if (!spec.datasets?.[fineTune.dataset]) {
+      add(["fineTunes", key, "dataset"], `no Dataset "${fineTune.dataset}" is declared under datasets (declared: ${names("datasets")})`);
+    }
   }
   for (const [key, source] of list("contextSources")) {
     if (source.url !== undefined && source.file !== undefined) {

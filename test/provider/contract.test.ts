@@ -10,6 +10,7 @@ import type { InputFields, OutputFields } from "../../src/provider/fields";
 import type { KindName } from "../../src/provider/kind";
 import { kinds } from "../../src/resources";
 import { json, startScriptedServer } from "../client/scripted-server";
+import { logData, providerConnection } from "./fine-tune-fixture";
 import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
 
 type Props = Record<string, unknown>;
@@ -23,6 +24,10 @@ interface Fixtures {
   handbook: string;
   exactMatch: string;
   toxicity: string;
+  /** A Dataset of Support, the internal numeric ids of ten Data records of Support, and a ProviderConnection's numeric id. */
+  dataset: string;
+  dataIds: number[];
+  providerConnection: number;
 }
 
 interface Scenario {
@@ -114,6 +119,20 @@ const scenarios = {
       value: "Renamed out of band",
     }),
   },
+  FineTune: {
+    inputs: (f) => ({
+      name: "Contract tune",
+      app: f.support,
+      dataset: f.dataset,
+      dataIds: f.dataIds,
+      baseModel: "gpt-4o-mini",
+      providerConnection: f.providerConnection,
+    }),
+    path: (guid) => `/finetune/${guid}`,
+    update: () => ({ field: "name", value: "Contract tune v2", shown: (record) => record.name }),
+    replace: () => ({ field: "baseModel", value: "gpt-4o" }),
+    drift: () => ({ body: { name: "Renamed out of band" }, field: "name", value: "Renamed out of band" }),
+  },
 } satisfies Record<KindName, Scenario>;
 
 const withoutProvider = ({ __provider, ...rest }: Props) => rest;
@@ -132,6 +151,8 @@ beforeAll(async () => {
   const workspace = (await bed.api("GET", "/workspaces/current")).body;
   const contexts = (await bed.api("GET", `/workspaces/${workspace.guid}/context`)).body as { guid: string; name: string }[];
   const types = (await bed.api("GET", "/evals/types")).body as { guid: string; name: string }[];
+  // Fine-tune create takes internal numeric ids, which only the emulator's own routes show.
+  const { ids } = await logData(bed.emulator, 10);
   fixtures = {
     support: appGuid("Support"),
     sales: appGuid("Sales"),
@@ -140,6 +161,9 @@ beforeAll(async () => {
     handbook: contexts.find((context) => context.name === "Handbook")!.guid,
     exactMatch: types.find((type) => type.name === "Exact match")!.guid,
     toxicity: types.find((type) => type.name === "Toxicity")!.guid,
+    dataset: (await bed.api("POST", "/datasets", { name: "Contract fine-tune set", app: appGuid("Support") })).body.guid,
+    dataIds: ids,
+    providerConnection: (await providerConnection(bed.emulator, "Contract fine-tune connection")).id,
   };
   const program = Object.entries(scenarios)
     .map(([kind, scenario]) => `new gms.${kind}("contract-${kind}", ${JSON.stringify(scenario.inputs(fixtures))});`)

@@ -17,6 +17,8 @@ export function typeChecks(): void {
   new gms.Model("no-llm", { provider: "openai", key: "k" });
   // @ts-expect-error context is required
   new gms.ContextSource("no-context", { url: "https://example.com/a.md" });
+  // @ts-expect-error dataIds, baseModel and providerConnection are required
+  new gms.FineTune("no-ids", { name: "Tone", app: "a", dataset: "d" });
   new gms.App("ok", { name: "Support" });
   new gms.Model("ok", { llm: "gpt-4o", provider: "openai", key: "k" });
 }
@@ -35,5 +37,6 @@ describe("resource argument types", () => {
     expect(required.ProviderConnection).toEqual(["provider", "key"]);
     expect(required.Model).toEqual(["llm", "provider", "key"]);
     expect(required.ContextSource).toEqual(["context"]);
+    expect(required.FineTune).toEqual(["name", "app", "dataset", "dataIds", "baseModel", "providerConnection"]);
   });
 });

@@ -18,6 +18,8 @@ const PROGRAM = `
   new gms.Experiment("experiment", { name: "AB", app: "${GUID}", primaryAction: "${GUID}", secondaryAction: "${GUID}" });
   new gms.Skill("skill", { name: "web-search", type: "web" });
   new gms.ContextSource("source", { context: "${GUID}", url: "https://example.com/handbook.md" });
+  const dataIds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+  new gms.FineTune("tune", { name: "Tone", app: "${GUID}", dataset: "${GUID}", dataIds, baseModel: "gpt-4o-mini", providerConnection: 1 });
 `;
 
 describe("the serialized __provider", () => {

@@ -11,7 +11,9 @@ import Ajv from "ajv";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { getWorkspace } from "../../src/lookups";
 import { preflight } from "../../src/workspace/preflight";
+import { TEST_FIXTURES } from "../emulator/harness";
 import { Workspace } from "../../src/workspace/component";
 import type { InputFields } from "../../src/provider/fields";
 import { kinds } from "../../src/resources";
@@ -232,6 +234,32 @@ contextSources:
     ]);
   });
 
+  it("fine-tunes: the Dataset must be declared here, two of one App cannot share a name, and their Data IDs follow the kind's rules", () => {
+    const tune = (name: string, app: string, dataset: string, dataIds = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]") =>
+      `    name: ${name}\n    app: ${app}\n    dataset: ${dataset}\n    dataIds: ${dataIds}\n    baseModel: gpt-4o-mini\n    providerConnection: 3\n`;
+    const text = `apps:
+  support:
+    name: Support
+datasets:
+  examples:
+    name: Examples
+fineTunes:
+  tone:
+${tune("Tone", "support", "examples")}  tone-again:
+${tune("Tone", "support", "examples")}  other-app:
+${tune("Tone", "Sales", "examples")}  orphan:
+${tune("Orphan", "support", "golden", "[1, 2, 3]")}`;
+    expect(problems(text)).toEqual([
+      "33:14: fineTunes.orphan.dataIds: must list at least 10 Data IDs: the service trains only when that many resolve",
+      '16:11: fineTunes.tone-again.name: a fine-tune named "Tone" in App support is already declared as fineTunes.tone: two entries would be the same object',
+      '32:14: fineTunes.orphan.dataset: no Dataset "golden" is declared under datasets (declared: examples)',
+    ]);
+    // Check's own normalization applies: the Data IDs come out sorted.
+    const reversed = tune("Tone", "Sales", "examples", "[10, 9, 8, 7, 6, 5, 4, 3, 2, 1]");
+    const loaded = loadWorkspaceText(`datasets:\n  examples:\n    name: Examples\nfineTunes:\n  tone:\n${reversed}`, "w.yaml", EXAMPLE);
+    expect(loaded.spec.fineTunes!.tone!.dataIds).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
   it("a logical name must be usable in a resource name", () => {
     expect(problems(`apps:\n  "support team":\n    name: Support\n`)).toEqual([
       `3:5: apps.support team: "support team" is not a valid logical name: a logical ` +
@@ -327,6 +355,68 @@ describe("the Workspace component refuses a bad document before it registers any
   });
 });
 
+describe("the Workspace component declares fine-tunes", () => {
+  let emulator: RunningEmulator;
+  const registered: { type: string; name: string; inputs: Record<string, unknown> }[] = [];
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, fixtures: TEST_FIXTURES });
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (args) => {
+          registered.push({ type: args.type, name: args.name, inputs: args.inputs });
+          return { id: `${args.name}-id`, state: args.inputs };
+        },
+        call: () => {
+          throw new Error("no invokes");
+        },
+      },
+      "workspace-spec-test",
+      "dev",
+      true,
+    );
+  });
+  afterAll(() => emulator?.close());
+
+  it("against their App (declared, or existing by name) and their declared Dataset, after the preflight", async () => {
+    const dataIds = [10, 9, 8, 7, 6, 5, 4, 3, 2, 1];
+    const workspace = new Workspace("w", {
+      spec: {
+        apps: { bot: { name: "Bot" } },
+        datasets: { examples: { name: "Examples", app: "bot" } },
+        fineTunes: {
+          tone: { name: "Tone", app: "bot", dataset: "examples", dataIds, baseModel: "gpt-4o-mini", providerConnection: 3 },
+          pitch: {
+            name: "Pitch",
+            app: "Sales",
+            dataset: "examples",
+            dataIds,
+            baseModel: "gpt-4o",
+            providerConnection: 3,
+            waitTimeoutSeconds: 60,
+          },
+        },
+      },
+      connection: { baseUrl: emulator.url, apiKey: emulator.apiKey },
+    });
+    const value = <T>(output: pulumi.Output<T>) => new Promise<T>((resolve) => output.apply(resolve));
+    const sales = (await getWorkspace({ connection: { baseUrl: emulator.url, apiKey: emulator.apiKey } })).apps.find(
+      (app) => app.name === "Sales",
+    )!;
+    expect(await value(workspace.fineTunes.tone!.app)).toBe("w-bot-id");
+    expect(await value(workspace.fineTunes.tone!.dataset)).toBe("w-examples-id");
+    expect(await value(workspace.fineTunes.pitch!.app)).toBe(sales.guid);
+    expect(await value(workspace.fineTunes.pitch!.waitTimeoutSeconds)).toBe(60);
+    const tone = registered.find((registration) => registration.name === "w-tone")!;
+    expect(tone.type).toBe("pulumi-nodejs:dynamic/gms:FineTune");
+    expect(tone.inputs).toMatchObject({
+      name: "Tone",
+      dataIds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+      baseModel: "gpt-4o-mini",
+      providerConnection: 3,
+    });
+  });
+});
+
 describe("the preflight", () => {
   let emulator: RunningEmulator;
   beforeAll(async () => {
@@ -359,6 +449,7 @@ describe("each kind's entry derives from the kind's field declarations", () => {
     Experiment: ["app", "primaryAction", "secondaryAction"],
     Skill: [],
     ContextSource: ["context", "file"],
+    FineTune: ["app", "dataset"],
   };
   type EntrySchema = { properties: Record<string, { description?: string; anyOf?: { required?: string[] }[] }>; required?: string[] };
   const entryOf = (section: string) =>

@@ -1,0 +1,260 @@
+/**
+ * FineTune: a model trained at an external model provider from Data records of an App. Create starts
+ * the provider job (the service answers once the provider accepted it, status `processing`) and waits
+ * until the job leaves `processing`, logging its progress; a job the provider fails, or one still
+ * running at the deadline, fails the step while state records the fine-tune (it exists), so the next
+ * `up` replaces it and `destroy` deletes it. Only the name changes in place; everything else replaces.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { Guid } from "../api/common";
+import { FineTuneStatus, MIN_FINE_TUNE_RECORDS, type FineTuneRecord, fineTunesApi } from "../api/fine-tunes";
+import { type GmsClient, NotFoundError } from "../client";
+import { CreatedButFailedError, failure, failureText } from "../provider/errors";
+import { computed, replaceOnly, updatable } from "../provider/fields";
+import { defineKind } from "../provider/kind";
+import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { abandonCreate } from "../provider/undo-create";
+import * as shim from "../shims/fine-tune";
+
+/** What create waits at most for the job to leave `processing` when `waitTimeoutSeconds` is left out. */
+const DEFAULT_WAIT_SECONDS = 3600;
+const MAX_WAIT_SECONDS = 86_400;
+/** Polling starts fast and backs off to this cap; a progress line is logged at most every `PROGRESS_EVERY_MS`. */
+const FIRST_POLL_MS = 250;
+const MAX_POLL_MS = 5_000;
+const PROGRESS_EVERY_MS = 10_000;
+
+const NUMERIC_ID = "a whole number (an internal numeric id, not a GUID)";
+
+/**
+ * The records to train on, compared as a set: the service trains on each record once, whatever the
+ * order, so check sorts them and a reordered list changes nothing.
+ */
+const DataIds = z
+  .array(
+    z
+      .number({ error: `must be ${NUMERIC_ID}` })
+      .int(`must be ${NUMERIC_ID}`)
+      .positive("must be a positive Data ID"),
+  )
+  .min(MIN_FINE_TUNE_RECORDS, `must list at least ${MIN_FINE_TUNE_RECORDS} Data IDs: the service trains only when that many resolve`)
+  .superRefine((ids, context) => {
+    ids.forEach((id, index) => {
+      if (ids.indexOf(id) !== index) context.addIssue({ code: "custom", path: [index], message: `lists Data ID ${id} more than once` });
+    });
+  })
+  .transform((ids) => sortedIds(ids));
+
+const sortedIds = (ids: readonly number[]): number[] => [...ids].sort((a, b) => a - b);
+
+export const fineTuneKind = defineKind({
+  name: "FineTune",
+  description:
+    "A fine-tune: a model trained at an external model provider from Data records of an App. Create starts the provider job and waits until " +
+    "it leaves `processing`; a job the provider fails fails the step (the fine-tune is recorded and replaced by the next update). Only the name " +
+    "changes in place.",
+  inputs: {
+    name: updatable(z.string().min(1, "must not be empty"), "The fine-tune's name; renamed in place.", { required: true }),
+    app: replaceOnly(Guid, "The GUID of the App whose Data records train the model. Another App replaces the fine-tune.", {
+      required: true,
+    }),
+    dataset: replaceOnly(Guid, "The GUID of the Dataset the fine-tune is made against. Another Dataset replaces the fine-tune.", {
+      required: true,
+    }),
+    dataIds: replaceOnly(
+      DataIds,
+      `The internal numeric ids of the Data records to train on (not their GUIDs; the Data routes do not show them), at least ` +
+        `${MIN_FINE_TUNE_RECORDS}, each once. Compared as a set (Pulumi keeps them sorted). Every one must resolve: a create whose answer ` +
+        "shows records the service skipped deletes the fine-tune again and names them. A change replaces the fine-tune.",
+      { required: true },
+    ),
+    baseModel: replaceOnly(
+      z.string().min(1, "must name the provider's base model, for example gpt-4o-mini"),
+      "The provider's base model to train, for example `gpt-4o-mini`. A change replaces the fine-tune.",
+      { required: true },
+    ),
+    providerConnection: replaceOnly(
+      z
+        .number({ error: `must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}` })
+        .int(`must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}`)
+        .positive("must be a positive id"),
+      "The numeric id of the ProviderConnection whose provider runs the job (the service's `workspaceModelProviderId`; a " +
+        "`POST /models` answer shows it for the connection the new Model is linked to). Not returned by the service, so refresh keeps " +
+        "the declared value (`providerConnectionGuid` shows the connection). A change replaces the fine-tune.",
+      { required: true, writeOnly: true },
+    ),
+    waitTimeoutSeconds: updatable(
+      z.number().positive("must be positive").max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} (one day)`),
+      `How long create waits for the provider job to leave \`processing\` (default ${DEFAULT_WAIT_SECONDS} s). A job still running ` +
+        "then fails the step, and state records the fine-tune: `pulumi refresh` once the job has finished keeps it, the next `pulumi up` " +
+        "without one replaces it. Changing it changes nothing in the service.",
+      { writeOnly: true },
+    ),
+  },
+  outputs: {
+    guid: computed(z.string(), "The fine-tune's GUID."),
+    status: computed(
+      FineTuneStatus,
+      "The job's status: `processing` while the provider trains, then `succeeded` or `failed`. Refresh reads it; it never causes a diff.",
+    ),
+    vendorFinetuneName: computed(z.string(), "The provider-side job name."),
+    failureReason: computed(z.string().nullable(), "Why the provider failed the job; null unless `status` is `failed`."),
+    trainingDataset: computed(z.string(), "The GUID of the Dataset the service built from the resolved Data records to upload."),
+    providerConnectionGuid: computed(z.string(), "The GUID of the ProviderConnection `providerConnection` names."),
+    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+  },
+  async create(client, inputs) {
+    const what = `Cannot create FineTune "${inputs.name}"`;
+    const body = {
+      name: inputs.name!,
+      app: inputs.app!,
+      dataset: inputs.dataset!,
+      data_ids: inputs.dataIds!,
+      base_model: inputs.baseModel!,
+      workspaceModelProviderId: inputs.providerConnection!,
+    };
+    let created: FineTuneRecord;
+    try {
+      created = await fineTunesApi.create(client, body, () => this.findCreated(client, inputs));
+    } catch (error) {
+      throw failure(what, error, createAdvice(error));
+    }
+    const resolved = new Set(created.dataIds);
+    const skipped = inputs.dataIds!.filter((id) => !resolved.has(id));
+    if (skipped.length > 0) {
+      return abandonCreate(client, {
+        path: fineTunesApi.recordPath(created.guid),
+        kindLabel: "fine-tune",
+        guid: created.guid,
+        message:
+          `${what}: the service found no Data record for ${skipped.length === 1 ? "Data ID" : "Data IDs"} ${skipped.join(", ")} ` +
+          `in the workspace and trained on the other ${created.dataIds.length}. Remove ${skipped.length === 1 ? "it" : "them"} from dataIds.`,
+        record: toOutputs(created),
+      });
+    }
+    return toOutputs(await waitForJob(client, created, inputs.waitTimeoutSeconds ?? DEFAULT_WAIT_SECONDS));
+  },
+  async findCreated(client, inputs) {
+    const fineTunes = await fineTunesApi.listOfApp(client, inputs.app!);
+    return fineTunes
+      .filter((fineTune) => fineTune.name === inputs.name && fineTune.dataset === inputs.dataset && fineTune.baseModel === inputs.baseModel)
+      .map((fineTune) => ({ guid: fineTune.guid, createdAt: fineTune.createdAt }));
+  },
+  async read(client, guid) {
+    return toOutputs(await fineTunesApi.get(client, guid));
+  },
+  async update(client, guid, news, changed, state) {
+    // The name is the one field the service changes; the wait applies to create only.
+    if (!changed.has("name")) return state;
+    return toOutputs(await fineTunesApi.rename(client, guid, { name: news.name! }));
+  },
+  async delete(client, guid) {
+    await fineTunesApi.delete(client, guid);
+  },
+});
+
+/** What to check when the service refuses the create. */
+function createAdvice(error: unknown): string | undefined {
+  if (error instanceof NotFoundError) {
+    return (
+      "Check that app and dataset are GUIDs of an App and a Dataset of the workspace, and that providerConnection is the numeric id " +
+      "(workspaceModelProviderId) of one of its ProviderConnections."
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Polls the job's status until it leaves `processing`, logging progress. `succeeded` answers the record;
+ * a failed job, the deadline or a failed check throws a `CreatedButFailedError` (the fine-tune exists).
+ */
+async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSeconds: number): Promise<FineTuneRecord> {
+  const label = `FineTune "${created.name}" (${created.guid})`;
+  const exists = (message: string, record: FineTuneRecord) =>
+    new CreatedButFailedError(
+      `${message} Pulumi records it as created with errors: the next \`pulumi up\` replaces it (starting a new job), ` +
+        "`pulumi destroy` deletes it.",
+      record.guid,
+      toOutputs(record),
+    );
+  const started = Date.now();
+  const deadline = started + timeoutSeconds * 1000;
+  const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  let delay = FIRST_POLL_MS;
+  let checks = 0;
+  let lastLog = started;
+  /** The record as last seen: the create's answer with the latest status. */
+  let latest = created;
+  if (latest.status === "processing")
+    await pulumi.log.info(`${label}: waiting up to ${timeoutSeconds} s for provider job ${created.vendorFinetuneName} to leave processing`);
+  while (latest.status === "processing") {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      throw exists(
+        `${label} was created, but its provider job ${latest.vendorFinetuneName} was still processing after ${elapsed()} (${checks} checks); ` +
+          "the job continues at the provider. Raise waitTimeoutSeconds, or run `pulumi refresh` once the job has finished to keep it.",
+        latest,
+      );
+    }
+    await sleep(Math.min(delay, left));
+    delay = Math.min(delay * 2, MAX_POLL_MS);
+    try {
+      latest = { ...latest, ...(await fineTunesApi.status(client, created.guid)) };
+    } catch (error) {
+      if (error instanceof NotFoundError)
+        throw new Error(`${label} was deleted (outside Pulumi?) while Pulumi waited for its provider job.`);
+      throw exists(`${label} was created, but checking its provider job failed: ${failureText(error)}.`, latest);
+    }
+    checks += 1;
+    if (latest.status === "processing" && Date.now() - lastLog >= PROGRESS_EVERY_MS) {
+      lastLog = Date.now();
+      await pulumi.log.info(`${label}: provider job ${latest.vendorFinetuneName} still processing after ${elapsed()}`);
+    }
+  }
+  let record: FineTuneRecord;
+  try {
+    // The status route shows two fields: the record holds the failure's reason and the rest.
+    record = await fineTunesApi.get(client, created.guid);
+  } catch (error) {
+    throw exists(
+      `${label}: its provider job left processing (${latest.status}), but reading the fine-tune failed: ${failureText(error)}.`,
+      latest,
+    );
+  }
+  await pulumi.log.info(`${label}: provider job ${record.vendorFinetuneName} ${record.status} after ${elapsed()}`);
+  if (record.status === "failed") {
+    throw exists(
+      `Cannot create FineTune "${record.name}": the provider failed its job ${record.vendorFinetuneName}: ${record.failureReason ?? "no reason given"}.`,
+      record,
+    );
+  }
+  return record;
+}
+
+/** The record as outputs: inputs as the service shows them (Data IDs sorted, as check leaves them), then what it computed. */
+const toOutputs = (fineTune: FineTuneRecord) => ({
+  guid: fineTune.guid,
+  name: fineTune.name,
+  app: fineTune.app,
+  dataset: fineTune.dataset,
+  dataIds: sortedIds(fineTune.dataIds),
+  baseModel: fineTune.baseModel,
+  status: fineTune.status,
+  vendorFinetuneName: fineTune.vendorFinetuneName,
+  failureReason: fineTune.failureReason,
+  trainingDataset: fineTune.trainingDataset,
+  providerConnectionGuid: fineTune.provider,
+  createdAt: fineTune.createdAt,
+  updatedAt: fineTune.updatedAt,
+});
+
+export type FineTuneArgs = KindArgs<typeof fineTuneKind>;
+export interface FineTune extends KindOutputs<typeof fineTuneKind> {}
+export class FineTune extends GmsResource {
+  constructor(name: string, args: FineTuneArgs, opts?: pulumi.CustomResourceOptions) {
+    super(fineTuneKind, shim, name, args, opts);
+  }
+}
