@@ -32,6 +32,30 @@ const pulumi = fromProgram("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
 const resproto = fromPulumi("./proto/resource_pb") as Record<string, new () => Record<string, (value: unknown) => void>>;
 const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb") as { Struct: { fromJavaScript(value: Props): unknown } };
 
+/**
+ * The SDK records a stack trace on every promise it tracks and prints those traces only when
+ * PULUMI_DEBUG_PROMISE_LEAKS is set; formatting them is about a fifth of the program process's CPU time
+ * with a few hundred resources. Without that variable they are not captured: nothing would print them.
+ */
+function skipUnprintedPromiseTraces(): void {
+  const debuggable = fromPulumi("./runtime/debuggable") as {
+    debugPromiseLeaks?: boolean;
+    debuggablePromise?: (...args: unknown[]) => unknown;
+  };
+  const original = debuggable.debuggablePromise;
+  if (debuggable.debugPromiseLeaks || typeof original !== "function") return;
+  debuggable.debuggablePromise = (...args: unknown[]) => {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      return original(...args);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  };
+}
+skipUnprintedPromiseTraces();
+
 const send = (message: RunnerMessage) => new Promise<void>((done) => process.send!(message, () => done()));
 
 let nextSeq = 0;

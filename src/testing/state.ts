@@ -19,7 +19,7 @@
  * A torn last line (the kill cut an append short) is ignored.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from "node:crypto";
-import { appendFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { EngineError } from "./errors";
 import { type Props, SECRET_SIG, SIG, containsSecret, mapSecrets } from "./properties";
@@ -107,6 +107,8 @@ export class StateFile {
   private journaled = false;
   private headerJournaled = false;
   private saving: Promise<void> = Promise.resolve();
+  /** The journal, open for appending while an operation checkpoints. */
+  private journal: FileHandle | undefined;
   /** Creates settled since the last checkpoint. */
   private readonly settledCreates: string[] = [];
   /** Bytes this object wrote to the journal and the file. */
@@ -270,16 +272,30 @@ export class StateFile {
       entries.unshift({ secrets: this.header });
       this.headerJournaled = true;
     }
-    await mkdir(dirname(this.path), { recursive: true });
+    if (!this.journal) {
+      await mkdir(dirname(this.path), { recursive: true });
+      this.journal = await open(this.journalPath, "a");
+    }
     const text = `${entries.map((entry) => JSON.stringify(entry)).join("\n")}\n`;
-    await appendFile(this.journalPath, text);
+    await this.journal.write(text);
     this.bytesWritten += Buffer.byteLength(text);
     this.journaled = true;
   }
 
+  /** Closes the journal (kept open through an operation, so each checkpoint is one write). */
+  private async closeJournal(): Promise<void> {
+    const journal = this.journal;
+    this.journal = undefined;
+    await journal?.close();
+  }
+
   /** The end of an operation: the file written once from the last checkpoint, the journal removed. Nothing when nothing changed. */
   async finish(snapshot: Snapshot): Promise<void> {
-    await this.save(snapshot);
+    try {
+      await this.save(snapshot);
+    } finally {
+      await this.closeJournal();
+    }
     if (!this.journaled) return;
     await this.write(snapshot);
     await rm(this.journalPath, { force: true });
