@@ -15,7 +15,9 @@
  * the provider made; the demo checks every plan and exits non-zero when one is not what it should be
  * (or anything fails).
  *
- *   npm run demo            (builds first)      node examples/demo.mts [--keep]   (after a build)
+ * `--parallel N` runs at most N steps at once (default: unbounded, as `pulumi up`); `--parallel 1` one at a time.
+ *
+ *   npm run demo            (builds first)      node examples/demo.mts [--keep] [--parallel N]   (after a build)
  */
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +29,7 @@ import { type EngineOptions, type EngineResult, LocalEngine, installPackageCopy 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const QUICKSTART = join(ROOT, "examples", "quickstart");
 const KEEP = process.argv.includes("--keep");
+const PARALLEL = parallelOption(process.argv);
 const FIRST_KEY = "sk-demo-0001-first";
 const ROTATED_KEY = "sk-demo-0002-rotated";
 
@@ -36,6 +39,18 @@ const requests: { method: string; path: string }[] = [];
 const phases: { name: string; seconds: number }[] = [];
 let phaseNumber = 0;
 const PHASES = 9;
+
+/** `--parallel N` (a whole number of at least 1), else undefined; anything else is a usage error (exit 2). */
+function parallelOption(argv: string[]): number | undefined {
+  const at = argv.indexOf("--parallel");
+  if (at < 0) return undefined;
+  const value = Number(argv[at + 1]);
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`--parallel takes a whole number of at least 1 (got ${argv[at + 1] ?? "nothing"})`);
+    process.exit(2);
+  }
+  return value;
+}
 
 function fail(message: string): never {
   throw new Error(`demo: ${message}`);
@@ -121,6 +136,7 @@ async function main(): Promise<void> {
       stack: "dev",
       config: { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: emulator.apiKey }, openaiKey: { secret: FIRST_KEY } },
       secretsPassphrase: "gms-demo-passphrase",
+      ...(PARALLEL === undefined ? {} : { parallel: PARALLEL }),
     };
     const engine = new LocalEngine(options);
 

@@ -319,6 +319,15 @@ describe("npm run demo", () => {
     expect(tsc.status).toBe(0);
   }, 60_000);
 
+  it("refuses a --parallel that is not a whole number of at least 1, before starting anything (exit 2)", () => {
+    for (const value of ["0", "two"]) {
+      const run = spawnSync(process.execPath, [join(ROOT, "examples", "demo.mts"), "--parallel", value], { cwd: ROOT, encoding: "utf8" });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain(`--parallel takes a whole number of at least 1 (got ${value})`);
+      expect(run.stdout).not.toContain("==>");
+    }
+  });
+
   it("runs the quickstart offline from start to finish, printing every phase and plan, and exits 0", async () => {
     const child = spawn(process.execPath, [join(ROOT, "examples", "demo.mts")], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
