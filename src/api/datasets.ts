@@ -87,7 +87,16 @@ export const datasetsApi = {
    * listed before the POST: a lookup after a lost answer then tells the new one from older ones.
    */
   async create(client: GmsClient, body: DatasetCreate, findCreated: FindCreated): Promise<DatasetRecord> {
-    return toDatasetRecord(await client.create({ path: path`/datasets`, body, schema: Dataset, findCreated, listBeforeCreate: true }));
+    return toDatasetRecord(
+      await client.create({
+        path: path`/datasets`,
+        body,
+        schema: Dataset,
+        findCreated,
+        listBeforeCreate: true,
+        identity: [body.name, body.description, body.app],
+      }),
+    );
   },
   async get(client: GmsClient, guid: string): Promise<DatasetRecord> {
     return toDatasetRecord(await client.request({ method: "GET", path: recordPath(guid), schema: Dataset }));

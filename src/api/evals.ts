@@ -142,7 +142,7 @@ export const evalsApi = {
       sampling_rate: fields.samplingRate,
       alert_on_fail: fields.alertOnFail,
     };
-    return toEvalRecord(await client.create({ path: path`/evals`, body, schema: Eval, findCreated }));
+    return toEvalRecord(await client.create({ path: path`/evals`, body, schema: Eval, findCreated, identity: [body.name, body.action] }));
   },
   async get(client: GmsClient, guid: string): Promise<EvalRecord> {
     return toEvalRecord(await client.request({ method: "GET", path: path`/evals/${guid}`, schema: Eval }));

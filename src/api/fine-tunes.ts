@@ -121,7 +121,15 @@ export const fineTunesApi = {
   },
   /** Answers once the provider accepted the job: status `processing`. */
   async create(client: GmsClient, body: FineTuneCreate, findCreated: FindCreated): Promise<FineTuneRecord> {
-    return toFineTuneRecord(await client.create({ path: path`/finetune`, body, schema: FineTune, findCreated }));
+    return toFineTuneRecord(
+      await client.create({
+        path: path`/finetune`,
+        body,
+        schema: FineTune,
+        findCreated,
+        identity: [body.app, body.name, body.dataset, body.base_model],
+      }),
+    );
   },
   async get(client: GmsClient, guid: string): Promise<FineTuneRecord> {
     return toFineTuneRecord(await client.request({ method: "GET", path: recordPath(guid), schema: FineTune }));

@@ -41,7 +41,10 @@ export type ModelCreated = z.infer<typeof ModelCreated>;
 
 export const ModelCreate = z.object({
   llm: z.string().min(1),
-  /** A provider type of the catalog; an unknown one answers 400. */
+  /**
+   * A provider type of the catalog, in any case (an unknown one answers 400), or the GUID of a Provider
+   * connection of the workspace (404 when there is none), whose type the Model takes and to which it is linked.
+   */
   provider: z.string().min(1),
   key: z.string().min(1),
   url: HttpUrl.nullable().optional(),
@@ -76,8 +79,12 @@ export const toModelRecord = (model: Model): ModelRecord => ({
   updatedAt: model.updated_at,
 });
 
-/** The only field of the create response that is read; zod drops the rest, the echoed key included. */
-const ModelCreatedGuid = ModelCreated.pick({ guid: true });
+/**
+ * The only fields of the create response that are read; zod drops the rest, the echoed key included. The
+ * connection's numeric id is optional: a create whose answer was lost reads the public record, without it.
+ */
+const ModelCreatedLink = ModelCreated.pick({ guid: true, workspaceModelProviderId: true }).partial({ workspaceModelProviderId: true });
+export type ModelCreatedLink = z.infer<typeof ModelCreatedLink>;
 
 const recordPath = (guid: string): EncodedPath => path`/models/${guid}`;
 
@@ -89,11 +96,12 @@ export const modelsApi = {
     return (await collect(paginateUntilShort(client, { path: path`/models`, item: Model }))).map(toModelRecord);
   },
   /**
-   * Answers the GUID only: the response is the persistence record and echoes the submitted key, so
-   * nothing else of it is parsed and the key never reaches a caller.
+   * Answers the GUID and the linked connection's numeric id only (the id is left out when a lost answer was
+   * looked up): the response is the persistence record and echoes the submitted key, so nothing else of it
+   * is parsed and the key never reaches a caller.
    */
-  async create(client: GmsClient, body: z.input<typeof ModelCreate>, findCreated: FindCreated): Promise<{ guid: string }> {
-    return client.create({ path: path`/models`, body, schema: ModelCreatedGuid, findCreated });
+  async create(client: GmsClient, body: z.input<typeof ModelCreate>, findCreated: FindCreated): Promise<ModelCreatedLink> {
+    return client.create({ path: path`/models`, body, schema: ModelCreatedLink, findCreated, identity: [body.llm, body.provider] });
   },
   async get(client: GmsClient, guid: string): Promise<ModelRecord> {
     return toModelRecord(await client.request({ method: "GET", path: recordPath(guid), schema: Model }));

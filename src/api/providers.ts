@@ -71,7 +71,9 @@ export const providersApi = {
   },
   /** Create takes no nickname: the service derives one (set another with `update`). */
   async create(client: GmsClient, body: ProviderCreate, findCreated: FindCreated): Promise<ProviderRecord> {
-    return toProviderRecord(await client.create({ path: path`/providers`, body, schema: Provider, findCreated }));
+    return toProviderRecord(
+      await client.create({ path: path`/providers`, body, schema: Provider, findCreated, identity: [body.name, body.url] }),
+    );
   },
   async get(client: GmsClient, guid: string): Promise<ProviderRecord> {
     return toProviderRecord(await client.request({ method: "GET", path: recordPath(guid), schema: Provider }));

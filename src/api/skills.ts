@@ -83,7 +83,16 @@ export const skillsApi = {
    * be the new one.
    */
   async create(client: GmsClient, body: SkillCreate, findCreated: FindCreated): Promise<SkillRecord> {
-    return toSkillRecord(await client.create({ path: path`/skills`, body, schema: Skill, findCreated, listBeforeCreate: true }));
+    return toSkillRecord(
+      await client.create({
+        path: path`/skills`,
+        body,
+        schema: Skill,
+        findCreated,
+        listBeforeCreate: true,
+        identity: [body.name, body.type],
+      }),
+    );
   },
   async get(client: GmsClient, guid: string): Promise<SkillRecord> {
     return toSkillRecord(await client.request({ method: "GET", path: path`/skills/${guid}`, schema: Skill }));

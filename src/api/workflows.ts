@@ -116,7 +116,9 @@ export const workflowsApi = {
     return workflows.map((workflow) => ({ guid: workflow.guid, name: workflow.name, createdAt: workflow.created_at }));
   },
   async create(client: GmsClient, body: WorkflowCreate, findCreated: FindCreated): Promise<WorkflowRecord> {
-    return toWorkflowRecord(await client.create({ path: path`/workflows`, body, schema: Workflow, findCreated }));
+    return toWorkflowRecord(
+      await client.create({ path: path`/workflows`, body, schema: Workflow, findCreated, identity: [body.app, body.name] }),
+    );
   },
   async get(client: GmsClient, guid: string): Promise<WorkflowRecord> {
     return toWorkflowRecord(await client.request({ method: "GET", path: path`/workflows/${guid}`, schema: Workflow }));

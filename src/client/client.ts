@@ -83,6 +83,8 @@ export class GmsClient {
   #clockReadAt = 0;
   /** GUIDs this client created or adopted: a lost create never adopts one of them a second time. */
   readonly claimed = new Set<string>();
+  /** The last create of each identity under way: creates a lookup could not tell apart are sent one at a time. */
+  readonly creating = new Map<string, Promise<void>>();
 
   constructor(options: GmsClientOptions) {
     const base = new URL(options.baseUrl);

@@ -35,6 +35,11 @@ export interface CreateOptions<S extends Created> {
    * more per create), so that a lookup after a lost answer can tell the new object from older ones.
    */
   listBeforeCreate?: boolean;
+  /**
+   * What `findCreated` tells objects apart by (default: the whole body). Creates of one identity on one
+   * client are sent one at a time, so a lookup after a lost answer never meets a twin made concurrently.
+   */
+  identity?: unknown;
 }
 
 /**
@@ -88,6 +93,8 @@ export interface CreatingClient {
   serverNow(): number;
   /** GUIDs this client created or adopted: never adopted a second time. */
   readonly claimed: Set<string>;
+  /** The last create of each identity under way (see `CreateOptions.identity`). */
+  readonly creating: Map<string, Promise<void>>;
 }
 
 /**
@@ -103,7 +110,24 @@ export function leavesCreateUnknown(error: unknown): boolean {
   return error instanceof GmsError && error.status === 408;
 }
 
-export async function createOnce<S extends Created>(
+export function createOnce<S extends Created>(
+  client: CreatingClient,
+  options: CreateOptions<S>,
+  policy: RetryPolicy,
+): Promise<z.output<S>> {
+  const identity = `${options.path}\n${JSON.stringify(options.identity ?? options.body)}`;
+  const previous = client.creating.get(identity) ?? Promise.resolve();
+  const created = previous.then(() => createAlone(client, options, policy));
+  const settled = created.then(
+    () => undefined,
+    () => undefined,
+  );
+  client.creating.set(identity, settled);
+  void settled.then(() => client.creating.get(identity) === settled && client.creating.delete(identity));
+  return created;
+}
+
+async function createAlone<S extends Created>(
   client: CreatingClient,
   options: CreateOptions<S>,
   policy: RetryPolicy,

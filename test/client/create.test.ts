@@ -41,6 +41,25 @@ describe("GmsClient.create", () => {
     expect(methods(server.requests)).toEqual(["POST /v1/apps", `GET /v1/apps/${GUID}`]);
   });
 
+  it("sends creates a lookup could not tell apart one at a time, so a lost answer never meets a concurrent twin", async () => {
+    const { server, client } = await connect(
+      [destroyAfterReceiving, json(200, { guid: GUID, name: "support" }), json(200, { guid: OTHER, name: "support" })],
+      noSleep,
+    );
+    const now = () => new Date().toISOString();
+    // Both start at once with the same body; the second POST leaves only once the first create is settled.
+    const [first, second] = await Promise.all([
+      creating(client, async () => [{ guid: GUID, createdAt: now() }]),
+      creating(client, async () => [
+        { guid: GUID, createdAt: now() },
+        { guid: OTHER, createdAt: now() },
+      ]),
+    ]);
+    expect([first.guid, second.guid]).toEqual([GUID, OTHER]);
+    expect(methods(server.requests)).toEqual(["POST /v1/apps", `GET /v1/apps/${GUID}`, "POST /v1/apps"]);
+    expect(client.creating.size).toBe(0);
+  });
+
   it("sends the POST again only after the lookup proved nothing was created (a 503)", async () => {
     const { server, client } = await connect([json(503, { detail: "busy" }), json(200, { guid: GUID, name: "support" })], noSleep);
     let lookups = 0;
