@@ -38,6 +38,11 @@ export interface Kind<I extends InputFields = InputFields, O extends OutputField
   /** Rules that span fields (the zod schemas check one field each). Only called when every value is known. */
   validate?(inputs: InputValues<I>): CheckFailure[];
   /**
+   * Whether the stored object must be replaced whatever the program declares (a state it never leaves, such
+   * as a failed job): the output that says so, which diff lists in `replaces`; undefined otherwise.
+   */
+  replaceWhen?(olds: Outputs): string | undefined;
+  /**
    * Creates the object, its POST through `client.create` so that a lost answer is looked up, not
    * replayed. It leaves nothing behind when it throws, except through a `CreatedButFailedError`.
    */

@@ -3,7 +3,8 @@
  * - check validates every field with zod and reports `{property, reason}`; it never calls the API and
  *   lets the engine's unknown marker through during preview;
  * - diff compares declared inputs with the stored outputs: no change, no diff, no API call; a changed
- *   replace-only field is listed in `replaces`;
+ *   replace-only field is listed in `replaces`, and so is the output a kind's `replaceWhen` names for a
+ *   stored object it cannot keep (a FineTune whose job failed);
  * - create adopts an existing object when `adopt` names one, else creates. A create that made its object
  *   but failed afterwards is reported to the engine as partially created (id and properties, as the
  *   dynamic-provider host forwards them), so state records it, marked incomplete: the next `up` replaces
@@ -165,6 +166,8 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       for (const marker of [UNRESOLVED_CREATE, INCOMPLETE]) {
         if (olds[marker] !== undefined) return { changes: true, replaces: [marker], deleteBeforeReplace: true };
       }
+      const unusable = kind.replaceWhen?.(olds);
+      if (unusable !== undefined) return { changes: true, replaces: [unusable] };
       const changed = changedFields(olds, news);
       const replaces = changed.filter((name) => kind.inputs[name]!.change === "replace");
       const connectionChanged = !sameValue(olds.connection, news.connection);

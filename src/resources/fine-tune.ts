@@ -3,7 +3,8 @@
  * the provider job (the service answers once the provider accepted it, status `processing`) and waits
  * until the job leaves `processing`, logging its progress; a job the provider fails, or one still
  * running at the deadline, fails the step while state records the fine-tune (it exists), so the next
- * `up` replaces it and `destroy` deletes it. Only the name changes in place; everything else replaces.
+ * `up` replaces it and `destroy` deletes it. A fine-tune whose recorded status is `failed` (a refresh reads
+ * it whole) is replaced by the next `up` too. Only the name changes in place; everything else replaces.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import * as pulumi from "@pulumi/pulumi";
@@ -53,8 +54,8 @@ export const fineTuneKind = defineKind({
   name: "FineTune",
   description:
     "A fine-tune: a model trained at an external model provider from Data records of an App. Create starts the provider job and waits until " +
-    "it leaves `processing`; a job the provider fails fails the step (the fine-tune is recorded and replaced by the next update). Only the name " +
-    "changes in place.",
+    "it leaves `processing`; a job the provider fails fails the step (the fine-tune is recorded and replaced by the next update, as is one a " +
+    "refresh shows `failed`). Only the name changes in place.",
   inputs: {
     name: updatable(z.string().min(1, "must not be empty"), "The fine-tune's name; renamed in place.", { required: true }),
     app: replaceOnly(Guid, "The GUID of the App whose Data records train the model. Another App replaces the fine-tune.", {
@@ -80,15 +81,15 @@ export const fineTuneKind = defineKind({
         .number({ error: `must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}` })
         .int(`must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}`)
         .positive("must be a positive id"),
-      "The numeric id of the ProviderConnection whose provider runs the job (the service's `workspaceModelProviderId`; a " +
-        "`POST /models` answer shows it for the connection the new Model is linked to). Not returned by the service, so refresh keeps " +
+      "The numeric id of the ProviderConnection whose provider runs the job (the service's `workspaceModelProviderId`): a Model's " +
+        "`workspaceModelProviderId` output is that of the connection it is linked to. Not returned by the service, so refresh keeps " +
         "the declared value (`providerConnectionGuid` shows the connection). A change replaces the fine-tune.",
       { required: true, writeOnly: true },
     ),
     waitTimeoutSeconds: updatable(
       z.number().positive("must be positive").max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} (one day)`),
       `How long create waits for the provider job to leave \`processing\` (default ${DEFAULT_WAIT_SECONDS} s). A job still running ` +
-        "then fails the step, and state records the fine-tune: `pulumi refresh` once the job has finished keeps it, the next `pulumi up` " +
+        "then fails the step, and state records the fine-tune: `pulumi refresh` once the job has succeeded keeps it, the next `pulumi up` " +
         "without one replaces it. Changing it changes nothing in the service.",
       { writeOnly: true },
     ),
@@ -97,7 +98,8 @@ export const fineTuneKind = defineKind({
     guid: computed(z.string(), "The fine-tune's GUID."),
     status: computed(
       FineTuneStatus,
-      "The job's status: `processing` while the provider trains, then `succeeded` or `failed`. Refresh reads it; it never causes a diff.",
+      "The job's status: `processing` while the provider trains, then `succeeded` or `failed`. Refresh reads it; `failed` makes the next " +
+        "`pulumi up` replace the fine-tune (a new job), any other status causes no diff.",
     ),
     vendorFinetuneName: computed(z.string(), "The provider-side job name."),
     failureReason: computed(z.string().nullable(), "Why the provider failed the job; null unless `status` is `failed`."),
@@ -137,6 +139,8 @@ export const fineTuneKind = defineKind({
     }
     return toOutputs(await waitForJob(client, created, inputs.waitTimeoutSeconds ?? DEFAULT_WAIT_SECONDS));
   },
+  // A failed job never trains again: the next `up` starts a new one, even after a refresh dropped the partial-create mark.
+  replaceWhen: (olds) => (olds.status === "failed" ? "status" : undefined),
   async findCreated(client, inputs) {
     const fineTunes = await fineTunesApi.listOfApp(client, inputs.app!);
     return fineTunes
@@ -195,7 +199,7 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
     if (left <= 0) {
       throw exists(
         `${label} was created, but its provider job ${latest.vendorFinetuneName} was still processing after ${elapsed()} (${checks} checks); ` +
-          "the job continues at the provider. Raise waitTimeoutSeconds, or run `pulumi refresh` once the job has finished to keep it.",
+          "the job continues at the provider. Raise waitTimeoutSeconds, or run `pulumi refresh` once the job has succeeded to keep it.",
         latest,
       );
     }

@@ -11,7 +11,8 @@
  *    before the preflight (preflight.ts: lookups by name and the App allowance) has passed: it is an
  *    explicit dependency of each. A failed preflight fails the program in preview, before any write;
  * 3. the engine creates the children with the dependencies their inputs imply (a Workflow after its
- *    App, a Model after its ProviderConnection, an Eval or a fine-tune after its Dataset).
+ *    App, a Model after its ProviderConnection, an Eval or a fine-tune after its Dataset, a fine-tune after
+ *    the Model whose connection it names).
  */
 import { relative } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
@@ -182,8 +183,20 @@ export class Workspace extends pulumi.ComponentResource {
     });
 
     this.fineTunes = each(spec.fineTunes, (key, entry) => {
-      const { app, dataset, ...fields } = entry;
-      return new FineTune(child(key), { ...fields, app: appGuid(app), dataset: this.datasets[dataset]!.id, connection }, options());
+      const { app, dataset, providerConnection, ...fields } = entry;
+      return new FineTune(
+        child(key),
+        {
+          ...fields,
+          app: appGuid(app),
+          dataset: this.datasets[dataset]!.id,
+          // A Model's output: left out when the Model shows none, which the fine-tune's check then reports.
+          providerConnection:
+            typeof providerConnection === "number" ? providerConnection : this.models[providerConnection.model]!.workspaceModelProviderId,
+          connection,
+        },
+        options(),
+      );
     });
 
     // The children are the component's outputs; registering their Outputs again would only repeat a

@@ -12,6 +12,8 @@
  * - `model.provider`: the logical name of a ProviderConnection declared under `providerConnections`
  *   (the Model takes its provider type, key and endpoint from it and is created after it);
  * - `eval.dataset`, `fineTune.dataset`: the logical name of a Dataset declared under `datasets`;
+ * - `fineTune.providerConnection`: the numeric id, or `{ model }`, the logical name of a Model declared under
+ *   `models`, whose `workspaceModelProviderId` output it takes (the fine-tune is created after that Model);
  * - Actions (`eval.action` as `{app, action}`, `experiment.primaryAction` / `secondaryAction` within
  *   `experiment.app`), Contexts (`contextSource.context`), Eval types (`eval.evalTypes`) and Skill types
  *   (`skill.type`): by name, looked up during preview, as the public interface cannot create them.
@@ -217,6 +219,24 @@ const ContextSourceEntry = entryOf(kinds.ContextSource, {
 const FineTuneEntry = entryOf(kinds.FineTune, {
   app: AppRef.describe(`The App whose Data records train the model. ${AppRef.description} Another App replaces the fine-tune.`),
   dataset: Name.describe("The logical name of a Dataset declared under `datasets`. Another Dataset replaces the fine-tune."),
+  providerConnection: z
+    .union(
+      [
+        kinds.FineTune.inputs.providerConnection.schema,
+        z.strictObject({
+          model: Name.describe("The logical name of a Model declared under `models`: the connection it is linked to runs the job."),
+        }),
+      ],
+      {
+        error:
+          "must be the ProviderConnection's numeric id (workspaceModelProviderId) or { model: <logical name of a Model declared under models> }",
+      },
+    )
+    .describe(
+      "The ProviderConnection whose provider runs the job: its numeric id (the service's `workspaceModelProviderId`), or " +
+        "`{ model: <logical name> }` for the connection a Model declared under `models` is linked to (the Model's " +
+        "`workspaceModelProviderId` output; the fine-tune is created after the Model). A change replaces the fine-tune.",
+    ),
 });
 
 /** The document's shape alone: what the JSON Schema describes. */
@@ -406,6 +426,13 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
   for (const [key, fineTune] of list("fineTunes")) {
     if (!spec.datasets?.[fineTune.dataset]) {
       add(["fineTunes", key, "dataset"], `no Dataset "${fineTune.dataset}" is declared under datasets (declared: ${names("datasets")})`);
+    }
+    const connection = fineTune.providerConnection;
+    if (typeof connection === "object" && !spec.models?.[connection.model]) {
+      add(
+        ["fineTunes", key, "providerConnection", "model"],
+        `no Model "${connection.model}" is declared under models (declared: ${names("models")})`,
+      );
     }
   }
   for (const [key, source] of list("contextSources")) {

@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import * as gms from "../../src";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { clientFor } from "../../src/provider/connection";
 import { fineTuneKind } from "../../src/resources/fine-tune";
@@ -19,9 +20,22 @@ type Props = Record<string, unknown>;
 const withoutProvider = ({ __provider, ...rest }: Props) => rest;
 const sent = (requests: { method: string; path: string }[]) => requests.map((request) => `${request.method} ${request.path}`);
 
+/** Never called: it only has to type-check (`npm test` runs tsc): a Model's connection id is what providerConnection takes. */
+export function typeChecks(model: gms.Model): void {
+  new gms.FineTune("typed", {
+    name: "Typed",
+    app: "a",
+    dataset: "d",
+    dataIds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    baseModel: "gpt-4o-mini",
+    providerConnection: model.workspaceModelProviderId,
+  });
+}
+
 describe("FineTune through the dynamic-provider host", () => {
   let bed: Testbed;
   let fineTune: Registration;
+  let model: Registration;
   let support: string;
   let sales: string;
   let dataset: string;
@@ -42,7 +56,7 @@ describe("FineTune through the dynamic-provider host", () => {
     connection = await providerConnection(bed.emulator, "Training");
     otherConnection = (await providerConnection(bed.emulator, "Other")).id;
     // The program lists the records in another order than the service keeps them.
-    [fineTune] = bed.capture(`
+    const registered = bed.capture(`
       new gms.FineTune("tone", {
         name: "Support tone",
         app: ${JSON.stringify(support)},
@@ -51,7 +65,10 @@ describe("FineTune through the dynamic-provider host", () => {
         baseModel: "gpt-4o-mini",
         providerConnection: ${connection.id},
       });
-    `) as [Registration];
+      new gms.Model("trainer", { llm: "gpt-4o-mini", provider: ${JSON.stringify(connection.guid)}, key: "sk-trainer" });
+    `);
+    fineTune = registered.find((registration) => registration.name === "tone")!;
+    model = registered.find((registration) => registration.name === "trainer")!;
   });
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.close()));
@@ -240,8 +257,27 @@ describe("FineTune through the dynamic-provider host", () => {
       replaces: ["__incomplete"],
       deleteBeforeReplace: true,
     });
-    await bed.host.delete(urnOf(fineTune), id, properties);
+    // A refresh reads it whole (the partial-create mark goes), yet its status still has the next up replace it, without a request.
+    const refreshed = await bed.host.read(urnOf(fineTune), id, properties, inputs);
+    expect(refreshed.properties).toMatchObject({ status: "failed" });
+    expect(refreshed.properties).not.toHaveProperty("__incomplete");
+    const diff = await bed.counting(() => bed.host.diff(urnOf(fineTune), id, refreshed.properties, inputs));
+    expect(diff.result).toEqual({ changes: "some", replaces: ["status"], deleteBeforeReplace: false });
+    expect(diff.requests).toHaveLength(0);
+    await bed.host.delete(urnOf(fineTune), id, refreshed.properties);
     expect((await bed.api("GET", `/finetune/${id}`)).status).toBe(404);
+  });
+
+  it("a Model's workspaceModelProviderId output is what providerConnection takes", async () => {
+    const trainer = await bed.host.create(urnOf(model), (await bed.host.check(urnOf(model), {}, model.inputs)).inputs);
+    expect(trainer.properties).toMatchObject({ providerGuid: connection.guid, workspaceModelProviderId: connection.id });
+    const created = await bed.host.create(
+      urnOf(fineTune),
+      await checked({ name: "Trainer tone", providerConnection: trainer.properties.workspaceModelProviderId }),
+    );
+    expect(created.properties).toMatchObject({ status: "succeeded", providerConnectionGuid: connection.guid });
+    await bed.host.delete(urnOf(fineTune), created.id, created.properties);
+    await bed.host.delete(urnOf(model), trainer.id, trainer.properties);
   });
 
   it("a job still processing at waitTimeoutSeconds fails the step and is recorded; a refresh once it finished shows its status and keeps it", async () => {
@@ -254,7 +290,7 @@ describe("FineTune through the dynamic-provider host", () => {
       new RegExp(
         String.raw`^FineTune "Hasty tone" \([0-9a-f-]{36}\) was created, but its provider job ftjob-\w+ was still processing after 1\.\d s ` +
           String.raw`\(\d+ checks\); the job continues at the provider\. Raise waitTimeoutSeconds, or run ${"`"}pulumi refresh${"`"} once the job ` +
-          String.raw`has finished to keep it\.`,
+          String.raw`has succeeded to keep it\.`,
       ),
     );
     expect(properties).toMatchObject({ guid: id, name: "Hasty tone", status: "processing", __incomplete: true });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { numericId } from "./fine-tune-fixture";
 import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
 
 const withoutProvider = ({ __provider, ...rest }: Record<string, unknown>) => rest;
@@ -101,16 +102,93 @@ describe("Model through the dynamic-provider host", () => {
     },
   );
 
-  it("reports the ProviderConnection the service linked the Model to", async () => {
+  it("reports the ProviderConnection the service linked the Model to, and its numeric id while the link lasts", async () => {
     const connection = await bed.api("POST", "/providers", { provider: "anthropic", key: "sk-connection" });
+    const connectionId = await numericId(bed.emulator, "providers", connection.body.guid);
     const inputs = await checked({ provider: "anthropic", llm: "claude" });
     const created = await bed.host.create(urnOf(model), inputs);
-    expect(created.properties).toMatchObject({ provider: "anthropic", providerGuid: connection.body.guid });
+    // The numeric id comes from the create answer; no public read shows it.
+    expect(created.properties).toMatchObject({
+      provider: "anthropic",
+      providerGuid: connection.body.guid,
+      workspaceModelProviderId: connectionId,
+    });
+    expect(await bed.api("GET", `/models/${created.id}`)).not.toHaveProperty("body.workspaceModelProviderId");
 
-    // Deleting the connection un-links the Model: refresh shows it.
-    await bed.api("DELETE", `/providers/${connection.body.guid}`);
+    // Kept from state across a refresh and an update, whose answers do not show it, and it causes no diff.
     const refreshed = await bed.host.read(urnOf(model), created.id, created.properties, inputs);
-    expect(refreshed.properties.providerGuid).toBeNull();
+    expect(refreshed.properties).toEqual(created.properties);
+    expect((await bed.host.diff(urnOf(model), created.id, refreshed.properties, inputs)).changes).toBe("none");
+    const renamed = await checked({ provider: "anthropic", llm: "claude-2" });
+    const updated = await bed.host.update(urnOf(model), created.id, refreshed.properties, renamed);
+    expect(updated.properties).toMatchObject({
+      llm: "claude-2",
+      providerGuid: connection.body.guid,
+      workspaceModelProviderId: connectionId,
+    });
+
+    // Deleting the connection un-links the Model: refresh shows it, and the id of the gone connection goes too.
+    await bed.api("DELETE", `/providers/${connection.body.guid}`);
+    const unlinked = await bed.host.read(urnOf(model), created.id, updated.properties, renamed);
+    expect(unlinked.properties.providerGuid).toBeNull();
+    expect(unlinked.properties).not.toHaveProperty("workspaceModelProviderId");
+    await bed.host.delete(urnOf(model), created.id, unlinked.properties);
+  });
+
+  it("names the connection by GUID too; without the create answer (a lost one, an adopted Model) the numeric id is left out", async () => {
+    const connection = await bed.api("POST", "/providers", { provider: "cohere", key: "sk-cohere-connection" });
+    const connectionId = await numericId(bed.emulator, "providers", connection.body.guid);
+    const byGuid = await checked({ provider: connection.body.guid, llm: "command-r" });
+    const created = await bed.host.create(urnOf(model), byGuid);
+    expect(created.properties).toMatchObject({
+      provider: connection.body.guid,
+      providerGuid: connection.body.guid,
+      workspaceModelProviderId: connectionId,
+    });
+    // The GUID names the Model's provider while the Model is linked to that connection: no drift, no replacement.
+    const refreshed = await bed.host.read(urnOf(model), created.id, created.properties, byGuid);
+    expect(refreshed.properties).toEqual(created.properties);
+    expect((await bed.host.diff(urnOf(model), created.id, refreshed.properties, byGuid)).changes).toBe("none");
+    await bed.host.delete(urnOf(model), created.id, created.properties);
+
+    // The lookup matches the provider type whatever its case.
+    const inputs = await checked({ provider: "Cohere", llm: "command-r-plus" });
+    bed.emulator.faults.set({ lost: 1, methods: ["POST"] });
+    let found: { id: string; properties: Record<string, unknown> };
+    try {
+      found = await bed.host.create(urnOf(model), inputs);
+      expect(bed.emulator.faults.stats().lost).toBe(1);
+    } finally {
+      bed.emulator.faults.set(undefined);
+    }
+    // The lookup found the Model the lost POST made (no second one) and read its public record: linked, but with no numeric id.
+    const models = (await bed.api("GET", "/models")).body as { guid: string; llm: string }[];
+    expect(models.filter((candidate) => candidate.llm === "command-r-plus").map((candidate) => candidate.guid)).toEqual([found.id]);
+    expect(found.properties).toMatchObject({ llm: "command-r-plus", provider: "Cohere", providerGuid: connection.body.guid });
+    expect(found.properties).not.toHaveProperty("workspaceModelProviderId");
+    await bed.host.delete(urnOf(model), found.id, found.properties);
+
+    const existing = await bed.api("POST", "/models", { llm: "command-light", provider: "cohere", key: "sk-made-by-hand" });
+    expect(existing.body.workspaceModelProviderId).toBe(connectionId);
+    const adopted = await bed.host.create(
+      urnOf(model),
+      await checked({ provider: "cohere", llm: "command-light", adopt: existing.body.guid }),
+    );
+    expect(adopted.properties).toMatchObject({ guid: existing.body.guid, providerGuid: connection.body.guid });
+    expect(adopted.properties).not.toHaveProperty("workspaceModelProviderId");
+    await bed.host.delete(urnOf(model), adopted.id, adopted.properties);
+    await bed.api("DELETE", `/providers/${connection.body.guid}`);
+  });
+
+  it("keeps a provider type written in another case as declared: the service answers it in its own case", async () => {
+    const inputs = await checked({ provider: "OpenAI", llm: "gpt-4o-cased" });
+    const created = await bed.host.create(urnOf(model), inputs);
+    expect((await bed.api("GET", `/models/${created.id}`)).body.provider_name).toBe("openai");
+    expect(created.properties.provider).toBe("OpenAI");
+    expect((await bed.host.diff(urnOf(model), created.id, created.properties, inputs)).changes).toBe("none");
+    const refreshed = await bed.host.read(urnOf(model), created.id, created.properties, inputs);
+    expect(refreshed.properties.provider).toBe("OpenAI");
+    expect((await bed.host.diff(urnOf(model), created.id, refreshed.properties, inputs)).changes).toBe("none");
     await bed.host.delete(urnOf(model), created.id, refreshed.properties);
   });
 

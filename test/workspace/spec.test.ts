@@ -260,6 +260,22 @@ ${tune("Orphan", "support", "golden", "[1, 2, 3]")}`;
     expect(loaded.spec.fineTunes!.tone!.dataIds).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
+  it("a fine-tune's providerConnection is a numeric id or { model } naming a Model declared here, located when it is neither", () => {
+    const tune = (connection: string) =>
+      `    name: Tone\n    app: Support Bot\n    dataset: examples\n    dataIds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n` +
+      `    baseModel: gpt-4o-mini\n    providerConnection: ${connection}\n`;
+    const head = `${CONNECTION}models:\n  gpt:\n    llm: gpt-4o\n    provider: openai-main\ndatasets:\n  examples:\n    name: Examples\nfineTunes:\n`;
+    const loaded = loadWorkspaceText(`${head}  tone:\n${tune("{ model: gpt }")}`, "w.yaml", EXAMPLE);
+    expect(loaded.spec.fineTunes!.tone!.providerConnection).toEqual({ model: "gpt" });
+    expect(problems(`${head}  tone:\n${tune("{ model: gtp }")}`)).toEqual([
+      '19:34: fineTunes.tone.providerConnection.model: no Model "gtp" is declared under models (declared: gpt)',
+    ]);
+    expect(problems(`${head}  tone:\n${tune("gpt")}`)).toEqual([
+      "19:25: fineTunes.tone.providerConnection: must be the ProviderConnection's numeric id (workspaceModelProviderId) " +
+        "or { model: <logical name of a Model declared under models> }",
+    ]);
+  });
+
   it("a logical name must be usable in a resource name", () => {
     expect(problems(`apps:\n  "support team":\n    name: Support\n`)).toEqual([
       `3:5: apps.support team: "support team" is not a valid logical name: a logical ` +
@@ -364,7 +380,9 @@ describe("the Workspace component declares fine-tunes", () => {
       {
         newResource: (args) => {
           registered.push({ type: args.type, name: args.name, inputs: args.inputs });
-          return { id: `${args.name}-id`, state: args.inputs };
+          // A Model as the service's create answer leaves it: linked to a connection with numeric id 42.
+          const linked = args.type.endsWith(":Model") ? { workspaceModelProviderId: 42 } : {};
+          return { id: `${args.name}-id`, state: { ...args.inputs, ...linked } };
         },
         call: () => {
           throw new Error("no invokes");
@@ -415,6 +433,36 @@ describe("the Workspace component declares fine-tunes", () => {
       providerConnection: 3,
     });
   });
+
+  it("naming a declared Model for providerConnection, with the numeric id of the connection that Model is linked to", async () => {
+    process.env.GMS_SPEC_TEST_OPENAI_KEY = "sk-spec-test";
+    try {
+      const workspace = new Workspace("m", {
+        spec: {
+          providerConnections: { openai: { provider: "openai", key: { env: "GMS_SPEC_TEST_OPENAI_KEY" } } },
+          models: { gpt: { llm: "gpt-4o", provider: "openai" } },
+          datasets: { examples: { name: "Examples", app: "Support" } },
+          fineTunes: {
+            tone: {
+              name: "Tone",
+              app: "Support",
+              dataset: "examples",
+              dataIds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+              baseModel: "gpt-4o-mini",
+              providerConnection: { model: "gpt" },
+            },
+          },
+        },
+        connection: { baseUrl: emulator.url, apiKey: emulator.apiKey },
+      });
+      const value = <T>(output: pulumi.Output<T>) => new Promise<T>((resolve) => output.apply(resolve));
+      expect(await value(workspace.fineTunes.tone!.providerConnection)).toBe(42);
+      const tone = registered.find((registration) => registration.name === "m-tone")!;
+      expect(tone.inputs).toMatchObject({ name: "Tone", providerConnection: 42 });
+    } finally {
+      delete process.env.GMS_SPEC_TEST_OPENAI_KEY;
+    }
+  });
 });
 
 describe("the preflight", () => {
@@ -449,7 +497,7 @@ describe("each kind's entry derives from the kind's field declarations", () => {
     Experiment: ["app", "primaryAction", "secondaryAction"],
     Skill: [],
     ContextSource: ["context", "file"],
-    FineTune: ["app", "dataset"],
+    FineTune: ["app", "dataset", "providerConnection"],
   };
   type EntrySchema = { properties: Record<string, { description?: string; anyOf?: { required?: string[] }[] }>; required?: string[] };
   const entryOf = (section: string) =>

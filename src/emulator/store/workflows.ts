@@ -1,8 +1,7 @@
-import type { ActionRecord } from "./actions";
+import { type ActionRecord, type ActionStore, PLACEHOLDER } from "./actions";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid, now, slugify } from "./records";
-import type { ActionStore } from "./actions";
 import type { AppStore } from "./apps";
 import type { DataStore } from "./data";
 import type { WorkspaceStore } from "./workspaces";
@@ -312,7 +311,7 @@ export class WorkflowStore {
  * input does not name stay as written. Deterministic, so tests and previews can predict it.
  */
 export function emulatedOutput(prompt: string, values: WorkflowInputObject | undefined): string {
-  return prompt.replace(/\{\{\s*([^{}]+?)\s*\}\}/g, (placeholder, name: string) => {
+  return prompt.replace(PLACEHOLDER, (placeholder, name: string) => {
     if (!values || !Object.hasOwn(values, name)) return placeholder;
     const value = values[name];
     return value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
