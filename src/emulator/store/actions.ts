@@ -10,7 +10,7 @@ import type { AppStore } from "./apps";
 export const DEFAULT_ENVIRONMENT = "Production";
 
 /** A `{{variable}}` placeholder of a prompt template (the name without the braces and blanks). */
-const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
+export const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
 
 /** The distinct variable names of a prompt template, in the order they first appear. */
 export const templateVariables = (prompt: string): string[] => [...new Set(Array.from(prompt.matchAll(PLACEHOLDER), (match) => match[1]!))];
