@@ -102,13 +102,13 @@ async function ok(emulator: RunningEmulator, method: string, target: string, bod
 /** The Data GUID a feedback URL (`.../feedback/<data guid>`) names. */
 const dataOf = (feedbackUrl: string) => feedbackUrl.slice(feedbackUrl.lastIndexOf("/") + 1);
 
-/** The tokens of a server-sent event stream (`data: {"token": ...}` each), checking it ends with `data: [DONE]`. */
+/** The tokens of a server-sent event stream (`data: {"token": ...}` each), checking it ends with `data: END_STREAM`. */
 function streamTokens(text: string): string[] {
   const events = text
     .split("\n\n")
     .filter((event) => event.startsWith("data: "))
     .map((event) => event.slice("data: ".length));
-  if (events.pop() !== "[DONE]") throw new Error("the stream does not end with data: [DONE]");
+  if (events.pop() !== "END_STREAM") throw new Error("the stream does not end with data: END_STREAM");
   return events.map((event) => (JSON.parse(event) as { token: string }).token);
 }
 
@@ -184,19 +184,20 @@ async function main(): Promise<void> {
     await check("run streaming", async () => {
       const answer = await run({ streaming: true });
       expectEqual([answer.msg, answer.streaming], ["", true], "msg and streaming");
-      const response = await fetch(answer.stream_url as string, { headers: { authorization: `Bearer ${emulator.apiKey}` } });
-      if (response.status !== 200) throw new Error(`the stream URL answered ${response.status}`);
+      // A signed URL: opened without the API key, as the official client's EventSource does.
+      const response = await fetch(answer.streaming_url as string);
+      if (response.status !== 200) throw new Error(`the streaming URL answered ${response.status}`);
       const tokens = streamTokens(await response.text());
       expectEqual(tokens.join(""), EXPECTED, "the streamed text");
-      return `${tokens.length} tokens, then [DONE]; joined they are the text`;
+      return `${tokens.length} tokens, then END_STREAM; joined they are the text`;
     });
 
     await check("run asynchronous", async () => {
       const answer = await run({ async_mode: true });
       expectEqual(answer.msg, "", "msg");
-      const generation = await ok(emulator, "GET", `/generations/${answer.generation_guid}`);
-      expectEqual([generation.status, generation.msg], ["completed", EXPECTED], "the generation's status and msg");
-      return `generation ${generation.guid} completed with the text`;
+      const generation = await ok(emulator, "GET", answer.result_url as string);
+      expectEqual([generation.guid, generation.status, generation.msg], [answer.generation_guid, "SUCCESS", EXPECTED], "the result");
+      return `generation ${generation.guid} read at its result URL: SUCCESS, with the text`;
     });
 
     await check("session", async () => {

@@ -1,8 +1,10 @@
 /**
  * Running an Action (`POST /actions/`) and reading what a run generated. The spec shows the request
- * fields and the synchronous response; the names it leaves out are the emulator's: `environment` and
- * `extUserId` in the request, `stream_url` and `generation_guid` in the response, and the routes
- * `GET /generations/{guid}` and `GET /generations/{guid}/stream`.
+ * fields and the synchronous response; where it leaves names out, the emulator uses the official client's
+ * (`@kluai/core`): `environment` in the request, `data_guid`, `streaming_url` and `result_url` in the
+ * response, `{"token": ...}` stream events ending with `END_STREAM`, and a result's `status` `SUCCESS`.
+ * The rest are the emulator's own: `extUserId` in the request, `generation_guid` in the response, and the
+ * routes `GET /generations/{guid}` and `GET /generations/{guid}/stream`.
  */
 import { z } from "zod";
 import { Guid, HttpUrl, JsonObject } from "./common";
@@ -33,7 +35,7 @@ export const RunBody = z.object({
   // Accepted and checked; the emulator's Actions read no Context, so there is nothing for it to narrow.
   metadata_filter: JsonObject.nullable().optional(),
   messages: z.array(RunMessage).nullable().optional(),
-  // Spec: the wire name of the environment option is not shown; the emulator reads `environment`.
+  // Spec: the wire name of the environment option is not shown; the emulator reads the official client's `environment`.
   environment: z.string().min(1).optional(),
   // Spec: the wire name of the external user ID is not shown; the emulator reads `extUserId`, as Sessions do.
   extUserId: z.string().min(1).nullable().optional(),
@@ -52,26 +54,33 @@ export const ActionRun = RunBody.extend({
 export type ActionRun = z.infer<typeof ActionRun>;
 
 /**
- * A run's answer. Synchronous: `msg` is the text. Streaming: `msg` is "" and `stream_url` serves the text
- * token by token. Asynchronous: `msg` is "" and `generation_guid` names what `GET /generations/{guid}`
- * answers. `feedback_url` names the run's Data record in every mode.
+ * A run's answer. Synchronous: `msg` is the text. Streaming: `msg` is "" and `streaming_url`, a signed URL
+ * that needs no API key, serves the text token by token. Asynchronous: `msg` is "" and `generation_guid`
+ * names what `GET /generations/{guid}` answers, whose absolute URL is `result_url`. `feedback_url` and
+ * `data_guid` name the run's Data record in every mode.
  */
 export const RunResponse = z.object({
   msg: z.string(),
   feedback_url: z.string(),
+  data_guid: Guid,
   streaming: z.boolean(),
-  stream_url: z.string().optional(),
+  streaming_url: z.string().optional(),
   generation_guid: Guid.optional(),
+  result_url: z.string().optional(),
 });
 export type RunResponse = z.infer<typeof RunResponse>;
 
 /** Which of an Experiment's two Actions served a run. */
 export const Variant = z.enum(["primary", "secondary"]);
 
-/** `GET /generations/{guid}`: the output of a run (always complete: the emulator generates at once). */
+/**
+ * `GET /generations/{guid}`: the output of a run, always complete (the emulator generates at once), so its
+ * status is always the official client's `SUCCESS` (the client's task states: PENDING, STARTED, RETRY,
+ * FAILURE, SUCCESS).
+ */
 export const Generation = z.object({
   guid: Guid,
-  status: z.literal("completed"),
+  status: z.literal("SUCCESS"),
   msg: z.string(),
   feedback_url: z.string(),
   action: Guid,
@@ -82,9 +91,9 @@ export const Generation = z.object({
 export type Generation = z.infer<typeof Generation>;
 
 /**
- * The stream (`text/event-stream`): one `data: {"token": "..."}` event per token, then `data: [DONE]`.
- * The tokens joined are the text.
+ * The stream (`text/event-stream`): one `data: {"token": "..."}` event per token, then `data: END_STREAM`,
+ * the official client's end marker. The tokens joined are the text.
  */
 export const StreamToken = z.object({ token: z.string() });
 export type StreamToken = z.infer<typeof StreamToken>;
-export const STREAM_DONE = "[DONE]";
+export const STREAM_END = "END_STREAM";

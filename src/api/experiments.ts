@@ -26,13 +26,38 @@ export const ExperimentCreate = z.object({
 });
 export type ExperimentCreate = z.infer<typeof ExperimentCreate>;
 
-/** Spec: field names not shown; the emulator takes the create names, at least one of them. */
+/** Whether two optional fields of a body, when both are given, are equal. */
+const sameWhenBoth =
+  <K extends string>(first: K, second: K) =>
+  (body: Partial<Record<K, unknown>>): boolean =>
+    body[first] === undefined || body[second] === undefined || body[first] === body[second];
+
+/**
+ * Spec: field names not shown; the emulator takes the create names, at least one of them, and the official
+ * client's names for the two Actions (`action_primary_guid`, `action_secondary_guid`) as their aliases. A
+ * side given under both names must name the same Action.
+ */
 export const ExperimentUpdate = z
   .object({
     name: z.string().min(1).optional(),
     primary_action: Guid.optional(),
     secondary_action: Guid.optional(),
+    action_primary_guid: Guid.optional(),
+    action_secondary_guid: Guid.optional(),
   })
+  .refine(sameWhenBoth("primary_action", "action_primary_guid"), {
+    error: "primary_action and action_primary_guid name different Actions",
+    path: ["action_primary_guid"],
+  })
+  .refine(sameWhenBoth("secondary_action", "action_secondary_guid"), {
+    error: "secondary_action and action_secondary_guid name different Actions",
+    path: ["action_secondary_guid"],
+  })
+  .transform(({ action_primary_guid, action_secondary_guid, ...body }) => ({
+    ...body,
+    primary_action: body.primary_action ?? action_primary_guid,
+    secondary_action: body.secondary_action ?? action_secondary_guid,
+  }))
   .refine((body) => body.name !== undefined || body.primary_action !== undefined || body.secondary_action !== undefined, {
     error: "name, primary_action or secondary_action is required",
   });
@@ -40,9 +65,9 @@ export type ExperimentUpdate = z.infer<typeof ExperimentUpdate>;
 
 /**
  * `POST /experiments/{guid}/prompt`: the options of an Action run. Spec: the forcing field's name is not
- * shown; the emulator reads `action`, which must be one of the Experiment's two Actions.
+ * shown; the emulator reads the official client's `force_action`, which must be one of the Experiment's two Actions.
  */
-export const ExperimentPrompt = RunBody.extend({ action: Guid.optional() }).refine(oneRunMode, ONE_RUN_MODE);
+export const ExperimentPrompt = RunBody.extend({ force_action: Guid.nullable().optional() }).refine(oneRunMode, ONE_RUN_MODE);
 export type ExperimentPrompt = z.infer<typeof ExperimentPrompt>;
 
 /** Spec: the response shape is not shown; the emulator answers a run's, plus the Action that served it and its side. */

@@ -1,34 +1,23 @@
 /**
- * The service's official client, `@kluai/core` (0.0.19: the newest release whose dependencies the npm registry
- * serves), driven against the emulator in-process. Where the client agrees with the spec, each call's values are
- * checked; where it does not (older paths, older field names), the test pins the disagreement down with the
- * request the client sent and the emulator's answer. The spec wins: the emulator is not bent to the client.
+ * The service's official client, `@kluai/core` (0.0.46), driven against the emulator in-process. Where the
+ * client agrees with the spec, each call's values are checked; where it does not (older paths, older field
+ * names), the test pins the disagreement down with the request the client sent and the emulator's answer.
+ * The spec wins: the emulator is not bent to the client. Where the spec says "not shown", the emulator uses
+ * the client's names, so those calls work.
  *
  * The client has no base-URL option: its only switch is `KLU_ENV=dev`, which points it at
  * `http://localhost:4000/v1`. The emulator listens on a free port instead, so an axios adapter (the client's
  * HTTP library, the CommonJS copy the client itself requires) forwards that address to the emulator and records
- * every exchange. Nothing can reach the real service: with `KLU_ENV=dev` the client never names it, and the
- * adapter refuses any address but the emulator's.
+ * every exchange. Absolute URLs the emulator hands out (a result URL) go through the same adapter; the one
+ * request axios does not make, the stream (the client opens the streaming URL with its own EventSource over
+ * node:http), goes to the streaming URL the emulator answered, which the test checks names the emulator first.
+ * Nothing can reach the real service: with `KLU_ENV=dev` the client never names it, and the adapter refuses
+ * any address but the emulator's.
+ *
+ * The client's index exports `Klu` alone (its type declarations name error classes it does not export), so
+ * errors are told apart by their class name, which the client's errors answer as `name`.
  */
 import type { ClientRequest } from "node:http";
-import Klu from "@kluai/core";
-import { ActionNotFoundError, InvalidPromptResponseError } from "@kluai/core/dist/cjs/actions/errors";
-import { _getStreamingData } from "@kluai/core/dist/cjs/api/sse/sseClientServer";
-import {
-  BadRequestAPIError,
-  InstanceNotFoundError,
-  InstanceRelationshipNotFoundError,
-  NotImplementedError,
-  StreamingError,
-  UnauthorizedError,
-  UnknownKluError,
-} from "@kluai/core/dist/cjs/common/errors";
-import { ContextNotFoundError } from "@kluai/core/dist/cjs/contexts/errors";
-import { ExperimentNotFoundError } from "@kluai/core/dist/cjs/experiments/errors";
-import { Feedback } from "@kluai/core/dist/cjs/feedback";
-import { FineTuneNotFoundError } from "@kluai/core/dist/cjs/fineTune/errors";
-import { UnknownModelProviderError } from "@kluai/core/dist/cjs/models/errors";
-import { WorkspaceOrUserNotFoundError } from "@kluai/core/dist/cjs/workspaces/errors";
 import type { AxiosAdapter, AxiosError, AxiosResponse, AxiosStatic, InternalAxiosRequestConfig } from "axios";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Fixtures, type RunningEmulator, startEmulator } from "../../src/emulator";
@@ -80,11 +69,13 @@ interface Exchange {
   answer: unknown;
 }
 
-// The copy of axios the client requires (CommonJS), not the ES module build an `import` would load.
+// The client's CommonJS build and the copy of axios it requires, not the ES module builds an `import` would load
+// (the ES build of the client imports the ES build of axios, whose defaults the adapter below would not reach).
+const { Klu } = require("@kluai/core") as typeof import("@kluai/core");
 const axios: AxiosStatic = require("axios");
 
 let emulator: RunningEmulator;
-let klu: Klu;
+let klu: InstanceType<typeof Klu>;
 let exchanges: Exchange[] = [];
 const previousKluEnv = process.env.KLU_ENV;
 const previousAdapter = axios.defaults.adapter;
@@ -175,7 +166,7 @@ describe("the official client's connection", () => {
     expect(lastExchange()).toMatchObject({ method: "GET", path: "/v1/apps/?skip=0&limit=50", status: 200 });
     expect(lastExchange().answer).toMatchObject({ total_count: 1, has_next_page: false });
 
-    await expect(new Klu("gms_test_wrong_key").apps.paginator.fetchAll()).rejects.toThrow(UnauthorizedError);
+    await expect(new Klu("gms_test_wrong_key").apps.paginator.fetchAll()).rejects.toHaveProperty("name", "UnauthorizedError");
     expect(lastExchange()).toMatchObject({ status: 401, answer: { detail: "Invalid API key" } });
   });
 });
@@ -198,24 +189,26 @@ describe("Apps through the official client", () => {
 
     const deleted = await klu.apps.delete(created.guid);
     expect(deleted).toMatchObject({ guid: created.guid, name: "Billing" });
-    await expect(klu.apps.get(created.guid)).rejects.toThrow(InstanceNotFoundError);
+    await expect(klu.apps.get(created.guid)).rejects.toHaveProperty("name", "InstanceNotFoundError");
     expect(lastExchange()).toMatchObject({ status: 404, answer: { detail: "App not found" } });
     expect((await klu.apps.paginator.fetchAll()).map((app) => app.name)).toEqual(["Support"]);
   });
 
-  it("lists an App's Actions (the spec's Action summary: action_type, not the client's agent_type)", async () => {
+  it("lists an App's Actions (the spec's Action summary: its action_type and model)", async () => {
     const actions = await klu.apps.getActions(APP);
 
     expect(actions.map((action) => [action.guid, action.name])).toEqual([
       [SUMMARIZE, "Summarize"],
       [CLASSIFY, "Classify"],
     ]);
-    expect(actions[0]).toMatchObject({ model: "gpt-4o-mini", actionType: undefined });
-    expect((lastExchange().answer as { action_type: string }[])[0]?.action_type).toEqual(expect.any(String));
+    const answered = (lastExchange().answer as { action_type: string; model: string }[])[0];
+    expect(answered).toMatchObject({ action_type: expect.any(String), model: "gpt-4o-mini" });
+    // The client renames `model` to modelId.
+    expect(actions[0]).toMatchObject({ modelId: "gpt-4o-mini", actionType: answered?.action_type });
   });
 
   it("disagrees on App Data: the client expects a bare array where the spec answers an envelope", async () => {
-    await expect(klu.apps.getData(APP)).rejects.toThrow(UnknownKluError);
+    await expect(klu.apps.getData(APP)).rejects.toHaveProperty("name", "UnknownKluError");
     expect(lastExchange()).toMatchObject({ method: "GET", path: `/v1/apps/${APP}/data`, status: 200 });
     expect(lastExchange().answer).toMatchObject({ data: expect.any(Array), total_count: expect.any(Number) });
   });
@@ -254,12 +247,15 @@ describe("Data through the official client", () => {
 
     await klu.data.delete(created.guid);
     expect(lastExchange()).toMatchObject({ method: "DELETE", status: 200 });
-    await expect(klu.data.get(created.guid)).rejects.toThrow(InstanceNotFoundError);
+    await expect(klu.data.get(created.guid)).rejects.toHaveProperty("name", "InstanceNotFoundError");
     expect(lastExchange()).toMatchObject({ status: 404, answer: { detail: "Data not found" } });
   });
 
   it("reports a Data record naming a missing Action as a missing relationship", async () => {
-    await expect(klu.data.create({ actionGuid: MISSING, input: "x", output: "y" })).rejects.toThrow(InstanceRelationshipNotFoundError);
+    await expect(klu.data.create({ actionGuid: MISSING, input: "x", output: "y" })).rejects.toHaveProperty(
+      "name",
+      "InstanceRelationshipNotFoundError",
+    );
     expect(lastExchange()).toMatchObject({ method: "POST", path: "/v1/data/", status: 404, answer: { detail: "Action not found" } });
   });
 });
@@ -291,52 +287,82 @@ describe("Action runs through the official client", () => {
   });
 
   it("reports a missing Action as the client's ActionNotFoundError and a wrong input as a bad request", async () => {
-    await expect(klu.actions.prompt(MISSING, { text: "x" })).rejects.toThrow(ActionNotFoundError);
+    await expect(klu.actions.prompt(MISSING, { text: "x" })).rejects.toHaveProperty("name", "ActionNotFoundError");
     expect(lastExchange()).toMatchObject({ status: 404, answer: { detail: "Action not found" } });
 
-    await expect(klu.actions.prompt(SUMMARIZE, "no variables given")).rejects.toThrow(BadRequestAPIError);
+    await expect(klu.actions.prompt(SUMMARIZE, "no variables given")).rejects.toHaveProperty("name", "BadRequestAPIError");
     expect(lastExchange()).toMatchObject({
       status: 400,
       answer: { detail: "Input must be an object with a value for each variable: text" },
     });
   });
 
-  it("disagrees on asynchronous runs: the client wants result_url, the emulator answers generation_guid", async () => {
-    await expect(klu.actions.asyncPrompt(SUMMARIZE, { text: "later" })).rejects.toThrow(InvalidPromptResponseError);
-    const answer = lastExchange().answer as { msg: string; generation_guid: string; result_url?: string };
-    expect(lastExchange()).toMatchObject({ status: 200, sent: { async_mode: true, streaming: false } });
-    expect(answer).toMatchObject({ msg: "", generation_guid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expect(answer.result_url).toBeUndefined();
+  it("runs an Action asynchronously and reads the output at the result URL it answers", async () => {
+    const started = await klu.actions.asyncPrompt(SUMMARIZE, { text: "later" });
+    expect(lastExchange()).toMatchObject({
+      method: "POST",
+      path: "/v1/actions/",
+      status: 200,
+      sent: { async_mode: true, streaming: false },
+    });
+    const answer = lastExchange().answer as { generation_guid: string; data_guid: string };
+    expect(started).toMatchObject({ msg: "", resultUrl: `${emulator.url}/generations/${answer.generation_guid}` });
+    expect(started.data_guid).toBe(started.feedbackUrl?.split("/").at(-1));
 
-    // The client's reader for a result URL works on the emulator's generation route.
-    const result = await klu.actions.getAsyncPromptResult(`${emulator.url}/generations/${answer.generation_guid}`);
-    expect(result).toMatchObject({ msg: "Summarize: later", status: "completed" });
+    // The client GETs the result URL with its API key and returns the body.
+    const result = await klu.actions.getAsyncPromptResult(started.resultUrl);
+    expect(result).toMatchObject({ msg: "Summarize: later", status: "SUCCESS", guid: answer.generation_guid, action: SUMMARIZE });
+    expect(lastExchange()).toMatchObject({ method: "GET", path: `/v1/generations/${answer.generation_guid}`, status: 200 });
   });
 
-  it("disagrees on streaming runs: field name, bearer key and end marker", async () => {
-    await expect(klu.actions.stream(SUMMARIZE, { text: "token by token" })).rejects.toThrow(InvalidPromptResponseError);
-    const answer = lastExchange().answer as { msg: string; stream_url: string; streaming_url?: string };
-    expect(lastExchange()).toMatchObject({ status: 200, sent: { streaming: true, async_mode: false } });
-    expect(answer.stream_url).toMatch(new RegExp(`^${emulator.url}/generations/[0-9a-f-]{36}/stream$`));
-    expect(answer.streaming_url).toBeUndefined();
+  it("streams a run: its EventSource opens the signed streaming URL without the API key, and the tokens join into the text", async () => {
+    const streamed = await klu.actions.stream(SUMMARIZE, { text: "token by token" });
+    expect(lastExchange()).toMatchObject({
+      method: "POST",
+      path: "/v1/actions/",
+      status: 200,
+      sent: { streaming: true, async_mode: false },
+    });
+    const { streaming_url } = lastExchange().answer as { streaming_url: string };
+    // The one request that bypasses the adapter goes here: the emulator, on its own origin.
+    expect(streaming_url.startsWith(`${emulator.url}/generations/`)).toBe(true);
+    expect(streamed).toMatchObject({ msg: "", streaming: true });
 
-    // The client's server-side reader opens the stream without the bearer key the emulator requires...
-    const tokens = _getStreamingData(answer.stream_url);
-    await expect(tokens.next()).rejects.toThrow(StreamingError);
-    const unauthenticated = await fetch(answer.stream_url);
-    await unauthenticated.body?.cancel();
-    expect(unauthenticated.status).toBe(401);
-    // ...and ends on END_STREAM, where the emulator ends with [DONE].
-    const stream = await fetch(answer.stream_url, { headers: { authorization: `Bearer ${API_KEY}` } });
-    const events = (await stream.text()).trim().split("\n\n");
-    expect(events.at(0)).toBe('data: {"token":"Summarize: "}');
-    expect(events.at(-1)).toBe("data: [DONE]");
+    const tokens: (string | undefined)[] = [];
+    for await (const token of streamed.streamingData) tokens.push(token);
+    expect(tokens).toEqual(["Summarize: ", "token ", "by ", "token"]);
+    expect(tokens.join("")).toBe("Summarize: token by token");
+    // The run was logged as a Data record with the same text.
+    expect(await klu.data.get(streamed.data_guid ?? "")).toMatchObject({ output: "Summarize: token by token" });
+  });
+
+  it("runs in an environment with the client's `environment` option; an Action not deployed there is a bad request", async () => {
+    const staged = await klu.actions.prompt(SUMMARIZE, { text: "staged" }, { environment: "Staging" });
+    expect(staged.msg).toBe("Summarize: staged");
+    expect(lastExchange().sent).toMatchObject({ environment: "Staging" });
+    expect((await direct("GET", `/data/${staged.data_guid}`)).body.metadata).toEqual({ environment: "Staging" });
+
+    await expect(klu.actions.prompt(CLASSIFY, { text: "x" }, { environment: "Staging" })).rejects.toHaveProperty(
+      "name",
+      "BadRequestAPIError",
+    );
+    expect(lastExchange()).toMatchObject({ status: 400, answer: { detail: "Action is not deployed to Staging" } });
+  });
+
+  it("does not deploy: POST /actions/{guid}/deploy is not a spec route (environments come from the fixtures)", async () => {
+    await expect(klu.actions.deploy(CLASSIFY, "v1", "Staging")).rejects.toHaveProperty("name", "ActionNotFoundError");
+    expect(lastExchange()).toMatchObject({
+      method: "POST",
+      path: `/v1/actions/${CLASSIFY}/deploy`,
+      sent: { version: "v1", environment: "Staging" },
+      status: 404,
+    });
   });
 
   it("does not reach the emulator for the Action routes the spec does not show", async () => {
-    await expect(klu.actions.get(SUMMARIZE)).rejects.toThrow(InstanceNotFoundError);
+    await expect(klu.actions.get(SUMMARIZE)).rejects.toHaveProperty("name", "InstanceNotFoundError");
     expect(lastExchange()).toMatchObject({ method: "GET", path: `/v1/actions/${SUMMARIZE}`, status: 404 });
-    await expect(klu.actions.getData(SUMMARIZE)).rejects.toThrow(WorkspaceOrUserNotFoundError);
+    await expect(klu.actions.getData(SUMMARIZE)).rejects.toHaveProperty("name", "WorkspaceOrUserNotFoundError");
     expect(lastExchange()).toMatchObject({ method: "GET", path: `/v1/actions/${SUMMARIZE}/data`, status: 404 });
   });
 });
@@ -354,61 +380,73 @@ describe("Sessions through the official client", () => {
 
     await klu.sessions.delete(created.guid);
     expect(lastExchange()).toMatchObject({ method: "DELETE", status: 200, answer: { message: `Session ${created.guid} deleted` } });
-    await expect(klu.sessions.get(created.guid)).rejects.toThrow(InstanceNotFoundError);
+    await expect(klu.sessions.get(created.guid)).rejects.toHaveProperty("name", "InstanceNotFoundError");
     expect(lastExchange()).toMatchObject({ status: 404, answer: { detail: "Session not found" } });
   });
 
   it("has no Session update (the client refuses it before sending anything)", async () => {
     const sessions = klu.sessions as unknown as { update(): Promise<never> };
-    await expect(sessions.update()).rejects.toThrow(NotImplementedError);
+    await expect(sessions.update()).rejects.toHaveProperty("name", "NotImplementedError");
     expect(exchanges).toEqual([]);
   });
 });
 
 describe("Feedback through the official client", () => {
-  // Not on the Klu object in this release; made after KLU_ENV is set, as the client reads it on construction.
-  let feedback: Feedback;
-  beforeAll(() => {
-    feedback = new Feedback(API_KEY);
-  });
-
   it("rates a generation by its Data GUID (POST /feedback) and reads, updates and deletes the Feedback", async () => {
     const run = await klu.actions.prompt(CLASSIFY, { text: "refund please" });
-    const dataGuid = run.feedbackUrl?.split("/").at(-1) ?? "";
+    const dataGuid = run.data_guid ?? "";
+    expect(run.feedbackUrl).toBe(`${emulator.url}/feedback/${dataGuid}`);
 
-    const created = await feedback.create({ dataGuid, type: "rating", value: "Positive", source: "sdk", metadata: { by: "qa" } });
-    expect(created).toMatchObject({ dataGuid, type: "rating", value: 2, source: "sdk", metadata: { by: "qa" } });
-    expect(lastExchange()).toMatchObject({ method: "POST", path: "/v1/feedback/", sent: { data: dataGuid, value: "Positive" } });
+    const created = await klu.feedback.create({ dataGuid, type: "rating", value: "Positive", source: "sdk", metadata: { by: "qa" } });
+    expect(created).toMatchObject({ dataGuid, type: "rating", value: 2, source: "sdk" });
+    // The client sends metadata as the legacy `meta_data` (taken) and reads it back from `meta_data`, where the
+    // spec's Feedback answers `metadata`.
+    expect(lastExchange()).toMatchObject({
+      method: "POST",
+      path: "/v1/feedback/",
+      sent: { data: dataGuid, value: "Positive", meta_data: { by: "qa" } },
+      answer: { metadata: { by: "qa" } },
+    });
+    expect(created.metadata).toBeUndefined();
 
-    expect(await feedback.get(created.guid)).toMatchObject({ guid: created.guid, dataGuid, value: 2 });
+    expect(await klu.feedback.get(created.guid)).toMatchObject({ guid: created.guid, dataGuid, value: 2 });
 
-    const updated = await feedback.update(created.guid, { type: "rating", value: "Negative", source: "sdk" });
-    expect(updated).toMatchObject({ guid: created.guid, value: 1, metadata: null });
+    const updated = await klu.feedback.update(created.guid, { type: "rating", value: "Negative", source: "sdk" });
+    expect(updated).toMatchObject({ guid: created.guid, value: 1 });
+    expect(lastExchange().answer).toMatchObject({ metadata: null });
 
-    await feedback.delete(created.guid);
-    await expect(feedback.get(created.guid)).rejects.toThrow(InstanceNotFoundError);
+    await klu.feedback.delete(created.guid);
+    await expect(klu.feedback.get(created.guid)).rejects.toHaveProperty("name", "InstanceNotFoundError");
     expect(lastExchange()).toMatchObject({ status: 404, answer: { detail: "Feedback not found" } });
   });
 
-  it("labels a generation through its feedback URL (POST /feedback/{data guid}) with the legacy meta_data", async () => {
+  it("labels a generation through its feedback URL (POST /feedback/{data guid})", async () => {
     const run = await klu.actions.prompt(CLASSIFY, { text: "wrong invoice" });
-    const dataGuid = run.feedbackUrl?.split("/").at(-1) ?? "";
+    const dataGuid = run.data_guid ?? "";
 
-    const created = await feedback.create(
-      { type: "correction", value: "Billing", source: "agent", meta_data: { ticket: 9 } } as unknown as Parameters<
-        typeof feedback.create
-      >[0],
-      dataGuid,
-    );
-    expect(created).toMatchObject({ dataGuid, type: "correction", value: "Billing", metadata: { ticket: 9 } });
-    expect(lastExchange()).toMatchObject({ method: "POST", path: `/v1/feedback/${dataGuid}`, status: 200 });
+    // The Data GUID travels in the path, so the body leaves out the dataGuid the client's type asks for.
+    const label = { type: "correction", value: "Billing", source: "agent", metadata: { ticket: 9 } } as unknown as Parameters<
+      typeof klu.feedback.create
+    >[0];
+    const created = await klu.feedback.create(label, dataGuid);
+    expect(created).toMatchObject({ dataGuid, type: "correction", value: "Billing" });
+    expect(lastExchange()).toMatchObject({
+      method: "POST",
+      path: `/v1/feedback/${dataGuid}`,
+      sent: { meta_data: { ticket: 9 } },
+      status: 200,
+      answer: { metadata: { ticket: 9 } },
+    });
   });
 
   it("reports a rating the spec does not take as a bad request", async () => {
     const run = await klu.actions.prompt(CLASSIFY, { text: "ok" });
-    const dataGuid = run.feedbackUrl?.split("/").at(-1) ?? "";
+    const dataGuid = run.data_guid ?? "";
 
-    await expect(feedback.create({ dataGuid, type: "rating", value: "5", source: "sdk" })).rejects.toThrow(BadRequestAPIError);
+    await expect(klu.feedback.create({ dataGuid, type: "rating", value: "5", source: "sdk" })).rejects.toHaveProperty(
+      "name",
+      "BadRequestAPIError",
+    );
     expect(lastExchange()).toMatchObject({ status: 400, answer: { detail: [{ loc: ["body", "value"], type: "custom" }] } });
   });
 });
@@ -430,7 +468,7 @@ describe("fine-tunes through the official client", () => {
 
   it("cannot create a fine-tune (the client refuses before sending anything)", async () => {
     const fineTunes = klu.fineTune as unknown as { create(): Promise<never> };
-    await expect(fineTunes.create()).rejects.toThrow(NotImplementedError);
+    await expect(fineTunes.create()).rejects.toHaveProperty("name", "NotImplementedError");
     expect(exchanges).toEqual([]);
   });
 
@@ -447,42 +485,69 @@ describe("fine-tunes through the official client", () => {
     expect(await klu.fineTune.update(guid, { name: "Support voice" })).toMatchObject({ guid, name: "Support voice" });
 
     await klu.fineTune.delete(guid);
-    await expect(klu.fineTune.readStatus(guid)).rejects.toThrow(FineTuneNotFoundError);
+    await expect(klu.fineTune.readStatus(guid)).rejects.toHaveProperty("name", "FineTuneNotFoundError");
     expect(lastExchange()).toMatchObject({ status: 404 });
   });
 
   it("disagrees on fine-tune processing: POST /finetune/process/ is an older path", async () => {
     const guid = await createFineTune("Processed elsewhere");
 
-    await expect(klu.fineTune.process(guid, "gpt-4o-mini")).rejects.toThrow(FineTuneNotFoundError);
+    await expect(klu.fineTune.process(guid, "gpt-4o-mini")).rejects.toHaveProperty("name", "FineTuneNotFoundError");
     expect(lastExchange()).toMatchObject({ method: "POST", path: "/v1/finetune/process/", status: 404, answer: { detail: "Not Found" } });
   });
 });
 
-describe("Models through the official client", () => {
-  it("reads, renames and deletes a Model", async () => {
-    const created = await direct("POST", "/models", { llm: "gpt-4o", provider: "openai", key: "sk-test-model" });
-    const guid: string = created.body.guid;
+describe("Models and Providers through the official client", () => {
+  it("creates a Model (the persistence-shaped answer with the key), lists, reads and deletes it", async () => {
+    const created = await klu.models.create({ llm: "gpt-4o", provider: "openai", key: "sk-test-model", default: false });
+    expect(lastExchange()).toMatchObject({
+      method: "POST",
+      path: "/v1/models/",
+      sent: { llm: "gpt-4o", provider: "openai", default: false },
+      status: 200,
+    });
+    expect(created).toMatchObject({ llm: "gpt-4o", default: false, providerId: expect.any(Number), key: "sk-test-model" });
+    const guid = created.guid;
+
+    const listed = await klu.models.getAllModels();
+    expect(lastExchange()).toMatchObject({ method: "GET", path: "/v1/models/?skip=0&limit=500", status: 200 });
+    expect(listed).toContainEqual(expect.objectContaining({ guid, llm: "gpt-4o", provider_name: "openai" }));
 
     expect(await klu.models.get(guid)).toMatchObject({ guid, llm: "gpt-4o", provider_name: "openai", default: false });
-    expect(await klu.models.update(guid, { llm: "gpt-4.1" })).toMatchObject({ guid, llm: "gpt-4.1" });
-    expect(lastExchange()).toMatchObject({ method: "PUT", path: `/v1/models/${guid}`, sent: { llm: "gpt-4.1" } });
-
     await klu.models.delete(guid);
-    await expect(klu.models.get(guid)).rejects.toThrow(InstanceNotFoundError);
+    await expect(klu.models.get(guid)).rejects.toHaveProperty("name", "InstanceNotFoundError");
     expect(lastExchange()).toMatchObject({ status: 404, answer: { detail: "Model not found" } });
   });
 
-  it("disagrees on Model create: the client sends workspaceModelProviderId where the spec needs provider and key", async () => {
-    await expect(klu.models.create({ llm: "gpt-4o", workspaceModelProviderId: 1 })).rejects.toThrow(BadRequestAPIError);
-    expect(lastExchange()).toMatchObject({ method: "POST", path: "/v1/models/", status: 400 });
-    const missing = (lastExchange().answer as { detail: { loc: string[] }[] }).detail.map((issue) => issue.loc.at(-1));
-    expect(missing).toEqual(expect.arrayContaining(["provider", "key"]));
+  it("has no Model update (the client refuses it before sending anything)", async () => {
+    const models = klu.models as unknown as { update(): Promise<never> };
+    await expect(models.update()).rejects.toHaveProperty("name", "NotImplementedError");
+    expect(exchanges).toEqual([]);
   });
 
   it("disagrees on provider key validation: POST /models/validate is not a spec route", async () => {
-    await expect(klu.models.validateProviderApiKey("sk-test-validate", 1)).rejects.toThrow(UnknownModelProviderError);
+    await expect(klu.models.validateProviderApiKey("sk-test-validate", 1)).rejects.toHaveProperty("name", "UnknownModelProviderError");
     expect(lastExchange()).toMatchObject({ method: "POST", path: "/v1/models/validate", status: 404 });
+  });
+
+  it("disagrees on every Provider route: the client calls /models/provider/, the spec serves /providers", async () => {
+    const connection = await direct("POST", "/providers", { provider: "openai", key: "sk-test-provider", name: "Main" });
+    const guid: string = connection.body.guid;
+
+    await expect(klu.models.addProvider("openai", "sk-test-provider", undefined, "Second", false)).rejects.toHaveProperty(
+      "name",
+      "UnknownKluError",
+    );
+    expect(lastExchange()).toMatchObject({ method: "POST", path: "/v1/models/provider/", status: 404 });
+    await expect(klu.models.getProviders()).rejects.toHaveProperty("name", "UnknownKluError");
+    expect(lastExchange()).toMatchObject({ method: "GET", path: "/v1/models/provider/", status: 400 });
+    await expect(klu.models.updateProvider(guid, "Renamed")).rejects.toHaveProperty("name", "UnknownKluError");
+    expect(lastExchange()).toMatchObject({ method: "PUT", path: `/v1/models/provider/${guid}`, status: 404 });
+    await expect(klu.models.deleteProvider(guid)).rejects.toHaveProperty("name", "UnknownKluError");
+    expect(lastExchange()).toMatchObject({ method: "DELETE", path: `/v1/models/provider/${guid}`, status: 404 });
+
+    // The spec's routes for the same connection answer, unchanged.
+    expect((await direct("GET", `/providers/${guid}`)).body).toMatchObject({ guid, nickname: "Main" });
   });
 });
 
@@ -495,20 +560,28 @@ describe("Experiments through the official client", () => {
 
   it("disagrees on Experiment create: the client sends app_guid and action_*_guid", async () => {
     const create = klu.experiments.create({ name: "Tone", appGuid: APP, actionPrimaryGuid: SUMMARIZE, actionSecondaryGuid: CLASSIFY });
-    await expect(create).rejects.toThrow(BadRequestAPIError);
+    await expect(create).rejects.toHaveProperty("name", "BadRequestAPIError");
     expect(lastExchange()).toMatchObject({ method: "POST", path: "/v1/experiments/", status: 400 });
     expect(lastExchange().sent).toEqual({ name: "Tone", app_guid: APP, action_primary_guid: SUMMARIZE, action_secondary_guid: CLASSIFY });
   });
 
-  it("reads, renames, prompts and deletes an Experiment", async () => {
+  it("reads, renames, reassigns, prompts and deletes an Experiment", async () => {
     const guid = await createExperiment("Summaries vs labels");
 
     const read = await klu.experiments.get(guid);
     expect(read).toMatchObject({ guid, name: "Summaries vs labels", status: "active" });
+    // The client reads the Actions from app_guid and action_*_guid; the emulator answers the spec's create names.
     expect(lastExchange().answer).toMatchObject({ app: APP, primary_action: SUMMARIZE, secondary_action: CLASSIFY });
     expect(read.appGuid).toBeUndefined();
 
     expect(await klu.experiments.update(guid, { name: "A/B" })).toMatchObject({ guid, name: "A/B" });
+    // Update field names are not shown in the spec: the client's action_*_guid are taken.
+    await klu.experiments.update(guid, { actionPrimaryGuid: CLASSIFY, actionSecondaryGuid: SUMMARIZE });
+    expect(lastExchange()).toMatchObject({
+      sent: { action_primary_guid: CLASSIFY, action_secondary_guid: SUMMARIZE },
+      answer: { primary_action: CLASSIFY, secondary_action: SUMMARIZE },
+    });
+    await klu.experiments.update(guid, { actionPrimaryGuid: SUMMARIZE, actionSecondaryGuid: CLASSIFY });
 
     const first = await klu.experiments.prompt(guid, { text: "hello" });
     expect(first).toMatchObject({ msg: "Summarize: hello", variant: "primary", action: SUMMARIZE });
@@ -516,17 +589,44 @@ describe("Experiments through the official client", () => {
     expect(second).toMatchObject({ msg: "Classify: hello", variant: "secondary", action: CLASSIFY });
 
     await klu.experiments.delete(guid);
-    await expect(klu.experiments.prompt(guid, { text: "gone" })).rejects.toThrow(ExperimentNotFoundError);
+    await expect(klu.experiments.prompt(guid, { text: "gone" })).rejects.toHaveProperty("name", "ExperimentNotFoundError");
     expect(lastExchange()).toMatchObject({ status: 404, answer: { detail: "Experiment not found" } });
   });
 
-  it("disagrees on forcing an Action: the client sends force_action, the emulator reads action", async () => {
+  it("forces an Action with the client's forceAction (sent as force_action); another Action is a bad request", async () => {
     const guid = await createExperiment("Forced");
 
     const result = await klu.experiments.prompt(guid, { text: "pick secondary" }, { forceAction: CLASSIFY });
     expect(lastExchange().sent).toMatchObject({ force_action: CLASSIFY });
-    // Not forced: the first unforced prompt goes to the primary Action.
-    expect(result).toMatchObject({ variant: "primary", action: SUMMARIZE });
+    expect(result).toMatchObject({ msg: "Classify: pick secondary", variant: "secondary", action: CLASSIFY });
+    // The forced prompt did not take a turn: the first unforced one goes to the primary Action.
+    expect(await klu.experiments.prompt(guid, { text: "next" })).toMatchObject({ variant: "primary", action: SUMMARIZE });
+
+    await expect(klu.experiments.prompt(guid, { text: "x" }, { forceAction: MISSING })).rejects.toHaveProperty(
+      "name",
+      "BadRequestAPIError",
+    );
+    expect(lastExchange()).toMatchObject({ status: 400, answer: { detail: "Action is not one of the Experiment's Actions" } });
+  });
+
+  it("prompts an Experiment asynchronously and streaming, as an Action run", async () => {
+    const guid = await createExperiment("Modes");
+
+    const started = await klu.experiments.asyncPrompt(guid, { text: "later" });
+    expect(started).toMatchObject({ msg: "", variant: "primary", action: SUMMARIZE });
+    expect(await klu.experiments.getAsyncPromptResult(started.resultUrl)).toMatchObject({
+      msg: "Summarize: later",
+      status: "SUCCESS",
+      experiment: guid,
+      variant: "primary",
+    });
+
+    const streamed = await klu.experiments.stream(guid, { text: "one two" });
+    expect((lastExchange().answer as { streaming_url: string }).streaming_url.startsWith(`${emulator.url}/`)).toBe(true);
+    expect(streamed).toMatchObject({ variant: "secondary", action: CLASSIFY });
+    const tokens: (string | undefined)[] = [];
+    for await (const token of streamed.streamingData) tokens.push(token);
+    expect(tokens.join("")).toBe("Classify: one two");
   });
 });
 
@@ -536,18 +636,20 @@ describe("Workspaces and Contexts through the official client: older paths", () 
     const workspace: string = current.body.guid;
     expect(current.body).toMatchObject({ name: "Acme", slug: "acme" });
 
-    await expect(klu.workspaces.get(workspace)).rejects.toThrow(InstanceNotFoundError);
+    await expect(klu.workspaces.get(workspace)).rejects.toHaveProperty("name", "InstanceNotFoundError");
     expect(lastExchange()).toMatchObject({
       method: "GET",
       path: `/v1/workspace/${workspace}`,
       status: 404,
       answer: { detail: "Not Found" },
     });
-    await expect(klu.workspaces.getApps(workspace)).rejects.toThrow(WorkspaceOrUserNotFoundError);
+    await expect(klu.workspaces.getCurrent()).rejects.toHaveProperty("name", "WorkspaceOrUserNotFoundError");
+    expect(lastExchange()).toMatchObject({ method: "GET", path: "/v1/workspace/current", status: 404 });
+    await expect(klu.workspaces.getApps(workspace)).rejects.toHaveProperty("name", "WorkspaceOrUserNotFoundError");
     expect(lastExchange()).toMatchObject({ path: `/v1/workspace/${workspace}/apps`, status: 404 });
-    await expect(klu.workspaces.getContexts(workspace)).rejects.toThrow(WorkspaceOrUserNotFoundError);
+    await expect(klu.workspaces.getContexts(workspace)).rejects.toHaveProperty("name", "WorkspaceOrUserNotFoundError");
     expect(lastExchange()).toMatchObject({ path: `/v1/workspace/${workspace}/context`, status: 404 });
-    await expect(klu.workspaces.getModels(workspace)).rejects.toThrow(WorkspaceOrUserNotFoundError);
+    await expect(klu.workspaces.getModels(workspace)).rejects.toHaveProperty("name", "WorkspaceOrUserNotFoundError");
     expect(lastExchange()).toMatchObject({ path: `/v1/workspace/${workspace}/models`, status: 404 });
     await expect(klu.workspaces.paginator.fetchAll()).rejects.toMatchObject({ response: { status: 404 } });
     expect(lastExchange()).toMatchObject({ path: "/v1/workspace/?skip=0&limit=50", status: 404 });
@@ -559,9 +661,9 @@ describe("Workspaces and Contexts through the official client: older paths", () 
   });
 
   it("disagrees on Context Documents: the client calls /context/{guid}/documents, the spec /contexts/{guid}/documents", async () => {
-    await expect(klu.contexts.addDoc(HANDBOOK, { text: "Refunds take 5 days." })).rejects.toThrow(ContextNotFoundError);
+    await expect(klu.contexts.addDoc(HANDBOOK, { content: "Refunds take 5 days." })).rejects.toHaveProperty("name", "ContextNotFoundError");
     expect(lastExchange()).toMatchObject({ method: "POST", path: `/v1/context/${HANDBOOK}/documents`, status: 404 });
-    await expect(klu.contexts.listDocs(HANDBOOK)).rejects.toThrow(ContextNotFoundError);
+    await expect(klu.contexts.listDocs(HANDBOOK)).rejects.toHaveProperty("name", "ContextNotFoundError");
     expect(lastExchange()).toMatchObject({ method: "GET", path: `/v1/context/${HANDBOOK}/documents`, status: 404 });
 
     expect((await direct("GET", `/contexts/${HANDBOOK}/documents`)).status).toBe(200);

@@ -60,10 +60,16 @@ describe("action run routes", () => {
   it("answers the prompt rendered with the input and logs it as the Data record the feedback URL names", async () => {
     const reply = await run({ action: summarize, input: { text: "a long ticket" } });
     expect(reply.status).toBe(200);
-    expect(Object.keys(reply.body).sort()).toEqual(["feedback_url", "msg", "streaming"]);
-    expect(reply.body).toEqual({ msg: "Summarize: a long ticket", feedback_url: expect.any(String), streaming: false });
+    expect(Object.keys(reply.body).sort()).toEqual(["data_guid", "feedback_url", "msg", "streaming"]);
+    expect(reply.body).toEqual({
+      msg: "Summarize: a long ticket",
+      feedback_url: expect.any(String),
+      data_guid: expect.any(String),
+      streaming: false,
+    });
     const dataGuid = dataOf(reply.body.feedback_url);
     expect(reply.body.feedback_url).toBe(feedbackUrl(dataGuid));
+    expect(reply.body.data_guid).toBe(dataGuid);
 
     const data = await emulator.call("GET", `/v1/data/${dataGuid}`);
     expect(data.status).toBe(200);
@@ -171,15 +177,18 @@ describe("action run routes", () => {
     });
   });
 
-  it("streams: a stream URL whose server-sent tokens join into the text, and a feedback URL for the logged record", async () => {
+  it("streams: a signed streaming URL whose server-sent tokens join into the text, and a feedback URL for the logged record", async () => {
     const input = { name: "Ada Lovelace", place: "the   Analytical\nEngine" };
     const expected = "Hello Ada Lovelace, welcome to the   Analytical\nEngine. Bye Ada Lovelace.";
     const reply = await run({ action: greet, input, streaming: true });
     expect(reply.status).toBe(200);
-    expect(Object.keys(reply.body).sort()).toEqual(["feedback_url", "msg", "stream_url", "streaming"]);
-    expect(reply.body).toMatchObject({ msg: "", streaming: true });
-    expect(reply.body.stream_url).toMatch(/^http:\/\/127\.0\.0\.1\/v1\/generations\/[0-9a-f-]{36}\/stream$/);
-    const tokens = await readStream(emulator.call, reply.body.stream_url);
+    expect(Object.keys(reply.body).sort()).toEqual(["data_guid", "feedback_url", "msg", "streaming", "streaming_url"]);
+    expect(reply.body).toMatchObject({ msg: "", streaming: true, data_guid: dataOf(reply.body.feedback_url) });
+    expect(reply.body.streaming_url).toMatch(
+      /^http:\/\/127\.0\.0\.1\/v1\/generations\/[0-9a-f-]{36}\/stream\?expires=\d+&signature=[0-9a-f]{64}$/,
+    );
+    // Without an API key (readStream sends none): the signature is the authority.
+    const tokens = await readStream(emulator.call, reply.body.streaming_url);
     expect(tokens.join("")).toBe(expected);
     expect(tokens).toEqual([
       "Hello ",
@@ -195,27 +204,28 @@ describe("action run routes", () => {
       "Lovelace.",
     ]);
     // The stream can be read again, and the record logs the same text with one output token per streamed token.
-    expect(await readStream(emulator.call, reply.body.stream_url)).toEqual(tokens);
+    expect(await readStream(emulator.call, reply.body.streaming_url)).toEqual(tokens);
     const data = await emulator.call("GET", `/v1/data/${dataOf(reply.body.feedback_url)}`);
     expect(data.body).toMatchObject({ output: expected, num_output_tokens: tokens.length });
 
     // Blanks that open the text are a token of their own; an empty text streams no token.
     const streamOf = async (text: string) =>
-      readStream(emulator.call, (await run({ action: echo, input: { text }, streaming: true })).body.stream_url);
+      readStream(emulator.call, (await run({ action: echo, input: { text }, streaming: true })).body.streaming_url);
     expect(await streamOf("  x  y")).toEqual(["  ", "x  ", "y"]);
     expect(await streamOf("")).toEqual([]);
   });
 
-  it("runs asynchronously: a Generation GUID that GET /generations/{guid} answers with the output", async () => {
+  it("runs asynchronously: a Generation GUID and the result URL of GET /generations/{guid}, which answers the output", async () => {
     const reply = await run({ action: summarize, input: { text: "later" }, async_mode: true });
     expect(reply.status).toBe(200);
-    expect(Object.keys(reply.body).sort()).toEqual(["feedback_url", "generation_guid", "msg", "streaming"]);
-    expect(reply.body).toMatchObject({ msg: "", streaming: false });
-    const generation = await emulator.call("GET", `/v1/generations/${reply.body.generation_guid}`);
+    expect(Object.keys(reply.body).sort()).toEqual(["data_guid", "feedback_url", "generation_guid", "msg", "result_url", "streaming"]);
+    expect(reply.body).toMatchObject({ msg: "", streaming: false, data_guid: dataOf(reply.body.feedback_url) });
+    expect(reply.body.result_url).toBe(`http://127.0.0.1/v1/generations/${reply.body.generation_guid}`);
+    const generation = await emulator.call("GET", pathOf(reply.body.result_url));
     expect(generation.status).toBe(200);
     expect(generation.body).toEqual({
       guid: reply.body.generation_guid,
-      status: "completed",
+      status: "SUCCESS",
       msg: "Summarize: later",
       feedback_url: reply.body.feedback_url,
       action: summarize,
@@ -224,26 +234,101 @@ describe("action run routes", () => {
     });
     expect((await emulator.call("GET", `/v1/generations/${reply.body.generation_guid}/`)).body).toEqual(generation.body);
     expect((await emulator.call("GET", `/v1/data/${dataOf(reply.body.feedback_url)}`)).body.output).toBe("Summarize: later");
-    // The stream route serves any generation, asynchronous ones too.
-    expect((await readStream(emulator.call, `http://127.0.0.1/v1/generations/${reply.body.generation_guid}/stream`)).join("")).toBe(
-      "Summarize: later",
-    );
+    // The stream route serves any generation whose stream URL is signed; an asynchronous run hands none out.
+    const { expires, signature } = emulator.store.generations.signStream(reply.body.generation_guid);
+    const signed = `http://127.0.0.1/v1/generations/${reply.body.generation_guid}/stream?expires=${expires}&signature=${signature}`;
+    expect((await readStream(emulator.call, signed)).join("")).toBe("Summarize: later");
   });
 
   it("answers 404 for a generation that is missing or of another workspace, 400 for a malformed GUID", async () => {
     const { body } = await run({ action: summarize, input: { text: "mine" }, async_mode: true });
-    for (const path of [`/v1/generations/${body.generation_guid}`, `/v1/generations/${body.generation_guid}/stream`]) {
-      expect(await emulator.call("GET", path, undefined, { apiKey: OTHER_KEY }), path).toMatchObject(notFound("Generation not found"));
-    }
-    for (const path of [`/v1/generations/${MISSING_GUID}`, `/v1/generations/${MISSING_GUID}/stream`]) {
-      expect(await emulator.call("GET", path), path).toMatchObject(notFound("Generation not found"));
-    }
-    for (const path of ["/v1/generations/nope", "/v1/generations/nope/stream"]) {
-      const reply = await emulator.call("GET", path);
+    expect(await emulator.call("GET", `/v1/generations/${body.generation_guid}`, undefined, { apiKey: OTHER_KEY })).toMatchObject(
+      notFound("Generation not found"),
+    );
+    expect(await emulator.call("GET", `/v1/generations/${MISSING_GUID}`)).toMatchObject(notFound("Generation not found"));
+    // A validly signed stream URL of a generation that does not exist.
+    const { expires, signature } = emulator.store.generations.signStream(MISSING_GUID);
+    const missingStream = `/v1/generations/${MISSING_GUID}/stream?expires=${expires}&signature=${signature}`;
+    expect(await emulator.call("GET", missingStream, undefined, { apiKey: null })).toMatchObject(notFound("Generation not found"));
+    // The stream is public (no key needed), so its GUID is checked before anything else.
+    for (const [path, apiKey] of [
+      ["/v1/generations/nope", undefined],
+      ["/v1/generations/nope/stream?expires=1&signature=ab", null],
+    ] as const) {
+      const reply = await emulator.call("GET", path, undefined, { apiKey });
       expect(reply.status, path).toBe(400);
       expect(reply.body.detail[0].loc).toEqual(["path", "guid"]);
     }
     expect((await emulator.call("GET", `/v1/generations/${body.generation_guid}`, undefined, { apiKey: null })).status).toBe(401);
+  });
+
+  describe("the streaming URL: a capability, signed like a file URL", () => {
+    /** A streaming run's URL, split into its path and the two query parts. */
+    async function streamingUrl(): Promise<{ path: string; expires: string; signature: string }> {
+      const url = new URL((await run({ action: summarize, input: { text: "signed" }, streaming: true })).body.streaming_url);
+      return { path: url.pathname, expires: url.searchParams.get("expires")!, signature: url.searchParams.get("signature")! };
+    }
+    const open = (url: string) => emulator.call("GET", url, undefined, { apiKey: null });
+
+    it("opens with its signature and no API key, and with any key too, but not with a key alone", async () => {
+      const { path, expires, signature } = await streamingUrl();
+      expect((await readStream(emulator.call, `http://127.0.0.1${path}?expires=${expires}&signature=${signature}`)).join("")).toBe(
+        "Summarize: signed",
+      );
+      const withKey = await emulator.call("GET", `${path}?expires=${expires}&signature=${signature}`, undefined, { apiKey: OTHER_KEY });
+      expect(withKey.status).toBe(200);
+      expect(await emulator.call("GET", path)).toMatchObject({ status: 403, body: { detail: "Signature does not match" } });
+    });
+
+    it("answers 403 for a wrong, missing, tampered or another generation's signature", async () => {
+      const { path, expires, signature } = await streamingUrl();
+      const flipped = (signature[0] === "0" ? "1" : "0") + signature.slice(1);
+      for (const query of [
+        `?expires=${expires}&signature=${flipped}`,
+        `?expires=${expires}`,
+        `?signature=${signature}`,
+        "",
+        `?expires=${Number(expires) + 3600}&signature=${signature}`,
+        `?expires=${expires}&signature=${signature.slice(0, 10)}`,
+      ]) {
+        expect(await open(`${path}${query}`), query).toMatchObject({ status: 403, body: { detail: "Signature does not match" } });
+      }
+      const other = await streamingUrl();
+      expect(await open(`${other.path}?expires=${expires}&signature=${signature}`)).toMatchObject({
+        status: 403,
+        body: { detail: "Signature does not match" },
+      });
+    });
+
+    it("answers 403 once expired (10 minutes), and serves it until then", async () => {
+      const { generation_guid: guid } = (await run({ action: summarize, input: { text: "t" }, async_mode: true })).body;
+      const signedAt = (minutesAgo: number) => {
+        const { expires, signature } = emulator.store.generations.signStream(guid, new Date(Date.now() - minutesAgo * 60_000));
+        return `/v1/generations/${guid}/stream?expires=${expires}&signature=${signature}`;
+      };
+      expect(await open(signedAt(11))).toMatchObject({ status: 403, body: { detail: "Request has expired" } });
+      expect((await open(signedAt(9))).status).toBe(200);
+    });
+
+    it("does not open with a file's signature for the same GUID, nor a file with a stream's", async () => {
+      const { generation_guid: guid } = (await run({ action: summarize, input: { text: "t" }, async_mode: true })).body;
+      const file = emulator.store.files.sign(guid);
+      expect(await open(`/v1/generations/${guid}/stream?expires=${file.expires}&signature=${file.signature}`)).toMatchObject({
+        status: 403,
+        body: { detail: "Signature does not match" },
+      });
+
+      const uploaded = new URL(
+        (await emulator.call("POST", "/v1/files/upload", { data: Buffer.from("text").toString("base64") })).body.url,
+      );
+      const fileGuid = uploaded.pathname.split("/").pop()!;
+      expect((await open(`${uploaded.pathname}${uploaded.search}`)).status).toBe(200);
+      const stream = emulator.store.generations.signStream(fileGuid);
+      expect(await open(`/v1/files/${fileGuid}?expires=${stream.expires}&signature=${stream.signature}`)).toMatchObject({
+        status: 403,
+        body: { detail: "Signature does not match" },
+      });
+    });
   });
 
   it("answers the newest cached generation of the same Action and input with cache, logging nothing new", async () => {
@@ -272,10 +357,10 @@ describe("action run routes", () => {
     // In the other modes the hit hands out the cached generation's stream or GUID.
     const streamed = await run({ action: greet, input: { name: "Ada", place: "Paris" }, cache: true, streaming: true });
     expect(streamed.body.feedback_url).toBe(fresh.body.feedback_url);
-    expect((await readStream(emulator.call, streamed.body.stream_url)).join("")).toBe("Hello Ada, welcome to Paris. Bye Ada.");
+    expect((await readStream(emulator.call, streamed.body.streaming_url)).join("")).toBe("Hello Ada, welcome to Paris. Bye Ada.");
     const later = await run({ action: greet, input: { name: "Ada", place: "Paris" }, cache: true, async_mode: true });
     expect(later.body.feedback_url).toBe(fresh.body.feedback_url);
-    expect(pathOf(streamed.body.stream_url)).toBe(`/v1/generations/${later.body.generation_guid}/stream`);
+    expect(new URL(streamed.body.streaming_url).pathname).toBe(`/v1/generations/${later.body.generation_guid}/stream`);
     expect(await dataCount()).toBe(5);
 
     // A generation whose Data record was deleted is no longer served: the older one is, then a new one.

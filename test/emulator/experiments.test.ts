@@ -135,6 +135,32 @@ describe("experiments routes", () => {
     expect((await emulator.call("GET", `/v1/experiments/${experiment.guid}`)).body).toEqual(swapped.body);
   });
 
+  it("takes the official client's action_primary_guid and action_secondary_guid on update, agreeing with the create names", async () => {
+    const { body: experiment } = await create();
+    const url = `/v1/experiments/${experiment.guid}`;
+    const swapped = await emulator.call("PUT", url, { action_primary_guid: classify, action_secondary_guid: summarize });
+    expect(swapped.status).toBe(200);
+    expect(swapped.body).toMatchObject({ primary_action: classify, secondary_action: summarize });
+    expect((await emulator.call("PUT", url, { primary_action: summarize, action_primary_guid: summarize })).body).toMatchObject({
+      primary_action: summarize,
+      secondary_action: summarize,
+    });
+    for (const [body, field] of [
+      [{ primary_action: classify, action_primary_guid: summarize }, "action_primary_guid"],
+      [{ secondary_action: classify, action_secondary_guid: summarize }, "action_secondary_guid"],
+      [{ action_primary_guid: "nope" }, "action_primary_guid"],
+    ] as const) {
+      const refused = await emulator.call("PUT", url, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.detail[0].loc).toEqual(["body", field]);
+    }
+    expect(await emulator.call("PUT", url, { action_secondary_guid: pitch })).toMatchObject({
+      status: 400,
+      body: { detail: "Both Actions must belong to the App" },
+    });
+    expect((await emulator.call("GET", url)).body).toMatchObject({ primary_action: summarize, secondary_action: summarize });
+  });
+
   it("soft deletes: a message, then 404 everywhere and gone from the list", async () => {
     const { body: experiment } = await create();
     const deleted = await emulator.call("DELETE", `/v1/experiments/${experiment.guid}`);
@@ -255,7 +281,7 @@ describe("experiment prompt route", () => {
     const replies = [];
     for (let i = 0; i < 4; i++) replies.push(await prompt(experiment, { input: { text: `t${i}` } }));
     expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200, 200]);
-    expect(Object.keys(replies[0]!.body).sort()).toEqual(["action", "feedback_url", "msg", "streaming", "variant"]);
+    expect(Object.keys(replies[0]!.body).sort()).toEqual(["action", "data_guid", "feedback_url", "msg", "streaming", "variant"]);
     expect(replies.map((reply) => reply.body.variant)).toEqual(["primary", "secondary", "primary", "secondary"]);
     expect(replies.map((reply) => reply.body.action)).toEqual([summarize, classify, summarize, classify]);
     expect(replies.map((reply) => reply.body.msg)).toEqual(["Summarize: t0", "Classify: t1", "Summarize: t2", "Classify: t3"]);
@@ -273,26 +299,32 @@ describe("experiment prompt route", () => {
     expect((await prompt(experiment, { input: { text: "x" } })).body.variant).toBe("primary");
   });
 
-  it("forces the Action given as `action` without moving the alternation; any other Action is 400", async () => {
+  it("forces the Action given as `force_action` (the official client's name) without moving the alternation; any other is 400", async () => {
     const experiment = await experimentOf(summarize, classify);
     expect((await prompt(experiment, { input: { text: "a" } })).body.variant).toBe("primary");
-    const forced = await prompt(experiment, { input: { text: "b" }, action: summarize });
+    const forced = await prompt(experiment, { input: { text: "b" }, force_action: summarize });
     expect(forced.body).toMatchObject({ variant: "primary", action: summarize, msg: "Summarize: b" });
     expect(await metadataOf(forced)).toEqual({ environment: "Production", experiment, variant: "primary", forced: true });
-    expect((await prompt(experiment, { input: { text: "c" }, action: classify })).body.variant).toBe("secondary");
+    expect((await prompt(experiment, { input: { text: "c" }, force_action: classify })).body.variant).toBe("secondary");
     expect((await prompt(experiment, { input: { text: "d" } })).body).toMatchObject({ variant: "secondary", action: classify });
+    // `action` is not the forcing field (an unknown field, ignored): this prompt takes its turn, primary.
+    const unforced = await prompt(experiment, { input: { text: "d2" }, action: classify });
+    expect(unforced.body).toMatchObject({ variant: "primary", action: summarize });
+    expect(await metadataOf(unforced)).toEqual({ environment: "Production", experiment, variant: "primary", forced: false });
+    // A null force_action forces nothing: the alternation goes on.
+    expect((await prompt(experiment, { input: { text: "d3" }, force_action: null })).body.variant).toBe("secondary");
 
     const pitch = await emulator.actionGuid("Sales", "Pitch");
     for (const action of [pitch, greet, MISSING_GUID]) {
-      expect(await prompt(experiment, { input: { text: "e" }, action }), action).toMatchObject({
+      expect(await prompt(experiment, { input: { text: "e" }, force_action: action }), action).toMatchObject({
         status: 400,
         body: { detail: "Action is not one of the Experiment's Actions" },
       });
     }
-    const malformed = await prompt(experiment, { input: { text: "e" }, action: "nope" });
+    const malformed = await prompt(experiment, { input: { text: "e" }, force_action: "nope" });
     expect(malformed.status).toBe(400);
-    expect(malformed.body.detail[0].loc).toEqual(["body", "action"]);
-    expect(await dataCount()).toBe(4);
+    expect(malformed.body.detail[0].loc).toEqual(["body", "force_action"]);
+    expect(await dataCount()).toBe(6);
   });
 
   it("demands every variable of both Actions when their variable sets differ, naming what is missing", async () => {
@@ -306,7 +338,7 @@ describe("experiment prompt route", () => {
       expect(await prompt(experiment, { input }), JSON.stringify(input)).toMatchObject({ status: 400, body: { detail } });
     }
     // Also when the Action forced or due needs fewer variables; refusals neither log nor move the alternation.
-    expect((await prompt(experiment, { input: { text: "t" }, action: summarize })).status).toBe(400);
+    expect((await prompt(experiment, { input: { text: "t" }, force_action: summarize })).status).toBe(400);
     expect(await dataCount()).toBe(0);
     const input = { name: "Ada", place: "Paris", text: "t" };
     expect((await prompt(experiment, { input })).body).toMatchObject({ variant: "primary", msg: "Hello Ada from Paris" });
@@ -328,17 +360,35 @@ describe("experiment prompt route", () => {
     const experiment = await experimentOf(summarize, classify);
     const streamed = await prompt(experiment, { input: { text: "one two" }, streaming: true });
     expect(streamed.status).toBe(200);
-    expect(Object.keys(streamed.body).sort()).toEqual(["action", "feedback_url", "msg", "stream_url", "streaming", "variant"]);
+    expect(Object.keys(streamed.body).sort()).toEqual([
+      "action",
+      "data_guid",
+      "feedback_url",
+      "msg",
+      "streaming",
+      "streaming_url",
+      "variant",
+    ]);
     expect(streamed.body).toMatchObject({ msg: "", streaming: true, variant: "primary", action: summarize });
-    const tokens = await readStream(emulator.call, streamed.body.stream_url);
+    const tokens = await readStream(emulator.call, streamed.body.streaming_url);
     expect(tokens).toEqual(["Summarize: ", "one ", "two"]);
 
     const later = await prompt(experiment, { input: { text: "three" }, async_mode: true });
-    expect(Object.keys(later.body).sort()).toEqual(["action", "feedback_url", "generation_guid", "msg", "streaming", "variant"]);
+    expect(Object.keys(later.body).sort()).toEqual([
+      "action",
+      "data_guid",
+      "feedback_url",
+      "generation_guid",
+      "msg",
+      "result_url",
+      "streaming",
+      "variant",
+    ]);
     expect(later.body).toMatchObject({ msg: "", streaming: false, variant: "secondary", action: classify });
+    expect(later.body.result_url).toBe(`http://127.0.0.1/v1/generations/${later.body.generation_guid}`);
     expect((await emulator.call("GET", `/v1/generations/${later.body.generation_guid}`)).body).toEqual({
       guid: later.body.generation_guid,
-      status: "completed",
+      status: "SUCCESS",
       msg: "Classify: three",
       feedback_url: later.body.feedback_url,
       action: classify,

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -290,6 +291,26 @@ describe("signed file URLs across a restart", () => {
       expect((await fresh.call("GET", pathname + search, undefined, { apiKey: null })).status).toBe(403);
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+describe("signed file URLs issued before streams were signed", () => {
+  it("keep working: a file signs the same text with the same stored key as before (HMAC-SHA256 of `<guid>\\n<expires>`)", async () => {
+    const emulator = createTestEmulator();
+    try {
+      const caller = emulator.store.workspaces.authenticate(ACME_KEY)!;
+      const file = emulator.store.files.upload(caller, base64("older URL"));
+      const { secret } = emulator.store.db.get<{ secret: Uint8Array }>("SELECT secret FROM file_signing_key WHERE id = 1")!;
+      const expires = Math.floor(Date.now() / 1000) + 60;
+      const signature = createHmac("sha256", secret).update(`${file.guid}\n${expires}`).digest("hex");
+      expect(emulator.store.files.sign(file.guid, new Date((expires - 600) * 1000))).toEqual({ expires, signature });
+      const served = await emulator.call("GET", `/v1/files/${file.guid}?expires=${expires}&signature=${signature}`, undefined, {
+        apiKey: null,
+      });
+      expect(served).toMatchObject({ status: 200, body: "older URL" });
+    } finally {
+      await emulator.close();
     }
   });
 });

@@ -178,6 +178,9 @@ describe("persistence across a restart on the same database file", () => {
     ids.session = (await ok("POST", "/v1/sessions", { action: ids.summarize, name: "Chat", extUserId: "user-1" })).guid;
     const actionRun = { action: ids.summarize, input: { text: "remember me" }, session: ids.session, async_mode: true };
     ids.generation = (await ok("POST", "/v1/actions", actionRun)).generation_guid;
+    // A signed streaming URL, which must open after the restart as a signed file URL does.
+    const streamingUrl = new URL((await ok("POST", "/v1/actions", { ...actionRun, async_mode: false, streaming: true })).streaming_url);
+    ids.stream = `${streamingUrl.pathname}${streamingUrl.search}`;
 
     fileUrl = (await ok("POST", "/v1/files/upload", { data: Buffer.from(FILE_TEXT).toString("base64") })).url;
 
@@ -243,7 +246,7 @@ describe("persistence across a restart on the same database file", () => {
         `/v1/sessions/${ids.session}`,
         `/v1/sessions/${ids.session}/data`,
         `/v1/generations/${ids.generation}`,
-        `/v1/generations/${ids.generation}/stream`,
+        ids.stream,
         `/v1/contexts/${ids.handbook}/documents`,
         `/v1/contexts/${ids.handbook}/documents/${ids.document}`,
         `/v1/contexts/${ids.faq}/documents`,
@@ -302,8 +305,14 @@ describe("persistence across a restart on the same database file", () => {
     expect(read(`/v1/contexts/${ids.faq}/documents`).body.total_count).toBe(2);
     expect(read(`/v1/workflows/${ids.pipeline}/result/${ids.run}/dataset`).body.blocks).toHaveLength(2);
     expect(read("/v1/workspaces").body.total_count).toBe(2);
-    expect(read(`/v1/sessions/${ids.session}/data`).body).toMatchObject({ total_count: 1, data: [{ output: "Summarize: remember me" }] });
-    expect(read(`/v1/generations/${ids.generation}`).body).toMatchObject({ status: "completed", msg: "Summarize: remember me" });
+    expect(read(`/v1/sessions/${ids.session}/data`).body).toMatchObject({
+      total_count: 2,
+      data: [{ output: "Summarize: remember me" }, { output: "Summarize: remember me" }],
+    });
+    expect(read(`/v1/generations/${ids.generation}`).body).toMatchObject({ status: "SUCCESS", msg: "Summarize: remember me" });
+    expect(read(ids.stream!).body).toBe(
+      'data: {"token":"Summarize: "}\n\ndata: {"token":"remember "}\n\ndata: {"token":"me"}\n\ndata: END_STREAM\n\n',
+    );
   });
 
   it("answers every read, record and list, exactly as before", () => {

@@ -59,7 +59,8 @@ describe("npm run smoke", () => {
       /^PASS {2}deploy: 4 resources created \(App, ProviderConnection, Model, Dataset\); Action Greet looked up$/m,
       /^PASS {2}read back: App, connection \(key not answered\), Model linked to it, Dataset of 2 Data records$/m,
       /^PASS {2}run synchronous: "Hello Linus, welcome to Helsinki\.", logged as Data [0-9a-f-]{36} \(Production\)$/m,
-      /^PASS {2}run streaming: 5 tokens, then \[DONE\]; joined they are the text$/m,
+      /^PASS {2}run streaming: 5 tokens, then END_STREAM; joined they are the text$/m,
+      /^PASS {2}run asynchronous: generation [0-9a-f-]{36} read at its result URL: SUCCESS, with the text$/m,
       /^PASS {2}destroy: 4 resources deleted; each answers 404$/m,
       /^smoke: 9 of 9 checks passed$/m,
     ]) {

@@ -1,10 +1,13 @@
 import { Readable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import type { Generation, RunBody, RunResponse, StreamToken } from "../../api/actions";
-import { ActionRun, STREAM_DONE } from "../../api/actions";
+import { ActionRun, STREAM_END } from "../../api/actions";
+import { SignedFileQuery } from "../../api/files";
+import type { Store } from "../store";
 import type { GenerationRecord, RunOptions } from "../store/generations";
 import { splitTokens } from "../store/generations";
-import { type RouteContext, type RouteModule, guidParam, parseBody } from "./wire";
+import { type RouteContext, type RouteModule, guidParam, parse, parseBody } from "./wire";
 
 /** The store's run options from the wire fields a run body and an Experiment prompt share. */
 export const runOptions = (body: RunBody): RunOptions => ({
@@ -23,14 +26,31 @@ export const runUrlBase = (app: FastifyInstance, context: RouteContext): string 
 const feedbackUrl = (base: string, generation: GenerationRecord) => `${base}/feedback/${generation.dataGuid}`;
 
 /**
- * A run's answer in the mode its body asked for: the text itself, a stream URL or a Generation GUID;
- * `base` is the origin plus `/v1`.
+ * A generation's stream URL: signed, so that it opens without an API key (the official client's
+ * EventSource sends none), for the signed URL lifetime; `base` is the origin plus `/v1`.
  */
-export function presentRun(generation: GenerationRecord, mode: Pick<RunBody, "streaming" | "async_mode">, base: string): RunResponse {
-  const feedback_url = feedbackUrl(base, generation);
-  if (mode.streaming) return { msg: "", feedback_url, streaming: true, stream_url: `${base}/generations/${generation.guid}/stream` };
-  if (mode.async_mode) return { msg: "", feedback_url, streaming: false, generation_guid: generation.guid };
-  return { msg: generation.output, feedback_url, streaming: false };
+const streamingUrl = (store: Store, base: string, generation: GenerationRecord) => {
+  const { expires, signature } = store.generations.signStream(generation.guid);
+  return `${base}/generations/${generation.guid}/stream?${new URLSearchParams({ expires: String(expires), signature })}`;
+};
+
+/**
+ * A run's answer in the mode its body asked for: the text itself, a signed stream URL, or a Generation GUID
+ * and the URL that reads it; `base` is the origin plus `/v1`.
+ */
+export function presentRun(
+  store: Store,
+  generation: GenerationRecord,
+  mode: Pick<RunBody, "streaming" | "async_mode">,
+  base: string,
+): RunResponse {
+  const logged = { feedback_url: feedbackUrl(base, generation), data_guid: generation.dataGuid };
+  if (mode.streaming) return { msg: "", ...logged, streaming: true, streaming_url: streamingUrl(store, base, generation) };
+  if (mode.async_mode) {
+    const result_url = `${base}/generations/${generation.guid}`;
+    return { msg: "", ...logged, streaming: false, generation_guid: generation.guid, result_url };
+  }
+  return { msg: generation.output, ...logged, streaming: false };
 }
 
 /** `POST /actions/` and what its streaming and asynchronous modes hand out: `/generations/{guid}` and its stream. */
@@ -40,15 +60,16 @@ export const actionRoutes: RouteModule = (app, store, context) => {
   app.post("/actions", async (request) => {
     const body = parseBody(ActionRun, request);
     const generation = store.generations.run(request.caller, body.action, { ...runOptions(body), experimentGuid: body.experiment });
-    return presentRun(generation, body, base());
+    return presentRun(store, generation, body, base());
   });
 
-  // Spec: the retrieval route is not shown; the emulator generates at once, so a generation is always complete.
+  // Spec: the retrieval route is not shown; the emulator generates at once, so a generation is always complete
+  // (`SUCCESS`, the official client's task state).
   app.get("/generations/:guid", async (request): Promise<Generation> => {
     const generation = store.generations.get(request.caller, guidParam(request));
     return {
       guid: generation.guid,
-      status: "completed",
+      status: "SUCCESS",
       msg: generation.output,
       feedback_url: feedbackUrl(base(), generation),
       action: generation.actionGuid,
@@ -57,13 +78,32 @@ export const actionRoutes: RouteModule = (app, store, context) => {
     };
   });
 
-  // Spec: the stream's format is not shown; the emulator serves server-sent events, one token each, then [DONE].
-  app.get("/generations/:guid/stream", async (request, reply) => {
-    const generation = store.generations.get(request.caller, guidParam(request));
-    const events = [...splitTokens(generation.output).map((token) => JSON.stringify({ token } satisfies StreamToken)), STREAM_DONE];
+  // Spec: the stream's format is not shown; the emulator serves what the official client reads: server-sent
+  // events, one `{"token": ...}` each, then END_STREAM. Public like a signed file URL: the query's signature,
+  // which only a streaming run hands out, authorises the read, not a bearer key (the client's EventSource
+  // sends none).
+  app.get("/generations/:guid/stream", { config: { public: true } }, async (request, reply) => {
+    const guid = guidParam(request);
+    const generation = store.generations.readSignedStream(guid, parse(SignedFileQuery, request.query, "query"));
+    const events = [...splitTokens(generation.output).map((token) => JSON.stringify({ token } satisfies StreamToken)), STREAM_END];
     return reply
       .type("text/event-stream; charset=utf-8")
       .header("cache-control", "no-cache")
-      .send(Readable.from(events.map((data) => `data: ${data}\n\n`)));
+      .send(Readable.from(paced(events.map((data) => `data: ${data}\n\n`))));
   });
 };
+
+/** The pause between two events of a stream. */
+const STREAM_EVENT_INTERVAL_MS = 2;
+
+/**
+ * The events one at a time, a pause after each, as a service streams tokens while a model generates them.
+ * Not only for looks: the official client's stream reader keeps one pending event and drops the others
+ * its EventSource delivers in the same chunk, END_STREAM included, so a burst would lose tokens and hang it.
+ */
+async function* paced(events: string[]): AsyncGenerator<string> {
+  for (const event of events) {
+    yield event;
+    await sleep(STREAM_EVENT_INTERVAL_MS);
+  }
+}

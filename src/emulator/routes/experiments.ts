@@ -56,9 +56,9 @@ export const experimentRoutes: RouteModule = (app, store, context) => {
     const body = parseBody(ExperimentPrompt, request);
     const { generation, variant } = store.generations.promptExperiment(request.caller, guid, {
       ...runOptions(body),
-      actionGuid: body.action,
+      actionGuid: body.force_action ?? undefined,
     });
-    return { ...presentRun(generation, body, runUrlBase(app, context)), action: generation.actionGuid, variant };
+    return { ...presentRun(store, generation, body, runUrlBase(app, context)), action: generation.actionGuid, variant };
   });
 
   // Spec: not shown; the emulator answers `{ message: "Experiment <guid> deleted" }`.

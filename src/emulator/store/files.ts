@@ -1,10 +1,7 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Database } from "./database";
-import { BadRequestError, ForbiddenError, RecordNotFoundError } from "./errors";
+import { BadRequestError, RecordNotFoundError } from "./errors";
 import { type Caller, RECORD_COLUMNS, newGuid, now } from "./records";
-
-/** How long a signed file URL stays valid (spec, Limits: 10 minutes). */
-export const SIGNED_URL_LIFETIME_SECONDS = 10 * 60;
+import type { SignedQuery, UrlSignature, UrlSigner } from "./signing";
 
 export interface FileRecord {
   id: number;
@@ -16,27 +13,17 @@ export interface FileRecord {
   createdById: string;
 }
 
-/** What a signed URL carries besides the file GUID. */
-export interface FileSignature {
-  /** Unix seconds after which the URL answers 403. */
-  expires: number;
-  /** Hex HMAC-SHA256 of the GUID and `expires`. */
-  signature: string;
-}
-
 export interface StoredFile {
   mimeType: string;
   content: Uint8Array;
 }
 
-/**
- * Uploaded objects, kept as BLOBs, and the signing of the short-lived URLs that serve them. The signing
- * secret is random per database and stored in it, so URLs issued before a restart keep working.
- */
+/** Uploaded objects, kept as BLOBs, and the short-lived signed URLs (see {@link UrlSigner}) that serve them. */
 export class FileStore {
-  private readonly secret: Buffer;
-
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly signer: UrlSigner,
+  ) {
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS files (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -47,14 +34,7 @@ export class FileStore {
         content BLOB NOT NULL,
         ${RECORD_COLUMNS}
       );
-      CREATE TABLE IF NOT EXISTS file_signing_key (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
-        secret BLOB NOT NULL,
-        created_at TEXT NOT NULL
-      );
     `);
-    db.run("INSERT OR IGNORE INTO file_signing_key (id, secret, created_at) VALUES (1, ?, ?)", randomBytes(32), now());
-    this.secret = Buffer.from(db.get<{ secret: Uint8Array }>("SELECT secret FROM file_signing_key WHERE id = 1")!.secret);
   }
 
   /** Stores an upload (base64 or a base64 data URL); 400 when it does not decode or is empty. */
@@ -77,30 +57,22 @@ export class FileStore {
   }
 
   /** Signs a file GUID for the URL lifetime counted from `issuedAt` (now unless a test moves the clock). */
-  sign(guid: string, issuedAt: Date = new Date()): FileSignature {
-    const expires = Math.floor(issuedAt.getTime() / 1000) + SIGNED_URL_LIFETIME_SECONDS;
-    return { expires, signature: this.hmac(guid, String(expires)) };
+  sign(guid: string, issuedAt: Date = new Date()): UrlSignature {
+    return this.signer.sign("file", guid, issuedAt);
   }
 
   /**
    * The bytes behind a signed URL. Needs no caller: the signature is the authority. Checked as a storage
    * service does, with its texts: the signature (403), then the expiry (403), then the object (404).
    */
-  readSigned(guid: string, query: { expires?: string | undefined; signature?: string | undefined }, at: Date = new Date()): StoredFile {
-    const expected = Buffer.from(this.hmac(guid, query.expires ?? ""));
-    const given = Buffer.from(query.signature ?? "");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ForbiddenError("Signature does not match");
-    if (at.getTime() > Number(query.expires) * 1000) throw new ForbiddenError("Request has expired");
+  readSigned(guid: string, query: SignedQuery, at: Date = new Date()): StoredFile {
+    this.signer.verify("file", guid, query, at);
     const row = this.db.get<{ mime_type: string; content: Uint8Array }>(
       "SELECT mime_type, content FROM files WHERE guid = ? AND deleted_at IS NULL",
       guid,
     );
     if (!row) throw new RecordNotFoundError("File not found");
     return { mimeType: row.mime_type, content: row.content };
-  }
-
-  private hmac(guid: string, expires: string): string {
-    return createHmac("sha256", this.secret).update(`${guid}\n${expires}`).digest("hex");
   }
 }
 

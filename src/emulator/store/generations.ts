@@ -1,11 +1,12 @@
 import { type ActionRecord, DEFAULT_ENVIRONMENT } from "./actions";
 import type { ActionStore } from "./actions";
-import type { Database } from "./database";
+import type { Database, SqlValue } from "./database";
 import type { DataStore } from "./data";
 import { BadRequestError, RecordNotFoundError } from "./errors";
 import type { ExperimentRecord, ExperimentStore, Variant } from "./experiments";
 import { type Audited, type Caller, RECORD_COLUMNS, audited, newGuid, now, toFlag } from "./records";
 import type { SessionStore } from "./sessions";
+import type { SignedQuery, UrlSignature, UrlSigner } from "./signing";
 import { emulatedOutput } from "./workflows";
 
 /** A run's input: a string (for a prompt without variables) or the value of each variable by name. */
@@ -69,6 +70,7 @@ export class GenerationStore {
       readonly data: DataStore;
       readonly experiments: ExperimentStore;
       readonly sessions: SessionStore;
+      readonly signer: UrlSigner;
     },
   ) {
     db.sql.exec(`
@@ -123,7 +125,27 @@ export class GenerationStore {
 
   /** A generation of the caller's workspace; otherwise 404 `Generation not found`. */
   get(caller: Caller, guid: string): GenerationRecord {
-    const row = this.db.get(`${SELECT} WHERE g.guid = ? AND g.workspace_id = ?`, guid, caller.workspaceId);
+    return this.find("g.guid = ? AND g.workspace_id = ?", guid, caller.workspaceId);
+  }
+
+  /** Signs a generation's stream URL for the signed URL lifetime counted from `issuedAt` (now unless a test moves the clock). */
+  signStream(guid: string, issuedAt: Date = new Date()): UrlSignature {
+    return this.store.signer.sign("generation-stream", guid, issuedAt);
+  }
+
+  /**
+   * The generation behind a signed stream URL. Needs no caller: the signature is the authority, checked as
+   * a signed file URL's is (403 `Signature does not match`, then 403 `Request has expired`), then 404
+   * `Generation not found`.
+   */
+  readSignedStream(guid: string, query: SignedQuery, at: Date = new Date()): GenerationRecord {
+    this.store.signer.verify("generation-stream", guid, query, at);
+    return this.find("g.guid = ?", guid);
+  }
+
+  /** The one generation `where` selects; otherwise 404 `Generation not found`. */
+  private find(where: string, ...params: SqlValue[]): GenerationRecord {
+    const row = this.db.get(`${SELECT} WHERE ${where}`, ...params);
     if (!row) throw new RecordNotFoundError("Generation not found");
     return toRecord(row);
   }

@@ -18,6 +18,7 @@ import { SessionStore } from "./sessions";
 import { GenerationStore } from "./generations";
 import { FeedbackStore } from "./feedback";
 import { type FineTuneOptions, FineTuneStore } from "./fine-tunes";
+import { UrlSigner } from "./signing";
 
 /** How the stores behave where the emulator can be tuned. */
 export interface StoreOptions {
@@ -32,6 +33,8 @@ export interface StoreOptions {
  */
 export class Store {
   readonly db: Database;
+  /** Signs the capability URLs Files and run streams hand out. */
+  readonly signer: UrlSigner;
   readonly workspaces: WorkspaceStore;
   readonly apps: AppStore;
   readonly actions: ActionStore;
@@ -54,12 +57,13 @@ export class Store {
 
   constructor(path = ":memory:", options: StoreOptions = {}) {
     this.db = new Database(path);
+    this.signer = new UrlSigner(this.db);
     this.workspaces = new WorkspaceStore(this.db);
     this.apps = new AppStore(this.db, this);
     this.actions = new ActionStore(this.db, this);
     this.sessions = new SessionStore(this.db, this);
     this.data = new DataStore(this.db, this);
-    this.files = new FileStore(this.db);
+    this.files = new FileStore(this.db, this.signer);
     this.providers = new ProviderStore(this.db, this);
     this.models = new ModelStore(this.db, this);
     this.skills = new SkillStore(this.db, this);
