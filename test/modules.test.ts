@@ -34,6 +34,15 @@ describe(`the built package on Node.js ${process.version}`, () => {
     expect(loaded, relative(root, join(dist, file))).toBeTypeOf("object");
   });
 
+  it("loads undici only for a request: a program that declares resources never does (its provider host does)", () => {
+    const script = `require(${JSON.stringify(join(dist, "index.js"))});
+const loaded = () => Object.keys(require.cache).some((path) => /[\\/]undici[\\/]/.test(path));
+process.stdout.write(String(loaded()));`;
+    const run = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toBe("false");
+  });
+
   it.each(Object.entries(COMMANDS))("runs %s %s", (file, flag) => {
     const run = spawnSync(process.execPath, [join(dist, file), flag], { encoding: "utf8" });
     expect(run.status, run.stderr).toBe(0);

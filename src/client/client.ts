@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Agent, errors as undiciErrors, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { ConnectionError, GmsError, ResponseShapeError, TimeoutError, errorFromResponse, type RequestLabel } from "./errors";
 import { type CreateOptions, createOnce } from "./create";
@@ -14,6 +14,12 @@ import { defaultRetryPolicy, isIdempotent, withRetries, type RetryPolicy } from 
 // Read at run time: package.json sits two levels up from both src/client and dist/client, and importing
 // it would pull a file outside rootDir into the build.
 const packageVersion = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+/**
+ * undici, loaded by the first request: a program that only declares resources (its process never sends a
+ * request; the provider host does) does not pay the tenth of a second it takes to load.
+ */
+const undici = (): typeof import("undici") => require("undici") as typeof import("undici");
+
 export const defaultUserAgent = `pulumi-gms/${packageVersion}`;
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
@@ -71,7 +77,7 @@ export class GmsClient {
   readonly #basePath: string;
   readonly #timeoutMs: number;
   readonly #userAgent: string;
-  readonly #dispatcher: Dispatcher;
+  #dispatcher: Dispatcher | undefined;
   readonly #ownsDispatcher: boolean;
   readonly #retryPolicy: RetryPolicy;
   readonly #onRequest: ((observation: RequestObservation) => void) | undefined;
@@ -93,8 +99,7 @@ export class GmsClient {
     this.#apiKey = options.apiKey;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#userAgent = options.userAgent ?? defaultUserAgent;
-    // undici keeps connections alive by default and honours the server's Keep-Alive timeout hint.
-    this.#dispatcher = options.dispatcher ?? new Agent();
+    this.#dispatcher = options.dispatcher;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#retryPolicy = { ...defaultRetryPolicy, ...options.retryTiming, maxRetries: options.maxRetries ?? defaultRetryPolicy.maxRetries };
     this.#onRequest = options.onRequest;
@@ -127,7 +132,13 @@ export class GmsClient {
   }
 
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (this.#ownsDispatcher) await this.#dispatcher?.close();
+  }
+
+  /** The caller's dispatcher, or the client's own keep-alive `Agent` (it honours the server's Keep-Alive hint), made on first use. */
+  #agent(): Dispatcher {
+    this.#dispatcher ??= new (undici().Agent)();
+    return this.#dispatcher;
   }
 
   async #observedAttempt<S extends z.ZodType>(options: RequestOptions<S>, attempt: number): Promise<z.output<S>> {
@@ -158,7 +169,7 @@ export class GmsClient {
     let headers: Dispatcher.ResponseData["headers"];
     let text: string;
     try {
-      const response = await this.#dispatcher.request({
+      const response = await this.#agent().request({
         origin: this.#origin,
         path: this.#basePath + options.path + queryString(options.query),
         method: options.method,
@@ -202,10 +213,11 @@ export class GmsClient {
 
   #transportError(label: RequestLabel, error: unknown, timedOut: boolean): unknown {
     // Misuse of the client (a bad argument, a closed dispatcher) is a bug, not a network failure to retry.
+    const { errors } = undici();
     if (
-      error instanceof undiciErrors.InvalidArgumentError ||
-      error instanceof undiciErrors.ClientClosedError ||
-      error instanceof undiciErrors.ClientDestroyedError
+      error instanceof errors.InvalidArgumentError ||
+      error instanceof errors.ClientClosedError ||
+      error instanceof errors.ClientDestroyedError
     )
       return error;
     if (timedOut) return new TimeoutError({ ...label, detail: `no complete response within ${this.#timeoutMs} ms`, cause: error });
