@@ -5,7 +5,9 @@
  * are loaded from the `@pulumi/pulumi` that the program uses, so the host and messages match it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { packageRoot } from "./program-dir";
 
 type Props = Record<string, unknown>;
 
@@ -86,9 +88,20 @@ export class ProviderHost {
     const struct = load("google-protobuf/google/protobuf/struct_pb") as unknown as StructModule;
     const status = load(join(pulumiDir, "proto/status_pb")) as unknown as StatusModule;
 
-    const child = spawn(process.execPath, [join(pulumiDir, "cmd/dynamic-provider/index.js"), "127.0.0.1:1"], {
+    // The host never serializes a function: the SDK's closure serializer is loaded only if something calls it (defer-sdk.ts).
+    const preload = [join(__dirname, "defer-sdk-preload.js"), join(packageRoot(), "dist", "testing", "defer-sdk-preload.js")].find(
+      existsSync,
+    );
+    const nodeArgs = preload ? ["--require", preload] : [];
+    const child = spawn(process.execPath, [...nodeArgs, join(pulumiDir, "cmd/dynamic-provider/index.js"), "127.0.0.1:1"], {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env, PULUMI_NODEJS_PROJECT: options.project ?? "gms", PULUMI_NODEJS_STACK: options.stack ?? "dev" },
+      env: {
+        ...process.env,
+        ...options.env,
+        PULUMI_NODEJS_PROJECT: options.project ?? "gms",
+        PULUMI_NODEJS_STACK: options.stack ?? "dev",
+        PULUMI_GMS_SDK_DIR: pulumiDir,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const stderr: string[] = [];

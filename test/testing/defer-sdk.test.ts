@@ -1,0 +1,43 @@
+/**
+ * The program process and the provider host defer the SDK's closure serializer (src/testing/defer-sdk.ts):
+ * the SDK then loads without TypeScript's parser and npm's arborist, and a call of the serializer still
+ * reaches the real one. Run in child processes, as the engine's are.
+ */
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEFERRED_MODULES } from "../../src/testing/defer-sdk";
+
+const root = join(__dirname, "..", "..");
+const pulumiDir = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [root] }));
+const defer = join(root, "dist", "testing", "defer-sdk.js");
+
+function run(script: string): string {
+  const result = spawnSync(process.execPath, ["-e", script], { cwd: root, encoding: "utf8" });
+  // The real serializer's dependencies print deprecation warnings as they load; those are not failures.
+  expect(result.status, result.stderr).toBe(0);
+  return result.stdout;
+}
+
+describe("deferring the SDK's closure serializer", () => {
+  it("stands in for modules that export functions only (what the stand-ins forward)", () => {
+    const kinds = JSON.parse(
+      run(`process.stdout.write(JSON.stringify(${JSON.stringify(DEFERRED_MODULES)}.map((file) =>
+        Object.entries(require(${JSON.stringify(pulumiDir)} + "/" + file)).filter(([k]) => k !== "__esModule").map(([k, v]) => k + ":" + typeof v))))`),
+    ) as string[][];
+    expect(kinds.flat().length).toBeGreaterThanOrEqual(3);
+    for (const entry of kinds.flat()) expect(entry).toMatch(/:function$/);
+  });
+
+  it("loads the SDK without TypeScript or arborist, and loads the real serializer on its first call", () => {
+    const out = run(`require(${JSON.stringify(defer)}).deferClosureSerializer(${JSON.stringify(pulumiDir)});
+const pulumi = require("@pulumi/pulumi");
+const loaded = (name) => Object.keys(require.cache).some((path) => path.includes("/node_modules/" + name + "/"));
+const before = [loaded("typescript"), loaded("@npmcli/arborist")];
+const value = 42;
+pulumi.runtime.serializeFunction(() => value).then((serialized) => {
+  process.stdout.write(JSON.stringify({ before, after: loaded("typescript"), text: serialized.text.includes("42") }));
+});`);
+    expect(JSON.parse(out)).toEqual({ before: [false, false], after: true, text: true });
+  });
+});
