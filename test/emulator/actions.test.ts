@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Fixtures, Store, loadFixtures } from "../../src/emulator";
 import { FixturesError } from "../../src/emulator/fixtures";
 import { pathOf, readStream } from "./generation-stream";
-import { MISSING_GUID, OTHER_KEY, TEST_FIXTURES, createTestEmulator } from "./harness";
+import { MISSING_GUID, OTHER_KEY, createTestEmulator, withApps } from "./harness";
 
 const notFound = (detail: string) => ({ status: 404, body: { detail } });
 const badRequest = (detail: string) => ({ status: 400, body: { detail } });
@@ -10,26 +10,18 @@ const badRequest = (detail: string) => ({ status: 400, body: { detail } });
 const GREET_PROMPT = "Hello {{ name }}, welcome to {{place}}. Bye {{name}}.";
 
 /** The shared fixtures plus Actions of Support with several variables, none, and other environments. */
-const RUN_FIXTURES: Fixtures = {
-  ...TEST_FIXTURES,
-  workspaces: TEST_FIXTURES.workspaces!.map((workspace) => ({
-    ...workspace,
-    apps: workspace.apps!.map((app) =>
-      app.name === "Support"
-        ? {
-            ...app,
-            actions: [
-              ...app.actions!,
-              { name: "Greet", prompt: GREET_PROMPT, model: "gpt-4o", environments: ["Production", "Staging"] },
-              { name: "Poem", prompt: "Write a poem about the sea" },
-              { name: "Beta", prompt: "Beta: {{text}}", environments: ["Staging", "eu-canary"] },
-              { name: "Echo", prompt: "{{text}}" },
-            ],
-          }
-        : app,
-    ),
-  })),
-};
+const RUN_FIXTURES = withApps({
+  Support: (app) => ({
+    ...app,
+    actions: [
+      ...app.actions!,
+      { name: "Greet", prompt: GREET_PROMPT, model: "gpt-4o", environments: ["Production", "Staging"] },
+      { name: "Poem", prompt: "Write a poem about the sea" },
+      { name: "Beta", prompt: "Beta: {{text}}", environments: ["Staging", "eu-canary"] },
+      { name: "Echo", prompt: "{{text}}" },
+    ],
+  }),
+});
 
 const feedbackUrl = (dataGuid: string) => `http://127.0.0.1/v1/feedback/${dataGuid}`;
 /** The Data GUID a feedback URL names. */

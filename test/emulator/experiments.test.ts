@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Fixtures } from "../../src/emulator";
 import { readStream } from "./generation-stream";
-import { MISSING_GUID, OTHER_KEY, TEST_FIXTURES, createTestEmulator } from "./harness";
+import { MISSING_GUID, OTHER_KEY, TEST_FIXTURES, createTestEmulator, withApps } from "./harness";
 
 const notFound = (detail: string) => ({ status: 404, body: { detail } });
 
@@ -223,24 +222,16 @@ describe("experiments routes", () => {
 });
 
 /** The shared fixtures plus Actions of Support with other variables and environments. */
-const PROMPT_FIXTURES: Fixtures = {
-  ...TEST_FIXTURES,
-  workspaces: TEST_FIXTURES.workspaces!.map((workspace) => ({
-    ...workspace,
-    apps: workspace.apps!.map((app) =>
-      app.name === "Support"
-        ? {
-            ...app,
-            actions: [
-              ...app.actions!,
-              { name: "Greet", prompt: "Hello {{name}} from {{place}}", environments: ["Production", "Staging"] },
-              { name: "Poem", prompt: "Write a poem" },
-            ],
-          }
-        : app,
-    ),
-  })),
-};
+const PROMPT_FIXTURES = withApps({
+  Support: (app) => ({
+    ...app,
+    actions: [
+      ...app.actions!,
+      { name: "Greet", prompt: "Hello {{name}} from {{place}}", environments: ["Production", "Staging"] },
+      { name: "Poem", prompt: "Write a poem" },
+    ],
+  }),
+});
 
 /** The Data GUID a feedback URL names. */
 const dataOf = (url: string) => url.slice(url.lastIndexOf("/") + 1);

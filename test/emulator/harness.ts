@@ -38,6 +38,19 @@ export const TEST_FIXTURES: Fixtures = {
   evalTypes: [{ name: "Exact match" }, { name: "Toxicity" }],
 };
 
+type AppFixture = NonNullable<NonNullable<Fixtures["workspaces"]>[number]["apps"]>[number];
+
+/** The shared fixtures with some Apps changed: each named App is replaced by what its function makes of it. */
+export function withApps(change: Record<string, (app: AppFixture) => AppFixture>, fixtures: Fixtures = TEST_FIXTURES): Fixtures {
+  return {
+    ...fixtures,
+    workspaces: fixtures.workspaces!.map((workspace) => ({
+      ...workspace,
+      apps: workspace.apps!.map((app) => change[app.name]?.(app) ?? app),
+    })),
+  };
+}
+
 export interface Reply<T = any> {
   status: number;
   body: T;

@@ -8,36 +8,28 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, fetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Fixtures, type RunningEmulator, startEmulator } from "../../src/emulator";
-import { ACME_KEY, OTHER_KEY, TEST_FIXTURES } from "./harness";
+import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { ACME_KEY, OTHER_KEY, withApps } from "./harness";
 
 const PROVIDER_KEY = "sk-persisted-provider-secret-7f3a";
 const MODEL_KEY = "sk-persisted-model-secret-91c2";
 const FILE_TEXT = "Refunds are paid within five days.\n\nShipping is free above fifty euros.";
 
 /** The shared fixtures plus a Workflow with blocks (the public interface only creates Workflows without any). */
-const FIXTURES: Fixtures = {
-  ...TEST_FIXTURES,
-  workspaces: TEST_FIXTURES.workspaces!.map((workspace) => ({
-    ...workspace,
-    apps: workspace.apps!.map((app) =>
-      app.name === "Support"
-        ? {
-            ...app,
-            workflows: [
-              {
-                name: "Pipeline",
-                blocks: [
-                  { name: "Summarize step", action: "Summarize" },
-                  { name: "Classify step", action: "Classify" },
-                ],
-              },
-            ],
-          }
-        : app,
-    ),
-  })),
-};
+const FIXTURES = withApps({
+  Support: (app) => ({
+    ...app,
+    workflows: [
+      {
+        name: "Pipeline",
+        blocks: [
+          { name: "Summarize step", action: "Summarize" },
+          { name: "Classify step", action: "Classify" },
+        ],
+      },
+    ],
+  }),
+});
 
 interface Answer {
   status: number;
