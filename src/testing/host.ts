@@ -5,9 +5,8 @@
  * are loaded from the `@pulumi/pulumi` that the program uses, so the host and messages match it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { packageRoot } from "./program-dir";
+import { compiledTestingFile } from "./program-dir";
 
 type Props = Record<string, unknown>;
 
@@ -89,9 +88,7 @@ export class ProviderHost {
     const status = load(join(pulumiDir, "proto/status_pb")) as unknown as StatusModule;
 
     // The host never serializes a function: the SDK's closure serializer is loaded only if something calls it (defer-sdk.ts).
-    const preload = [join(__dirname, "defer-sdk-preload.js"), join(packageRoot(), "dist", "testing", "defer-sdk-preload.js")].find(
-      existsSync,
-    );
+    const preload = compiledTestingFile("defer-sdk-preload.js", options.cwd);
     const nodeArgs = preload ? ["--require", preload] : [];
     const child = spawn(process.execPath, [...nodeArgs, join(pulumiDir, "cmd/dynamic-provider/index.js"), "127.0.0.1:1"], {
       cwd: options.cwd,

@@ -25,6 +25,20 @@ export function findInstalled(name: string, from: string): string | undefined {
 }
 
 /**
+ * A compiled file of this engine (`dist/testing/<name>`) to run in a child process: the one of the package
+ * installed in the program directory when there is one (it shares the program's SDK), else this package's.
+ */
+export function compiledTestingFile(name: string, programDir: string): string | undefined {
+  const installed = findInstalled(PACKAGE_NAME, programDir);
+  const candidates = [
+    ...(installed ? [join(installed, "dist", "testing", name)] : []),
+    join(__dirname, name),
+    join(packageRoot(), "dist", "testing", name),
+  ];
+  return candidates.find(existsSync);
+}
+
+/**
  * Installs a copy of the built package into `programDir/node_modules/pulumi-gms` (replacing an earlier
  * copy) and links its missing dependencies. Run `npm run build` first. Returns the installed path.
  */

@@ -3,11 +3,10 @@
  * operation starts: messages that arrive before the engine serves them are held, none is lost.
  */
 import { type ChildProcess, fork } from "node:child_process";
-import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { EngineError } from "./errors";
-import { findInstalled, packageRoot } from "./program-dir";
+import { compiledTestingFile } from "./program-dir";
 import type { RunnerArgs, RunnerMessage, RunnerReply } from "./protocol";
 
 export interface ProgramStart {
@@ -109,13 +108,7 @@ export function childEnv(extra: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEn
 
 /** The runner of the package installed in the program (it shares the program's SDK), else this one. */
 function runnerPath(programDir: string): string {
-  const installed = findInstalled("pulumi-gms", programDir);
-  const candidates = [
-    ...(installed ? [join(installed, "dist", "testing", "runner.js")] : []),
-    join(__dirname, "runner.js"),
-    join(packageRoot(), "dist", "testing", "runner.js"),
-  ];
-  const found = candidates.find((candidate) => candidate.endsWith(".js") && existsSync(candidate));
+  const found = compiledTestingFile("runner.js", programDir);
   if (!found) throw new EngineError("PROGRAM_FAILED", "No compiled runner (dist/testing/runner.js): run `npm run build`");
   return found;
 }

@@ -201,9 +201,7 @@ export class StateFile {
    */
   async creating(create: PendingCreate): Promise<void> {
     const entry: JournalEntry = { creating: { ...create, resource: await this.sealed(create.resource) } };
-    const written = this.saving.then(() => this.appendEntries([entry]));
-    this.saving = written.catch(() => undefined);
-    await written;
+    await this.inTurn(() => this.appendEntries([entry]));
   }
 
   /** A create's result is recorded: the next checkpoint says so. */
@@ -234,9 +232,14 @@ export class StateFile {
    * Checkpoints are taken one at a time, in the order asked, so the journal's lines keep their order.
    */
   save(snapshot: Snapshot): Promise<void> {
-    const saved = this.saving.then(() => this.append(snapshot));
-    this.saving = saved.catch(() => undefined);
-    return saved;
+    return this.inTurn(() => this.append(snapshot));
+  }
+
+  /** Runs journal writes one at a time, in the order asked (a failed one does not stop the next). */
+  private inTurn(write: () => Promise<void>): Promise<void> {
+    const written = this.saving.then(write);
+    this.saving = written.catch(() => undefined);
+    return written;
   }
 
   private async append(snapshot: Snapshot): Promise<void> {
