@@ -138,10 +138,11 @@ export const contextSourceKind = defineKind({
     ),
     file: replaceOnly(
       FileInput,
-      "A Pulumi asset (`FileAsset`, a path relative to the program directory, or `StringAsset`) uploaded through `/files/upload` just before create; the " +
-        "source then reads the upload's signed URL (see `sourceUrl`). Set exactly one of `url` and `file`. A change of its content (SHA-256) or path replaces " +
-        "the source. The signed URL expires 10 minutes after upload, so a file-backed source " +
-        "can only be processed again within that time; change the file to upload it anew.",
+      "A Pulumi asset (`FileAsset`, a path relative to the program directory, or `StringAsset`) uploaded through " +
+        "`/files/upload` just before create; the source then reads the upload's signed URL (see `sourceUrl`). Set exactly " +
+        "one of `url` and `file`. A change of its content (SHA-256) or path replaces the source. The signed URL " +
+        "expires 10 minutes after upload, so a file-backed source can only be processed again within that time; change " +
+        "the file to upload it anew.",
       { writeOnly: true },
     ),
     loader: replaceOnly(Loader, 'The loader; only the Files loader ("files", or its GUID) exists, and create always uses it.', {
@@ -177,7 +178,8 @@ export const contextSourceKind = defineKind({
       WaitForIndexing,
       `After dispatching processing, wait until \`indexingStatus\` is \`indexed\` (or ` +
         `fail when it is \`failed\`): \`true\` waits up to ${DEFAULT_WAIT_SECONDS} ` +
-        `s, \`{timeoutSeconds}\` up to that many (at most ${MAX_WAIT_SECONDS}). Needs \`process: true\`. A create that fails or times out here deletes the new source.`,
+        `s, \`{timeoutSeconds}\` up to that many (at most ${MAX_WAIT_SECONDS}). Needs \`process: true\`. ` +
+        "A create that fails or times out here deletes the new source.",
       { writeOnly: true },
     ),
   },
