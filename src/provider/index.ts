@@ -3,10 +3,27 @@
  * configuration hook and the generic provider of each kind.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { kinds } from "../resources";
 import { configure as configureConnection } from "./connection";
-import type { KindName } from "./kind";
+import type { Kind, KindName } from "./kind";
 import { resourceProvider } from "./provider";
+
+/**
+ * Each kind's module, loaded when the provider host first serves a resource of that kind: a host
+ * that deletes Apps does not load the other nine kinds. A kind missing here is a compile error.
+ */
+const kindModules = {
+  App: () => (require("../resources/app") as typeof import("../resources/app")).appKind,
+  ProviderConnection: () =>
+    (require("../resources/provider-connection") as typeof import("../resources/provider-connection")).providerConnectionKind,
+  Model: () => (require("../resources/model") as typeof import("../resources/model")).modelKind,
+  Workflow: () => (require("../resources/workflow") as typeof import("../resources/workflow")).workflowKind,
+  Dataset: () => (require("../resources/dataset") as typeof import("../resources/dataset")).datasetKind,
+  Eval: () => (require("../resources/eval") as typeof import("../resources/eval")).evalKind,
+  Experiment: () => (require("../resources/experiment") as typeof import("../resources/experiment")).experimentKind,
+  Skill: () => (require("../resources/skill") as typeof import("../resources/skill")).skillKind,
+  ContextSource: () => (require("../resources/context-source") as typeof import("../resources/context-source")).contextSourceKind,
+  FineTune: () => (require("../resources/fine-tune") as typeof import("../resources/fine-tune")).fineTuneKind,
+} satisfies Record<KindName, () => Kind>;
 
 export function configure(config: dynamic.Config): void {
   configureConnection(config);
@@ -17,7 +34,7 @@ const providers = new Map<KindName, ReturnType<typeof resourceProvider>>();
 export function providerOf(name: KindName): ReturnType<typeof resourceProvider> {
   let provider = providers.get(name);
   if (!provider) {
-    const kind = kinds[name];
+    const kind = Object.hasOwn(kindModules, name) ? kindModules[name]() : undefined;
     if (!kind) throw new Error(`pulumi-gms has no resource kind ${name}; is the installed package older than the state?`);
     provider = resourceProvider(kind);
     providers.set(name, provider);

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { EngineError } from "./errors";
 import { compiledTestingFile } from "./program-dir";
-import type { RunnerArgs, RunnerMessage, RunnerReply } from "./protocol";
+import { type RunnerArgs, type RunnerMessage, type RunnerReply, batchedSender } from "./protocol";
 
 export interface ProgramStart {
   programDir: string;
@@ -29,6 +29,9 @@ export class ProgramProcess {
   /** Registrations, reads and outputs that arrived before `serve`. */
   private readonly held: RunnerMessage[] = [];
   private handler: ((message: RunnerMessage) => void) | undefined;
+  private readonly reply = batchedSender<RunnerReply>((batch, written) =>
+    this.child.connected ? this.child.send(batch, () => written()) : written(),
+  );
   /** The program's own failure when the process ends, if any. */
   readonly exited: Promise<EngineError | undefined>;
 
@@ -38,11 +41,13 @@ export class ProgramProcess {
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => output.push(chunk));
     let done = false;
     let failure: Extract<RunnerMessage, { kind: "failed" }> | undefined;
-    child.on("message", (message: RunnerMessage) => {
-      if (message.kind === "done") done = true;
-      else if (message.kind === "failed") failure = message;
-      else if (this.handler) this.handler(message);
-      else this.held.push(message);
+    child.on("message", (messages: RunnerMessage[]) => {
+      for (const message of messages) {
+        if (message.kind === "done") done = true;
+        else if (message.kind === "failed") failure = message;
+        else if (this.handler) this.handler(message);
+        else this.held.push(message);
+      }
     });
     this.exited = new Promise((resolvePromise) => {
       child.once("error", (error) =>
@@ -81,7 +86,7 @@ export class ProgramProcess {
     this.handler = (message) => {
       if (message.kind === "outputs") onOutputs(message.outputs);
       if (message.kind !== "register" && message.kind !== "read") return;
-      void answer(message).then((reply) => this.child.connected && this.child.send(reply, () => undefined));
+      void answer(message).then(this.reply);
     };
     for (const message of this.held.splice(0)) this.handler(message);
     return this.exited;

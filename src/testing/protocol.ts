@@ -1,4 +1,7 @@
-/** The IPC messages between the engine (parent) and the program process (runner.ts). Values are in wire form. */
+/**
+ * The IPC messages between the engine (parent) and the program process (runner.ts). Values are in wire form.
+ * Each side sends its messages in batches (arrays), one write per turn of the event loop.
+ */
 type Props = Record<string, unknown>;
 
 export interface RunnerArgs {
@@ -54,4 +57,28 @@ export interface RunnerReply {
   id?: string;
   outputs?: Props;
   error?: string;
+}
+
+/**
+ * A sender that writes the messages of one turn of the event loop as one batch: every IPC write is a system
+ * call, and a program registers its resources (and the engine answers them) in bursts. Each message's
+ * promise resolves once its batch is written.
+ */
+export function batchedSender<T>(write: (batch: T[], written: () => void) => void): (message: T) => Promise<void> {
+  let batch: T[] | undefined;
+  let written: Promise<void> = Promise.resolve();
+  return (message) => {
+    if (!batch) {
+      const current: T[] = [];
+      batch = current;
+      written = new Promise((resolve) =>
+        setImmediate(() => {
+          batch = undefined;
+          write(current, resolve);
+        }),
+      );
+    }
+    batch.push(message);
+    return written;
+  };
 }

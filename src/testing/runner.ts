@@ -12,8 +12,8 @@ import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { deferClosureSerializer } from "./defer-sdk";
-import type { RunnerArgs, RunnerMessage, RunnerReply } from "./protocol";
+import { deferSdkModules } from "./defer-sdk";
+import { type RunnerArgs, type RunnerMessage, type RunnerReply, batchedSender } from "./protocol";
 
 type Props = Record<string, unknown>;
 type Callback = (error: Error | null, response?: unknown) => void;
@@ -29,7 +29,7 @@ const programDir = process.cwd();
 const fromProgram = createRequire(join(programDir, "package.json"));
 const pulumiDir = dirname(fromProgram.resolve("@pulumi/pulumi/package.json"));
 const fromPulumi = createRequire(join(pulumiDir, "package.json"));
-deferClosureSerializer(pulumiDir);
+deferSdkModules(pulumiDir);
 const pulumi = fromProgram("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
 const resproto = fromPulumi("./proto/resource_pb") as Record<string, new () => Record<string, (value: unknown) => void>>;
 const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb") as { Struct: { fromJavaScript(value: Props): unknown } };
@@ -58,11 +58,24 @@ function skipUnprintedPromiseTraces(): void {
 }
 skipUnprintedPromiseTraces();
 
-const send = (message: RunnerMessage) => new Promise<void>((done) => process.send!(message, () => done()));
+/**
+ * For every resource the SDK captures the whole stack (no depth limit, each frame parsed and turned into a
+ * file URL) to send its source position and stack trace with the registration. The Pulumi engine uses them
+ * to point at the program's line in its diagnostics; this engine reports none, so they are not captured.
+ */
+function skipSourcePositions(): void {
+  const resource = pulumi.Resource as unknown as { stackTrace?: (skip: number) => unknown[] };
+  if (typeof resource.stackTrace === "function") resource.stackTrace = () => [];
+}
+skipSourcePositions();
+
+const send = batchedSender<RunnerMessage>((batch, written) => process.send!(batch, () => written()));
 
 let nextSeq = 0;
 const waiting = new Map<number, (reply: RunnerReply) => void>();
-process.on("message", (reply: RunnerReply) => waiting.get(reply.seq)?.(reply));
+process.on("message", (replies: RunnerReply[]) => {
+  for (const reply of replies) waiting.get(reply.seq)?.(reply);
+});
 
 type Question = Extract<RunnerMessage, { seq: number }> extends infer M ? (M extends unknown ? Omit<M, "seq"> : never) : never;
 

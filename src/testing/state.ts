@@ -19,7 +19,8 @@
  * A torn last line (the kill cut an append short) is ignored.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from "node:crypto";
-import { type FileHandle, mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { EngineError } from "./errors";
 import { type Props, SECRET_SIG, SIG, containsSecret, mapSecrets } from "./properties";
@@ -102,13 +103,15 @@ export class StateFile {
   private key: Buffer | undefined;
   /** The resource objects and outputs the file and journal hold now, by identity: only new objects are written. */
   private readonly recorded = new Map<string, ResourceState>();
+  /** The same objects, to pass over unchanged ones without computing their keys. */
+  private readonly recordedObjects = new Set<ResourceState>();
   private recordedOutputs: Props | undefined;
   /** Whether the journal has entries the file does not, and whether its secrets header is in it. */
   private journaled = false;
   private headerJournaled = false;
   private saving: Promise<void> = Promise.resolve();
-  /** The journal, open for appending while an operation checkpoints. */
-  private journal: FileHandle | undefined;
+  /** The journal's descriptor, open for appending while an operation checkpoints. */
+  private journal: number | undefined;
   /** Creates settled since the last checkpoint. */
   private readonly settledCreates: string[] = [];
   /** Bytes this object wrote to the journal and the file. */
@@ -164,7 +167,7 @@ export class StateFile {
       this.journaled = true;
       this.headerJournaled = this.header !== undefined;
     }
-    for (const resource of snapshot.resources) this.recorded.set(keyOf(resource), resource);
+    for (const resource of snapshot.resources) this.record(keyOf(resource), resource);
     this.recordedOutputs = snapshot.outputs;
     return snapshot;
   }
@@ -244,21 +247,32 @@ export class StateFile {
 
   private async append(snapshot: Snapshot): Promise<void> {
     const entries: JournalEntry[] = [];
-    const present = new Set<string>();
+    // Only objects the journal has not seen cost anything: a checkpoint after one step compares one resource.
+    const newKeys = new Set<string>();
+    let unchanged = 0;
     for (const resource of snapshot.resources) {
+      if (this.recordedObjects.has(resource)) {
+        unchanged++;
+        continue;
+      }
       const key = keyOf(resource);
-      present.add(key);
+      newKeys.add(key);
       const recorded = this.recorded.get(key);
-      if (recorded === resource) continue;
-      this.recorded.set(key, resource);
+      this.record(key, resource);
       // A new object with the same content (an unchanged resource registered again) changes nothing.
       if (recorded && sameJson(inReadingOrder(recorded), inReadingOrder(resource))) continue;
       entries.push({ put: await this.sealed(inReadingOrder(resource)) });
     }
-    for (const key of [...this.recorded.keys()]) {
-      if (present.has(key)) continue;
-      entries.push({ drop: key });
-      this.recorded.delete(key);
+    // Unless the snapshot repeats a key, only more recorded than present can mean that some were dropped.
+    const distinct = unchanged + newKeys.size === snapshot.resources.length;
+    if (!distinct || this.recorded.size > snapshot.resources.length) {
+      const present = new Set(snapshot.resources);
+      for (const [key, resource] of this.recorded) {
+        if (present.has(resource) || newKeys.has(key)) continue;
+        entries.push({ drop: key });
+        this.recorded.delete(key);
+        this.recordedObjects.delete(resource);
+      }
     }
     if (snapshot.outputs !== this.recordedOutputs) {
       if (!sameJson(snapshot.outputs, this.recordedOutputs)) entries.push({ outputs: await this.sealed(snapshot.outputs) });
@@ -269,27 +283,35 @@ export class StateFile {
     await this.appendEntries(entries);
   }
 
+  private record(key: string, resource: ResourceState): void {
+    const replaced = this.recorded.get(key);
+    if (replaced) this.recordedObjects.delete(replaced);
+    this.recorded.set(key, resource);
+    this.recordedObjects.add(resource);
+  }
+
   private async appendEntries(entries: JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
     if (this.header && !this.headerJournaled) {
       entries.unshift({ secrets: this.header });
       this.headerJournaled = true;
     }
-    if (!this.journal) {
+    if (this.journal === undefined) {
       await mkdir(dirname(this.path), { recursive: true });
-      this.journal = await open(this.journalPath, "a");
+      this.journal = openSync(this.journalPath, "a");
     }
     const text = `${entries.map((entry) => JSON.stringify(entry)).join("\n")}\n`;
-    await this.journal.write(text);
+    // One synchronous append: a few microseconds, where a write through the thread pool costs several times that.
+    writeSync(this.journal, text);
     this.bytesWritten += Buffer.byteLength(text);
     this.journaled = true;
   }
 
   /** Closes the journal (kept open through an operation, so each checkpoint is one write). */
-  private async closeJournal(): Promise<void> {
+  private closeJournal(): void {
     const journal = this.journal;
     this.journal = undefined;
-    await journal?.close();
+    if (journal !== undefined) closeSync(journal);
   }
 
   /** The end of an operation: the file written once from the last checkpoint, the journal removed. Nothing when nothing changed. */
@@ -297,7 +319,7 @@ export class StateFile {
     try {
       await this.save(snapshot);
     } finally {
-      await this.closeJournal();
+      this.closeJournal();
     }
     if (!this.journaled) return;
     await this.write(snapshot);

@@ -1,12 +1,12 @@
 /**
- * The program process and the provider host defer the SDK's closure serializer (src/testing/defer-sdk.ts):
+ * The program process and the provider host defer the SDK's closure serializer and Automation API (src/testing/defer-sdk.ts):
  * the SDK then loads without TypeScript's parser and npm's arborist, and a call of the serializer still
  * reaches the real one. Run in child processes, as the engine's are.
  */
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFERRED_MODULES } from "../../src/testing/defer-sdk";
+import { DEFERRED_MODULES, DEFERRED_NAMESPACE } from "../../src/testing/defer-sdk";
 
 const root = join(__dirname, "..", "..");
 const pulumiDir = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [root] }));
@@ -19,7 +19,7 @@ function run(script: string): string {
   return result.stdout;
 }
 
-describe("deferring the SDK's closure serializer", () => {
+describe("deferring the SDK's closure serializer and Automation API", () => {
   it("stands in for modules that export functions only (what the stand-ins forward)", () => {
     const kinds = JSON.parse(
       run(`process.stdout.write(JSON.stringify(${JSON.stringify(DEFERRED_MODULES)}.map((file) =>
@@ -30,7 +30,7 @@ describe("deferring the SDK's closure serializer", () => {
   });
 
   it("loads the SDK without TypeScript or arborist, and loads the real serializer on its first call", () => {
-    const out = run(`require(${JSON.stringify(defer)}).deferClosureSerializer(${JSON.stringify(pulumiDir)});
+    const out = run(`require(${JSON.stringify(defer)}).deferSdkModules(${JSON.stringify(pulumiDir)});
 const pulumi = require("@pulumi/pulumi");
 const loaded = (name) => Object.keys(require.cache).some((path) => path.includes("/node_modules/" + name + "/"));
 const before = [loaded("typescript"), loaded("@npmcli/arborist")];
@@ -39,5 +39,22 @@ pulumi.runtime.serializeFunction(() => value).then((serialized) => {
   process.stdout.write(JSON.stringify({ before, after: loaded("typescript"), text: serialized.text.includes("42") }));
 });`);
     expect(JSON.parse(out)).toEqual({ before: [false, false], after: true, text: true });
+  });
+
+  it("loads the SDK without the Automation API, which loads on the first use of one of its members", () => {
+    const out = run(`require(${JSON.stringify(defer)}).deferSdkModules(${JSON.stringify(pulumiDir)});
+const pulumi = require("@pulumi/pulumi");
+const loaded = (name) => Object.keys(require.cache).some((path) => path.includes("/node_modules/" + name + "/"));
+const before = { execa: loaded("execa"), jsYaml: loaded("js-yaml") };
+const workspace = pulumi.automation.LocalWorkspace;
+const real = require(${JSON.stringify(join(pulumiDir, DEFERRED_NAMESPACE))});
+process.stdout.write(JSON.stringify({
+  before,
+  after: loaded("execa"),
+  same: workspace === real.LocalWorkspace && typeof workspace.create === "function",
+  keys: Object.keys(pulumi.automation).includes("LocalWorkspace") && "Stack" in pulumi.automation,
+  error: new real.CommandError("x") instanceof pulumi.automation.CommandError,
+}));`);
+    expect(JSON.parse(out)).toEqual({ before: { execa: false, jsYaml: false }, after: true, same: true, keys: true, error: true });
   });
 });
