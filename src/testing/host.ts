@@ -201,7 +201,14 @@ export class ProviderHost {
     const request = new this.proto[type]!();
     for (const [name, value] of Object.entries(fields)) (request[`set${name}`] as (v: unknown) => void).call(request, value);
     return new Promise((resolve, reject) => {
-      this.client[method]!(request, (error, response) => (error ? reject(this.failure(error)) : resolve(response)));
+      // grpc-js captures a stack trace on every call for its errors' text; this engine reports the host's message only.
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      try {
+        this.client[method]!(request, (error, response) => (error ? reject(this.failure(error)) : resolve(response)));
+      } finally {
+        Error.stackTraceLimit = limit;
+      }
     });
   }
 

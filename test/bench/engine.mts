@@ -5,11 +5,14 @@
  *   one after another (the sequential floor) and with as many in flight as the engine's parallelism
  *   (the concurrent floor), and the ratios. A no-op `up` makes no request at all; its floor is shown as
  *   the N reads a refresh would make, for scale;
- * - the fixed cost of an operation: `up` of a program that declares nothing;
+ * - the fixed cost of an operation: `up` of a program that declares nothing, and what each operation costs
+ *   per resource beyond it, next to the floor's cost per request;
  * - the bytes of state each operation wrote (journal and file).
  * The emulator runs in its own process (the CLI, SQLite file), so that neither side shares its event loop.
  * Prints figures only: timings are never pass/fail.
- *   npm run bench:engine   (or: node test/bench/engine.mts [N,N,...] [parallel])
+ * Each figure is the median of a few rounds (3 by default), a round measuring the floors and the engine in
+ * turn, so that a slow spell of a shared machine weighs on both sides of a ratio alike.
+ *   npm run bench:engine   (or: node test/bench/engine.mts [N,N,...] [parallel] [rounds])
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +24,7 @@ import { LocalEngine, installPackageCopy } from "../../dist/testing/index.js";
 
 const SIZES = (process.argv[2] ?? "100,300").split(",").map(Number);
 const PARALLEL = Number(process.argv[3] ?? 10);
+const ROUNDS = Number(process.argv[4] ?? 3);
 const KEY = "gms_bench_engine_key";
 const root = join(import.meta.dirname, "..", "..");
 
@@ -119,22 +123,51 @@ const ms = (value: number) => `${(value * 1000).toFixed(0).padStart(6)} ms`;
 const ratio = (value: number, base: number) => `${(value / base).toFixed(2).padStart(6)}x`;
 const kb = (bytes: number | undefined) => (bytes === undefined ? "       ?" : `${(bytes / 1024).toFixed(1).padStart(7)} KB`);
 
+type Operation = { seconds: number; bytes?: number };
+type EngineRun = Awaited<ReturnType<typeof engineRun>>;
+type Floor = Awaited<ReturnType<typeof floor>>;
+
+/** The median of each figure over the rounds (the bytes written are the same in every round). */
+function median<T extends Record<string, Operation | number>>(rounds: T[]): T {
+  const middle = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const result: Record<string, Operation | number> = {};
+  for (const key of Object.keys(rounds[0]!)) {
+    const values = rounds.map((round) => round[key]!);
+    result[key] =
+      typeof values[0] === "number"
+        ? middle(values as number[])
+        : { seconds: middle((values as Operation[]).map((value) => value.seconds)), bytes: (values[0] as Operation).bytes };
+  }
+  return result as T;
+}
+
 const dir = mkdtempSync(join(tmpdir(), "gms-bench-"));
 const { url, child } = await startEmulator(dir);
 try {
   console.log(
-    `LocalEngine vs raw undici (emulator in its own process; engine parallel=${PARALLEL}, concurrent floor ${PARALLEL} in flight)`,
+    `LocalEngine vs raw undici (emulator in its own process; engine parallel=${PARALLEL}, concurrent floor ${PARALLEL} in flight; ` +
+      `median of ${ROUNDS} rounds, each measuring the floors and the engine in turn, so a slow spell of the machine moves both)`,
   );
-  const empty = await engineRun(url, 0, PARALLEL);
+  const empties: EngineRun[] = [];
+  const runs = new Map(SIZES.map((n) => [n, { sequential: [] as Floor[], concurrent: [] as Floor[], engine: [] as EngineRun[] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    empties.push(await engineRun(url, 0, PARALLEL));
+    for (const n of SIZES) {
+      const of = runs.get(n)!;
+      of.sequential.push(await floor(url, n, 1, `seq ${n} ${round}`));
+      of.concurrent.push(await floor(url, n, PARALLEL, `par ${n} ${round}`));
+      of.engine.push(await engineRun(url, n, PARALLEL));
+    }
+  }
+  const empty = median(empties);
   console.log(
     `fixed cost: up of an empty program ${ms(empty.up.seconds)}, no-op ${ms(empty.noop.seconds)}, destroy ${ms(empty.destroy.seconds)}`,
   );
   for (const n of SIZES) {
-    const sequential = await floor(url, n, 1, `seq ${n}`);
-    const concurrent = await floor(url, n, PARALLEL, `par ${n}`);
-    const engine = await engineRun(url, n, PARALLEL);
+    const of = runs.get(n)!;
+    const [sequential, concurrent, engine] = [median(of.sequential), median(of.concurrent), median(of.engine)];
     console.log(`N=${n}`);
-    const row = (name: string, value: { seconds: number; bytes?: number }, seq: number, par: number) =>
+    const row = (name: string, value: Operation, seq: number, par: number) =>
       console.log(
         `  ${name.padEnd(8)} engine ${ms(value.seconds)}  floor seq ${ms(seq)} ${ratio(value.seconds, seq)}  ` +
           `floor x${PARALLEL} ${ms(par)} ${ratio(value.seconds, par)}  state written ${kb(value.bytes)}`,
@@ -142,6 +175,14 @@ try {
     row("up", engine.up, sequential.create, concurrent.create);
     row("no-op up", engine.noop, sequential.read, concurrent.read);
     row("destroy", engine.destroy, sequential.remove, concurrent.remove);
+    // Where a ratio comes from: the operation's fixed cost (the program process and the provider host loading
+    // the SDK), then a cost per resource next to the sequential floor's cost per request.
+    const per = (name: string, value: Operation, fixed: Operation, seq: number) =>
+      `${name} ${(((value.seconds - fixed.seconds) * 1000) / n).toFixed(2)} ms (floor ${((seq * 1000) / n).toFixed(2)})`;
+    console.log(
+      `  per resource beyond the fixed cost: ${per("up", engine.up, empty.up, sequential.create)}, ` +
+        `${per("no-op", engine.noop, empty.noop, sequential.read)}, ${per("destroy", engine.destroy, empty.destroy, sequential.remove)}`,
+    );
   }
 } finally {
   child.kill();
