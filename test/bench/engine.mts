@@ -7,7 +7,9 @@
  *   the N reads a refresh would make, for scale;
  * - the fixed cost of an operation: `up` of a program that declares nothing, and what each operation costs
  *   per resource beyond it, next to the floor's cost per request;
- * - the bytes of state each operation wrote (journal and file).
+ * - the bytes of state each operation wrote (journal and file);
+ * - the SDK's own floor: the program alone under the SDK's mocks (no engine, host or service), which any
+ *   engine running it pays, the Pulumi CLI included.
  * The emulator runs in its own process (the CLI, SQLite file), so that neither side shares its event loop.
  * Prints figures only: timings are never pass/fail.
  * Each figure is the median of a few rounds (3 by default), a round measuring the floors and the engine in
@@ -15,12 +17,14 @@
  *   npm run bench:engine   (or: node test/bench/engine.mts [N,N,...] [parallel] [rounds])
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Pool } from "undici";
 import { LocalEngine, installPackageCopy } from "../../dist/testing/index.js";
+import { childEnv } from "../../dist/testing/program-process.js";
 
 const SIZES = (process.argv[2] ?? "100,300").split(",").map(Number);
 const PARALLEL = Number(process.argv[3] ?? 10);
@@ -92,6 +96,31 @@ for (let i = 0; i < ${n}; i++) new gms.App(\`app-\${i}\`, { name: \`bench \${i}\
   );
 }
 
+/**
+ * The SDK's own floor: the same program in one process under the SDK's own mocks (`setMocks`: every
+ * registration answered at once; no engine, no provider host, no service), the SDK as shipped, from the
+ * process's start to its end. Any engine that runs this program with this SDK, the Pulumi CLI included,
+ * pays at least this.
+ */
+async function sdkAlone(dir: string, n: number): Promise<number> {
+  writeFileSync(
+    join(dir, "mocked.mjs"),
+    `import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+const pulumi = require("@pulumi/pulumi");
+await pulumi.runtime.setMocks({ newResource: (args) => ({ id: args.name, state: args.inputs }), call: () => ({}) }, "bench", "dev", false);
+const gms = require("pulumi-gms");
+const apps = Array.from({ length: ${n} }, (_, i) => new gms.App(\`app-\${i}\`, { name: \`bench \${i}\`, description: "bench" }));
+await Promise.all(apps.map((app) => new Promise((resolve) => app.id.apply(resolve))));
+`,
+  );
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [join(dir, "mocked.mjs")], { cwd: dir, stdio: "inherit", env: childEnv(undefined) });
+  const [code] = (await once(child, "exit")) as [number | null];
+  if (code !== 0) throw new Error(`the program under the SDK's mocks exited with ${code}`);
+  return seconds(started);
+}
+
 async function engineRun(url: string, n: number, parallel: number) {
   const dir = mkdtempSync(join(tmpdir(), "gms-bench-engine-"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "bench-program", private: true, type: "module" }));
@@ -115,8 +144,9 @@ async function engineRun(url: string, n: number, parallel: number) {
   const up = await measure("up");
   const noop = await measure("up");
   const destroy = await measure("destroy");
+  const sdk = await sdkAlone(dir, n);
   rmSync(dir, { recursive: true, force: true });
-  return { up, noop, destroy };
+  return { up, noop, destroy, sdk };
 }
 
 const ms = (value: number) => `${(value * 1000).toFixed(0).padStart(6)} ms`;
@@ -161,7 +191,8 @@ try {
   }
   const empty = median(empties);
   console.log(
-    `fixed cost: up of an empty program ${ms(empty.up.seconds)}, no-op ${ms(empty.noop.seconds)}, destroy ${ms(empty.destroy.seconds)}`,
+    `fixed cost: up of an empty program ${ms(empty.up.seconds)}, no-op ${ms(empty.noop.seconds)}, destroy ${ms(empty.destroy.seconds)}` +
+      ` (the empty program alone under the SDK's mocks ${ms(empty.sdk)})`,
   );
   for (const n of SIZES) {
     const of = runs.get(n)!;
@@ -175,6 +206,10 @@ try {
     row("up", engine.up, sequential.create, concurrent.create);
     row("no-op up", engine.noop, sequential.read, concurrent.read);
     row("destroy", engine.destroy, sequential.remove, concurrent.remove);
+    console.log(
+      `  the SDK alone (the program under the SDK's own mocks, one process) ${ms(engine.sdk)}: ` +
+        `up ${ratio(engine.up.seconds, engine.sdk).trim()} of it, no-op up ${ratio(engine.noop.seconds, engine.sdk).trim()}`,
+    );
     // Where a ratio comes from: the operation's fixed cost (the program process and the provider host loading
     // the SDK), then a cost per resource next to the sequential floor's cost per request.
     const per = (name: string, value: Operation, fixed: Operation, seq: number) =>
