@@ -8,8 +8,8 @@
  * - the fixed cost of an operation: `up` of a program that declares nothing, and what each operation costs
  *   per resource beyond it, next to the floor's cost per request;
  * - the bytes of state each operation wrote (journal and file);
- * - the SDK's own floor: the program alone under the SDK's mocks (no engine, host or service), which any
- *   engine running it pays, the Pulumi CLI included.
+ * - the SDK's own floor: the program alone under the SDK's mocks (no engine, host or service), which the
+ *   Pulumi CLI pays for the program at least.
  * The emulator runs in its own process (the CLI, SQLite file), so that neither side shares its event loop.
  * Prints figures only: timings are never pass/fail.
  * Each figure is the median of a few rounds (3 by default), a round measuring the floors and the engine in
@@ -99,8 +99,8 @@ for (let i = 0; i < ${n}; i++) new gms.App(\`app-\${i}\`, { name: \`bench \${i}\
 /**
  * The SDK's own floor: the same program in one process under the SDK's own mocks (`setMocks`: every
  * registration answered at once; no engine, no provider host, no service), the SDK as shipped, from the
- * process's start to its end. Any engine that runs this program with this SDK, the Pulumi CLI included,
- * pays at least this.
+ * process's start to its end. The Pulumi CLI, whose language host runs the SDK as shipped, pays at least
+ * this for the program; LocalEngine's program process trims part of it (defer-sdk.ts, runner.ts).
  */
 async function sdkAlone(dir: string, n: number): Promise<number> {
   writeFileSync(
