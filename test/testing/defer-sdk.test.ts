@@ -4,6 +4,7 @@
  * reaches the real one. Run in child processes, as the engine's are.
  */
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFERRED_MODULES, DEFERRED_NAMESPACE } from "../../src/testing/defer-sdk";
@@ -56,5 +57,22 @@ process.stdout.write(JSON.stringify({
   error: new real.CommandError("x") instanceof pulumi.automation.CommandError,
 }));`);
     expect(JSON.parse(out)).toEqual({ before: { execa: false, jsYaml: false }, after: true, same: true, keys: true, error: true });
+  });
+});
+
+/**
+ * The program process also trims two per-resource costs of the SDK (runner.ts): the full stack it captures
+ * for a resource's source position, and the stack trace it records on every promise it tracks. Each is a
+ * replacement of one SDK function; an SDK that no longer calls it would leave the trim without effect.
+ */
+describe("the SDK functions the program process replaces", () => {
+  it("are where the runner expects them, and called as it expects", () => {
+    const source = (file: string) => readFileSync(join(pulumiDir, file), "utf8");
+    expect(source("resource.js")).toMatch(/const stackTrace = Resource\.stackTrace\(\d+\);/);
+    expect(source("runtime/resource.js")).toContain("debuggable_1.debuggablePromise(");
+    const out = run(`const pulumi = require("@pulumi/pulumi");
+const debuggable = require(${JSON.stringify(join(pulumiDir, "runtime/debuggable.js"))});
+process.stdout.write(JSON.stringify([typeof pulumi.Resource.stackTrace, typeof debuggable.debuggablePromise, typeof debuggable.debugPromiseLeaks]));`);
+    expect(JSON.parse(out)).toEqual(["function", "function", "boolean"]);
   });
 });
