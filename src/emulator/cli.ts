@@ -134,7 +134,11 @@ async function main(): Promise<void> {
   process.stdout.write(`gms-emulator listening on ${emulator.url}\n`);
   process.stdout.write(`database: ${values.db}\n`);
   if (faults) process.stdout.write(`faults: ${formatFaultSpec(faults)}\n`);
-  for (const key of emulator.apiKeys) process.stdout.write(`api key: ${key}\n`);
+  // A key given on the command line or in the fixtures is the caller's secret, and not echoed; a key the
+  // emulator generated (or recalled from the database) is printed: nothing else tells it.
+  if (emulator.generatedApiKey) process.stdout.write(`api key: ${emulator.generatedApiKey}\n`);
+  const given = emulator.apiKeys.length - (emulator.generatedApiKey ? 1 : 0);
+  if (given > 0) process.stdout.write(`api keys: ${given} as given (--api-key, fixtures), not printed\n`);
 
   let closing = false;
   const shutdown = (signal: string) => {

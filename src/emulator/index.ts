@@ -47,6 +47,11 @@ export interface RunningEmulator {
   apiKey: string;
   /** Every API key the fixtures declared (or the default workspace's). */
   apiKeys: string[];
+  /**
+   * The default workspace's key when no key was given (generated, or recalled from the database): the one
+   * key the caller does not know already. Undefined when every key was given.
+   */
+  generatedApiKey: string | undefined;
   store: Store;
   server: FastifyInstance;
   /** Fault injection: `set(spec)` switches it on, changes or (undefined) ends it; `stats()` counts it. */
@@ -63,7 +68,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   }
   const store = new Store(options.db ?? ":memory:", { fineTunes: { seconds: options.fineTuneSeconds } });
   try {
-    const apiKeys = seed(store, options);
+    const { apiKeys, generatedApiKey } = seed(store, options);
     const server = buildServer(store, options);
     const host = options.host ?? "127.0.0.1";
     await server.listen({ host, port: options.port ?? 0 });
@@ -74,6 +79,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       url: `http://${urlHost}:${port}/v1`,
       apiKey: apiKeys[0]!,
       apiKeys,
+      generatedApiKey,
       store,
       server,
       faults: server.faults,
@@ -88,7 +94,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   }
 }
 
-function seed(store: Store, options: EmulatorOptions): string[] {
+function seed(store: Store, options: EmulatorOptions): { apiKeys: string[]; generatedApiKey: string | undefined } {
   const keys: string[] = [];
   if (options.fixtures !== undefined) {
     const fixtures = typeof options.fixtures === "string" ? readFixturesFile(options.fixtures) : options.fixtures;
@@ -96,8 +102,9 @@ function seed(store: Store, options: EmulatorOptions): string[] {
   }
   for (const workspace of options.workspaces ?? [])
     keys.push(workspaceKey(store, workspace.name, slugify(workspace.name), workspace.apiKey));
-  if (keys.length === 0) keys.push(workspaceKey(store, "Default", DEFAULT_WORKSPACE_SLUG, options.apiKey));
-  return keys;
+  if (keys.length > 0) return { apiKeys: keys, generatedApiKey: undefined };
+  const key = workspaceKey(store, "Default", DEFAULT_WORKSPACE_SLUG, options.apiKey);
+  return { apiKeys: [key], generatedApiKey: options.apiKey === undefined ? key : undefined };
 }
 
 /**

@@ -398,7 +398,7 @@ describe("fine-tune timing options", () => {
         child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
           stdout += chunk;
           const url = stdout.match(/^gms-emulator listening on (\S+)$/m)?.[1];
-          if (url && stdout.includes("api key:")) resolve(url);
+          if (url && /^api keys?: /m.test(stdout)) resolve(url);
         }),
       );
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));

@@ -245,6 +245,7 @@ describe("a workspace its key holder deleted, across a restart", () => {
 
     const second = await start({ fixtures });
     expect(second.apiKeys).toEqual([ACME_KEY, OTHER_KEY]);
+    expect(second.generatedApiKey).toBeUndefined();
     const current = await callOverHttp(as(second, ACME_KEY), "GET", "/workspaces/current");
     expect(current.status).toBe(200);
     expect(current.body).toMatchObject({ guid, slug: "acme", name: "Acme" });
@@ -257,11 +258,14 @@ describe("a workspace its key holder deleted, across a restart", () => {
   it("restores the default workspace (no fixtures) and its generated key", async () => {
     const first = await start({});
     const key = first.apiKey;
+    // The one key the caller cannot know: generated, then recalled from the database.
+    expect(first.generatedApiKey).toBe(key);
     const guid = await deleteOwnWorkspace(first, key);
     await stop(first);
 
     const second = await start({});
     expect(second.apiKey).toBe(key);
+    expect(second.generatedApiKey).toBe(key);
     const current = await callOverHttp(as(second, key), "GET", "/workspaces/current");
     expect(current.status).toBe(200);
     expect(current.body).toMatchObject({ guid, slug: "default" });
@@ -270,6 +274,7 @@ describe("a workspace its key holder deleted, across a restart", () => {
   it("restores the default workspace when started with the deleted workspace's --api-key, or with a new one", async () => {
     const given = "gms_given_default_key";
     const first = await start({ apiKey: given });
+    expect(first.generatedApiKey).toBeUndefined();
     const guid = await deleteOwnWorkspace(first, given);
     await stop(first);
 
