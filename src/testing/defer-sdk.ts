@@ -7,13 +7,15 @@
  * each export is a function that loads the real module on its first call and forwards to it, so a
  * program or provider that does serialize a function still gets the real one.
  *
- *
- * The same goes for the Automation API (`automation/index.js`, with execa and js-yaml): the SDK's index only
- * keeps its namespace, so its stand-in loads the real module on the first access to any of its members.
+ * The same goes for modules the SDK's modules keep as namespaces and use only inside functions: the
+ * Automation API (`automation/index.js`, with execa and js-yaml), semver (resource package versions) and
+ * the OpenTelemetry API (the tracing of its gRPC client calls). Their stand-ins load the real module on the
+ * first access to any of its members. The program process also defers gRPC itself (`deferGrpc`).
  *
  * The provider host loads it with `--require defer-sdk-preload.js` (the SDK's directory in
  * PULUMI_GMS_SDK_DIR); the program process (runner.ts) calls it with the directory it resolved.
  */
+import { readdirSync } from "node:fs";
 import Module from "node:module";
 import { join } from "node:path";
 
@@ -21,6 +23,8 @@ import { join } from "node:path";
 export const DEFERRED_MODULES = ["runtime/closure/serializeClosure.js", "runtime/closure/codePaths.js"];
 /** The SDK module deferred until a member is used (the SDK's index only keeps its namespace). */
 export const DEFERRED_NAMESPACE = "automation/index.js";
+/** Packages the SDK requires and uses only inside functions, deferred until a member is used. */
+export const DEFERRED_PACKAGES = ["semver", "@opentelemetry/api"];
 
 type Exports = Record<string, unknown>;
 
@@ -35,8 +39,23 @@ export function deferSdkModules(pulumiDir: string): void {
       };
     });
   }
-  standIn(join(pulumiDir, DEFERRED_NAMESPACE), (load) => (key) => load()[key]);
+  standIn(join(pulumiDir, DEFERRED_NAMESPACE), onFirstUse);
+  for (const name of DEFERRED_PACKAGES) standIn(require.resolve(name, { paths: [pulumiDir] }), onFirstUse);
 }
+
+/**
+ * The program process also defers gRPC (grpc-js and the SDK's generated service modules, a tenth of the
+ * SDK's load): its monitor answers in the process (runner.ts), so the SDK never opens a channel, and the
+ * SDK's modules only keep the namespaces until then.
+ */
+export function deferGrpc(pulumiDir: string): void {
+  standIn(require.resolve("@grpc/grpc-js", { paths: [pulumiDir] }), onFirstUse);
+  const proto = join(pulumiDir, "proto");
+  for (const file of readdirSync(proto)) if (file.endsWith("_grpc_pb.js")) standIn(join(proto, file), onFirstUse);
+}
+
+/** A stand-in's members before the real module is loaded: each access loads it. */
+const onFirstUse = (load: () => Exports) => (key: string) => load()[key];
 
 /**
  * Puts a stand-in for `file` in the require cache (unless it is loaded already): an ES-module-marked proxy

@@ -12,7 +12,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { deferSdkModules } from "./defer-sdk";
+import { deferGrpc, deferSdkModules } from "./defer-sdk";
 import { type RunnerArgs, type RunnerMessage, type RunnerReply, batchedSender } from "./protocol";
 
 type Props = Record<string, unknown>;
@@ -30,6 +30,7 @@ const fromProgram = createRequire(join(programDir, "package.json"));
 const pulumiDir = dirname(fromProgram.resolve("@pulumi/pulumi/package.json"));
 const fromPulumi = createRequire(join(pulumiDir, "package.json"));
 deferSdkModules(pulumiDir);
+deferGrpc(pulumiDir);
 const pulumi = fromProgram("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
 const resproto = fromPulumi("./proto/resource_pb") as Record<string, new () => Record<string, (value: unknown) => void>>;
 const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb") as { Struct: { fromJavaScript(value: Props): unknown } };

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFERRED_MODULES, DEFERRED_NAMESPACE } from "../../src/testing/defer-sdk";
+import { DEFERRED_MODULES, DEFERRED_NAMESPACE, DEFERRED_PACKAGES } from "../../src/testing/defer-sdk";
 
 const root = join(__dirname, "..", "..");
 const pulumiDir = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [root] }));
@@ -57,6 +57,50 @@ process.stdout.write(JSON.stringify({
   error: new real.CommandError("x") instanceof pulumi.automation.CommandError,
 }));`);
     expect(JSON.parse(out)).toEqual({ before: { execa: false, jsYaml: false }, after: true, same: true, keys: true, error: true });
+  });
+});
+
+describe("deferring what the SDK uses only inside functions", () => {
+  /** A file only the real module loads (the stand-in sits at the module's own path). */
+  const realFiles: Record<string, string> = {
+    semver: "/node_modules/semver/functions/",
+    "@opentelemetry/api": "/node_modules/@opentelemetry/api/build/src/api/",
+    grpc: "/node_modules/@grpc/grpc-js/build/src/channel.js",
+  };
+  const program = (deferGrpc: boolean) => `const deferring = require(${JSON.stringify(defer)});
+deferring.deferSdkModules(${JSON.stringify(pulumiDir)});
+${deferGrpc ? `deferring.deferGrpc(${JSON.stringify(pulumiDir)});` : ""}
+const pulumi = require("@pulumi/pulumi");
+const real = ${JSON.stringify(realFiles)};
+const loaded = () => Object.fromEntries(Object.entries(real).map(([name, file]) => [name, Object.keys(require.cache).some((path) => path.includes(file))]));
+(async () => {
+  await pulumi.runtime.setMocks({ newResource: (args) => ({ id: args.name, state: args.inputs }), call: () => ({}) }, "p", "s", false);
+  const { App } = require("./dist/index.js");
+  const app = new App("a", { name: "A" });
+  const id = await new Promise((resolve) => app.id.apply(resolve));
+  const before = loaded();
+  const fromSdk = (name) => require(require.resolve(name, { paths: [${JSON.stringify(pulumiDir)}] }));
+  const uses = [fromSdk("semver").gt("1.2.0", "1.1.9"), typeof fromSdk("@opentelemetry/api").context.active, fromSdk("@grpc/grpc-js").status.UNAVAILABLE];
+  process.stdout.write(JSON.stringify({ id, before, after: loaded(), uses }));
+})();`;
+
+  it("registers a resource without loading semver or the OpenTelemetry API, which load on first use", () => {
+    expect(DEFERRED_PACKAGES).toEqual(["semver", "@opentelemetry/api"]);
+    expect(JSON.parse(run(program(false)))).toEqual({
+      id: "a",
+      before: { semver: false, "@opentelemetry/api": false, grpc: true },
+      after: { semver: true, "@opentelemetry/api": true, grpc: true },
+      uses: [true, "function", 14],
+    });
+  });
+
+  it("with gRPC deferred too (the program process), registers a resource without loading grpc-js", () => {
+    expect(JSON.parse(run(program(true)))).toEqual({
+      id: "a",
+      before: { semver: false, "@opentelemetry/api": false, grpc: false },
+      after: { semver: true, "@opentelemetry/api": true, grpc: true },
+      uses: [true, "function", 14],
+    });
   });
 });
 
