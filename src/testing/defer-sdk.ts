@@ -15,7 +15,7 @@
  * The provider host loads it with `--require defer-sdk-preload.js` (the SDK's directory in
  * PULUMI_GMS_SDK_DIR); the program process (runner.ts) calls it with the directory it resolved.
  */
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import Module from "node:module";
 import { join } from "node:path";
 
@@ -40,7 +40,19 @@ export function deferSdkModules(pulumiDir: string): void {
     });
   }
   standIn(join(pulumiDir, DEFERRED_NAMESPACE), onFirstUse);
-  for (const name of DEFERRED_PACKAGES) standIn(require.resolve(name, { paths: [pulumiDir] }), onFirstUse);
+  for (const name of DEFERRED_PACKAGES) {
+    const file = resolveFrom(pulumiDir, name);
+    if (file) standIn(file, onFirstUse);
+  }
+}
+
+/** Where the SDK in `pulumiDir` finds a package; undefined when it does not have it (another SDK version). */
+function resolveFrom(pulumiDir: string, name: string): string | undefined {
+  try {
+    return require.resolve(name, { paths: [pulumiDir] });
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -49,8 +61,11 @@ export function deferSdkModules(pulumiDir: string): void {
  * SDK's modules only keep the namespaces until then.
  */
 export function deferGrpc(pulumiDir: string): void {
-  standIn(require.resolve("@grpc/grpc-js", { paths: [pulumiDir] }), onFirstUse);
+  const grpc = resolveFrom(pulumiDir, "@grpc/grpc-js");
   const proto = join(pulumiDir, "proto");
+  // Only both together: a generated module loaded for real would load grpc-js anyway.
+  if (!grpc || !existsSync(proto)) return;
+  standIn(grpc, onFirstUse);
   for (const file of readdirSync(proto)) if (file.endsWith("_grpc_pb.js")) standIn(join(proto, file), onFirstUse);
 }
 

@@ -94,6 +94,21 @@ const loaded = () => Object.fromEntries(Object.entries(real).map(([name, file]) 
     });
   });
 
+  it("leaves alone what an SDK without those packages or files does not have", () => {
+    const out = run(`const deferring = require(${JSON.stringify(defer)});
+const dir = require("node:fs").mkdtempSync(require("node:path").join(require("node:os").tmpdir(), "no-sdk-"));
+const before = Object.keys(require.cache).length;
+deferring.deferSdkModules(dir);
+deferring.deferGrpc(dir);
+const added = Object.keys(require.cache).filter((path) => path.startsWith(dir)).map((path) => path.slice(dir.length));
+process.stdout.write(JSON.stringify({ added: added.sort(), others: Object.keys(require.cache).length - before - added.length }));`);
+    // Only the SDK's own files are stood in for (never required from such a directory); no package, no gRPC.
+    expect(JSON.parse(out)).toEqual({
+      added: ["/automation/index.js", "/runtime/closure/codePaths.js", "/runtime/closure/serializeClosure.js"],
+      others: 0,
+    });
+  });
+
   it("with gRPC deferred too (the program process), registers a resource without loading grpc-js", () => {
     expect(JSON.parse(run(program(true)))).toEqual({
       id: "a",
