@@ -160,12 +160,15 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       return { inputs, failures };
     },
 
-    async diff(_id: string, olds: Props, news: Props) {
+    async diff(id: string, olds: Props, news: Props) {
       // What an interrupted create left is replaced, deleted first (a 404 there is fine): so a placeholder is
       // resolved before any replacement exists that its lookup could take for the lost object.
       for (const marker of [UNRESOLVED_CREATE, INCOMPLETE]) {
         if (olds[marker] !== undefined) return { changes: true, replaces: [marker], deleteBeforeReplace: true };
       }
+      // The object of a resource in the state is that resource's: a placeholder's lookup never takes it for
+      // the object its lost create made (identical objects of one kind differ by nothing else).
+      clientOf(olds).claimed.add(id);
       const unusable = kind.replaceWhen?.(olds);
       if (unusable !== undefined) return { changes: true, replaces: [unusable] };
       const changed = changedFields(olds, news);
@@ -226,6 +229,8 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
 
     async delete(id: string, props: Props) {
       const client = clientOf(props);
+      // Deleted or not, never a placeholder's (a destroy deletes both at once).
+      if (props[UNRESOLVED_CREATE] === undefined) client.claimed.add(id);
       try {
         const guid = props[UNRESOLVED_CREATE] === undefined ? id : await unresolvedObject(client, props);
         if (guid !== undefined) await orUndefinedIfGone(kind.delete(client, guid, props));

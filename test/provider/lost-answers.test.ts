@@ -157,4 +157,41 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
     const nothing = await against(model, [json(200, [older])]);
     expect((await bed.host.read(urnOf(model), id, { ...properties, connection: nothing.inputs.connection })).id).toBe("");
   });
+
+  /** A placeholder for a Model create that could not be settled, and two identical Models made in its window. */
+  const placeholderAmongTwins = async () => {
+    const { inputs } = await against(model, [destroyAfterReceiving, ...times(4, failing)]);
+    const { id, properties } = (await bed.host.create(urnOf(model), inputs).catch((caught: unknown) => caught)) as ResourceInitError;
+    const window = properties.__unresolvedCreate as { since: string; until: string };
+    const inWindow = new Date((Date.parse(window.since) + Date.parse(window.until)) / 2).toISOString();
+    const made = { llm: "gpt-4o", provider_name: "openai", provider_guid: null, default: false, deleted: false };
+    const lost = { ...made, guid: GUID, created_at: inWindow, updated_at: inWindow };
+    // An identical Model another resource of the stack holds.
+    const twin = { ...lost, guid: "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918" };
+    return { inputs, id, properties, lost, twin };
+  };
+  const deleted = json(200, { message: "deleted" });
+
+  it("never takes the object of another resource it has seen for the one a placeholder's lost create made", async () => {
+    const { inputs, id, properties, lost, twin } = await placeholderAmongTwins();
+    const service = await startScriptedServer([json(200, [twin, lost]), deleted]);
+    servers.push(service);
+    const connection = { baseUrl: service.baseUrl, apiKey: "gms_scripted_key" };
+    // `up` diffs that resource (no request) before it resolves the placeholder, in the same provider host.
+    const twinState = { ...inputs, connection, guid: twin.guid };
+    expect((await bed.host.diff(urnOf(model), twin.guid, twinState, { ...inputs, connection })).changes).toBe("none");
+    await bed.host.delete(urnOf(model), id, { ...properties, connection });
+    expect(sent(service.requests)).toEqual(["GET /v1/models", `DELETE /v1/models/${GUID}`]);
+  });
+
+  it("never takes the object of a resource being destroyed with it for the placeholder's", async () => {
+    const { inputs, id, properties, lost, twin } = await placeholderAmongTwins();
+    // The list is taken while the other resource's DELETE is under way: it still shows that object.
+    const service = await startScriptedServer([deleted, json(200, [twin, lost]), deleted]);
+    servers.push(service);
+    const connection = { baseUrl: service.baseUrl, apiKey: "gms_scripted_key" };
+    await bed.host.delete(urnOf(model), twin.guid, { ...inputs, connection, guid: twin.guid });
+    await bed.host.delete(urnOf(model), id, { ...properties, connection });
+    expect(sent(service.requests)).toEqual([`DELETE /v1/models/${twin.guid}`, "GET /v1/models", `DELETE /v1/models/${GUID}`]);
+  });
 });
