@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FixturesError } from "../../src/emulator/fixtures";
 import { type Fixtures, Store, loadFixtures } from "../../src/emulator";
-import { MISSING_GUID, OTHER_KEY, TEST_FIXTURES, createTestEmulator } from "./harness";
+import { MISSING_GUID, OTHER_KEY, createTestEmulator, withApps } from "./harness";
 
 const notFound = (detail: string) => ({ status: 404, body: { detail } });
 
@@ -10,31 +10,28 @@ const CLASSIFY_BLOCK = "22222222-2222-4222-8222-222222222222";
 
 /** The shared fixtures plus Workflows: Support has "Pipeline" (two blocks) and "Empty"; Elsewhere has "Theirs". */
 function withWorkflows(limits?: { workflows: number }): Fixtures {
+  const fixtures = withApps({
+    Support: (app) => ({
+      ...app,
+      workflows: [
+        {
+          name: "Pipeline",
+          blocks: [
+            { guid: SUMMARIZE_BLOCK, name: "Summarize step", action: "Summarize" },
+            { guid: CLASSIFY_BLOCK, name: "Classify step", action: "Classify" },
+          ],
+        },
+        { name: "Empty" },
+      ],
+    }),
+    Elsewhere: (app) => ({ ...app, workflows: [{ name: "Theirs", blocks: [{ name: "Echo step", action: "Echo" }] }] }),
+  });
+  if (!limits) return fixtures;
   return {
-    ...TEST_FIXTURES,
-    workspaces: TEST_FIXTURES.workspaces!.map((workspace) => ({
-      ...workspace,
-      ...(limits && workspace.slug === "acme" ? { limits: { ...workspace.limits, ...limits } } : {}),
-      apps: workspace.apps!.map((app) => {
-        if (app.name === "Support") {
-          return {
-            ...app,
-            workflows: [
-              {
-                name: "Pipeline",
-                blocks: [
-                  { guid: SUMMARIZE_BLOCK, name: "Summarize step", action: "Summarize" },
-                  { guid: CLASSIFY_BLOCK, name: "Classify step", action: "Classify" },
-                ],
-              },
-              { name: "Empty" },
-            ],
-          };
-        }
-        if (app.name === "Elsewhere") return { ...app, workflows: [{ name: "Theirs", blocks: [{ name: "Echo step", action: "Echo" }] }] };
-        return app;
-      }),
-    })),
+    ...fixtures,
+    workspaces: fixtures.workspaces!.map((workspace) =>
+      workspace.slug === "acme" ? { ...workspace, limits: { ...workspace.limits, ...limits } } : workspace,
+    ),
   };
 }
 
