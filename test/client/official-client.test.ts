@@ -384,6 +384,16 @@ describe("Sessions through the official client", () => {
     expect(lastExchange()).toMatchObject({ status: 404, answer: { detail: "Session not found" } });
   });
 
+  it("sends its `action` list filter, which the spec does not have: the emulator lists every Session", async () => {
+    const classify = await klu.sessions.create({ action: CLASSIFY, name: "By Classify" });
+    const summarize = await klu.sessions.create({ action: SUMMARIZE, name: "By Summarize" });
+    const listed = await klu.sessions.paginator.fetchAll(undefined, { action: CLASSIFY });
+    expect(lastExchange().path).toBe(`/v1/sessions/?action=${CLASSIFY}&skip=0&limit=50`);
+    // GET /sessions takes extUserId, skip and limit only: the spec wins over the client.
+    expect(listed.map((session) => session.guid)).toEqual(expect.arrayContaining([classify.guid, summarize.guid]));
+    for (const session of [classify, summarize]) await klu.sessions.delete(session.guid);
+  });
+
   it("has no Session update (the client refuses it before sending anything)", async () => {
     const sessions = klu.sessions as unknown as { update(): Promise<never> };
     await expect(sessions.update()).rejects.toHaveProperty("name", "NotImplementedError");
