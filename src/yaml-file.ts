@@ -3,8 +3,14 @@
  * emulator's fixtures and for declarative workspaces alike.
  */
 import { readFileSync } from "node:fs";
-import { LineCounter, type Node, type ParsedNode, isMap, isScalar, isSeq, parseDocument } from "yaml";
+import type { Document, Node, ParsedNode } from "yaml";
 import type { z } from "zod";
+
+/**
+ * The YAML library, loaded by the first parse: a program that declares its resources in code (its process
+ * loads this package's index, which holds the YAML workspace) does not pay for it.
+ */
+const yaml = (): typeof import("yaml") => require("yaml") as typeof import("yaml");
 
 export class YamlFileError extends Error {
   override readonly name = "YamlFileError";
@@ -46,6 +52,7 @@ export function issueMessage(issue: z.core.$ZodIssue): string {
 
 /** Parses `text` and validates it; `source` names the file in messages. */
 export function parseYaml<S extends z.ZodType>(text: string, source: string, schema: S, options: YamlOptions = {}): z.output<S> {
+  const { LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (document.errors.length > 0) {
@@ -80,6 +87,7 @@ export function readYamlFile<S extends z.ZodType>(path: string, schema: S, optio
 
 /** The map key that starts at `offset` (where the YAML library reports a duplicate), with the path of its map. */
 function findKey(node: ParsedNode | null, offset: number, path: string[]): { mapPath: string[]; key: string } | undefined {
+  const { isMap, isScalar, isSeq } = yaml();
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
@@ -98,7 +106,7 @@ function findKey(node: ParsedNode | null, offset: number, path: string[]): { map
 }
 
 /** The offset of the deepest node along `path` that exists: the field itself, else its nearest parent. */
-function locate(document: ReturnType<typeof parseDocument>, path: PropertyKey[]): number {
+function locate(document: Document.Parsed, path: PropertyKey[]): number {
   for (let depth = path.length; depth > 0; depth--) {
     const node = document.getIn(path.slice(0, depth), true) as Node | undefined;
     if (node?.range) return node.range[0];
@@ -107,7 +115,7 @@ function locate(document: ReturnType<typeof parseDocument>, path: PropertyKey[])
 }
 
 /** The offset of the key itself, for an unknown key. */
-function locateKey(document: ReturnType<typeof parseDocument>, parentPath: PropertyKey[], key: string): number {
+function locateKey(document: Document.Parsed, parentPath: PropertyKey[], key: string): number {
   const parent = (parentPath.length === 0 ? document.contents : document.getIn(parentPath, true)) as {
     items?: { key?: Node & { value?: unknown } }[];
   } | null;

@@ -34,13 +34,15 @@ describe(`the built package on Node.js ${process.version}`, () => {
     expect(loaded, relative(root, join(dist, file))).toBeTypeOf("object");
   });
 
-  it("loads undici only for a request: a program that declares resources never does (its provider host does)", () => {
+  it("loads undici only for a request and the YAML library only for a parse: a program declaring resources in code loads neither", () => {
     const script = `require(${JSON.stringify(join(dist, "index.js"))});
-const loaded = () => Object.keys(require.cache).some((path) => /[\\/]undici[\\/]/.test(path));
-process.stdout.write(String(loaded()));`;
+const loaded = (name) => Object.keys(require.cache).some((path) => path.includes("/node_modules/" + name + "/"));
+const before = [loaded("undici"), loaded("yaml")];
+require(${JSON.stringify(join(dist, "yaml-file.js"))}).parseYaml("a: 1\\n", "x.yaml", require("zod").z.object({ a: require("zod").z.number() }));
+process.stdout.write(JSON.stringify({ before, after: loaded("yaml") }));`;
     const run = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
     expect(run.stderr).toBe("");
-    expect(run.stdout).toBe("false");
+    expect(JSON.parse(run.stdout)).toEqual({ before: [false, false], after: true });
   });
 
   it.each(Object.entries(COMMANDS))("runs %s %s", (file, flag) => {
