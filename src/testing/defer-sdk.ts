@@ -91,6 +91,9 @@ function standIn(file: string, member: (load: () => Exports) => (key: string) =>
     get(_target, key) {
       if (key === "__esModule") return true;
       if (typeof key !== "string" || key === "then") return undefined;
+      // Marked as an ES module, a stand-in is what compiled `import x from` reads `default` of: the real
+      // module's default export, or the module itself when it is plain CommonJS (semver), as it would be.
+      if (key === "default") return load().__esModule ? load().default : load();
       return real ? real[key] : before(key);
     },
     has: (_target, key) => key in load(),

@@ -80,7 +80,14 @@ const loaded = () => Object.fromEntries(Object.entries(real).map(([name, file]) 
   const id = await new Promise((resolve) => app.id.apply(resolve));
   const before = loaded();
   const fromSdk = (name) => require(require.resolve(name, { paths: [${JSON.stringify(pulumiDir)}] }));
-  const uses = [fromSdk("semver").gt("1.2.0", "1.1.9"), typeof fromSdk("@opentelemetry/api").context.active, fromSdk("@grpc/grpc-js").status.UNAVAILABLE];
+  const semver = fromSdk("semver");
+  const uses = [
+    semver.gt("1.2.0", "1.1.9"),
+    // What TypeScript's \`import semver from "semver"\` reads of the stand-in: the module itself (plain CommonJS).
+    semver.default.lt("1.2.0", "1.1.9"),
+    typeof fromSdk("@opentelemetry/api").context.active,
+    fromSdk("@grpc/grpc-js").status.UNAVAILABLE,
+  ];
   process.stdout.write(JSON.stringify({ id, before, after: loaded(), uses }));
 })();`;
 
@@ -90,7 +97,7 @@ const loaded = () => Object.fromEntries(Object.entries(real).map(([name, file]) 
       id: "a",
       before: { semver: false, "@opentelemetry/api": false, grpc: true },
       after: { semver: true, "@opentelemetry/api": true, grpc: true },
-      uses: [true, "function", 14],
+      uses: [true, false, "function", 14],
     });
   });
 
@@ -114,7 +121,7 @@ process.stdout.write(JSON.stringify({ added: added.sort(), others: Object.keys(r
       id: "a",
       before: { semver: false, "@opentelemetry/api": false, grpc: false },
       after: { semver: true, "@opentelemetry/api": true, grpc: true },
-      uses: [true, "function", 14],
+      uses: [true, false, "function", 14],
     });
   });
 });
