@@ -93,7 +93,10 @@ function standIn(file: string, member: (load: () => Exports) => (key: string) =>
       if (typeof key !== "string" || key === "then") return undefined;
       // Marked as an ES module, a stand-in is what compiled `import x from` reads `default` of: the real
       // module's default export, or the module itself when it is plain CommonJS (semver), as it would be.
-      if (key === "default") return load().__esModule ? load().default : load();
+      if (key === "default") {
+        const loaded = load();
+        return loaded.__esModule ? loaded.default : loaded;
+      }
       return real ? real[key] : before(key);
     },
     has: (_target, key) => key in load(),

@@ -43,3 +43,14 @@ export class EngineError extends Error {
     if (options?.failures) this.failures = options.failures;
   }
 }
+
+/** Runs `call` with no stack captured for the errors it creates (for libraries that capture one nobody reads). */
+export function withoutStackTraces<T>(call: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return call();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}

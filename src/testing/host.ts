@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, join } from "node:path";
+import { withoutStackTraces } from "./errors";
 import { compiledTestingFile } from "./program-dir";
 
 type Props = Record<string, unknown>;
@@ -202,13 +203,9 @@ export class ProviderHost {
     for (const [name, value] of Object.entries(fields)) (request[`set${name}`] as (v: unknown) => void).call(request, value);
     return new Promise((resolve, reject) => {
       // grpc-js captures a stack trace on every call for its errors' text; this engine reports the host's message only.
-      const limit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 0;
-      try {
-        this.client[method]!(request, (error, response) => (error ? reject(this.failure(error)) : resolve(response)));
-      } finally {
-        Error.stackTraceLimit = limit;
-      }
+      withoutStackTraces(() =>
+        this.client[method]!(request, (error, response) => (error ? reject(this.failure(error)) : resolve(response))),
+      );
     });
   }
 

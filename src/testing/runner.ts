@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { deferGrpc, deferSdkModules } from "./defer-sdk";
+import { withoutStackTraces } from "./errors";
 import { type RunnerArgs, type RunnerMessage, type RunnerReply, batchedSender } from "./protocol";
 
 type Props = Record<string, unknown>;
@@ -47,15 +48,7 @@ function skipUnprintedPromiseTraces(): void {
   };
   const original = debuggable.debuggablePromise;
   if (debuggable.debugPromiseLeaks || typeof original !== "function") return;
-  debuggable.debuggablePromise = (...args: unknown[]) => {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      return original(...args);
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
-  };
+  debuggable.debuggablePromise = (...args: unknown[]) => withoutStackTraces(() => original(...args));
 }
 skipUnprintedPromiseTraces();
 
