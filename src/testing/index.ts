@@ -12,3 +12,5 @@ export { installPackageCopy } from "./program-dir";
 export { UNKNOWN } from "./properties";
 export type { EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
 export { StateFile, type ResourceState, type Snapshot } from "./state";
+export { PulumiCliEngine, type CliEngineOptions, type CliResult } from "./cli-engine";
+export { findPulumiCli, cliEnvironment, type PulumiCli, type CliLookup } from "./pulumi-cli";

@@ -1,0 +1,125 @@
+/**
+ * `npm run pulumi:install`: builds the real Pulumi CLI from its Go modules into `.pulumi-cli/bin/`
+ * (git-ignored), with the dynamic-provider launcher `pulumi-resource-pulumi-nodejs` beside it, so that the
+ * tests, the demo and the benchmarks can run on the engine users run.
+ *
+ * The version is pinned by scripts/pulumi-cli/go.mod and go.sum (one small module that requires the CLI's
+ * module `github.com/pulumi/pulumi/pkg/v3`); everything comes from the Go module proxy (GOPROXY), nothing
+ * from anywhere else. The launcher is the shell script the Node.js SDK ships in the same release (the SDK's
+ * Go module holds it). A second run reuses Go's module and build caches and returns at once when the
+ * installed CLI is already the pinned one (`--force` rebuilds).
+ *
+ * What it does not build: the Node.js language host `pulumi-language-nodejs`, which lives in a Go module of
+ * its own that the module proxy does not serve here. The project runs programs through the Automation API's
+ * inline programs, which need no language host (see README, "The real Pulumi CLI").
+ *
+ *   npm run pulumi:install [-- --force]
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const MODULE_DIR = join(ROOT, "scripts", "pulumi-cli");
+const TARGET = join(ROOT, ".pulumi-cli");
+const BIN = join(TARGET, "bin");
+const STAMP = join(TARGET, "installed.json");
+const CLI_PACKAGE = "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi";
+const SDK_MODULE = "github.com/pulumi/pulumi/sdk/v3";
+const LAUNCHER = "pulumi-resource-pulumi-nodejs";
+
+class InstallError extends Error {
+  override readonly name = "InstallError";
+}
+
+const started = Date.now();
+const progress = (line: string) => console.log(`pulumi:install [${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
+
+/** Runs `go args…` in the pinned module; its output is returned, and shown only when it fails. */
+function go(args: string[], what: string): string {
+  const run = spawnSync("go", args, { cwd: MODULE_DIR, encoding: "utf8" });
+  if (run.error) {
+    throw new InstallError(
+      `Go is not installed or not on PATH (${run.error.message}). The CLI is built from its Go modules: install Go ` +
+        `${goVersionWanted()} or later, or use a Pulumi CLI you already have (README, "The real Pulumi CLI").`,
+    );
+  }
+  if (run.status !== 0) {
+    const output = `${run.stdout}${run.stderr}`.trim();
+    const unreachable = /dial tcp|no such host|connection refused|i\/o timeout|TLS handshake|403 Forbidden|404 Not Found/.test(output);
+    const proxy = spawnSync("go", ["env", "GOPROXY"], { encoding: "utf8" }).stdout.trim();
+    throw new InstallError(
+      unreachable
+        ? `${what} failed: the Go module proxy (GOPROXY=${proxy}) could not serve a module the CLI needs:\n${output}`
+        : `${what} failed (go ${args.join(" ")}):\n${output}`,
+    );
+  }
+  return run.stdout.trim();
+}
+
+/** The `go` line of the pinned module (the oldest Go that builds it). */
+function goVersionWanted(): string {
+  return /^go (\S+)$/m.exec(readFileSync(join(MODULE_DIR, "go.mod"), "utf8"))?.[1] ?? "1.26";
+}
+
+/** The pinned CLI version, as go.mod requires it. */
+function pinnedVersion(): string {
+  const version = /github\.com\/pulumi\/pulumi\/pkg\/v3 (v\S+)/.exec(readFileSync(join(MODULE_DIR, "go.mod"), "utf8"))?.[1];
+  if (!version) throw new InstallError("scripts/pulumi-cli/go.mod does not require github.com/pulumi/pulumi/pkg/v3");
+  return version;
+}
+
+function installed(version: string): boolean {
+  if (!existsSync(STAMP) || !existsSync(join(BIN, "pulumi")) || !existsSync(join(BIN, LAUNCHER))) return false;
+  const stamp = JSON.parse(readFileSync(STAMP, "utf8")) as { version?: string };
+  return stamp.version === version;
+}
+
+function main(argv: string[]): void {
+  const version = pinnedVersion();
+  const sdk = JSON.parse(readFileSync(join(ROOT, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version as string;
+  if (installed(version) && !argv.includes("--force")) {
+    progress(`the Pulumi CLI ${version} is installed in .pulumi-cli/bin (--force rebuilds)`);
+    return;
+  }
+  progress(`Go: ${go(["version"], "go version")}; building the Pulumi CLI ${version} (the project's @pulumi/pulumi is ${sdk})`);
+  progress(
+    `[1/3] building ${CLI_PACKAGE}, downloading the modules it needs from the Go module proxy (the first time: ` +
+      "about 1.5 GB and a few minutes on 2 cores; later, Go's caches make it seconds)",
+  );
+  mkdirSync(BIN, { recursive: true });
+  go(
+    [
+      "build",
+      "-trimpath",
+      "-ldflags",
+      `-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${version}`,
+      "-o",
+      join(BIN, "pulumi"),
+      CLI_PACKAGE,
+    ],
+    "Building the CLI",
+  );
+  progress(`[2/3] the dynamic-provider launcher ${LAUNCHER}, from the Node.js SDK of the same release`);
+  const sdkDir = go(["list", "-m", "-f", "{{.Dir}}", SDK_MODULE], "Finding the SDK module");
+  copyFileSync(join(sdkDir, "nodejs", "dist", LAUNCHER), join(BIN, LAUNCHER));
+  chmodSync(join(BIN, LAUNCHER), 0o755);
+  progress("[3/3] checking the CLI runs");
+  const probe = spawnSync(join(BIN, "pulumi"), ["version"], {
+    encoding: "utf8",
+    env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
+  });
+  if (probe.status !== 0 || probe.stdout.trim() !== version) {
+    throw new InstallError(`The built CLI does not report ${version}: ${`${probe.stdout}${probe.stderr}`.trim() || probe.error?.message}`);
+  }
+  writeFileSync(STAMP, `${JSON.stringify({ version, sdk, builtAt: new Date().toISOString() }, null, 2)}\n`);
+  progress(`installed: .pulumi-cli/bin/pulumi ${version} and ${LAUNCHER}; the tests, \`npm run demo\` and \`npm run bench\` use it`);
+}
+
+try {
+  main(process.argv.slice(2));
+} catch (error) {
+  console.error(`pulumi:install: ${error instanceof InstallError ? error.message : (error as Error).stack}`);
+  process.exitCode = 1;
+}
