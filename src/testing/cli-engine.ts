@@ -3,7 +3,7 @@
  * program directory, each run by the Pulumi engine (`pulumi preview|up|refresh|destroy` through the
  * Automation API of the program's own SDK, see cli-driver.ts) on a file backend with the passphrase secrets
  * provider. The result has LocalEngine's shape, read from the engine's own events: one step per resource
- * (the provider and the root stack left out, as LocalEngine records neither; a replacement's three engine
+ * (providers, components and the root stack left out, as LocalEngine records none; a replacement's three engine
  * steps, `create-replacement`, `replace` and `delete-replaced`, are one `replace`), the properties that
  * changed and those that force a replacement, and the stack outputs. Tests compare the two engines on it.
  *
@@ -159,8 +159,9 @@ const STEP_OPS: Record<string, StepOp | undefined> = {
   refresh: "refresh",
 };
 
-/** Whether a URN is one LocalEngine records: a custom resource that is not a provider. */
-const recorded = (metadata: StepEventMetadata) => !metadata.type.startsWith("pulumi:providers:") && metadata.type !== "pulumi:pulumi:Stack";
+/** Whether a step's resource is one LocalEngine records: a custom resource (no component, not the stack) that is not a provider. */
+const recorded = (metadata: StepEventMetadata) =>
+  !metadata.type.startsWith("pulumi:providers:") && (metadata.new ?? metadata.old)?.custom === true;
 
 function failedSteps(events: EngineEvent[]): string[] {
   return events.flatMap((event) => (event.resOpFailedEvent ? [event.resOpFailedEvent.metadata.urn] : []));
