@@ -5,7 +5,8 @@
  *    dir, removed at the end; `--keep` keeps it) seeded with examples/quickstart/fixtures.yaml;
  * 2. copies examples/quickstart into that directory and installs the built package into its
  *    node_modules as a copy, as `npm install --install-links` would (`installPackageCopy`);
- * 3. runs the program through the offline engine (`pulumi-gms/testing`): preview, up (outputs, secrets
+ * 3. runs the program through the real Pulumi CLI when one is installed (`npm run pulumi:install`, or `pulumi`
+ *    on PATH), else through the offline engine (`pulumi-gms/testing`), and says which and why: preview, up (outputs, secrets
  *    as [secret]), up again (no changes, no API writes), a change (a new App description, updated in
  *    place, and a rotated provider key, which replaces the connection and the Model holding the key) as
  *    preview + up, an out-of-band rename and a refresh that shows it, and destroy;
@@ -16,20 +17,22 @@
  * (or anything fails).
  *
  * `--parallel N` runs at most N steps at once (default: unbounded, as `pulumi up`); `--parallel 1` one at a time.
+ * `--engine cli` insists on the real CLI (exit 2 without one), `--engine local` on the offline engine.
  *
- *   npm run demo            (builds first)      node examples/demo.mts [--keep] [--parallel N]   (after a build)
+ *   npm run demo            (builds first)      node examples/demo.mts [--keep] [--parallel N] [--engine cli|local]
  */
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startEmulator } from "pulumi-gms/emulator";
-import { type EngineOptions, type EngineResult, LocalEngine, installPackageCopy } from "pulumi-gms/testing";
+import { type CliResult, type EngineOptions, LocalEngine, PulumiCliEngine, findPulumiCli, installPackageCopy } from "pulumi-gms/testing";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const QUICKSTART = join(ROOT, "examples", "quickstart");
 const KEEP = process.argv.includes("--keep");
 const PARALLEL = parallelOption(process.argv);
+const ENGINE = engineOption(process.argv);
 const FIRST_KEY = "sk-demo-0001-first";
 const ROTATED_KEY = "sk-demo-0002-rotated";
 
@@ -50,6 +53,47 @@ function parallelOption(argv: string[]): number | undefined {
     process.exit(2);
   }
   return value;
+}
+
+/** `--engine cli|local`, else undefined (the CLI when there is one); anything else is a usage error (exit 2). */
+function engineOption(argv: string[]): "cli" | "local" | undefined {
+  const at = argv.indexOf("--engine");
+  if (at < 0) return undefined;
+  const value = argv[at + 1];
+  if (value !== "cli" && value !== "local") {
+    console.error(`--engine takes cli or local (got ${value ?? "nothing"})`);
+    process.exit(2);
+  }
+  return value;
+}
+
+/** The operations the demo runs, which both engines offer (the CLI's results have no `stateBytesWritten`). */
+interface Engine {
+  preview(): Promise<CliResult>;
+  up(): Promise<CliResult>;
+  refresh(): Promise<CliResult>;
+  destroy(): Promise<CliResult>;
+}
+
+/** The real Pulumi CLI when one is found (or `--engine cli` insists), else LocalEngine; says which and why. */
+function chooseEngine(): (options: EngineOptions) => Engine {
+  const lookup = ENGINE === "local" ? undefined : findPulumiCli();
+  if (lookup?.found) {
+    const { cli } = lookup;
+    const where = cli.source === "project" ? `${cli.bin}, built by \`npm run pulumi:install\`` : `${cli.bin}, on PATH`;
+    console.log(`engine: the real Pulumi CLI ${cli.version} (${where}); \`--engine local\` runs the offline engine instead`);
+    return ({ stateFile, ...options }) => new PulumiCliEngine({ ...options, cli, stateDir: dirname(stateFile) });
+  }
+  if (ENGINE === "cli") {
+    console.error(`--engine cli: ${lookup?.reason}`);
+    process.exit(2);
+  }
+  console.log(
+    ENGINE === "local"
+      ? "engine: LocalEngine, the offline engine (--engine local)"
+      : `engine: LocalEngine, the offline engine, since there is ${lookup?.reason}`,
+  );
+  return (options) => new LocalEngine(options);
 }
 
 function fail(message: string): never {
@@ -82,21 +126,27 @@ async function phase<T>(name: string, run: () => Promise<T>, options: { counted?
 const ORDER = ["create", "update", "replace", "delete", "refresh", "read", "same"] as const;
 
 /** `update 1, replace 2, same 6` style counts, for checking a plan. */
-const summary = (result: EngineResult) =>
+const summary = (result: CliResult) =>
   ORDER.filter((op) => result.counts[op] > 0)
     .map((op) => `${op} ${result.counts[op]}`)
     .join(", ");
 
-function expectPlan(result: EngineResult, expected: string, steps?: string[]): void {
+function expectPlan(result: CliResult, expected: string, steps?: string[]): void {
   if (summary(result) !== expected) fail(`${result.operation} planned "${summary(result)}", expected "${expected}"`);
   if (steps) {
-    const actual = result.steps.filter((step) => step.op !== "same").map((step) => `${step.op} ${step.name}`);
-    if (JSON.stringify(actual) !== JSON.stringify(steps))
-      fail(`${result.operation} planned [${actual.join(", ")}], expected [${steps.join(", ")}]`);
+    // The CLI reports steps as they start, in parallel; the plan is compared in a fixed order.
+    const actual = result.steps
+      .filter((step) => step.op !== "same")
+      .map((step) => `${step.op} ${step.name}`)
+      .sort();
+    const wanted = [...steps].sort();
+    if (JSON.stringify(actual) !== JSON.stringify(wanted))
+      fail(`${result.operation} planned [${actual.join(", ")}], expected [${wanted.join(", ")}]`);
   }
 }
 
 async function main(): Promise<void> {
+  const makeEngine = chooseEngine();
   const emulator = await phase("emulator on SQLite, quickstart fixtures", async () => {
     const db = join(work, "gms-emulator.db");
     const running = await startEmulator({
@@ -138,7 +188,7 @@ async function main(): Promise<void> {
       secretsPassphrase: "gms-demo-passphrase",
       ...(PARALLEL === undefined ? {} : { parallel: PARALLEL }),
     };
-    const engine = new LocalEngine(options);
+    const engine = makeEngine(options);
 
     expectPlan(await phase("preview", () => engine.preview(), { counted: true }), "create 9");
     const up = await phase("up", () => engine.up(), { counted: true });
@@ -161,7 +211,7 @@ async function main(): Promise<void> {
     );
     expectPlan(again, "same 9");
 
-    const changed = new LocalEngine({
+    const changed = makeEngine({
       ...options,
       config: {
         ...options.config,
@@ -236,7 +286,8 @@ async function main(): Promise<void> {
 
     const upTime = phases.find((entry) => entry.name === "up")!.seconds;
     const stepTime = up.steps.reduce((sum, step) => sum + (step.durationMs ?? 0), 0) / 1000;
-    console.log(`\nDemo complete: quickstart up took ${upTime.toFixed(2)} s wall time (${stepTime.toFixed(2)} s in its 9 create steps).`);
+    const inSteps = stepTime > 0 ? ` (${stepTime.toFixed(2)} s in its 9 create steps)` : "";
+    console.log(`\nDemo complete: quickstart up took ${upTime.toFixed(2)} s wall time${inSteps}.`);
     console.log(phases.map((entry) => `  ${entry.name.padEnd(52)} ${entry.seconds.toFixed(2).padStart(6)} s`).join("\n"));
   } finally {
     await emulator.close();

@@ -14,12 +14,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { typeCheckProgram, typeCheckScript } from "./type-check";
+import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { callOverHttp } from "../emulator/harness";
 import { type EngineResult, LocalEngine, UNKNOWN, installPackageCopy } from "../../src/testing";
 
 const ROOT = join(__dirname, "..", "..");
+const cli = pulumiCliFor("test/examples/quickstart.test.ts");
 const QUICKSTART = join(ROOT, "examples", "quickstart");
 const PASSPHRASE = "quickstart test passphrase";
 const FIRST_KEY = "sk-test-first-0001";
@@ -305,26 +307,45 @@ describe("npm run demo", () => {
     }
   });
 
-  it("runs the quickstart offline from start to finish, printing every phase and plan, and exits 0", async () => {
-    const child = spawn(process.execPath, [join(ROOT, "examples", "demo.mts")], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const PHASES = [
+    "emulator on SQLite, quickstart fixtures",
+    "program: examples/quickstart + the package (a copy)",
+    "preview",
+    "up",
+    "up again: nothing to do",
+    "change: App description + rotated provider key",
+    "refresh after an out-of-band rename",
+    "destroy",
+    "workspace after destroy, through the API",
+  ];
+
+  /** The demo's whole output and exit code; it checks its own plans and exits non-zero on a wrong one. */
+  async function runDemo(args: string[]): Promise<{ code: number | null; output: string }> {
+    const child = spawn(process.execPath, [join(ROOT, "examples", "demo.mts"), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
     const code = await new Promise<number | null>((done) => child.on("close", done));
     expect(output, output).not.toMatch(/^demo: /m);
     expect(code, output).toBe(0);
-    const phases = [...output.matchAll(/^==> \[(\d)\/9\] (.+)$/gm)].map((match) => match[2]);
-    expect(phases).toEqual([
-      "emulator on SQLite, quickstart fixtures",
-      "program: examples/quickstart + the package (a copy)",
-      "preview",
-      "up",
-      "up again: nothing to do",
-      "change: App description + rotated provider key",
-      "refresh after an out-of-band rename",
-      "destroy",
-      "workspace after destroy, through the API",
-    ]);
+    expect([...output.matchAll(/^==> \[(\d)\/9\] (.+)$/gm)].map((match) => match[2])).toEqual(PHASES);
+    expect(output).toMatch(/<== up again: nothing to do: [\d.]+ s, \d+ API requests \(0 writes\)/);
+    expect(output).toMatch(/^Demo complete: quickstart up took [\d.]+ s wall time/m);
+    expect(output).toContain("connections 0, Models 0, Datasets 0, Evals 0, Experiments 0, Context Sources 0");
+    expect(output).not.toContain("sk-demo-");
+    return { code, output };
+  }
+
+  it("refuses an --engine other than cli or local, before starting anything (exit 2)", () => {
+    const run = spawnSync(process.execPath, [join(ROOT, "examples", "demo.mts"), "--engine", "terraform"], { cwd: ROOT, encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("--engine takes cli or local (got terraform)");
+    expect(run.stdout).not.toContain("==>");
+  });
+
+  it("runs the quickstart offline through LocalEngine (--engine local), printing every phase and plan, and exits 0", async () => {
+    const { output } = await runDemo(["--engine", "local"]);
+    expect(output).toMatch(/^engine: LocalEngine, the offline engine \(--engine local\)$/m);
     for (const line of [
       "Resources: 9 to create",
       "Resources: 9 created",
@@ -334,12 +355,29 @@ describe("npm run demo", () => {
       "  ~ pulumi-nodejs:dynamic/gms:Workflow triage refreshed [name, updatedAt]",
       "Resources: 9 deleted",
       "    providerKey      : [secret]",
-      "connections 0, Models 0, Datasets 0, Evals 0, Experiments 0, Context Sources 0",
     ]) {
       expect(output).toContain(line);
     }
-    expect(output).toMatch(/<== up again: nothing to do: [\d.]+ s, \d+ API requests \(0 writes\)/);
-    expect(output).toMatch(/^Demo complete: quickstart up took [\d.]+ s wall time/m);
-    expect(output).not.toContain("sk-demo-");
   }, 60_000);
+
+  it.skipIf(!cli)(
+    `by default runs on the real Pulumi CLI when there is one, and says so (${cliName(cli)})`,
+    async () => {
+      const { output } = await runDemo([]);
+      expect(output).toContain(`engine: the real Pulumi CLI ${cli?.version} (`);
+      // The CLI's own output: its counts include the root stack resource, which LocalEngine does not show.
+      for (const line of [
+        "+ 10 to create",
+        "+ 10 created",
+        "10 unchanged",
+        "~ 1 to update",
+        "+-2 to replace",
+        "- 10 deleted",
+        "providerKey      : [secret]",
+      ]) {
+        expect(output).toContain(line);
+      }
+    },
+    180_000,
+  );
 });
