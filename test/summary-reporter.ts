@@ -8,14 +8,16 @@ export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     for (const module of testModules) {
+      const failedBefore = counts.failed;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === "passed") counts.passed++;
         else if (state === "failed") counts.failed++;
         else counts.skipped++;
       }
-      // A file that failed to load has no tests to count: count it as a failure.
-      if (module.state() === "failed" && [...module.children.allTests()].length === 0) counts.failed++;
+      // A file that failed with no failed test (it did not load, or a hook failed and its tests were skipped)
+      // counts as one failure.
+      if (module.state() === "failed" && counts.failed === failedBefore) counts.failed++;
     }
     process.stdout.write(`\nTests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   }
