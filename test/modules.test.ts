@@ -12,8 +12,11 @@ import { describe, expect, it } from "vitest";
 const root = join(__dirname, "..");
 const dist = join(root, "dist");
 const COMMANDS: Record<string, string> = { "emulator/cli.js": "--help", "schema/cli.js": "--check" };
-/** The program process the engine forks (it talks to its parent over IPC as it loads): the engine suite runs it. */
-const FORKED = ["testing/runner.js"];
+/**
+ * The processes the engines fork (each talks to its parent over IPC as it loads): the program process, run by
+ * the engine suite, and the real CLI's driver, run by the suites under test/pulumi-cli.
+ */
+const FORKED = ["testing/runner.js", "testing/cli-driver.js"];
 const modules = (readdirSync(dist, { recursive: true }) as string[])
   .filter((file) => file.endsWith(".js"))
   .map((file) => file.split("\\").join("/"))
