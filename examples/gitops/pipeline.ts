@@ -17,14 +17,25 @@
  *   GMS_APP_DESCRIPTION            optional appDescription
  *   GMS_STACK (default dev), GMS_PROGRAM_DIR (default ../quickstart, installed with `npm install --install-links`)
  *
- * Needs the `pulumi` CLI on PATH (the Automation API drives it) and Node.js 22.18 or later.
- * The last line a job prints is `result: {...}` (JSON) for the pipeline to read.
+ * The program runs as an Automation API inline program: this process imports the program's entry
+ * (`main` of its Pulumi.yaml, else index.ts) and the CLI connects to the language server the SDK starts
+ * here, so a pipeline needs only the `pulumi` CLI, not the `pulumi-language-nodejs` plugin a local program
+ * would need. The workspace's folder is still the program's (its Pulumi.yaml names the project, and the
+ * dynamic-provider host resolves pulumi-gms from its node_modules), the SDK is the program's own
+ * `@pulumi/pulumi`, and while a job runs the working directory is the program's folder, as the language
+ * host would make it (the program reads handbook.md relative to it).
+ *
+ * Needs the `pulumi` CLI on PATH (the Automation API drives it) and Node.js 22.18 or later (it runs the
+ * program's TypeScript by stripping the types). The last line a job prints is `result: {...}` (JSON) for
+ * the pipeline to read.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { LocalWorkspace, type OpMap, type OutputMap, type Stack } from "@pulumi/pulumi/automation/index.js";
+import type * as automation from "@pulumi/pulumi/automation/index.js";
+import type { OpMap, OutputMap, Stack } from "@pulumi/pulumi/automation/index.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -70,15 +81,59 @@ function setting(env: NodeJS.ProcessEnv, name: string): string {
   return value;
 }
 
-/** Selects (or creates) the stack on the file backend and writes its config from the environment. */
+/** The program's folder: `programDir`, else GMS_PROGRAM_DIR, else ../quickstart. */
+const programFolder = (options: PipelineOptions, env: NodeJS.ProcessEnv) =>
+  resolve(options.programDir ?? env.GMS_PROGRAM_DIR ?? join(HERE, "..", "quickstart"));
+
+/** The project name and entry module from the program's Pulumi.yaml (`name:` and `main:`, default index.ts). */
+function projectOf(workDir: string): { name: string; entry: string } {
+  const file = join(workDir, "Pulumi.yaml");
+  if (!existsSync(file)) throw new Error(`${workDir} has no Pulumi.yaml: GMS_PROGRAM_DIR must be a Pulumi program's folder`);
+  const text = readFileSync(file, "utf8");
+  const field = (key: string) => /^(?:"|')?([^"'#\s]+)/.exec(new RegExp(`^${key}:[ \t]*(.*)$`, "m").exec(text)?.[1] ?? "")?.[1];
+  const name = field("name");
+  if (!name) throw new Error(`${file} names no project (name:)`);
+  return { name, entry: resolve(workDir, field("main") ?? "index.ts") };
+}
+
+/**
+ * The program's own Automation API (its `@pulumi/pulumi`), so that the engine and the program share one
+ * SDK. Not installed, the program cannot run: say how to install it.
+ */
+function automationOf(workDir: string): typeof automation {
+  try {
+    return createRequire(join(workDir, "package.json"))("@pulumi/pulumi/automation");
+  } catch (error) {
+    throw new Error(
+      `${workDir} has no @pulumi/pulumi installed (${error instanceof Error ? error.message.split("\n")[0] : String(error)}): ` +
+        "run `npm install --install-links` there",
+    );
+  }
+}
+
+/** The program's module, run as the Node.js language host would: a default export function's result, else the named exports. */
+async function runProgram(entry: string): Promise<Record<string, unknown> | undefined> {
+  const exports = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+  if (typeof exports.default === "function") return (await exports.default()) as Record<string, unknown> | undefined;
+  const { default: _default, ...named } = exports;
+  return named;
+}
+
+/**
+ * Selects (or creates) the stack of the program, as an inline program, on the file backend and writes its
+ * config from the environment.
+ */
 export async function openStack(options: PipelineOptions = {}): Promise<Stack> {
   const env = options.env ?? process.env;
   const backendUrl = options.backendUrl ?? env.PULUMI_BACKEND_URL ?? pathToFileURL(join(HERE, ".pulumi-state")).href;
   if (backendUrl.startsWith("file://")) mkdirSync(fileURLToPath(backendUrl), { recursive: true });
-  const workDir = resolve(options.programDir ?? env.GMS_PROGRAM_DIR ?? join(HERE, "..", "quickstart"));
+  const workDir = programFolder(options, env);
+  const project = projectOf(workDir);
+  const { LocalWorkspace } = automationOf(workDir);
   const stack = await LocalWorkspace.createOrSelectStack(
-    { stackName: options.stack ?? env.GMS_STACK ?? "dev", workDir },
+    { stackName: options.stack ?? env.GMS_STACK ?? "dev", projectName: project.name, program: () => runProgram(project.entry) },
     {
+      workDir,
       secretsProvider: "passphrase",
       envVars: {
         PULUMI_BACKEND_URL: backendUrl,
@@ -98,37 +153,56 @@ export async function openStack(options: PipelineOptions = {}): Promise<Stack> {
   return stack;
 }
 
+/**
+ * Runs `job` on the program's stack with the working directory set to the program's folder, where the
+ * program expects to run (relative paths such as its FileAsset), and restores it afterwards.
+ */
+async function withStack<T>(options: PipelineOptions, job: (stack: Stack) => Promise<T>): Promise<T> {
+  const stack = await openStack(options);
+  const previous = process.cwd();
+  process.chdir(stack.workspace.workDir);
+  try {
+    return await job(stack);
+  } finally {
+    process.chdir(previous);
+  }
+}
+
 const printer = (options: PipelineOptions) => options.onOutput ?? ((text: string) => process.stdout.write(text));
 
 /** Pull request: what merging would do. Changes nothing. */
-export async function preview(options: PipelineOptions = {}): Promise<JobResult> {
-  const stack = await openStack(options);
-  const result = await stack.preview({ onOutput: printer(options), diff: false });
-  return { job: "preview", changes: result.changeSummary };
+export function preview(options: PipelineOptions = {}): Promise<JobResult> {
+  return withStack(options, async (stack) => {
+    const result = await stack.preview({ onOutput: printer(options), diff: false });
+    return { job: "preview", changes: result.changeSummary };
+  });
 }
 
 /** Merge to main: apply the program. */
-export async function up(options: PipelineOptions = {}): Promise<JobResult> {
-  const stack = await openStack(options);
-  const result = await stack.up({ onOutput: printer(options) });
-  return { job: "up", changes: result.summary.resourceChanges ?? {}, outputs: plainOutputs(result.outputs) };
+export function up(options: PipelineOptions = {}): Promise<JobResult> {
+  return withStack(options, async (stack) => {
+    const result = await stack.up({ onOutput: printer(options) });
+    return { job: "up", changes: result.summary.resourceChanges ?? {}, outputs: plainOutputs(result.outputs) };
+  });
 }
 
 /**
  * Schedule: read every resource from the service into the state (what changed outside Pulumi shows
  * as `update` in the refresh), then preview: what `up` would change back is the drift.
  */
-export async function refresh(options: PipelineOptions = {}): Promise<JobResult> {
-  const stack = await openStack(options);
-  const refreshed = await stack.refresh({ onOutput: printer(options) });
-  const drift = await stack.preview({ onOutput: printer(options), diff: false });
-  return { job: "refresh", changes: refreshed.summary.resourceChanges ?? {}, drift: withoutSame(drift.changeSummary) };
+export function refresh(options: PipelineOptions = {}): Promise<JobResult> {
+  return withStack(options, async (stack) => {
+    const refreshed = await stack.refresh({ onOutput: printer(options) });
+    const drift = await stack.preview({ onOutput: printer(options), diff: false });
+    return { job: "refresh", changes: refreshed.summary.resourceChanges ?? {}, drift: withoutSame(drift.changeSummary) };
+  });
 }
 
-export async function destroy(options: PipelineOptions = {}): Promise<JobResult> {
-  const stack = await openStack(options);
-  const result = await stack.destroy({ onOutput: printer(options) });
-  return { job: "destroy", changes: result.summary.resourceChanges ?? {} };
+export function destroy(options: PipelineOptions = {}): Promise<JobResult> {
+  return withStack(options, async (stack) => {
+    const result = await stack.destroy({ onOutput: printer(options) });
+    return { job: "destroy", changes: result.summary.resourceChanges ?? {} };
+  });
 }
 
 const withoutSame = (changes: OpMap): OpMap =>

@@ -1,9 +1,11 @@
 /**
- * examples/gitops: the pipeline script (Automation API over a local file backend) run as a pipeline runs
- * it, `node pipeline.ts <job>`, against the emulator seeded with the quickstart's fixtures: preview on a
- * pull request, up on merge, refresh on a schedule (clean, then after an out-of-band change), destroy.
- * The Automation API drives the `pulumi` CLI: without it on PATH those tests are skipped and the reason
- * is printed. The script's own checks (types, usage, the missing-CLI message) run either way.
+ * examples/gitops: the pipeline script (Automation API over a local file backend, the quickstart as an
+ * inline program) run as a pipeline runs it, `node pipeline.ts <job>`, against the emulator seeded with
+ * the quickstart's fixtures: preview on a pull request, up on merge, refresh on a schedule (clean, then
+ * after an out-of-band change), destroy. The Automation API drives the real `pulumi` CLI (the project's
+ * `.pulumi-cli/bin`, else `pulumi` on PATH; test/pulumi-cli/harness.ts), whose folder goes first on the
+ * PATH the pipeline gets: without a CLI those tests are skipped and the reason is printed (under CI=true
+ * they are required). The script's own checks (types, usage, the missing-CLI message) run either way.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
@@ -15,18 +17,18 @@ import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { callOverHttp } from "../emulator/harness";
 import { installPackageCopy } from "../../src/testing";
+import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
 
 const ROOT = join(__dirname, "..", "..");
 const GITOPS = join(ROOT, "examples", "gitops");
 const QUICKSTART = join(ROOT, "examples", "quickstart");
 const PIPELINE = join(GITOPS, "pipeline.ts");
-/** The Pulumi language host runs the program with the `node` on PATH: make it this one (22.18+ strips types). */
-const PATH_WITH_NODE = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`;
-
-const probe = spawnSync("pulumi", ["version"], { encoding: "utf8", env: { ...process.env, PATH: PATH_WITH_NODE } });
-const cli = probe.error || probe.status !== 0 ? undefined : probe.stdout.trim();
-const skipReason = `the pulumi CLI is not on PATH (${probe.error?.message ?? probe.stderr?.trim()}): the Automation API drives it`;
-if (!cli) console.log(`test/examples/gitops.test.ts: skipping the pipeline runs against the emulator: ${skipReason}`);
+const cli = pulumiCliFor("test/examples/gitops.test.ts");
+/**
+ * The CLI's folder first (the pipeline runs `pulumi` from PATH; the dynamic-provider launcher is beside it),
+ * then this `node` (22.18+ strips types), which the launcher runs the provider host with.
+ */
+const PATH_WITH_CLI = [...(cli ? [cli.dir] : []), dirname(process.execPath), process.env.PATH ?? ""].join(delimiter);
 
 interface Run {
   code: number | null;
@@ -37,7 +39,7 @@ interface Run {
 function runPipeline(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   const child = spawn(process.execPath, [PIPELINE, ...args], {
     cwd: GITOPS,
-    env: { ...process.env, PATH: PATH_WITH_NODE, ...env },
+    env: { ...process.env, PATH: PATH_WITH_CLI, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -69,14 +71,16 @@ describe("examples/gitops/pipeline.ts, with or without the CLI", () => {
     expect((await runPipeline(["deploy"], {})).code).toBe(2);
   });
 
-  it.skipIf(cli !== undefined)("without the CLI, a job fails at once and says why", async () => {
-    const run = await runPipeline(["preview"], {});
+  it("without the CLI on PATH, a job fails at once and says why", async () => {
+    // A PATH of this `node` alone: no `pulumi` on it, whether or not this machine has one.
+    const run = await runPipeline(["preview"], { PATH: dirname(process.execPath) });
     expect(run.code).toBe(1);
     expect(run.output).toContain("pipeline: the pulumi CLI is not on PATH");
+    expect(run.result).toBeUndefined();
   });
 });
 
-describe.skipIf(cli === undefined)(`examples/gitops against the emulator with the Pulumi CLI (${cli ?? "absent"})`, () => {
+describe.skipIf(cli === undefined)(`examples/gitops against the emulator with the Pulumi CLI (${cliName(cli)})`, () => {
   let work: string;
   let emulator: RunningEmulator;
   let env: NodeJS.ProcessEnv;
@@ -119,22 +123,24 @@ describe.skipIf(cli === undefined)(`examples/gitops against the emulator with th
     requests.length = 0;
     const run = await runPipeline(["preview"], env);
     expect(run.code, run.output).toBe(0);
-    // Pulumi also counts the stack itself.
-    expect(run.result?.changes.create, run.output).toBeGreaterThanOrEqual(9);
+    // Pulumi also counts the stack itself: nine resources and the stack.
+    expect(run.result?.changes, run.output).toEqual({ create: 10 });
+    expect(run.output).toContain("pulumi-nodejs:dynamic/gms:ContextSource handbook create");
     expect(writes()).toEqual([]);
   }, 180_000);
 
   it("merge: up creates the workspace's objects and reports the outputs, secrets masked", async () => {
     const run = await runPipeline(["up"], env);
     expect(run.code, run.output).toBe(0);
-    expect(run.result?.changes.create, run.output).toBeGreaterThanOrEqual(9);
+    expect(run.result?.changes, run.output).toEqual({ create: 10 });
     expect(run.result?.outputs).toMatchObject({
       appSlug: "helpdesk",
       handbookStatus: "indexed",
       providerKey: "[secret]",
       experimentStatus: "active",
     });
-    expect(run.output).not.toContain("sk-gitops-test-0001");
+    expect(run.output.includes("sk-gitops-test-0001")).toBe(false);
+    expect(run.output.includes(emulator.apiKey)).toBe(false);
     expect((await api("GET", "/apps")).items.map((app) => app.name).sort()).toEqual(["Helpdesk", "Support"]);
     expect((await api("GET", "/providers")).items).toHaveLength(1);
   }, 180_000);
@@ -142,6 +148,7 @@ describe.skipIf(cli === undefined)(`examples/gitops against the emulator with th
   it("schedule: refresh finds no drift, then reports an out-of-band rename (exit 3 with --fail-on-drift)", async () => {
     const clean = await runPipeline(["refresh", "--fail-on-drift"], env);
     expect(clean.code, clean.output).toBe(0);
+    expect(clean.result?.changes, clean.output).toEqual({ same: 10 });
     expect(clean.result?.drift).toEqual({});
 
     const helpdesk = (await api("GET", "/apps")).items.find((app) => app.name === "Helpdesk")!;
@@ -149,6 +156,7 @@ describe.skipIf(cli === undefined)(`examples/gitops against the emulator with th
     expect((await api("PUT", `/workflows/${triage!.guid}`, { name: "Triage (renamed in the console)" })).status).toBe(200);
     const drifted = await runPipeline(["refresh", "--fail-on-drift"], env);
     expect(drifted.code, drifted.output).toBe(3);
+    expect(drifted.result?.changes, drifted.output).toEqual({ same: 9, update: 1 });
     expect(drifted.result?.drift).toEqual({ update: 1 });
     expect(drifted.output).toContain("pipeline: drift: up would update 1");
   }, 180_000);
@@ -156,9 +164,14 @@ describe.skipIf(cli === undefined)(`examples/gitops against the emulator with th
   it("destroy empties the workspace of the program's objects (checked through the API)", async () => {
     const run = await runPipeline(["destroy"], env);
     expect(run.code, run.output).toBe(0);
+    expect(run.result?.changes, run.output).toEqual({ delete: 10 });
     expect((await api("GET", "/apps")).items.map((app) => app.name)).toEqual(["Support"]);
     for (const path of ["/providers", "/models", "/datasets", "/evals", "/experiments"])
       expect((await api("GET", path)).items, path).toEqual([]);
     expect((await api("GET", "/skills")).items.map((skill) => skill.name)).toEqual(["web-search"]);
+    const workspace = (await api("GET", "/workspaces/current")).body as { guid: string };
+    const contexts = (await api("GET", `/workspaces/${workspace.guid}/context`)).items;
+    expect(contexts.map((context) => context.name)).toEqual(["Handbook"]);
+    expect((await api("GET", `/contexts/${contexts[0]!.guid}/context_sources`)).items).toEqual([]);
   }, 180_000);
 });
