@@ -30,7 +30,7 @@
  * the pipeline to read.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -85,17 +85,6 @@ function setting(env: NodeJS.ProcessEnv, name: string): string {
 const programFolder = (options: PipelineOptions, env: NodeJS.ProcessEnv) =>
   resolve(options.programDir ?? env.GMS_PROGRAM_DIR ?? join(HERE, "..", "quickstart"));
 
-/** The project name and entry module from the program's Pulumi.yaml (`name:` and `main:`, default index.ts). */
-function projectOf(workDir: string): { name: string; entry: string } {
-  const file = join(workDir, "Pulumi.yaml");
-  if (!existsSync(file)) throw new Error(`${workDir} has no Pulumi.yaml: GMS_PROGRAM_DIR must be a Pulumi program's folder`);
-  const text = readFileSync(file, "utf8");
-  const field = (key: string) => /^(?:"|')?([^"'#\s]+)/.exec(new RegExp(`^${key}:[ \t]*(.*)$`, "m").exec(text)?.[1] ?? "")?.[1];
-  const name = field("name");
-  if (!name) throw new Error(`${file} names no project (name:)`);
-  return { name, entry: resolve(workDir, field("main") ?? "index.ts") };
-}
-
 /**
  * The program's own Automation API (its `@pulumi/pulumi`), so that the engine and the program share one
  * SDK. Not installed, the program cannot run: say how to install it.
@@ -128,21 +117,23 @@ export async function openStack(options: PipelineOptions = {}): Promise<Stack> {
   const backendUrl = options.backendUrl ?? env.PULUMI_BACKEND_URL ?? pathToFileURL(join(HERE, ".pulumi-state")).href;
   if (backendUrl.startsWith("file://")) mkdirSync(fileURLToPath(backendUrl), { recursive: true });
   const workDir = programFolder(options, env);
-  const project = projectOf(workDir);
-  const { LocalWorkspace } = automationOf(workDir);
-  const stack = await LocalWorkspace.createOrSelectStack(
-    { stackName: options.stack ?? env.GMS_STACK ?? "dev", projectName: project.name, program: () => runProgram(project.entry) },
-    {
-      workDir,
-      secretsProvider: "passphrase",
-      envVars: {
-        PULUMI_BACKEND_URL: backendUrl,
-        PULUMI_CONFIG_PASSPHRASE: setting(env, "PULUMI_CONFIG_PASSPHRASE"),
-        PULUMI_SKIP_UPDATE_CHECK: "true",
-        ...(env.PULUMI_HOME ? { PULUMI_HOME: env.PULUMI_HOME } : {}),
-      },
+  if (!existsSync(join(workDir, "Pulumi.yaml")))
+    throw new Error(`${workDir} has no Pulumi.yaml: GMS_PROGRAM_DIR must be a Pulumi program's folder`);
+  const { LocalWorkspace, Stack } = automationOf(workDir);
+  const workspace = await LocalWorkspace.create({
+    workDir,
+    secretsProvider: "passphrase",
+    envVars: {
+      PULUMI_BACKEND_URL: backendUrl,
+      PULUMI_CONFIG_PASSPHRASE: setting(env, "PULUMI_CONFIG_PASSPHRASE"),
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      ...(env.PULUMI_HOME ? { PULUMI_HOME: env.PULUMI_HOME } : {}),
     },
-  );
+  });
+  // The entry is Pulumi.yaml's `main` (default index.ts), as the language host would take it.
+  const entry = resolve(workDir, (await workspace.projectSettings()).main ?? "index.ts");
+  workspace.program = () => runProgram(entry);
+  const stack = await Stack.createOrSelect(options.stack ?? env.GMS_STACK ?? "dev", workspace);
   await stack.setAllConfig({
     "gms:baseUrl": { value: setting(env, "GMS_BASE_URL") },
     "gms:apiKey": { value: setting(env, "GMS_API_KEY"), secret: true },
