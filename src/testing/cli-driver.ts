@@ -41,7 +41,7 @@ async function run(job: CliDriverJob): Promise<void> {
       await stack.preview({ ...common, diff: false });
       break;
     case "up":
-      outputs = (await stack.up(common)).outputs;
+      outputs = (await stack.up({ ...common, ...(job.continueOnError ? { continueOnError: true } : {}) })).outputs;
       break;
     case "refresh":
       await stack.refresh(common);

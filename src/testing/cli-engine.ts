@@ -30,6 +30,11 @@ export interface CliEngineOptions extends Omit<EngineOptions, "stateFile"> {
   stateDir: string;
   /** The CLI's home (default `<stateDir>/.pulumi-home`), apart from the user's `~/.pulumi`. */
   pulumiHome?: string;
+  /**
+   * `pulumi up --continue-on-error`: steps that do not depend on a failed one still run (LocalEngine always
+   * behaves so). Default false, the CLI's default: after a failed step no new step starts, deletes included.
+   */
+  continueOnError?: boolean;
 }
 
 /** The job the driver runs: secrets included, so it travels over IPC only. */
@@ -43,6 +48,8 @@ export interface CliDriverJob {
   cliRoot: string | undefined;
   config: Record<string, { value: string; secret: boolean }>;
   parallel: number | undefined;
+  /** `up` only: `--continue-on-error`. */
+  continueOnError?: boolean;
 }
 
 export type CliDriverMessage =
@@ -112,6 +119,7 @@ export class PulumiCliEngine {
         ]),
       ),
       parallel: options.parallel,
+      ...(options.continueOnError ? { continueOnError: true } : {}),
     };
     const child = fork(driver, [], { cwd: job.programDir, env: this.environment(), stdio: ["ignore", "pipe", "pipe", "ipc"] });
     const events: EngineEvent[] = [];

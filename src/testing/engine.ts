@@ -25,7 +25,8 @@
  * - check failures of every resource are gathered and reported together, and no step starts after one;
  * - a failed step does not stop the others (as `pulumi up --continue-on-error`): only the steps that
  *   depend on it are skipped, and nothing it depends on is deleted. Every failure is reported at the end.
- *   A create that made its object but failed to finish it (the host's ErrorResourceInitFailed) is
+ *   The program is answered as that engine answers it (the registration's result is a failure, not an
+ *   error). A create that made its object but failed to finish it (the host's ErrorResourceInitFailed) is
  *   recorded with its id and init errors, and updated by the next `up` even without a change. What the
  *   program no longer declares is deleted only when the program ran to its end. The state is saved
  *   after every step, as the engine checkpoints, so a re-run starts from everything that happened, and
@@ -37,8 +38,10 @@
  *   Progress lines and `steps` keep a fixed order whatever order steps finish in: the order the program
  *   constructed its resources (an order that respects dependencies), then the order of the deletes;
  * - refresh reads every resource (an empty ID drops it), keeps the `inputs` a read returns and reports
- *   drift per property; destroy deletes everything in reverse creation order; a resource read with the
- *   `id` option (`.get`) is read through the provider but, unlike the engine, not recorded;
+ *   drift per property when, as the engine decides it, the provider's diff of the refreshed outputs against the
+ *   recorded inputs finds a change (what the next `up` would change back); other drift is recorded, not shown;
+ *   destroy deletes everything in reverse creation order; a resource read with the `id` option (`.get`) is
+ *   read through the provider but, unlike the engine, not recorded;
  * - URNs are the engine's (`urn:pulumi:<stack>::<project>::<parent type$>type::name`, the root stack
  *   type left out); a duplicate URN fails the run.
  *
@@ -346,7 +349,11 @@ class Deployment {
    */
   private throwFailures(programFailure?: EngineError): void {
     const failures = [...this.errors];
-    if (programFailure && !failures.some((failure) => programFailure.message.includes(failure.message))) failures.push(programFailure);
+    // The SDK's own words for a program that awaited an output of a resource whose step failed or was skipped.
+    const repeatsFailedStep = (failure: EngineError) =>
+      failures.some((step) => failure.message.includes(step.message)) ||
+      (this.failedUrns.size > 0 && /resource \S+ \[[^\]]+\] failed to register/.test(failure.message));
+    if (programFailure && !repeatsFailedStep(programFailure)) failures.push(programFailure);
     if (failures.length === 0) return;
     if (failures.length === 1) throw failures[0]!;
     const error = new EngineError(
@@ -391,8 +398,18 @@ class Deployment {
     const outputs = markSecretOutputs(annotateSecrets(read.properties, old.outputs), inputs, old.additionalSecretOutputs);
     this.next.push({ order: index, resource: { ...old, id: read.id, inputs, outputs } });
     await this.save();
-    const drift = changedKeys(old.outputs, outputs);
-    this.ordered.settle(index, { ...step, op: drift.length > 0 ? "refresh" : "same", changes: drift });
+    // As the engine decides it: the diff an `up` of the unchanged program would see right after this refresh
+    // (the provider's diff of the refreshed outputs against the recorded inputs; an unknown diff compares the
+    // inputs), so drift of outputs the program does not set alone (a computed timestamp) is no change.
+    let drifted: boolean;
+    try {
+      const diff = await host.diff(old.urn, read.id, revealProps(outputs), revealProps(old.inputs));
+      drifted = diff.changes === "some" || (diff.changes === "unknown" && changedKeys(inputs, old.inputs).length > 0);
+    } catch (error) {
+      this.errors.push(stepError("diff", old.urn, error));
+      drifted = changedKeys(old.outputs, outputs).length > 0;
+    }
+    this.ordered.settle(index, { ...step, op: drifted ? "refresh" : "same", changes: drifted ? changedKeys(old.outputs, outputs) : [] });
   }
 
   async destroy(): Promise<void> {
@@ -413,6 +430,12 @@ class Deployment {
       .catch((error: unknown): RunnerReply => {
         const failure = error instanceof EngineError ? error : new EngineError("STEP_FAILED", String(error), { cause: error });
         if (failure.code !== "CHECK_FAILED" && failure.code !== "SKIPPED") this.errors.push(failure);
+        // A failed step is answered as `pulumi up --continue-on-error` answers it: the registration's result is a
+        // failure (the SDK rejects the resource's outputs), not a monitor error. Anything else fails the registration.
+        const urn = failedStepUrns.get(failure);
+        if (urn && message.kind === "register" && failure.code === "STEP_FAILED") {
+          return { seq: message.seq, urn, failed: failure.message };
+        }
         return { seq: message.seq, urn: "", error: failure.message };
       })
       .finally(() => {
@@ -443,6 +466,7 @@ class Deployment {
       // Its dependents are skipped, and what it depends on is not deleted in this operation.
       this.failedUrns.add(urn);
       this.protect(message.dependencies, message.parent);
+      if (error instanceof EngineError) failedStepUrns.set(error, urn);
       throw error;
     }
   }
@@ -671,6 +695,9 @@ class Deployment {
     if (!this.preview && this.loaded) await this.state.finish(this.snapshot());
   }
 }
+
+/** The URN of the registration each failed step's error belongs to. */
+const failedStepUrns = new WeakMap<EngineError, string>();
 
 const identity = (resource: ResourceState) => ({ urn: resource.urn, type: resource.type, name: resource.name });
 

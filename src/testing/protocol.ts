@@ -56,7 +56,13 @@ export interface RunnerReply {
   urn: string;
   id?: string;
   outputs?: Props;
+  /** The registration could not be served (a monitor error: the program's registration fails). */
   error?: string;
+  /**
+   * The resource's step failed: answered with the engine's `Result.FAIL`, not an error, as `pulumi up
+   * --continue-on-error` answers; the SDK rejects the resource's outputs.
+   */
+  failed?: string;
 }
 
 /**

@@ -34,6 +34,8 @@ deferSdkModules(pulumiDir);
 deferGrpc(pulumiDir);
 const pulumi = fromProgram("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
 const resproto = fromPulumi("./proto/resource_pb") as Record<string, new () => Record<string, (value: unknown) => void>>;
+/** `pulumirpc.Result.FAIL`: the engine's answer to the registration of a resource whose step failed. */
+const RESULT_FAIL = 1;
 const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb") as { Struct: { fromJavaScript(value: Props): unknown } };
 
 /**
@@ -169,6 +171,7 @@ async function main(): Promise<void> {
       if (!custom && req.getType!() === "pulumi:pulumi:Stack" && !req.getParent!()) stackUrn = reply.urn;
       const response = new resproto.RegisterResourceResponse!();
       response.setUrn!(reply.urn);
+      if (reply.failed !== undefined) response.setResult!(RESULT_FAIL);
       response.setId!(reply.id ?? "");
       response.setObject!(Struct.fromJavaScript(reply.outputs ?? {}));
       return response;
