@@ -86,12 +86,13 @@ const programFolder = (options: PipelineOptions, env: NodeJS.ProcessEnv) =>
   resolve(options.programDir ?? env.GMS_PROGRAM_DIR ?? join(HERE, "..", "quickstart"));
 
 /**
- * The program's own Automation API (its `@pulumi/pulumi`), so that the engine and the program share one
- * SDK. Not installed, the program cannot run: say how to install it.
+ * The program's own SDK and its Automation API, so that the engine and the program share one `@pulumi/pulumi`.
+ * Not installed, the program cannot run: say how to install it.
  */
-function automationOf(workDir: string): typeof automation {
+function sdkOf(workDir: string): { automation: typeof automation; runtime: { waitForRPCs?: () => Promise<void> } } {
+  const fromProgram = createRequire(join(workDir, "package.json"));
   try {
-    return createRequire(join(workDir, "package.json"))("@pulumi/pulumi/automation");
+    return { automation: fromProgram("@pulumi/pulumi/automation"), runtime: fromProgram("@pulumi/pulumi").runtime };
   } catch (error) {
     throw new Error(
       `${workDir} has no @pulumi/pulumi installed (${error instanceof Error ? error.message.split("\n")[0] : String(error)}): ` +
@@ -100,12 +101,33 @@ function automationOf(workDir: string): typeof automation {
   }
 }
 
-/** The program's module, run as the Node.js language host would: a default export function's result, else the named exports. */
-async function runProgram(entry: string): Promise<Record<string, unknown> | undefined> {
-  const exports = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
-  if (typeof exports.default === "function") return (await exports.default()) as Record<string, unknown> | undefined;
-  const { default: _default, ...named } = exports;
-  return named;
+/**
+ * The program's module, run as the Node.js language host would (a default export function's result, else the
+ * named exports), failing when anything it started failed. The Automation API's language server tells the
+ * engine that an inline program finished once the SDK's requests drain, even when it caught an unhandled
+ * rejection meanwhile (an input or a lookup that failed), and the engine then deletes every resource the
+ * program did not get to register. So the program waits for those requests itself (the SDK's internal
+ * `runtime.waitForRPCs`) and throws the first such failure: the engine sees a failed program and deletes
+ * nothing, as with `pulumi-language-nodejs`.
+ */
+async function runProgram(entry: string, runtime: { waitForRPCs?: () => Promise<void> }): Promise<Record<string, unknown> | undefined> {
+  if (typeof runtime.waitForRPCs !== "function")
+    throw new Error("This @pulumi/pulumi has no runtime.waitForRPCs, which the pipeline needs");
+  const failures: unknown[] = [];
+  const record = (error: unknown) => failures.push(error);
+  process.on("unhandledRejection", record);
+  process.on("uncaughtException", record);
+  try {
+    const { default: main, ...named } = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+    const outputs = typeof main === "function" ? ((await main()) as Record<string, unknown> | undefined) : named;
+    await runtime.waitForRPCs();
+    await new Promise((resolve) => setImmediate(resolve));
+    if (failures.length > 0) throw failures[0];
+    return outputs;
+  } finally {
+    process.off("unhandledRejection", record);
+    process.off("uncaughtException", record);
+  }
 }
 
 /**
@@ -119,7 +141,8 @@ export async function openStack(options: PipelineOptions = {}): Promise<Stack> {
   const workDir = programFolder(options, env);
   if (!existsSync(join(workDir, "Pulumi.yaml")))
     throw new Error(`${workDir} has no Pulumi.yaml: GMS_PROGRAM_DIR must be a Pulumi program's folder`);
-  const { LocalWorkspace, Stack } = automationOf(workDir);
+  const sdk = sdkOf(workDir);
+  const { LocalWorkspace, Stack } = sdk.automation;
   const workspace = await LocalWorkspace.create({
     workDir,
     secretsProvider: "passphrase",
@@ -132,7 +155,7 @@ export async function openStack(options: PipelineOptions = {}): Promise<Stack> {
   });
   // The entry is Pulumi.yaml's `main` (default index.ts), as the language host would take it.
   const entry = resolve(workDir, (await workspace.projectSettings()).main ?? "index.ts");
-  workspace.program = () => runProgram(entry);
+  workspace.program = () => runProgram(entry, sdk.runtime);
   const stack = await Stack.createOrSelect(options.stack ?? env.GMS_STACK ?? "dev", workspace);
   await stack.setAllConfig({
     "gms:baseUrl": { value: setting(env, "GMS_BASE_URL") },

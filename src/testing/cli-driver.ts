@@ -16,19 +16,43 @@ function send(message: CliDriverMessage): Promise<void> {
   return new Promise((resolve) => process.send!(message, () => resolve()));
 }
 
-/** The program's module, run as `pulumi-language-nodejs` would: a default export function's result, else the named exports. */
-async function runProgram(entry: string): Promise<Record<string, unknown> | undefined> {
-  const exports = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
-  if (typeof exports.default === "function") return (await exports.default()) as Record<string, unknown> | undefined;
-  const { default: _default, ...named } = exports;
-  return named;
+/**
+ * The program's module, run as `pulumi-language-nodejs` would (a default export function's result, else the
+ * named exports), failing when anything it started failed. The Automation API's language server (SDK 3.270,
+ * automation/server.js) tells the engine that the program finished once the SDK's requests drain, even when it
+ * caught an unhandled rejection meanwhile (an input or a lookup that failed), and the engine then deletes every
+ * resource the program did not get to register. So the program waits for those requests itself and throws the
+ * first such failure: the engine sees a failed program and deletes nothing, as with `pulumi-language-nodejs`.
+ */
+async function runProgram(entry: string, sdk: typeof import("@pulumi/pulumi")): Promise<Record<string, unknown> | undefined> {
+  const { waitForRPCs } = sdk.runtime as unknown as { waitForRPCs?: () => Promise<void> };
+  if (typeof waitForRPCs !== "function") throw new Error("This @pulumi/pulumi has no runtime.waitForRPCs, which the CLI driver needs");
+  const failures: unknown[] = [];
+  const record = (error: unknown) => failures.push(error);
+  process.on("unhandledRejection", record);
+  process.on("uncaughtException", record);
+  try {
+    const exports = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+    const { default: main, ...named } = exports;
+    const outputs = typeof main === "function" ? ((await main()) as Record<string, unknown> | undefined) : named;
+    await waitForRPCs();
+    // A rejection of the last turn is reported after it: let it arrive.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (failures.length > 0) throw failures[0];
+    return outputs;
+  } finally {
+    process.off("unhandledRejection", record);
+    process.off("uncaughtException", record);
+  }
 }
 
 async function run(job: CliDriverJob): Promise<void> {
-  const auto: typeof automation = createRequire(join(job.programDir, "package.json"))("@pulumi/pulumi/automation");
+  const fromProgram = createRequire(join(job.programDir, "package.json"));
+  const auto: typeof automation = fromProgram("@pulumi/pulumi/automation");
+  const sdk: typeof import("@pulumi/pulumi") = fromProgram("@pulumi/pulumi");
   const pulumiCommand = await auto.PulumiCommand.get(job.cliRoot ? { root: job.cliRoot } : {});
   const stack = await auto.LocalWorkspace.createOrSelectStack(
-    { stackName: job.stack, projectName: job.project, program: () => runProgram(join(job.programDir, job.program)) },
+    { stackName: job.stack, projectName: job.project, program: () => runProgram(join(job.programDir, job.program), sdk) },
     { workDir: job.programDir, pulumiCommand, secretsProvider: "passphrase" },
   );
   await stack.setAllConfig(job.config);

@@ -175,4 +175,53 @@ export const okGuid = ok.guid;
     expect(steps).toEqual(["create bad", "create ok"]);
     await engine.destroy();
   }, 180_000);
+
+  it("a program whose input fails deletes nothing it declares (the Automation API's language server would signal success)", async () => {
+    const program = makeProgramDir(
+      "gms-cli-engine-input",
+      `import * as pulumi from "@pulumi/pulumi";
+import * as gms from "pulumi-gms";
+const fail = new pulumi.Config().getBoolean("fail");
+new gms.App("a", { name: "A" });
+new gms.App("b", { name: fail ? (Promise.reject(new Error("an input that failed")) as unknown as string) : "B" });
+`,
+    );
+    const service = await startEmulator({ port: 0 });
+    const engine = (fail: boolean) =>
+      new PulumiCliEngine({
+        cli: cli!,
+        programDir: program,
+        stateDir: join(program, "state"),
+        project: "cli-engine-input",
+        stack: "dev",
+        config: { "gms:baseUrl": service.url, "gms:apiKey": { secret: service.apiKey }, fail: String(fail) },
+        secretsPassphrase: "cli engine test",
+        log: () => undefined,
+      });
+    const names = async () =>
+      (
+        (await (await fetch(`${service.url}/apps`, { headers: { authorization: `Bearer ${service.apiKey}` } })).json()) as {
+          data: { name: string }[];
+        }
+      ).data
+        .map((app) => app.name)
+        .sort();
+    try {
+      expect((await engine(false).up()).counts.create).toBe(2);
+      const failure = await engine(true)
+        .up()
+        .then(
+          () => undefined,
+          (error: unknown) => error as EngineError,
+        );
+      expect(failure?.code).toBe("PROGRAM_FAILED");
+      expect(failure?.result?.steps.filter((step) => step.op !== "same")).toEqual([]);
+      expect(await names()).toEqual(["A", "B"]);
+      expect((await engine(false).up()).counts).toMatchObject({ same: 2, create: 0, delete: 0 });
+    } finally {
+      await engine(false).destroy();
+      await service.close();
+      rmSync(program, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
