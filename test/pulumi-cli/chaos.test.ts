@@ -1,0 +1,131 @@
+/**
+ * The chaos scenario of test/testing/chaos.test.ts on the real Pulumi CLI: a program of all nine kinds applied
+ * with `pulumi up` (PulumiCliEngine, the CLI's own engine and dynamic-provider host, the CLI's default of
+ * starting no new step after a failed one) against an emulator that answers 5xx, throttles with Retry-After,
+ * resets connections before its handlers, loses answers after they committed and delays requests. `up` is
+ * re-run until it succeeds (a bounded number of runs), then refreshed and applied again without faults (no
+ * change, no write), then destroyed with faults until that succeeds. After `up` every declared object exists
+ * exactly once and is the one the CLI's checkpoint records (no duplicate, no orphan, no pending operation);
+ * after `destroy` none is left. Counted straight in the emulator's SQLite file, not through the provider. The
+ * program's lookups run under the faults too: one that fails fails the program, which must delete nothing it
+ * declares (the CLI driver's guard against the Automation API's language server signalling success).
+ * The scenario (fixtures, program, census) is test/testing/chaos-scenario.ts, which LocalEngine's suite shares.
+ *
+ * Size: CLI_CHAOS_COPIES copies of the nine kinds (default 3, so 27 resources) for each seed of
+ * CLI_CHAOS_SEEDS (default 11,23). Skipped, with the reason printed, without a CLI (required under CI=true).
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { PulumiCliEngine } from "../../src/testing";
+import {
+  FIXTURES,
+  PROGRAM,
+  type RecordedResource,
+  census,
+  everyKind,
+  fixtureGuids,
+  totals,
+  untilItSucceeds,
+} from "../testing/chaos-scenario";
+import { cliName, makeProgramDir, pulumiCliFor } from "./harness";
+
+const cli = pulumiCliFor("test/pulumi-cli/chaos.test.ts");
+const COPIES = Number(process.env.CLI_CHAOS_COPIES ?? 3);
+const SEEDS = (process.env.CLI_CHAOS_SEEDS ?? "11,23").split(",").map(Number);
+const MAX_RUNS = 40;
+// Denser than test/testing/chaos.test.ts's (0.06/0.04/0.05/0.08): the provider's own retries absorb those on a run of
+// this size, and the point here is `pulumi up` failing and being run again.
+const faultsFor = (seed: number) => `seed=${seed},error=0.12,throttle=0.05,retry-after=0,reset=0.08,lost=0.12,latency=0-2`;
+
+interface Checkpoint {
+  checkpoint: {
+    latest?: {
+      resources?: (RecordedResource & { custom?: boolean })[];
+      pending_operations?: { type: string; resource: { urn: string } }[];
+    };
+  };
+}
+
+describe.skipIf(cli === undefined).each(SEEDS)(
+  `pulumi up converging under injected faults on the real CLI (${cliName(cli)}): ${COPIES * 9} resources, seed %i`,
+  (seed) => {
+    const dir = makeProgramDir("gms-cli-chaos", PROGRAM);
+    let emulator: RunningEmulator | undefined;
+    afterAll(async () => {
+      await emulator?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("re-runs up until it succeeds, then holds each declared object exactly once; destroy leaves nothing", async () => {
+      const started = Date.now();
+      const dbFile = join(dir, "emulator.db");
+      const writes: string[] = [];
+      const onRequestComplete = (entry: { method: string; path: string }) =>
+        void (entry.method !== "GET" && writes.push(`${entry.method} ${entry.path}`));
+      const running = (emulator = await startEmulator({ db: dbFile, fixtures: FIXTURES, onRequestComplete }));
+      const fixtures = fixtureGuids(running);
+      const engine = new PulumiCliEngine({
+        cli: cli!,
+        programDir: dir,
+        stateDir: join(dir, "state"),
+        project: "chaos",
+        stack: "dev",
+        config: {
+          "gms:baseUrl": running.url,
+          "gms:apiKey": { secret: running.apiKey },
+          copies: String(COPIES),
+          openaiKey: { secret: "sk-chaos-0c1e5b" },
+        },
+        secretsPassphrase: "chaos",
+        // Quick and few retries, so that steps do fail and only re-running converges.
+        env: { GMS_RETRY_BASE_DELAY_MS: "20", GMS_MAX_RETRIES: "1" },
+        log: () => undefined,
+      });
+      const checkpointFile = engine.checkpointFile();
+      const latest = () => (JSON.parse(readFileSync(checkpointFile, "utf8")) as Checkpoint).checkpoint.latest ?? {};
+      const pending = () => latest().pending_operations ?? [];
+      const recorded = () => (latest().resources ?? []).filter((resource) => resource.custom);
+
+      running.faults.set(faultsFor(seed));
+      const up = await untilItSucceeds(() => engine.up(), MAX_RUNS);
+      const upFaults = running.faults.stats();
+      const afterUp = census(dbFile, recorded(), fixtures);
+      const pendingAfterUp = pending();
+
+      running.faults.set(undefined);
+      const refreshed = await engine.refresh();
+      writes.length = 0;
+      const again = await engine.up();
+      const writesAgain = [...writes];
+
+      running.faults.set(faultsFor(seed + 1));
+      const destroy = await untilItSucceeds(() => engine.destroy(), MAX_RUNS);
+      const destroyFaults = running.faults.stats();
+      const afterDestroy = census(dbFile, recorded(), fixtures);
+
+      process.stdout.write(
+        `cli chaos seed ${seed}: up converged in ${up.runs} run(s) (${upFaults.requests} requests: ${upFaults.error} 5xx, ` +
+          `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers, ${upFaults.delayed} delayed); ` +
+          `after up ${JSON.stringify(totals(afterUp))}; refresh ${JSON.stringify(refreshed.counts)}; ` +
+          `destroy in ${destroy.runs} run(s) (${destroyFaults.requests} requests: ${destroyFaults.lost} lost, ${destroyFaults.reset} resets, ` +
+          `${destroyFaults.error} 5xx); after destroy ${JSON.stringify(totals(afterDestroy))}; ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+      );
+      if (process.env.CHAOS_VERBOSE)
+        process.stdout.write(`${JSON.stringify(afterUp)}\n${up.errors.join("\n")}\n${destroy.errors.join("\n")}\n`);
+
+      // The faults really happened, lost answers included, and up did fail: otherwise this proves nothing.
+      expect(upFaults.lost).toBeGreaterThan(0);
+      expect(upFaults.error + upFaults.reset + upFaults.throttle).toBeGreaterThan(0);
+      expect(up.runs).toBeGreaterThan(1);
+      expect(afterUp).toEqual(everyKind({ live: COPIES, recorded: COPIES, duplicates: 0, orphans: 0, missing: 0 }));
+      expect(pendingAfterUp).toEqual([]);
+      expect(refreshed.counts.same + refreshed.counts.refresh).toBe(COPIES * 9);
+      expect(again.counts.same).toBe(COPIES * 9);
+      expect(writesAgain).toEqual([]);
+      expect(afterDestroy).toEqual(everyKind({ live: 0, recorded: 0, duplicates: 0, orphans: 0, missing: 0 }));
+      expect(pending()).toEqual([]);
+    }, 600_000);
+  },
+);

@@ -1,0 +1,160 @@
+/**
+ * The chaos scenario both engines are held to (test/testing/chaos.test.ts on LocalEngine,
+ * test/pulumi-cli/chaos.test.ts on the real CLI): the fixtures, a program of all nine kinds in `copies` copies,
+ * and the census that compares the objects live in the emulator's SQLite file with the resources a state records.
+ */
+import { DatabaseSync } from "node:sqlite";
+import type { RunningEmulator } from "../../src/emulator";
+import { EngineError } from "../../src/testing";
+
+export const FIXTURES = {
+  workspaces: [
+    {
+      name: "Chaos",
+      slug: "chaos",
+      apiKey: "gms_chaos_key",
+      apps: [
+        {
+          name: "Support",
+          actions: [
+            { name: "Draft reply", prompt: "Answer: {{question}}", model: "gpt-4o-mini" },
+            { name: "Draft reply (concise)", prompt: "Briefly: {{question}}", model: "gpt-4o-mini" },
+          ],
+        },
+      ],
+      contexts: [{ name: "Handbook" }],
+      skills: [{ name: "web-search", type: "web" }],
+    },
+  ],
+  evalTypes: [{ name: "Exact match" }],
+};
+
+/** Config: `copies` (a number) and the secret `openaiKey`. The lookups run under faults too. */
+export const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
+import * as gms from "pulumi-gms";
+
+const config = new pulumi.Config();
+const copies = config.requireNumber("copies");
+const key = config.requireSecret("openaiKey");
+const draft = gms.getActionOutput({ app: "Support", name: "Draft reply" });
+const concise = gms.getActionOutput({ app: "Support", name: "Draft reply (concise)" });
+const exactMatch = gms.getEvalTypeOutput({ name: "Exact match" });
+const handbook = gms.getContextOutput({ name: "Handbook" });
+for (let i = 0; i < copies; i++) {
+  const app = new gms.App("app-" + i, { name: "chaos app " + i, description: "chaos" });
+  new gms.Workflow("flow-" + i, { name: "chaos flow " + i, app: app.id });
+  new gms.Dataset("dataset-" + i, { name: "chaos dataset " + i, description: null, app: app.id });
+  new gms.ProviderConnection("connection-" + i, { provider: "openai", key, name: "chaos connection " + i });
+  new gms.Model("model-" + i, { llm: "chaos-llm-" + i, provider: "openai", key });
+  new gms.Eval("eval-" + i, { name: "chaos eval " + i, action: draft.guid, evalTypes: [{ guid: exactMatch.guid }] });
+  new gms.Experiment("experiment-" + i, { name: "chaos experiment " + i, app: draft.app, primaryAction: draft.guid, secondaryAction: concise.guid });
+  new gms.Skill("skill-" + i, { name: "web-search", type: "web" });
+  new gms.ContextSource("source-" + i, { context: handbook.guid, url: "https://docs.example.com/chaos/" + i + ".md" });
+}
+`;
+
+/** Each kind's table and the column that tells its objects apart (Skills all copy the one configured name). */
+export const KINDS = {
+  App: { table: "apps", identity: "name" },
+  Workflow: { table: "workflows", identity: "name" },
+  Dataset: { table: "datasets", identity: "name" },
+  ProviderConnection: { table: "providers", identity: "name" },
+  Model: { table: "models", identity: "llm" },
+  Eval: { table: "evals", identity: "name" },
+  Experiment: { table: "experiments", identity: "name" },
+  Skill: { table: "skills", identity: "guid" },
+  ContextSource: { table: "context_sources", identity: "url" },
+} as const;
+export type KindName = keyof typeof KINDS;
+
+export interface Census {
+  /** Live objects of the kind (the fixtures' left out). */
+  live: number;
+  /** Resources of the kind the state holds. */
+  recorded: number;
+  duplicates: number;
+  /** Live objects no resource of the state records. */
+  orphans: number;
+  /** IDs the state records that no live object has (placeholders of unsettled creates included). */
+  missing: number;
+  /** Those resources, as `<name> <id>`, so that a failure names them. */
+  missingResources: string[];
+}
+
+/** A resource as a state records it (LocalEngine's state file, or the custom resources of a CLI checkpoint). */
+export interface RecordedResource {
+  urn: string;
+  type: string;
+  id?: string;
+}
+
+/** The GUIDs of everything the fixtures made (the App that owns the Actions, the configured Skill, ...): not the program's. */
+export function fixtureGuids(emulator: RunningEmulator): Set<string> {
+  return new Set(
+    Object.values(KINDS).flatMap(({ table }) =>
+      emulator.store.db.all<{ guid: string }>(`SELECT guid FROM ${table}`).map((row) => row.guid),
+    ),
+  );
+}
+
+/** Live objects per kind, counted straight in the emulator's database, compared with the resources a state records. */
+export function census(dbFile: string, resources: RecordedResource[], fixtures: Set<string>): Record<KindName, Census> {
+  const db = new DatabaseSync(dbFile, { readOnly: true });
+  try {
+    const result = {} as Record<KindName, Census>;
+    for (const [kind, { table, identity }] of Object.entries(KINDS) as [KindName, (typeof KINDS)[KindName]][]) {
+      const rows = (
+        db.prepare(`SELECT guid, ${identity} AS identity FROM ${table} WHERE deleted_at IS NULL`).all() as {
+          guid: string;
+          identity: string;
+        }[]
+      ).filter((row) => !fixtures.has(row.guid));
+      const ofKind = resources.filter((resource) => resource.type.endsWith(`gms:${kind}`));
+      const recorded = new Set(ofKind.map((resource) => resource.id ?? ""));
+      const missing = ofKind.filter((resource) => !rows.some((row) => row.guid === resource.id));
+      const identities = rows.map((row) => row.identity);
+      result[kind] = {
+        live: rows.length,
+        recorded: ofKind.length,
+        duplicates: identities.length - new Set(identities).size,
+        orphans: rows.filter((row) => !recorded.has(row.guid)).length,
+        missing: missing.length,
+        missingResources: missing.map((resource) => `${resource.urn.slice(resource.urn.lastIndexOf("::") + 2)} ${resource.id}`),
+      };
+    }
+    return result;
+  } finally {
+    db.close();
+  }
+}
+
+/** The census of every kind expected to be `counts` with no resource missing. */
+export const everyKind = (counts: Omit<Census, "missingResources">): Record<string, Census> =>
+  Object.fromEntries(Object.keys(KINDS).map((kind) => [kind, { ...counts, missingResources: [] as string[] }])) as Record<string, Census>;
+
+export const totals = (counts: Record<KindName, Census>) =>
+  Object.values(counts).reduce(
+    (sum, each: Census) => ({
+      live: sum.live + each.live,
+      recorded: sum.recorded + each.recorded,
+      duplicates: sum.duplicates + each.duplicates,
+      orphans: sum.orphans + each.orphans,
+      missing: sum.missing + each.missing,
+    }),
+    { live: 0, recorded: 0, duplicates: 0, orphans: 0, missing: 0 },
+  );
+
+/** Runs the operation until it succeeds (an EngineError is a failed run), at most `maxRuns` times. */
+export async function untilItSucceeds(operation: () => Promise<unknown>, maxRuns: number): Promise<{ runs: number; errors: string[] }> {
+  const errors: string[] = [];
+  for (let run = 1; run <= maxRuns; run++) {
+    try {
+      await operation();
+      return { runs: run, errors };
+    } catch (error) {
+      if (!(error instanceof EngineError)) throw error;
+      errors.push(error.message);
+    }
+  }
+  throw new Error(`still failing after ${maxRuns} runs:\n${errors.join("\n")}`);
+}
