@@ -14,7 +14,8 @@
  * Prints figures only: timings are never pass/fail.
  * Each figure is the median of a few rounds (3 by default), a round measuring the floors and the engine in
  * turn, so that a slow spell of a shared machine weighs on both sides of a ratio alike.
- *   npm run bench:engine   (or: node test/bench/engine.mts [N,N,...] [parallel] [rounds])
+ *   npm run bench   (or: node test/bench/engine.mts [N,N,...] [parallel] [rounds])
+ * test/bench/cli.mts imports its helpers (the emulator, the floor, LocalEngine's runs) to set the real Pulumi CLI beside them.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -26,13 +27,10 @@ import { Pool } from "undici";
 import { LocalEngine, installPackageCopy } from "../../dist/testing/index.js";
 import { childEnv } from "../../dist/testing/program-process.js";
 
-const SIZES = (process.argv[2] ?? "100,300").split(",").map(Number);
-const PARALLEL = Number(process.argv[3] ?? 10);
-const ROUNDS = Number(process.argv[4] ?? 3);
-const KEY = "gms_bench_engine_key";
+export const KEY = "gms_bench_engine_key";
 const root = join(import.meta.dirname, "..", "..");
 
-async function startEmulator(dir: string): Promise<{ url: string; child: ChildProcess }> {
+export async function startEmulator(dir: string): Promise<{ url: string; child: ChildProcess }> {
   const fixtures = join(dir, "fixtures.json");
   writeFileSync(fixtures, JSON.stringify({ workspaces: [{ name: "Bench", slug: "bench", apiKey: KEY, limits: { apps: 1_000_000 } }] }));
   const child = spawn(
@@ -47,10 +45,10 @@ async function startEmulator(dir: string): Promise<{ url: string; child: ChildPr
   throw new Error("the emulator exited before listening");
 }
 
-const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9;
+export const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9;
 
 /** `count` calls of `call(i)`, `inFlight` at a time; seconds taken. */
-async function timed(count: number, inFlight: number, call: (i: number) => Promise<void>): Promise<number> {
+export async function timed(count: number, inFlight: number, call: (i: number) => Promise<void>): Promise<number> {
   let next = 0;
   const started = process.hrtime.bigint();
   await Promise.all(
@@ -62,7 +60,7 @@ async function timed(count: number, inFlight: number, call: (i: number) => Promi
 }
 
 /** The raw floor: the requests an operation on N Apps must make, with undici alone. */
-async function floor(url: string, n: number, inFlight: number, tag: string) {
+export async function floor(url: string, n: number, inFlight: number, tag: string) {
   const pool = new Pool(new URL(url).origin, { connections: Math.max(inFlight, 1) });
   const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
   const base = new URL(url).pathname.replace(/\/$/, "");
@@ -121,7 +119,7 @@ await Promise.all(apps.map((app) => new Promise((resolve) => app.id.apply(resolv
   return seconds(started);
 }
 
-async function engineRun(url: string, n: number, parallel: number) {
+export async function engineRun(url: string, n: number, parallel: number) {
   const dir = mkdtempSync(join(tmpdir(), "gms-bench-engine-"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "bench-program", private: true, type: "module" }));
   installPackageCopy(dir);
@@ -149,16 +147,16 @@ async function engineRun(url: string, n: number, parallel: number) {
   return { up, noop, destroy, sdk };
 }
 
-const ms = (value: number) => `${(value * 1000).toFixed(0).padStart(6)} ms`;
-const ratio = (value: number, base: number) => `${(value / base).toFixed(2).padStart(6)}x`;
+export const ms = (value: number) => `${(value * 1000).toFixed(0).padStart(6)} ms`;
+export const ratio = (value: number, base: number) => `${(value / base).toFixed(2).padStart(6)}x`;
 const kb = (bytes: number | undefined) => (bytes === undefined ? "       ?" : `${(bytes / 1024).toFixed(1).padStart(7)} KB`);
 
-type Operation = { seconds: number; bytes?: number };
-type EngineRun = Awaited<ReturnType<typeof engineRun>>;
-type Floor = Awaited<ReturnType<typeof floor>>;
+export type Operation = { seconds: number; bytes?: number };
+export type EngineRun = Awaited<ReturnType<typeof engineRun>>;
+export type Floor = Awaited<ReturnType<typeof floor>>;
 
 /** The median of each figure over the rounds (the bytes written are the same in every round). */
-function median<T extends Record<string, Operation | number>>(rounds: T[]): T {
+export function median<T extends Record<string, Operation | number>>(rounds: T[]): T {
   const middle = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const result: Record<string, Operation | number> = {};
   for (const key of Object.keys(rounds[0]!)) {
@@ -171,55 +169,60 @@ function median<T extends Record<string, Operation | number>>(rounds: T[]): T {
   return result as T;
 }
 
-const dir = mkdtempSync(join(tmpdir(), "gms-bench-"));
-const { url, child } = await startEmulator(dir);
-try {
-  console.log(
-    `LocalEngine vs raw undici (emulator in its own process; engine parallel=${PARALLEL}, concurrent floor ${PARALLEL} in flight; ` +
-      `median of ${ROUNDS} rounds, each measuring the floors and the engine in turn, so a slow spell of the machine moves both)`,
-  );
-  const empties: EngineRun[] = [];
-  const runs = new Map(SIZES.map((n) => [n, { sequential: [] as Floor[], concurrent: [] as Floor[], engine: [] as EngineRun[] }]));
-  for (let round = 0; round < ROUNDS; round++) {
-    empties.push(await engineRun(url, 0, PARALLEL));
+async function main(SIZES: number[], PARALLEL: number, ROUNDS: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "gms-bench-"));
+  const { url, child } = await startEmulator(dir);
+  try {
+    console.log(
+      `LocalEngine vs raw undici (emulator in its own process; engine parallel=${PARALLEL}, concurrent floor ${PARALLEL} in flight; ` +
+        `median of ${ROUNDS} rounds, each measuring the floors and the engine in turn, so a slow spell of the machine moves both)`,
+    );
+    const empties: EngineRun[] = [];
+    const runs = new Map(SIZES.map((n) => [n, { sequential: [] as Floor[], concurrent: [] as Floor[], engine: [] as EngineRun[] }]));
+    for (let round = 0; round < ROUNDS; round++) {
+      empties.push(await engineRun(url, 0, PARALLEL));
+      for (const n of SIZES) {
+        const of = runs.get(n)!;
+        of.sequential.push(await floor(url, n, 1, `seq ${n} ${round}`));
+        of.concurrent.push(await floor(url, n, PARALLEL, `par ${n} ${round}`));
+        of.engine.push(await engineRun(url, n, PARALLEL));
+      }
+    }
+    const empty = median(empties);
+    console.log(
+      `fixed cost: up of an empty program ${ms(empty.up.seconds)}, no-op ${ms(empty.noop.seconds)}, destroy ${ms(empty.destroy.seconds)}` +
+        ` (the empty program alone under the SDK's mocks ${ms(empty.sdk)})`,
+    );
     for (const n of SIZES) {
       const of = runs.get(n)!;
-      of.sequential.push(await floor(url, n, 1, `seq ${n} ${round}`));
-      of.concurrent.push(await floor(url, n, PARALLEL, `par ${n} ${round}`));
-      of.engine.push(await engineRun(url, n, PARALLEL));
-    }
-  }
-  const empty = median(empties);
-  console.log(
-    `fixed cost: up of an empty program ${ms(empty.up.seconds)}, no-op ${ms(empty.noop.seconds)}, destroy ${ms(empty.destroy.seconds)}` +
-      ` (the empty program alone under the SDK's mocks ${ms(empty.sdk)})`,
-  );
-  for (const n of SIZES) {
-    const of = runs.get(n)!;
-    const [sequential, concurrent, engine] = [median(of.sequential), median(of.concurrent), median(of.engine)];
-    console.log(`N=${n}`);
-    const row = (name: string, value: Operation, seq: number, par: number) =>
+      const [sequential, concurrent, engine] = [median(of.sequential), median(of.concurrent), median(of.engine)];
+      console.log(`N=${n}`);
+      const row = (name: string, value: Operation, seq: number, par: number) =>
+        console.log(
+          `  ${name.padEnd(8)} engine ${ms(value.seconds)}  floor seq ${ms(seq)} ${ratio(value.seconds, seq)}  ` +
+            `floor x${PARALLEL} ${ms(par)} ${ratio(value.seconds, par)}  state written ${kb(value.bytes)}`,
+        );
+      row("up", engine.up, sequential.create, concurrent.create);
+      row("no-op up", engine.noop, sequential.read, concurrent.read);
+      row("destroy", engine.destroy, sequential.remove, concurrent.remove);
       console.log(
-        `  ${name.padEnd(8)} engine ${ms(value.seconds)}  floor seq ${ms(seq)} ${ratio(value.seconds, seq)}  ` +
-          `floor x${PARALLEL} ${ms(par)} ${ratio(value.seconds, par)}  state written ${kb(value.bytes)}`,
+        `  the SDK alone (the program under the SDK's own mocks, one process) ${ms(engine.sdk)}: ` +
+          `up ${ratio(engine.up.seconds, engine.sdk).trim()} of it, no-op up ${ratio(engine.noop.seconds, engine.sdk).trim()}`,
       );
-    row("up", engine.up, sequential.create, concurrent.create);
-    row("no-op up", engine.noop, sequential.read, concurrent.read);
-    row("destroy", engine.destroy, sequential.remove, concurrent.remove);
-    console.log(
-      `  the SDK alone (the program under the SDK's own mocks, one process) ${ms(engine.sdk)}: ` +
-        `up ${ratio(engine.up.seconds, engine.sdk).trim()} of it, no-op up ${ratio(engine.noop.seconds, engine.sdk).trim()}`,
-    );
-    // Where a ratio comes from: the operation's fixed cost (the program process and the provider host loading
-    // the SDK), then a cost per resource next to the sequential floor's cost per request.
-    const per = (name: string, value: Operation, fixed: Operation, seq: number) =>
-      `${name} ${(((value.seconds - fixed.seconds) * 1000) / n).toFixed(2)} ms (floor ${((seq * 1000) / n).toFixed(2)})`;
-    console.log(
-      `  per resource beyond the fixed cost: ${per("up", engine.up, empty.up, sequential.create)}, ` +
-        `${per("no-op", engine.noop, empty.noop, sequential.read)}, ${per("destroy", engine.destroy, empty.destroy, sequential.remove)}`,
-    );
+      // Where a ratio comes from: the operation's fixed cost (the program process and the provider host loading
+      // the SDK), then a cost per resource next to the sequential floor's cost per request.
+      const per = (name: string, value: Operation, fixed: Operation, seq: number) =>
+        `${name} ${(((value.seconds - fixed.seconds) * 1000) / n).toFixed(2)} ms (floor ${((seq * 1000) / n).toFixed(2)})`;
+      console.log(
+        `  per resource beyond the fixed cost: ${per("up", engine.up, empty.up, sequential.create)}, ` +
+          `${per("no-op", engine.noop, empty.noop, sequential.read)}, ${per("destroy", engine.destroy, empty.destroy, sequential.remove)}`,
+      );
+    }
+  } finally {
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
   }
-} finally {
-  child.kill();
-  rmSync(dir, { recursive: true, force: true });
 }
+
+if (import.meta.main)
+  await main((process.argv[2] ?? "100,300").split(",").map(Number), Number(process.argv[3] ?? 10), Number(process.argv[4] ?? 3));

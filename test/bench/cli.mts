@@ -1,0 +1,186 @@
+/**
+ * The real Pulumi CLI against LocalEngine and the raw floor, from one run:
+ * - `up`, no-op `up` and `destroy` of N Apps (N = 100 and 300 by default) through the real CLI
+ *   (PulumiCliEngine: the Automation API's inline program, the CLI's engine, its dynamic-provider host),
+ *   through LocalEngine, and as the same API calls made directly with undici (one after another and
+ *   `parallel` in flight), with the ratios;
+ * - the same count of a trivial `pulumi.dynamic.Resource` through the CLI, whose provider's create returns at
+ *   once (no HTTP, no diff, no delete): what the CLI's engine, the SDK and the dynamic-provider host cost with
+ *   no provider work at all. What the Apps cost beyond it is this package's provider and the service's calls
+ *   (whose floor is shown), so that the provider's share of the CLI time is separable from the engine's;
+ * - the Apps through the CLI with PULUMI_SKIP_CHECKPOINTS=true: the file backend then writes no checkpoint after each
+ *   step (only at the end), which shows what those writes (the whole state each time, so N² bytes) cost;
+ * - the fixed cost of a CLI operation: the same operations on a program that declares nothing.
+ * The CLI runs with `--parallel` as LocalEngine (10 by default). The emulator runs in its own process.
+ * Prints figures only: timings are never pass/fail. Each figure is the median of a few rounds (3 by default),
+ * a round measuring everything in turn, so that a slow spell of a shared machine weighs on both sides of a
+ * ratio alike. Without a CLI (`npm run pulumi:install` builds one) it prints why its figures are skipped.
+ *   npm run bench   (or: node test/bench/cli.mts [N,N,...] [parallel] [rounds])
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type PulumiCli, PulumiCliEngine, findPulumiCli, installPackageCopy } from "../../dist/testing/index.js";
+import type * as EngineBench from "./engine.mts";
+
+// engine.mts's helpers (it runs its own bench only as the entry point). A type-only import may name the .mts
+// file; the module itself is imported by a path TypeScript does not resolve, as Node strips the types at run time.
+const engineBench = "./engine.mts";
+const { KEY, engineRun, floor, median, ms, ratio, seconds, startEmulator } = (await import(engineBench)) as typeof EngineBench;
+type EngineRun = EngineBench.EngineRun;
+type Floor = EngineBench.Floor;
+type Operation = EngineBench.Operation;
+
+const SIZES = (process.argv[2] ?? "100,300").split(",").map(Number);
+const PARALLEL = Number(process.argv[3] ?? 10);
+const ROUNDS = Number(process.argv[4] ?? 3);
+
+/** What the CLI runs: N Apps of this package, or N trivial dynamic resources. */
+type Program = "apps" | "trivial";
+
+function programText(program: Program, n: number): string {
+  if (program === "apps")
+    return `import * as gms from "pulumi-gms";
+for (let i = 0; i < ${n}; i++) new gms.App(\`app-\${i}\`, { name: \`bench \${i}\`, description: "bench" });
+`;
+  return `import * as pulumi from "@pulumi/pulumi";
+const provider: pulumi.dynamic.ResourceProvider = {
+  async create(inputs) {
+    return { id: inputs.name, outs: inputs };
+  },
+};
+class Trivial extends pulumi.dynamic.Resource {
+  constructor(name: string, args: { name: string; description: string }) {
+    super(provider, name, args);
+  }
+}
+for (let i = 0; i < ${n}; i++) new Trivial(\`app-\${i}\`, { name: \`bench \${i}\`, description: "bench" });
+`;
+}
+
+/** `up`, no-op `up` and `destroy` of the program through the real CLI; each checked to have done what it should. */
+async function cliRun(cli: PulumiCli, url: string, program: Program, n: number, parallel: number, env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "gms-bench-cli-"));
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "bench-cli-program", private: true, type: "module" }));
+  installPackageCopy(dir);
+  writeFileSync(join(dir, "index.ts"), programText(program, n));
+  const engine = new PulumiCliEngine({
+    cli,
+    programDir: dir,
+    stateDir: join(dir, "state"),
+    project: "bench",
+    stack: "dev",
+    config: { "gms:baseUrl": url, "gms:apiKey": { secret: KEY } },
+    secretsPassphrase: "bench",
+    parallel,
+    env,
+    log: () => undefined,
+  });
+  const measure = async (operation: "up" | "destroy", expected: "create" | "same" | "delete"): Promise<Operation> => {
+    const started = process.hrtime.bigint();
+    const result = await engine[operation]();
+    const taken = seconds(started);
+    if (result.counts[expected] !== n) throw new Error(`${program} N=${n}: ${operation} gave ${JSON.stringify(result.counts)}`);
+    return { seconds: taken };
+  };
+  try {
+    return { up: await measure("up", "create"), noop: await measure("up", "same"), destroy: await measure("destroy", "delete") };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+type CliRun = Awaited<ReturnType<typeof cliRun>>;
+
+const lookup = findPulumiCli();
+if (!lookup.found) {
+  console.log(`Pulumi CLI figures skipped: ${lookup.reason}`);
+} else {
+  const { cli } = lookup;
+  const dir = mkdtempSync(join(tmpdir(), "gms-bench-cli-"));
+  const { url, child } = await startEmulator(dir);
+  try {
+    console.log(
+      `The real Pulumi CLI ${cli.version} (${cli.bin}) vs LocalEngine vs raw undici (emulator in its own process; ` +
+        `CLI --parallel ${PARALLEL}, LocalEngine parallel=${PARALLEL}, concurrent floor ${PARALLEL} in flight; median of ${ROUNDS} rounds, ` +
+        `each measuring everything in turn)`,
+    );
+    const empties: CliRun[] = [];
+    const runs = new Map(
+      SIZES.map((n) => [
+        n,
+        {
+          sequential: [] as Floor[],
+          concurrent: [] as Floor[],
+          local: [] as EngineRun[],
+          apps: [] as CliRun[],
+          trivial: [] as CliRun[],
+          unsaved: [] as CliRun[],
+        },
+      ]),
+    );
+    for (let round = 0; round < ROUNDS; round++) {
+      empties.push(await cliRun(cli, url, "apps", 0, PARALLEL));
+      for (const n of SIZES) {
+        const of = runs.get(n)!;
+        of.sequential.push(await floor(url, n, 1, `cli seq ${n} ${round}`));
+        of.concurrent.push(await floor(url, n, PARALLEL, `cli par ${n} ${round}`));
+        of.local.push(await engineRun(url, n, PARALLEL));
+        of.apps.push(await cliRun(cli, url, "apps", n, PARALLEL));
+        of.trivial.push(await cliRun(cli, url, "trivial", n, PARALLEL));
+        of.unsaved.push(await cliRun(cli, url, "apps", n, PARALLEL, { PULUMI_SKIP_CHECKPOINTS: "true" }));
+      }
+    }
+    const empty = median(empties);
+    console.log(
+      `CLI fixed cost (a program that declares nothing): up ${ms(empty.up.seconds)}, no-op ${ms(empty.noop.seconds)}, ` +
+        `destroy ${ms(empty.destroy.seconds)}`,
+    );
+    for (const n of SIZES) {
+      const of = runs.get(n)!;
+      const [sequential, concurrent, local, apps, trivial, unsaved] = [
+        of.sequential,
+        of.concurrent,
+        of.local,
+        of.apps,
+        of.trivial,
+        of.unsaved,
+      ].map((rounds) => median(rounds as Record<string, Operation | number>[])) as [Floor, Floor, EngineRun, CliRun, CliRun, CliRun];
+      console.log(`N=${n}`);
+      const rows: [string, "up" | "noop" | "destroy", keyof Floor][] = [
+        ["up", "up", "create"],
+        ["no-op up", "noop", "read"],
+        ["destroy", "destroy", "remove"],
+      ];
+      for (const [name, operation, request] of rows) {
+        const [cliApps, cliTrivial, localApps] = [apps[operation].seconds, trivial[operation].seconds, local[operation].seconds];
+        const [seq, par] = [sequential[request], concurrent[request]];
+        console.log(
+          `  ${name.padEnd(8)} CLI ${ms(cliApps)}  floor seq ${ms(seq)} ${ratio(cliApps, seq)}  floor x${PARALLEL} ${ms(par)} ` +
+            `${ratio(cliApps, par)}  LocalEngine ${ms(localApps)} (CLI ${ratio(cliApps, localApps).trim()} of it)`,
+        );
+        // The Apps beyond the trivial resources: this package's provider plus the HTTP calls (their floor beside it).
+        const share = cliApps - cliTrivial;
+        console.log(
+          `  ${"".padEnd(8)} CLI, trivial dynamic resource ${ms(cliTrivial)} (the engine, SDK and host alone; ` +
+            `${ratio(cliTrivial, cliApps).trim()} of the Apps' time); the Apps beyond it ${ms(share)} ` +
+            `(${((share * 1000) / n).toFixed(2)} ms per resource; the floor x${PARALLEL} ${ms(par)})`,
+        );
+        console.log(
+          `  ${"".padEnd(8)} CLI, the Apps with PULUMI_SKIP_CHECKPOINTS=true ${ms(unsaved[operation].seconds)} ` +
+            `(${ratio(unsaved[operation].seconds, cliApps).trim()} of the Apps' time; ` +
+            "the difference is the file backend writing the whole checkpoint after every step)",
+        );
+      }
+      const per = (name: string, value: Operation, fixed: Operation) =>
+        `${name} ${(((value.seconds - fixed.seconds) * 1000) / n).toFixed(2)} ms`;
+      console.log(
+        `  CLI per resource beyond its fixed cost: ${per("up", apps.up, empty.up)}, ${per("no-op", apps.noop, empty.noop)}, ` +
+          `${per("destroy", apps.destroy, empty.destroy)}; trivial: ${per("up", trivial.up, empty.up)}, ` +
+          `${per("no-op", trivial.noop, empty.noop)}, ${per("destroy", trivial.destroy, empty.destroy)}`,
+      );
+    }
+  } finally {
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
