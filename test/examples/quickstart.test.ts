@@ -13,11 +13,11 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectNothingOfTheQuickstart, serviceOf } from "./quickstart-service";
 import { typeCheckProgram, typeCheckScript } from "./type-check";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
-import { callOverHttp } from "../emulator/harness";
 import { type EngineResult, LocalEngine, UNKNOWN, installPackageCopy } from "../../src/testing";
 
 const ROOT = join(__dirname, "..", "..");
@@ -55,21 +55,16 @@ describe("examples/quickstart through the offline engine against the emulator", 
   let engine: LocalEngine;
   const requests: RequestLogEntry[] = [];
   const writes = () => requests.filter((entry) => entry.method !== "GET").map((entry) => `${entry.method} ${entry.path}`);
-  /** Every GUID the program's objects had, by resource name, to check each one is gone at the end. */
+  /** Every GUID the program's objects had, by kind, to check each one is gone at the end. */
   const seen = new Map<string, Set<string>>();
 
-  const api = (method: string, path: string, body?: unknown) => callOverHttp(emulator, method, path, body);
-  /** A list route's items, whether it answers a bare array or the `{data, ...}` envelope. */
-  const list = async (path: string): Promise<{ guid: string; name: string; [key: string]: unknown }[]> => {
-    const { status, body } = await api("GET", path);
-    expect(status, path).toBe(200);
-    return Array.isArray(body) ? body : body.data;
-  };
+  const { api, list } = serviceOf(() => emulator);
   const state = (): StateDocument => JSON.parse(readFileSync(join(work, "state", "dev.json"), "utf8"));
   const remember = () => {
     for (const resource of state().resources) {
-      if (!seen.has(resource.type)) seen.set(resource.type, new Set());
-      seen.get(resource.type)!.add(resource.id);
+      const kind = resource.type.split(":").pop()!;
+      if (!seen.has(kind)) seen.set(kind, new Set());
+      seen.get(kind)!.add(resource.id);
     }
   };
   const engineWith = (config: Record<string, string | { secret: string }> = {}) =>
@@ -254,34 +249,8 @@ describe("examples/quickstart through the offline engine against the emulator", 
     expect(order.indexOf("golden-answers")).toBeLessThan(order.indexOf("helpdesk"));
     expect(order.indexOf("triage")).toBeLessThan(order.indexOf("helpdesk"));
 
-    // Every list route of a kind the quickstart touched: only the fixtures' own objects are left.
-    expect((await list("/apps")).map((app) => app.name)).toEqual(["Support"]);
-    expect(await list("/providers")).toEqual([]);
-    expect(await list("/models")).toEqual([]);
-    expect(await list("/datasets")).toEqual([]);
-    expect(await list("/evals")).toEqual([]);
-    expect(await list("/experiments")).toEqual([]);
-    expect((await list("/skills")).map((skill) => skill.name)).toEqual(["web-search"]);
-    const workspace = (await api("GET", "/workspaces/current")).body as { guid: string };
-    const contexts = await list(`/workspaces/${workspace.guid}/context`);
-    expect(contexts.map((context) => context.name)).toEqual(["Handbook"]);
-    expect(await list(`/contexts/${contexts[0]!.guid}/context_sources`)).toEqual([]);
-    // And every object the program ever had (replaced ones included) answers 404 by GUID.
-    const routes: Record<string, (guid: string) => string> = {
-      App: (guid) => `/apps/${guid}`,
-      Workflow: (guid) => `/workflows/${guid}`,
-      ProviderConnection: (guid) => `/providers/${guid}`,
-      Model: (guid) => `/models/${guid}`,
-      Dataset: (guid) => `/datasets/${guid}`,
-      Eval: (guid) => `/evals/${guid}`,
-      Experiment: (guid) => `/experiments/${guid}`,
-      Skill: (guid) => `/skills/${guid}`,
-      ContextSource: (guid) => `/contexts/${contexts[0]!.guid}/context_sources/${guid}`,
-    };
-    expect([...seen.values()].reduce((sum, guids) => sum + guids.size, 0)).toBe(11);
-    for (const [type, guids] of seen) {
-      for (const guid of guids) expect((await api("GET", routes[type.split(":").pop()!]!(guid))).status, `${type} ${guid}`).toBe(404);
-    }
+    // Only the fixtures' own objects are left, and every object the program ever had (replaced ones included) answers 404.
+    await expectNothingOfTheQuickstart(() => emulator, seen, 11);
   });
 
   it("the example type-checks with its own tsconfig.json against the installed package", () => {

@@ -24,6 +24,7 @@ import {
   PROGRAM,
   type RecordedResource,
   census,
+  chaosStack,
   everyKind,
   fixtureGuids,
   totals,
@@ -66,23 +67,7 @@ describe.skipIf(cli === undefined).each(SEEDS)(
         void (entry.method !== "GET" && writes.push(`${entry.method} ${entry.path}`));
       const running = (emulator = await startEmulator({ db: dbFile, fixtures: FIXTURES, onRequestComplete }));
       const fixtures = fixtureGuids(running);
-      const engine = new PulumiCliEngine({
-        cli: cli!,
-        programDir: dir,
-        stateDir: join(dir, "state"),
-        project: "chaos",
-        stack: "dev",
-        config: {
-          "gms:baseUrl": running.url,
-          "gms:apiKey": { secret: running.apiKey },
-          copies: String(COPIES),
-          openaiKey: { secret: "sk-chaos-0c1e5b" },
-        },
-        secretsPassphrase: "chaos",
-        // Quick and few retries, so that steps do fail and only re-running converges.
-        env: { GMS_RETRY_BASE_DELAY_MS: "20", GMS_MAX_RETRIES: "1" },
-        log: () => undefined,
-      });
+      const engine = new PulumiCliEngine({ cli: cli!, programDir: dir, stateDir: join(dir, "state"), ...chaosStack(running, COPIES) });
       const checkpointFile = engine.checkpointFile();
       const latest = () => (JSON.parse(readFileSync(checkpointFile, "utf8")) as Checkpoint).checkpoint.latest ?? {};
       const pending = () => latest().pending_operations ?? [];

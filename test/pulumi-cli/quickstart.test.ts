@@ -17,7 +17,7 @@ import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { type CliResult, PulumiCliEngine, installPackageCopy } from "../../src/testing";
 import { readCheckpoint } from "../../src/testing/cli-engine";
-import { callOverHttp } from "../emulator/harness";
+import { expectNothingOfTheQuickstart, serviceOf } from "../examples/quickstart-service";
 import { cliName, pulumiCliFor } from "./harness";
 
 const ROOT = join(__dirname, "..", "..");
@@ -76,13 +76,7 @@ describe.skipIf(cli === undefined)(`examples/quickstart on the real Pulumi CLI a
   /** Every GUID the program's objects had, by kind, to check each one is gone at the end. */
   const seen = new Map<string, Set<string>>();
 
-  const api = (method: string, path: string, body?: unknown) => callOverHttp(emulator, method, path, body);
-  /** A list route's items, whether it answers a bare array or the `{data, ...}` envelope. */
-  const list = async (path: string): Promise<{ guid: string; name: string; [key: string]: unknown }[]> => {
-    const { status, body } = await api("GET", path);
-    expect(status, path).toBe(200);
-    return Array.isArray(body) ? body : body.data;
-  };
+  const { api, list } = serviceOf(() => emulator);
   /** The program's resources in the CLI's checkpoint (the stack and the provider left out). */
   const resources = (): CheckpointResource[] =>
     (
@@ -341,34 +335,9 @@ describe.skipIf(cli === undefined)(`examples/quickstart on the real Pulumi CLI a
       expect(order.indexOf("triage")).toBeLessThan(order.indexOf("helpdesk"));
       expect(writes().every((write) => write.startsWith("DELETE "))).toBe(true);
 
-      // Every list route of a kind the quickstart touched: only the fixtures' own objects are left.
-      expect((await list("/apps")).map((app) => app.name)).toEqual(["Support"]);
-      expect(await list("/providers")).toEqual([]);
-      expect(await list("/models")).toEqual([]);
-      expect(await list("/datasets")).toEqual([]);
-      expect(await list("/evals")).toEqual([]);
-      expect(await list("/experiments")).toEqual([]);
-      expect((await list("/skills")).map((skill) => skill.name)).toEqual(["web-search"]);
-      const workspace = (await api("GET", "/workspaces/current")).body as { guid: string };
-      const contexts = await list(`/workspaces/${workspace.guid}/context`);
-      expect(contexts.map((context) => context.name)).toEqual(["Handbook"]);
-      expect(await list(`/contexts/${contexts[0]!.guid}/context_sources`)).toEqual([]);
-      // And every object the program ever had (replaced and re-created ones included) answers 404 by GUID.
-      const routes: Record<string, (guid: string) => string> = {
-        App: (guid) => `/apps/${guid}`,
-        Workflow: (guid) => `/workflows/${guid}`,
-        ProviderConnection: (guid) => `/providers/${guid}`,
-        Model: (guid) => `/models/${guid}`,
-        Dataset: (guid) => `/datasets/${guid}`,
-        Eval: (guid) => `/evals/${guid}`,
-        Experiment: (guid) => `/experiments/${guid}`,
-        Skill: (guid) => `/skills/${guid}`,
-        ContextSource: (guid) => `/contexts/${contexts[0]!.guid}/context_sources/${guid}`,
-      };
-      expect([...seen.values()].reduce((sum, guids) => sum + guids.size, 0)).toBe(12);
-      for (const [kind, guids] of seen) {
-        for (const guid of guids) expect((await api("GET", routes[kind]!(guid))).status, `${kind} ${guid}`).toBe(404);
-      }
+      // Only the fixtures' own objects are left, and every object the program ever had (replaced and re-created ones
+      // included) answers 404.
+      await expectNothingOfTheQuickstart(() => emulator, seen, 12);
     },
     TIMEOUT,
   );

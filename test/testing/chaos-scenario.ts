@@ -53,6 +53,26 @@ for (let i = 0; i < copies; i++) {
 }
 `;
 
+/**
+ * The stack either engine runs the program as: the config, and quick and few retries so that steps do fail
+ * and only re-running converges.
+ */
+export function chaosStack(emulator: RunningEmulator, copies: number) {
+  return {
+    project: "chaos",
+    stack: "dev",
+    config: {
+      "gms:baseUrl": emulator.url,
+      "gms:apiKey": { secret: emulator.apiKey },
+      copies: String(copies),
+      openaiKey: { secret: "sk-chaos-0c1e5b" },
+    },
+    secretsPassphrase: "chaos",
+    env: { GMS_RETRY_BASE_DELAY_MS: "20", GMS_MAX_RETRIES: "1" },
+    log: () => undefined,
+  };
+}
+
 /** Each kind's table and the column that tells its objects apart (Skills all copy the one configured name). */
 export const KINDS = {
   App: { table: "apps", identity: "name" },

@@ -16,7 +16,17 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { LocalEngine, installPackageCopy } from "../../src/testing";
-import { FIXTURES, PROGRAM, type RecordedResource, census, everyKind, fixtureGuids, totals, untilItSucceeds } from "./chaos-scenario";
+import {
+  FIXTURES,
+  PROGRAM,
+  type RecordedResource,
+  census,
+  chaosStack,
+  everyKind,
+  fixtureGuids,
+  totals,
+  untilItSucceeds,
+} from "./chaos-scenario";
 
 const COPIES = Number(process.env.CHAOS_COPIES ?? 3);
 const SEEDS = (process.env.CHAOS_SEEDS ?? "11,23,47").split(",").map(Number);
@@ -43,22 +53,7 @@ describe.each(SEEDS)(`converging under injected faults: ${COPIES * 9} resources,
     const fixtures = fixtureGuids(running);
     const stateFile = join(dir, "state.json");
     const recorded = () => (JSON.parse(readFileSync(stateFile, "utf8")) as { resources: RecordedResource[] }).resources;
-    const engine = new LocalEngine({
-      programDir: dir,
-      stateFile,
-      project: "chaos",
-      stack: "dev",
-      config: {
-        "gms:baseUrl": running.url,
-        "gms:apiKey": { secret: running.apiKey },
-        copies: String(COPIES),
-        openaiKey: { secret: "sk-chaos-0c1e5b" },
-      },
-      secretsPassphrase: "chaos",
-      // Quick and few retries, so that steps do fail and only re-running converges.
-      env: { GMS_RETRY_BASE_DELAY_MS: "20", GMS_MAX_RETRIES: "1" },
-      log: () => undefined,
-    });
+    const engine = new LocalEngine({ programDir: dir, stateFile, ...chaosStack(running, COPIES) });
 
     running.faults.set(faultsFor(seed));
     const up = await untilItSucceeds(() => engine.up(), MAX_RUNS);
