@@ -21,7 +21,7 @@ import { EngineError } from "./errors";
 import { compiledTestingFile } from "./program-dir";
 import { changedKeys } from "./properties";
 import { type PulumiCli, cliEnvironment } from "./pulumi-cli";
-import type { EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
+import type { CliResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
 
 export interface CliEngineOptions extends Omit<EngineOptions, "stateFile"> {
   /** The CLI to run (`findPulumiCli`). */
@@ -57,9 +57,6 @@ export type CliDriverMessage =
   | { kind: "event"; event: EngineEvent }
   | { kind: "done"; outputs?: OutputMap }
   | { kind: "failed"; error: string };
-
-/** A CLI result: LocalEngine's, less `stateBytesWritten` (the CLI writes its own checkpoints). */
-export type CliResult = Omit<EngineResult, "stateBytesWritten">;
 
 export class PulumiCliEngine {
   constructor(readonly options: CliEngineOptions) {}
@@ -142,12 +139,18 @@ export class PulumiCliEngine {
         if (pending) log(pending);
         const result = resultFromEvents(operation, events, outcome?.kind === "done" ? outcome.outputs : undefined);
         if (outcome?.kind === "done" && code === 0) return resolvePromise(result);
-        const detail = outcome?.kind === "failed" ? outcome.error : stderr.trim() || `exit code ${code ?? signal}`;
+        // The engine's own error diagnostics say what failed; the Automation API's error repeats the whole output.
+        const diagnostics = errorDiagnostics(events);
+        const detail = diagnostics.length
+          ? diagnostics.join("; ")
+          : outcome?.kind === "failed"
+            ? outcome.error
+            : stderr.trim() || `exit code ${code ?? signal}`;
         const failure = new EngineError(
           failedSteps(events).length ? "STEP_FAILED" : "PROGRAM_FAILED",
           `pulumi ${operation} failed: ${detail}`,
         );
-        failure.result = { ...result, stateBytesWritten: 0 };
+        failure.result = result;
         reject(failure);
       });
     });
@@ -170,6 +173,16 @@ const STEP_OPS: Record<string, StepOp | undefined> = {
 /** Whether a step's resource is one LocalEngine records: a custom resource (no component, not the stack) that is not a provider. */
 const recorded = (metadata: StepEventMetadata) =>
   !metadata.type.startsWith("pulumi:providers:") && (metadata.new ?? metadata.old)?.custom === true;
+
+/** The engine's error diagnostics, `<resource name>: <message>`, less its summary line for the root stack ("update failed"). */
+function errorDiagnostics(events: EngineEvent[]): string[] {
+  return events.flatMap(({ diagnosticEvent: diagnostic }) => {
+    if (diagnostic?.severity !== "error" || !diagnostic.message.trim()) return [];
+    const name = diagnostic.urn ? diagnostic.urn.slice(diagnostic.urn.lastIndexOf("::") + 2) : undefined;
+    if (diagnostic.urn?.includes("::pulumi:pulumi:Stack::") && /^update failed\s*$/.test(diagnostic.message)) return [];
+    return [`${name ? `${name}: ` : ""}${diagnostic.message.trim()}`];
+  });
+}
 
 function failedSteps(events: EngineEvent[]): string[] {
   return events.flatMap((event) => (event.resOpFailedEvent ? [event.resOpFailedEvent.metadata.urn] : []));

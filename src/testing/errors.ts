@@ -1,5 +1,5 @@
 /** The one error class of the offline engine: a stable `name`, a string `code`, and the step results so far. */
-import type { EngineResult } from "./results";
+import type { CliResult, EngineResult } from "./results";
 
 export type EngineErrorCode =
   /** `check` reported failures; `failures` lists them. */
@@ -29,8 +29,8 @@ export class EngineError extends Error {
   override readonly name = "EngineError";
   /** Every check failure of the operation, when `code` is CHECK_FAILED. */
   failures: CheckFailure[] = [];
-  /** What the operation did before it failed (state is saved up to there). */
-  result?: EngineResult;
+  /** What the operation did before it failed (state is saved up to there); the real CLI's has no `stateBytesWritten`. */
+  result?: EngineResult | CliResult;
   /** Every failure when several steps failed (this error then sums them up); empty otherwise. */
   errors: EngineError[] = [];
 

@@ -10,7 +10,7 @@ export { ProviderHost, type CheckResult, type DiffResult, type HostOptions } fro
 export { formatPlan, formatStep, formatSummary } from "./plan";
 export { installPackageCopy } from "./program-dir";
 export { UNKNOWN } from "./properties";
-export type { EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
+export type { CliResult, EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
 export { StateFile, type ResourceState, type Snapshot } from "./state";
-export { PulumiCliEngine, type CliEngineOptions, type CliResult } from "./cli-engine";
+export { PulumiCliEngine, type CliEngineOptions } from "./cli-engine";
 export { findPulumiCli, cliEnvironment, type PulumiCli, type CliLookup } from "./pulumi-cli";

@@ -1,5 +1,5 @@
 /** Printing in the familiar `pulumi` form; secret values are never printed, unknown ones read `[unknown]`. */
-import type { EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
+import type { CliResult, EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
 import { UNKNOWN, isSecret } from "./properties";
 
 const SYMBOL: Record<StepOp, string> = {
@@ -44,7 +44,7 @@ export function formatStep(step: PlanStep, preview = false): string {
 }
 
 /** `Resources: 1 to create, 2 to update, 3 unchanged` (past tense after the operation ran). */
-export function formatSummary(result: EngineResult): string {
+export function formatSummary(result: CliResult): string {
   const order: StepOp[] = ["create", "update", "replace", "delete", "refresh", "read", "same"];
   const tense = result.operation === "preview" ? FUTURE : PAST;
   const parts = order.filter((op) => result.counts[op] > 0).map((op) => `${result.counts[op]} ${tense[op]}`);

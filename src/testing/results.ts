@@ -31,3 +31,6 @@ export interface EngineResult {
   /** Bytes of state the operation wrote (checkpoint journal and state file); 0 when nothing changed. */
   stateBytesWritten: number;
 }
+
+/** What the real Pulumi CLI's operation reports (`PulumiCliEngine`): the same, less `stateBytesWritten` (the CLI writes its own checkpoints). */
+export type CliResult = Omit<EngineResult, "stateBytesWritten">;

@@ -170,7 +170,9 @@ export const okGuid = ok.guid;
     );
     expect(failure).toBeInstanceOf(EngineError);
     expect((failure as EngineError).code).toBe("STEP_FAILED");
-    expect((failure as EngineError).message).toMatch(/^pulumi up failed: /);
+    // The engine's own diagnostic, naming the resource, rather than the whole output the CLI printed.
+    expect((failure as EngineError).message).toMatch(/^pulumi up failed: bad: Cannot create App "One too many": .*429/);
+    expect((failure as EngineError).message).not.toContain("Updating (dev)");
     const steps = (failure as EngineError).result?.steps.map((step) => `${step.op} ${step.name}`).sort();
     expect(steps).toEqual(["create bad", "create ok"]);
     await engine.destroy();

@@ -47,7 +47,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fixtures, type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { EngineError, type EngineResult, LocalEngine, PulumiCliEngine } from "../../src/testing";
-import type { CliResult } from "../../src/testing/cli-engine";
+import type { CliResult } from "../../src/testing";
 import { callOverHttp } from "../emulator/harness";
 import { numericId } from "../provider/fine-tune-fixture";
 import { cliName, makeProgramDir, pulumiCliFor } from "./harness";

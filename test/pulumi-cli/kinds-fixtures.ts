@@ -10,7 +10,7 @@ import { expect } from "vitest";
 import { type Fixtures, type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { type PulumiCli, PulumiCliEngine } from "../../src/testing";
-import type { CliResult } from "../../src/testing/cli-engine";
+import type { CliResult } from "../../src/testing";
 import type { PlanStep } from "../../src/testing/results";
 import { callOverHttp } from "../emulator/harness";
 import { makeProgramDir } from "./harness";

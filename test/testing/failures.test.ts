@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
-import { EngineError, type EngineResult, LocalEngine, installPackageCopy } from "../../src/testing";
+import { type CliResult, EngineError, LocalEngine, installPackageCopy } from "../../src/testing";
 import { callOverHttp } from "../emulator/harness";
 
-const steps = (result: EngineResult | undefined) => (result?.steps ?? []).map((step) => `${step.op} ${step.name}`);
+const steps = (result: CliResult | undefined) => (result?.steps ?? []).map((step) => `${step.op} ${step.name}`);
 
 describe("LocalEngine when steps fail", () => {
   let dir: string;
