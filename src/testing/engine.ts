@@ -43,7 +43,10 @@
  *   destroy deletes everything in reverse creation order; a resource read with the `id` option (`.get`) is
  *   read through the provider but, unlike the engine, not recorded;
  * - URNs are the engine's (`urn:pulumi:<stack>::<project>::<parent type$>type::name`, the root stack
- *   type left out); a duplicate URN fails the run.
+ *   type left out); a duplicate URN fails the run;
+ * - one `up`, `refresh` or `destroy` at a time per state file, as a Pulumi backend locks a stack: a second is
+ *   refused (LOCKED) naming the holder (lock.ts); unlike Pulumi's file backend, which wants `pulumi cancel`, a
+ *   lock left by a process of this machine that is gone is taken over.
  *
  * What it does not do: options other than `parent`, `dependsOn`, `deleteBeforeReplace`,
  * `additionalSecretOutputs` (and the ignored `customTimeouts`) are refused, not ignored: protect,
@@ -57,6 +60,7 @@ import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { type CheckFailure, EngineError } from "./errors";
 import { ProviderHost, ResourceInitError } from "./host";
+import { StateLock } from "./lock";
 import { Limiter, OrderedSteps } from "./parallel";
 import { formatHeader, formatOutputs, formatStep, formatSummary } from "./plan";
 import { type ProgramMessage, ProgramProcess, childEnv } from "./program-process";
@@ -119,8 +123,22 @@ export class LocalEngine {
     operation: Operation,
     run: (deployment: Deployment, program: ProgramProcess | undefined) => Promise<void>,
   ): Promise<EngineResult> {
+    const log = this.options.log ?? ((line: string) => console.log(line));
+    // One operation at a time per state file, taken before anything starts; preview only reads the state.
+    const lock = operation === "preview" ? undefined : StateLock.acquire(resolve(this.options.stateFile), operation, log);
+    try {
+      return await this.operateLocked(operation, run, log);
+    } finally {
+      lock?.release();
+    }
+  }
+
+  private async operateLocked(
+    operation: Operation,
+    run: (deployment: Deployment, program: ProgramProcess | undefined) => Promise<void>,
+    log: (line: string) => void,
+  ): Promise<EngineResult> {
     const { options } = this;
-    const log = options.log ?? ((line: string) => console.log(line));
     const limiter = new Limiter(options.parallel ?? UNBOUNDED);
     const passphrase = options.secretsPassphrase ?? options.env?.PULUMI_CONFIG_PASSPHRASE ?? process.env.PULUMI_CONFIG_PASSPHRASE;
     const config = stackConfig(options);

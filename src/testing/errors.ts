@@ -17,7 +17,9 @@ export type EngineErrorCode =
   /** The passphrase does not open the state file's secrets. */
   | "BAD_PASSPHRASE"
   /** The state file is not one this engine wrote. */
-  | "BAD_STATE";
+  | "BAD_STATE"
+  /** Another operation holds the state file's lock (`up`, `refresh` and `destroy` take it). */
+  | "LOCKED";
 
 export interface CheckFailure {
   urn: string;
