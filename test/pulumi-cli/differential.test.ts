@@ -448,23 +448,13 @@ describe.skipIf(!cli)(`LocalEngine and ${cliName(cli)}, differentially`, () => {
     TIMEOUT,
   );
 
-  it(
-    "a refused create with a removed resource, the CLI without --continue-on-error: neither deletes the removed Experiment (PINNED 3)",
-    async () => {
-      const { outcomes, differences } = await both(stage(3, "sk-spare-second", "up"));
-      expect(outcomes.local.error?.message).toMatch(failureMessage);
-      expect(outcomes.cli.error).toBeInstanceOf(EngineError);
-      expect(withoutOutputsOfFailedUp(outcomes, differences)).toEqual([refusedStepShownByCli]);
-      for (const side of ["local", "cli"] as const)
-        expect(stateOf(side).resources.map((resource) => resource.urn)).toContain(`${U}Experiment::concise`);
-    },
-    TIMEOUT,
-  );
-
-  it(
-    "the same with --continue-on-error: both programs fail on the refused registration, neither deletes the Experiment (FIXED 2)",
-    async () => {
-      const { outcomes, differences } = await both(stage(4, "sk-spare-second", "up", true));
+  it.each([
+    { number: 3, continueOnError: false, title: "without --continue-on-error (PINNED 3)" },
+    { number: 4, continueOnError: true, title: "with --continue-on-error: both programs fail on the refused registration (FIXED 2)" },
+  ])(
+    "a refused create with a removed resource, $title: neither deletes the removed Experiment",
+    async ({ number, continueOnError }) => {
+      const { outcomes, differences } = await both(stage(number, "sk-spare-second", "up", continueOnError));
       expect(outcomes.local.error?.message).toMatch(failureMessage);
       expect(outcomes.cli.error).toBeInstanceOf(EngineError);
       expect(withoutOutputsOfFailedUp(outcomes, differences)).toEqual([refusedStepShownByCli]);
