@@ -2,9 +2,34 @@
  * The quickstart's objects as the service shows them, for the suites that run it on either engine
  * (test/examples/quickstart.test.ts on LocalEngine, test/pulumi-cli/quickstart.test.ts on the real CLI).
  */
+import { cpSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect } from "vitest";
-import type { RunningEmulator } from "../../src/emulator";
+import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import type { RequestLogEntry } from "../../src/emulator/server";
+import { installPackageCopy } from "../../src/testing";
 import { callOverHttp } from "../emulator/harness";
+
+export const QUICKSTART = join(__dirname, "..", "..", "examples", "quickstart");
+
+/**
+ * A copy of examples/quickstart in a fresh folder (`work/quickstart`) with the built package installed as a
+ * copy, and the emulator on a SQLite file there, seeded with the example's fixtures, logging into `requests`.
+ */
+export async function startQuickstart(prefix: string, requests: RequestLogEntry[]) {
+  const work = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const programDir = join(work, "quickstart");
+  cpSync(QUICKSTART, programDir, { recursive: true, filter: (source) => !source.startsWith(join(QUICKSTART, "node_modules")) });
+  installPackageCopy(programDir);
+  const emulator = await startEmulator({
+    port: 0,
+    db: join(work, "gms.db"),
+    fixtures: join(QUICKSTART, "fixtures.yaml"),
+    onRequestComplete: (entry) => requests.push(entry),
+  });
+  return { work, programDir, emulator };
+}
 
 export type ListItem = { guid: string; name: string; [key: string]: unknown };
 

@@ -8,21 +8,19 @@
  * type-checks with its own tsconfig, and `npm run demo`'s script runs to the end.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectNothingOfTheQuickstart, serviceOf } from "./quickstart-service";
+import { expectNothingOfTheQuickstart, serviceOf, startQuickstart } from "./quickstart-service";
 import { typeCheckProgram, typeCheckScript } from "./type-check";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
-import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
-import { type EngineResult, LocalEngine, UNKNOWN, installPackageCopy } from "../../src/testing";
+import { type EngineResult, LocalEngine, UNKNOWN } from "../../src/testing";
 
 const ROOT = join(__dirname, "..", "..");
 const cli = pulumiCliFor("test/examples/quickstart.test.ts");
-const QUICKSTART = join(ROOT, "examples", "quickstart");
 const PASSPHRASE = "quickstart test passphrase";
 const FIRST_KEY = "sk-test-first-0001";
 const ROTATED_KEY = "sk-test-rotated-0002";
@@ -74,16 +72,7 @@ describe("examples/quickstart through the offline engine against the emulator", 
     });
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), "gms-quickstart-"));
-    programDir = join(work, "quickstart");
-    cpSync(QUICKSTART, programDir, { recursive: true, filter: (source) => !source.startsWith(join(QUICKSTART, "node_modules")) });
-    installPackageCopy(programDir);
-    emulator = await startEmulator({
-      port: 0,
-      db: join(work, "gms.db"),
-      fixtures: join(QUICKSTART, "fixtures.yaml"),
-      onRequestComplete: (entry) => requests.push(entry),
-    });
+    ({ work, programDir, emulator } = await startQuickstart("gms-quickstart", requests));
     engine = new LocalEngine({
       programDir,
       stateFile: join(work, "state", "dev.json"),

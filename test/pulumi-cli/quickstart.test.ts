@@ -9,19 +9,16 @@
  * with the reason printed (required under CI=true: test/pulumi-cli/harness.ts).
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import type { RunningEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
-import { type CliResult, PulumiCliEngine, installPackageCopy } from "../../src/testing";
+import { type CliResult, PulumiCliEngine } from "../../src/testing";
 import { readCheckpoint } from "../../src/testing/cli-engine";
-import { expectNothingOfTheQuickstart, serviceOf } from "../examples/quickstart-service";
+import { expectNothingOfTheQuickstart, serviceOf, startQuickstart } from "../examples/quickstart-service";
 import { cliName, pulumiCliFor } from "./harness";
 
-const ROOT = join(__dirname, "..", "..");
-const QUICKSTART = join(ROOT, "examples", "quickstart");
 const PASSPHRASE = "quickstart cli test passphrase";
 const FIRST_KEY = "sk-cli-test-first-0001";
 const ROTATED_KEY = "sk-cli-test-rotated-0002";
@@ -100,16 +97,7 @@ describe.skipIf(cli === undefined)(`examples/quickstart on the real Pulumi CLI a
   };
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), "gms-cli-quickstart-"));
-    programDir = join(work, "quickstart");
-    cpSync(QUICKSTART, programDir, { recursive: true, filter: (source) => !source.startsWith(join(QUICKSTART, "node_modules")) });
-    installPackageCopy(programDir);
-    emulator = await startEmulator({
-      port: 0,
-      db: join(work, "gms.db"),
-      fixtures: join(QUICKSTART, "fixtures.yaml"),
-      onRequestComplete: (entry) => requests.push(entry),
-    });
+    ({ work, programDir, emulator } = await startQuickstart("gms-cli-quickstart", requests));
     engine = new PulumiCliEngine({
       cli: cli!,
       programDir,
