@@ -13,10 +13,11 @@ const root = join(__dirname, "..");
 const dist = join(root, "dist");
 const COMMANDS: Record<string, string> = { "emulator/cli.js": "--help", "schema/cli.js": "--check" };
 /**
- * The processes the engines fork (each talks to its parent over IPC as it loads): the program process, run by
- * the engine suite, and the real CLI's driver, run by the suites under test/pulumi-cli.
+ * What the engines start in their children, which acts as it loads: the program process and the real CLI's
+ * driver (each talks to its parent over IPC), run by the engine suite and the suites under test/pulumi-cli,
+ * and the provider host's parent watch (it reads standard input until it ends), run by every engine suite.
  */
-const FORKED = ["testing/runner.js", "testing/cli-driver.js"];
+const FORKED = ["testing/runner.js", "testing/cli-driver.js", "testing/parent-watch.js"];
 const modules = (readdirSync(dist, { recursive: true }) as string[])
   .filter((file) => file.endsWith(".js"))
   .map((file) => file.split("\\").join("/"))

@@ -44,6 +44,9 @@
  *   read through the provider but, unlike the engine, not recorded;
  * - URNs are the engine's (`urn:pulumi:<stack>::<project>::<parent type$>type::name`, the root stack
  *   type left out); a duplicate URN fails the run;
+ * - its children never outlive it: the program process ends when its IPC channel to the engine does, and the
+ *   provider host when its standard input (held by the engine) does, so an engine killed outright leaves no
+ *   process sending requests whose answers nobody records (parent-watch.ts);
  * - one `up`, `refresh` or `destroy` at a time per state file, as a Pulumi backend locks a stack: a second is
  *   refused (LOCKED) naming the holder (lock.ts); unlike Pulumi's file backend, which wants `pulumi cancel`, a
  *   lock left by a process of this machine that is gone is taken over.

@@ -90,7 +90,10 @@ export class ProviderHost {
 
     // The host never serializes a function: the SDK's closure serializer is loaded only if something calls it (defer-sdk.ts).
     const preload = compiledTestingFile("defer-sdk-preload.js", options.cwd);
-    const nodeArgs = preload ? ["--require", preload] : [];
+    // The host ends when its standard input does, that is when this process is gone (parent-watch.ts).
+    const watch = compiledTestingFile("parent-watch.js", options.cwd);
+    if (!watch) throw new Error("No compiled parent-watch.js beside the engine: run `npm run build`");
+    const nodeArgs = [...(preload ? ["--require", preload] : []), "--require", watch];
     const child = spawn(process.execPath, [...nodeArgs, join(pulumiDir, "cmd/dynamic-provider/index.js"), "127.0.0.1:1"], {
       cwd: options.cwd,
       env: {
@@ -100,7 +103,7 @@ export class ProviderHost {
         PULUMI_NODEJS_STACK: options.stack ?? "dev",
         PULUMI_GMS_SDK_DIR: pulumiDir,
       },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
     });
     const stderr: string[] = [];
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));

@@ -72,6 +72,9 @@ const waiting = new Map<number, (reply: RunnerReply) => void>();
 process.on("message", (replies: RunnerReply[]) => {
   for (const reply of replies) waiting.get(reply.seq)?.(reply);
 });
+// The engine is gone (it exited, or was killed without a chance to end this process): nothing is left to
+// register with, so the program ends at once.
+process.on("disconnect", () => process.exit(1));
 
 type Question = Extract<RunnerMessage, { seq: number }> extends infer M ? (M extends unknown ? Omit<M, "seq"> : never) : never;
 

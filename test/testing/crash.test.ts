@@ -5,7 +5,7 @@
  * The emulator answers every write 150-300 ms after making it, so that the kill lands while creates are in
  * flight whose objects exist.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,25 @@ import { LocalEngine, installPackageCopy } from "../../src/testing";
 
 const NAMES = Array.from({ length: 12 }, (_, i) => `crash-${i}`);
 const PASSPHRASE = "crash";
+/** When each request reached the emulator (its answer's time less its duration). */
+const requestsStarted: number[] = [];
+
+/** The processes whose parent is `pid` (`ps` exits 1 when there is none). */
+const childrenOf = (pid: number) =>
+  spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+    .stdout.split("\n")
+    .map((line) => Number(line.trim()))
+    .filter((found) => found > 0);
+
+/** Whether a process runs under `pid`. */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe("LocalEngine killed mid-apply", () => {
   let dir: string;
@@ -41,7 +60,11 @@ describe("LocalEngine killed mid-apply", () => {
       join(dir, "index.ts"),
       `import * as gms from "pulumi-gms";\nfor (const name of ${JSON.stringify(NAMES)}) new gms.App(name, { name, description: "crash test" });\n`,
     );
-    emulator = await startEmulator({ port: 0, faults: "seed=3,latency=150-300,latency-at=answer,methods=POST+PUT+DELETE" });
+    emulator = await startEmulator({
+      port: 0,
+      faults: "seed=3,latency=150-300,latency-at=answer,methods=POST+PUT+DELETE",
+      onRequestComplete: (entry) => void requestsStarted.push(Date.now() - entry.durationMs),
+    });
   });
 
   afterAll(async () => {
@@ -97,6 +120,47 @@ await engine.up();
 
     const again = await new LocalEngine({ ...options(), log: () => undefined }).up();
     expect(again.counts.same).toBe(NAMES.length);
+  });
+
+  it("killing the engine process alone ends its program and provider host too: no request is sent after", async () => {
+    // Twelve more Apps to create (their answers come late), so that the program and the host are both busy.
+    const more = NAMES.map((name) => `${name}-more`);
+    writeFileSync(
+      join(dir, "more.ts"),
+      `import * as gms from "pulumi-gms";\nfor (const name of ${JSON.stringify([...NAMES, ...more])}) new gms.App(name, { name });\n`,
+    );
+    writeFileSync(
+      join(dir, "run.mjs"),
+      `import { LocalEngine } from "pulumi-gms/testing";
+await new LocalEngine({ ...${JSON.stringify(options())}, program: "more.ts", parallel: 2, log: (line) => console.log(line) }).up();
+`,
+    );
+    const child: ChildProcess = spawn(process.execPath, ["run.mjs"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
+    // Once a create is done and more are under way, the engine alone is killed: not its program or its host.
+    let created = false;
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => (created ||= line.includes(" created")));
+    let children: number[] = [];
+    while (children.length < 2 || !created) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      children = childrenOf(child.pid!);
+    }
+    process.kill(child.pid!, "SIGKILL");
+    await new Promise((resolve) => child.once("exit", resolve));
+    const killedAt = Date.now();
+    const gone = async () => {
+      for (let waited = 0; waited < 5_000; waited += 50) {
+        if (children.every((pid) => !running(pid))) return true;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return false;
+    };
+    expect(await gone()).toBe(true);
+    // Requests already handed to the service may still complete; none starts after the children are gone.
+    const goneAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(requestsStarted.filter((at) => at > goneAt)).toEqual([]);
+    expect(goneAt - killedAt).toBeLessThan(5_000);
   });
 
   it("destroy leaves nothing behind", async () => {
