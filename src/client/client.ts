@@ -53,6 +53,14 @@ export interface GmsClientOptions {
   apiKey: string;
   /** Per attempt, from sending until the whole body is read. Default 30 s. */
   timeoutMs?: number;
+  /**
+   * How long after a request was sent the service may still act on it: its own deadline for a request,
+   * in practice the timeout of the gateway in front of it. A create whose answer was lost while the
+   * service may still be working on it (a timeout, a connection lost after sending, a 502 or 504) is
+   * sent again only once a lookup made after this deadline finds nothing. Default 60 s, the usual
+   * timeout of load balancers and reverse proxies (nginx's `proxy_read_timeout`, AWS ALB's idle timeout).
+   */
+  requestDeadlineMs?: number;
   /** Retries after the first attempt. Default 3. */
   maxRetries?: number;
   userAgent?: string;
@@ -76,6 +84,8 @@ export class GmsClient {
   readonly #origin: string;
   readonly #basePath: string;
   readonly #timeoutMs: number;
+  /** See `GmsClientOptions.requestDeadlineMs`. */
+  readonly requestDeadlineMs: number;
   readonly #userAgent: string;
   #dispatcher: Dispatcher | undefined;
   readonly #ownsDispatcher: boolean;
@@ -98,6 +108,10 @@ export class GmsClient {
     this.#basePath = base.pathname.replace(/\/+$/, "");
     this.#apiKey = options.apiKey;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.requestDeadlineMs = options.requestDeadlineMs ?? 60_000;
+    if (!(this.requestDeadlineMs >= 0 && Number.isFinite(this.requestDeadlineMs))) {
+      throw new RangeError(`requestDeadlineMs must be a number of milliseconds, 0 or more, not ${this.requestDeadlineMs}`);
+    }
     this.#userAgent = options.userAgent ?? defaultUserAgent;
     this.#dispatcher = options.dispatcher;
     this.#ownsDispatcher = options.dispatcher === undefined;
@@ -165,7 +179,7 @@ export class GmsClient {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
-    let status: number;
+    let status: number | undefined;
     let headers: Dispatcher.ResponseData["headers"];
     let text: string;
     try {
@@ -191,7 +205,7 @@ export class GmsClient {
       if (!Number.isNaN(date)) this.#readClock(date);
       text = await response.body.text();
     } catch (error) {
-      throw this.#transportError(label, error, controller.signal.aborted);
+      throw this.#transportError(label, error, controller.signal.aborted, status !== undefined);
     } finally {
       clearTimeout(timer);
     }
@@ -211,7 +225,8 @@ export class GmsClient {
     });
   }
 
-  #transportError(label: RequestLabel, error: unknown, timedOut: boolean): unknown {
+  /** `answered`: the status line had arrived, so the service had finished with the request. */
+  #transportError(label: RequestLabel, error: unknown, timedOut: boolean, answered: boolean): unknown {
     // Misuse of the client (a bad argument, a closed dispatcher) is a bug, not a network failure to retry.
     const { errors } = undici();
     if (
@@ -226,6 +241,7 @@ export class GmsClient {
     return new ConnectionError(
       { ...label, detail: `connection to ${this.#origin} failed (${code ?? String(error)})`, cause: error },
       code !== undefined && unsentErrorCodes.has(code),
+      answered,
     );
   }
 }

@@ -5,9 +5,17 @@
  * finds out instead: it lists the objects that match what the POST asked for (the caller's
  * `findCreated`), keeps those created since the POST was sent (by the service's clock) that no other
  * create of this client has already taken, and adopts the one it finds. Only when the lookup proves
- * that nothing was created does it send the POST again, after a backoff. When the lookup itself fails,
- * or finds several candidates, it stops with an `UnresolvedCreateError` that says when the object may
- * have been created, so that the caller can record that and look again on the next run.
+ * that nothing was created does it send the POST again, after a backoff.
+ *
+ * An empty lookup proves that only once the service has finished with the POST. After a timeout, a
+ * connection lost after sending, or a gateway's 502 or 504, the service may still be working on it and
+ * make the object after the lookup; so the client looks again, backing off, until the service's deadline
+ * for a request (`requestDeadlineMs` from sending) has passed, and sends the POST again only when a lookup
+ * begun after it finds nothing. A deadline further off than `maxSettleWaitMs` is not waited out.
+ *
+ * When the lookup itself fails, finds several candidates, or cannot outwait the deadline, it stops with an
+ * `UnresolvedCreateError` that says when the object may have been created (up to the deadline), so that
+ * the caller can record that and look again on the next run.
  */
 import type { z } from "zod";
 import { ConnectionError, GmsError, ResponseShapeError, ServerError, TimeoutError, type RequestLabel } from "./errors";
@@ -91,6 +99,8 @@ export interface CreatingClient {
   request<S extends z.ZodType>(options: { method: "POST" | "GET"; path: EncodedPath; body?: unknown; schema: S }): Promise<z.output<S>>;
   /** The service's clock as last seen (its `Date` header), never ahead of it. */
   serverNow(): number;
+  /** How long after sending the service may still act on a request (see `GmsClientOptions`). */
+  readonly requestDeadlineMs: number;
   /** GUIDs this client created or adopted: never adopted a second time. */
   readonly claimed: Set<string>;
   /** The last create of each identity under way (see `CreateOptions.identity`). */
@@ -103,11 +113,45 @@ export interface CreatingClient {
  */
 const CLOCK_MARGIN_MS = 1_000;
 
+/**
+ * How long past the service's deadline the client waits before its last lookup, timed on its own clock (so
+ * no allowance for `Date`'s whole seconds): the POST reached the service a little after it left here, and
+ * the service counts its deadline from then.
+ */
+const DEADLINE_MARGIN_MS = 250;
+
+/** The shortest wait between two lookups while the service may still be acting on a lost POST. */
+const MIN_LOOKUP_INTERVAL_MS = 50;
+
 /** Errors after which the POST may or may not have acted. A 4xx, a 429 or an unsent request are definite. */
 export function leavesCreateUnknown(error: unknown): boolean {
   if (error instanceof ConnectionError) return !error.provablyUnsent;
   if (error instanceof TimeoutError || error instanceof ServerError || error instanceof ResponseShapeError) return true;
   return error instanceof GmsError && error.status === 408;
+}
+
+/**
+ * Of the errors that leave a create unknown, those after which the service may still be acting on the
+ * request: no answer came from it (a timeout, the connection lost after sending) or a gateway answered
+ * for it (502, 504). Any other answer, a 5xx or an unreadable 2xx, means the service has finished with it.
+ */
+export function mayStillBeActing(error: unknown): boolean {
+  if (error instanceof TimeoutError) return true;
+  if (error instanceof ConnectionError) return !error.provablyUnsent && !error.answered;
+  return error instanceof ServerError && (error.status === 502 || error.status === 504);
+}
+
+/** A POST whose answer was lost: when it was sent, by the service's clock and by ours. */
+interface LostAnswer {
+  error: unknown;
+  /** The POST's round, from 1. */
+  round: number;
+  /** `serverNow()` when the POST was sent. */
+  sentAt: number;
+  /** `policy.now()` when the POST was sent. */
+  sentClock: number;
+  /** Service time after which the POST can no longer act; undefined when the service has finished with it. */
+  actsUntil: number | undefined;
 }
 
 export function createOnce<S extends Created>(
@@ -136,6 +180,7 @@ async function createAlone<S extends Created>(
   const existing = options.listBeforeCreate ? new Set((await options.findCreated()).map((candidate) => candidate.guid)) : undefined;
   for (let round = 1; ; round++) {
     const sentAt = client.serverNow();
+    const sentClock = policy.now();
     try {
       const record = await client.request({ method: "POST", path: options.path, body: options.body, schema: options.schema });
       client.claimed.add(record.guid);
@@ -143,10 +188,9 @@ async function createAlone<S extends Created>(
     } catch (error) {
       if (!leavesCreateUnknown(error)) throw error;
       if (error instanceof GmsError) error.attempts = round;
-      // Work the service had under way when the answer was lost gets a moment to land before the lookup.
-      const delay = retryDelayMs(round - 1, error as GmsError, policy) ?? policy.maxDelayMs;
-      await policy.sleep(delay);
-      const found = await lookUp(client, options, label, sentAt, error, existing);
+      const actsUntil = mayStillBeActing(error) ? sentAt + client.requestDeadlineMs : undefined;
+      const lost: LostAnswer = { error, round, sentAt, sentClock, actsUntil };
+      const found = await findLostObject(client, options, policy, label, lost, existing);
       if (found !== undefined) {
         client.claimed.add(found);
         try {
@@ -166,43 +210,106 @@ async function createAlone<S extends Created>(
   }
 }
 
-/** The GUID of the object the lost POST created, or undefined when the lookup proves there is none. */
+/**
+ * The GUID of the object the lost POST created, or undefined once it is proven that there is none: by one
+ * lookup when the service has finished with the POST, else by looking again (backing off) until a lookup
+ * begun after the POST's deadline finds nothing.
+ */
+async function findLostObject<S extends Created>(
+  client: CreatingClient,
+  options: CreateOptions<S>,
+  policy: RetryPolicy,
+  label: RequestLabel,
+  lost: LostAnswer,
+  existing: ReadonlySet<string> | undefined,
+): Promise<string | undefined> {
+  // Measured on our own monotonic clock (elapsed time is the same on the service's), with the margin.
+  const deadline = lost.actsUntil === undefined ? Number.NEGATIVE_INFINITY : lost.sentClock + client.requestDeadlineMs + DEADLINE_MARGIN_MS;
+  // Work the service had under way when the answer was lost gets a moment to land before the lookup.
+  let delay = retryDelayMs(lost.round - 1, lost.error as GmsError, policy) ?? policy.maxDelayMs;
+  for (let look = 0; ; look++) {
+    await policy.sleep(delay);
+    const lookedAt = policy.now();
+    let found: string | undefined;
+    try {
+      found = await lookUp(client, options, label, lost, existing);
+    } catch (error) {
+      // Only the lookup after the deadline settles it: one that failed before is made again then.
+      const failedLookup = error instanceof UnresolvedCreateError && error.candidates.length === 0;
+      if (!failedLookup || lookedAt >= deadline || deadline - policy.now() > policy.maxSettleWaitMs) throw error;
+    }
+    if (found !== undefined || lookedAt >= deadline) return found;
+    const remaining = deadline - policy.now();
+    if (look === 0 && remaining > policy.maxSettleWaitMs) throw outwaited(client, label, lost, remaining, policy, existing);
+    // Capped exponential with half of it jittered, and never past the deadline: the last lookup begins just after it.
+    const ceiling = Math.min(policy.maxDelayMs, Math.max(policy.baseDelayMs, MIN_LOOKUP_INTERVAL_MS) * 2 ** look);
+    delay = Math.min(Math.max(remaining, 0), Math.floor(ceiling / 2 + (policy.random() * ceiling) / 2));
+  }
+}
+
+/**
+ * The GUID of the object the lost POST created, or undefined when the lookup found none (proof that there
+ * is none only once the POST can no longer act).
+ */
 async function lookUp<S extends Created>(
   client: CreatingClient,
   options: CreateOptions<S>,
   label: RequestLabel,
-  sentAt: number,
-  lost: unknown,
+  lost: LostAnswer,
   existing: ReadonlySet<string> | undefined,
 ): Promise<string | undefined> {
   let candidates: CreatedCandidate[];
   try {
     candidates = await options.findCreated();
   } catch (lookupError) {
-    const window = windowOf(sentAt, client.serverNow(), existing);
     throw new UnresolvedCreateError(
       label,
-      `the answer was lost (${describe(lost)}) and looking up whether the object was created failed too (${describe(lookupError)}); it may exist`,
-      window,
+      `the answer was lost (${describe(lost.error)}) and looking up whether the object was created failed too (${describe(lookupError)}); it may exist`,
+      lostWindow(client, lost, existing),
       [],
       lookupError,
     );
   }
   // Read after the lookup, whose answers carried the service's clock.
-  const since = sentAt - CLOCK_MARGIN_MS;
+  const since = lost.sentAt - CLOCK_MARGIN_MS;
   const fresh = candidates.filter(
     (candidate) => !client.claimed.has(candidate.guid) && !existing?.has(candidate.guid) && createdSince(candidate, since),
   );
   if (fresh.length <= 1) return fresh[0]?.guid;
   throw new UnresolvedCreateError(
     label,
-    `the answer was lost (${describe(lost)}) and ${fresh.length} objects that match it were created since ` +
+    `the answer was lost (${describe(lost.error)}) and ${fresh.length} objects that match it were created since ` +
       `(${fresh.map((candidate) => candidate.guid).join(", ")}); it is not known which one is this resource's`,
-    windowOf(sentAt, client.serverNow(), existing),
+    lostWindow(client, lost, existing),
     fresh.map((candidate) => candidate.guid),
-    lost,
+    lost.error,
   );
 }
+
+/** The service may act on the lost POST for longer than this client waits: the next run looks again. */
+function outwaited(
+  client: CreatingClient,
+  label: RequestLabel,
+  lost: LostAnswer,
+  remainingMs: number,
+  policy: RetryPolicy,
+  existing: ReadonlySet<string> | undefined,
+): UnresolvedCreateError {
+  const until = new Date((lost.actsUntil ?? lost.sentAt) + CLOCK_MARGIN_MS).toISOString();
+  return new UnresolvedCreateError(
+    label,
+    `the answer was lost (${describe(lost.error)}) and the service may still create the object until ${until} ` +
+      `(its request deadline, ${client.requestDeadlineMs} ms after sending); nothing has appeared yet, and that is ` +
+      `${Math.ceil(remainingMs / 1000)} s away, longer than this client waits (${policy.maxSettleWaitMs} ms); it may exist`,
+    lostWindow(client, lost, existing),
+    [],
+    lost.error,
+  );
+}
+
+/** Up to now, or to the end of the POST's deadline when it may still act. */
+const lostWindow = (client: CreatingClient, lost: LostAnswer, existing: ReadonlySet<string> | undefined): CreationWindow =>
+  windowOf(lost.sentAt, Math.max(client.serverNow(), lost.actsUntil ?? Number.NEGATIVE_INFINITY), existing);
 
 /** Candidates whose creation time the service does not report are kept: only the other fields identify them. */
 export function createdSince(candidate: CreatedCandidate, since: number): boolean {

@@ -102,10 +102,16 @@ export class ConnectionError extends GmsError {
   override readonly code = "connection";
   /** True only when the failure provably happened before any byte of the request was written. */
   readonly provablyUnsent: boolean;
+  /**
+   * True when the response's status line had arrived and its body was cut: the service had finished with
+   * the request, whatever it did. Otherwise it may still be acting on it.
+   */
+  readonly answered: boolean;
 
-  constructor(init: Omit<GmsErrorInit, "status">, provablyUnsent: boolean) {
+  constructor(init: Omit<GmsErrorInit, "status">, provablyUnsent: boolean, answered = false) {
     super(init, `${init.method} ${init.path}: ${init.detail}`);
     this.provablyUnsent = provablyUnsent;
+    this.answered = answered;
   }
 }
 

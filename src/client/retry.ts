@@ -15,9 +15,17 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** A longer `Retry-After` is not slept through: the error surfaces with its `retryAfterMs`. */
   maxRetryAfterMs: number;
+  /**
+   * The longest a create whose answer was lost while the service may still be acting on it waits for the
+   * service's request deadline to pass (looking for the object meanwhile); when the deadline is further
+   * off, the create is left unresolved for the next run instead (see ./create).
+   */
+  maxSettleWaitMs: number;
   sleep: (ms: number) => Promise<void>;
   /** In [0, 1); injectable so tests can pin the jitter. */
   random: () => number;
+  /** A monotonic clock in milliseconds, for waits measured in elapsed time; injectable with `sleep`. */
+  now: () => number;
 }
 
 export const defaultRetryPolicy: RetryPolicy = {
@@ -25,8 +33,11 @@ export const defaultRetryPolicy: RetryPolicy = {
   baseDelayMs: 500,
   maxDelayMs: 8_000,
   maxRetryAfterMs: 60_000,
+  // Twice the default request deadline (60 s): with the defaults, a lost create's deadline is always waited out.
+  maxSettleWaitMs: 120_000,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   random: Math.random,
+  now: () => performance.now(),
 };
 
 const idempotentMethods = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);

@@ -2,6 +2,7 @@
 /**
  * gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY]
  *              [--workspace NAME --api-key KEY ...] [--log] [--faults SPEC] [--public-url URL] [--finetune-seconds N]
+ *              [--clock-offset MS]
  */
 import { parseArgs } from "node:util";
 import { type FaultSpec, formatFaultSpec, parseFaultSpec } from "./faults";
@@ -9,7 +10,8 @@ import { normalizePublicUrl } from "./routes/origin";
 
 const USAGE =
   "usage: gms-emulator [--host 127.0.0.1] [--port 4000] [--db FILE | --db :memory:] [--fixtures FILE] [--api-key KEY]\n" +
-  "                    [--workspace NAME --api-key KEY ...] [--log] [--faults SPEC] [--public-url URL] [--finetune-seconds N]";
+  "                    [--workspace NAME --api-key KEY ...] [--log] [--faults SPEC] [--public-url URL] [--finetune-seconds N]\n" +
+  "                    [--clock-offset MS]";
 
 const WORKSPACE_HELP = `--api-key KEY     without --workspace: the default workspace's key (generated and printed when left out)
 --workspace NAME  a workspace to have, with the --api-key that follows it; repeat the pair for more
@@ -23,6 +25,9 @@ const PUBLIC_URL_HELP = `--public-url URL  the address clients reach the emulato
 const FINE_TUNE_HELP = `--finetune-seconds N  seconds a fine-tune stays processing after its create (default 3; 0: finished at the
                       first read). It then ends failed when its base model's name contains "fail", else succeeded.`;
 
+const CLOCK_HELP = `--clock-offset MS  milliseconds the service's clock is ahead of this machine's, negative when behind (write
+                   --clock-offset=-300000 for five minutes behind): record timestamps and the Date header follow it.`;
+
 const FAULTS_HELP = `--faults SPEC   seeded fault injection on the /v1 API routes (not signed file downloads), key=value pairs
                 joined by commas, all optional:
                   seed=<integer>             generator seed (default 1): same seed + same request order = same faults
@@ -30,6 +35,9 @@ const FAULTS_HELP = `--faults SPEC   seeded fault injection on the /v1 API route
                   throttle=<fraction>        answer 429 with Retry-After (retry-after=<seconds>, default 1)
                   reset=<fraction>           destroy the connection before the handler
                   lost=<fraction>            run the handler, then destroy the connection instead of answering
+                  late=<fraction>            destroy the connection, then run the handler after the client has gone
+                                             (late-by=<ms>|<min>-<max>, default 1000), never after the request's
+                                             deadline (deadline=<ms>, default 60000, at least late-by)
                   latency=<ms>|<min>-<max>   delay every subject request
                   latency-at=request|answer  spend it before the handler (default) or after it, before the answer
                   methods=<M>[+<M>...]       methods subject to faults (default all)
@@ -50,6 +58,7 @@ async function main(): Promise<void> {
         faults: { type: "string" },
         "public-url": { type: "string" },
         "finetune-seconds": { type: "string" },
+        "clock-offset": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -59,7 +68,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values.help) {
-    process.stdout.write(`${USAGE}\n\n${WORKSPACE_HELP}\n\n${FAULTS_HELP}\n\n${PUBLIC_URL_HELP}\n\n${FINE_TUNE_HELP}\n`);
+    process.stdout.write(`${USAGE}\n\n${WORKSPACE_HELP}\n\n${FAULTS_HELP}\n\n${PUBLIC_URL_HELP}\n\n${FINE_TUNE_HELP}\n\n${CLOCK_HELP}\n`);
     return;
   }
   const port = Number(values.port);
@@ -76,6 +85,12 @@ async function main(): Promise<void> {
       : Number.NaN;
   if (fineTuneSeconds !== undefined && !(Number.isFinite(fineTuneSeconds) && fineTuneSeconds >= 0)) {
     process.stderr.write(`--finetune-seconds must be a number of seconds, 0 or more\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const rawClockOffset = values["clock-offset"];
+  const clockOffsetMs = rawClockOffset === undefined ? undefined : rawClockOffset.trim() === "" ? Number.NaN : Number(rawClockOffset);
+  if (clockOffsetMs !== undefined && !Number.isInteger(clockOffsetMs)) {
+    process.stderr.write(`--clock-offset must be a whole number of milliseconds (negative: the service is behind)\n${USAGE}\n`);
     process.exit(2);
   }
   let faults: FaultSpec | undefined;
@@ -130,10 +145,12 @@ async function main(): Promise<void> {
     faults,
     publicUrl,
     fineTuneSeconds,
+    clockOffsetMs,
   });
   process.stdout.write(`gms-emulator listening on ${emulator.url}\n`);
   process.stdout.write(`database: ${values.db}\n`);
   if (faults) process.stdout.write(`faults: ${formatFaultSpec(faults)}\n`);
+  if (clockOffsetMs) process.stdout.write(`clock: ${clockOffsetMs} ms ${clockOffsetMs > 0 ? "ahead of" : "behind"} this machine's\n`);
   // A key given on the command line or in the fixtures is the caller's secret, and not echoed; a key the
   // emulator generated (or recalled from the database) is printed: nothing else tells it.
   if (emulator.generatedApiKey) process.stdout.write(`api key: ${emulator.generatedApiKey}\n`);

@@ -1,6 +1,7 @@
 /**
  * Seeded, reproducible fault injection: answers a fraction of API requests with a 5xx or a 429, resets
- * their connection before any work, or does the work and then loses the response; and delays them.
+ * their connection before any work, does the work and then loses the response, or loses the client first
+ * and does the work afterwards (a late completion); and delays them.
  *
  * Which requests are subject: every request to a route under `/v1`, before authentication (faults stand
  * for the gateway in front of the service, so a request with a bad key can be faulted too), except the
@@ -8,8 +9,9 @@
  * emulator's own Context Source processing fetches. Unknown paths (404) are not subject.
  *
  * Each subject request takes exactly two draws from the seeded generator, in arrival order: one picks at
- * most one fault over disjoint intervals, one picks the delay. So the same seed and the same sequence of
- * requests give the same faults whatever the spec's other values are.
+ * most one fault over disjoint intervals, one picks the delay (and a late request's wait). So the same seed
+ * and the same sequence of requests give the same faults whatever the spec's other values are; `late`, the
+ * last interval, leaves the others where they were without it.
  */
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
@@ -45,6 +47,20 @@ export interface FaultSpec {
   reset?: number;
   /** Fraction of requests handled (their writes commit) whose connection is then destroyed unanswered. */
   lost?: number;
+  /**
+   * Fraction of requests whose connection is destroyed once their body has arrived, before the handler:
+   * the handler runs `lateBy` later, its writes committing after the client has gone, as a service does
+   * when its gateway gave up on the request but it carried on. Never after `deadline`.
+   */
+  late?: number;
+  /** How long after the client has gone a `late` request's handler runs, in milliseconds: fixed, or `[min, max]`; default 1000. */
+  lateBy?: number | readonly [min: number, max: number];
+  /**
+   * The service's deadline for a request, in milliseconds from its arrival (default 60000, the client's
+   * default `requestDeadlineMs`): a `late` request's handler never starts after it (the emulator's handlers
+   * commit as they start), so `lateBy` may not exceed it.
+   */
+  deadline?: number;
   /** HTTP methods subject to faults; default all. */
   methods?: readonly string[];
 }
@@ -57,6 +73,7 @@ export interface FaultStats {
   throttle: number;
   reset: number;
   lost: number;
+  late: number;
   /** Requests delayed by more than 0 ms. */
   delayed: number;
 }
@@ -65,6 +82,12 @@ export interface FaultController {
   /** Applies a spec (restarting its sequence from the seed and zeroing the stats), or turns faults off. */
   set(spec: FaultSpec | string | undefined): void;
   stats(): FaultStats;
+  /**
+   * Resolves once no late request is still waiting to run its handler (whatever spec is in force now): every
+   * late request whose client has seen its connection drop has landed, or never will. Tests call it before
+   * they count what the service holds.
+   */
+  idle(): Promise<void>;
 }
 
 export class FaultSpecError extends Error {
@@ -89,6 +112,9 @@ const ACCEPTED = {
   "latency-at": "latency-at=request (before the handler, the default) or latency-at=answer (after it, before the answer)",
   reset: "reset=<fraction from 0 to 1>, e.g. reset=0.02",
   lost: "lost=<fraction from 0 to 1>, e.g. lost=0.02",
+  late: "late=<fraction from 0 to 1>, e.g. late=0.02",
+  "late-by": "late-by=<ms> or late-by=<min>-<max> in whole milliseconds, at most the deadline, e.g. late-by=100-500",
+  deadline: "deadline=<whole milliseconds>, e.g. deadline=2000",
   methods: "methods=<METHOD>[+<METHOD>...], e.g. methods=POST+PUT",
 } as const;
 type SpecKey = keyof typeof ACCEPTED;
@@ -125,6 +151,7 @@ export function parseFaultSpec(text: string): FaultSpec {
       case "seed":
       case "status":
       case "retry-after":
+      case "deadline":
         if (!WHOLE.test(value)) throw invalid(key, value);
         spec[key === "retry-after" ? "retryAfter" : key] = Number(value);
         break;
@@ -132,13 +159,15 @@ export function parseFaultSpec(text: string): FaultSpec {
       case "throttle":
       case "reset":
       case "lost":
+      case "late":
         if (!FRACTION.test(value)) throw invalid(key, value);
         spec[key] = Number(value);
         break;
-      case "latency": {
+      case "latency":
+      case "late-by": {
         const range = value.match(/^(\d+)(?:-(\d+))?$/);
         if (!range) throw invalid(key, value);
-        spec.latency = range[2] === undefined ? Number(range[1]) : [Number(range[1]), Number(range[2])];
+        spec[key === "late-by" ? "lateBy" : key] = range[2] === undefined ? Number(range[1]) : [Number(range[1]), Number(range[2])];
         break;
       }
       case "latency-at":
@@ -168,6 +197,10 @@ export function formatFaultSpec(spec: FaultSpec | string): string {
   if (max > 0 && faults.latencyAt === "answer") parts.push("latency-at=answer");
   if (faults.reset > 0) parts.push(`reset=${faults.reset}`);
   if (faults.lost > 0) parts.push(`lost=${faults.lost}`);
+  if (faults.late > 0) {
+    const [lateMin, lateMax] = faults.lateBy;
+    parts.push(`late=${faults.late}`, `late-by=${lateMin === lateMax ? lateMin : `${lateMin}-${lateMax}`}`, `deadline=${faults.deadline}`);
+  }
   if (faults.methods) parts.push(`methods=${[...faults.methods].join("+")}`);
   return parts.join(",");
 }
@@ -182,13 +215,16 @@ interface ResolvedFaults {
   latencyAt: "request" | "answer";
   reset: number;
   lost: number;
+  late: number;
+  lateBy: readonly [number, number];
+  deadline: number;
   /** Undefined: every method. */
   methods: ReadonlySet<string> | undefined;
 }
 
 /** Checks a spec object (the string form's checks repeated for callers passing objects) and fills defaults. */
 function resolveFaults(spec: FaultSpec): ResolvedFaults {
-  const fraction = (key: "error" | "throttle" | "reset" | "lost"): number => {
+  const fraction = (key: "error" | "throttle" | "reset" | "lost" | "late"): number => {
     const value = spec[key] ?? 0;
     if (typeof value !== "number" || !(value >= 0 && value <= 1)) throw invalid(key, String(value));
     return value;
@@ -197,12 +233,15 @@ function resolveFaults(spec: FaultSpec): ResolvedFaults {
     if (!Number.isInteger(value) || value < min || value > max) throw invalid(key, String(value));
     return value;
   };
-  const latency = spec.latency ?? 0;
-  const [min, max] = typeof latency === "number" ? [latency, latency] : latency;
-  const latencyText = typeof latency === "number" ? String(latency) : latency.join("-");
-  if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max > MAX_LATENCY_MS) throw invalid("latency", latencyText);
-  if (min > max)
-    throw new FaultSpecError("latency", `latency=${latencyText}: the minimum is above the maximum; expected ${ACCEPTED.latency}`);
+  const range = (key: "latency" | "late-by", given: number | readonly [number, number], ceiling: number): [number, number] => {
+    const [min, max] = typeof given === "number" ? [given, given] : given;
+    const text = typeof given === "number" ? String(given) : given.join("-");
+    if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max > MAX_LATENCY_MS) throw invalid(key, text);
+    if (min > max) throw new FaultSpecError(key, `${key}=${text}: the minimum is above the maximum; expected ${ACCEPTED[key]}`);
+    if (max > ceiling) throw new FaultSpecError(key, `${key}=${text}: above the deadline (deadline=${ceiling}); expected ${ACCEPTED[key]}`);
+    return [min, max];
+  };
+  const deadline = whole("deadline", spec.deadline ?? 60_000, 0, MAX_LATENCY_MS);
   if (spec.latencyAt !== undefined && spec.latencyAt !== "request" && spec.latencyAt !== "answer")
     throw invalid("latency-at", String(spec.latencyAt));
 
@@ -219,25 +258,28 @@ function resolveFaults(spec: FaultSpec): ResolvedFaults {
     status: whole("status", spec.status ?? 503, 500, 599),
     throttle: fraction("throttle"),
     retryAfter: whole("retry-after", spec.retryAfter ?? 1, 0, Number.MAX_SAFE_INTEGER),
-    latency: [min, max],
+    latency: range("latency", spec.latency ?? 0, MAX_LATENCY_MS),
     latencyAt: spec.latencyAt ?? "request",
     reset: fraction("reset"),
     lost: fraction("lost"),
+    late: fraction("late"),
+    lateBy: range("late-by", spec.lateBy ?? Math.min(1_000, deadline), deadline),
+    deadline,
     methods,
   };
-  const total = resolved.error + resolved.throttle + resolved.reset + resolved.lost;
+  const total = resolved.error + resolved.throttle + resolved.reset + resolved.lost + resolved.late;
   // A little slack for decimal fractions that add up to 1 (0.1 + 0.2 + 0.3 + 0.4 is 1.0000000000000002).
   if (total > 1 + 1e-9) {
     throw new FaultSpecError(
-      "error+throttle+reset+lost",
-      `error+throttle+reset+lost must add up to at most 1, as one draw picks at most one of them (got ${total})`,
+      "error+throttle+reset+lost+late",
+      `error+throttle+reset+lost+late must add up to at most 1, as one draw picks at most one of them (got ${total})`,
     );
   }
   return resolved;
 }
 
-/** mulberry32: a small, well-known 32-bit generator; uniform in [0, 1). */
-function mulberry32(seed: number): () => number {
+/** mulberry32: a small, well-known 32-bit generator; uniform in [0, 1). Tests draw their own seeded choices from it too. */
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -248,38 +290,50 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-type Fault = "error" | "throttle" | "reset" | "lost" | undefined;
+type Fault = "error" | "throttle" | "reset" | "lost" | "late" | undefined;
+
+const noFaults = (): FaultStats => ({ requests: 0, error: 0, throttle: 0, reset: 0, lost: 0, late: 0, delayed: 0 });
 
 /** One applied spec: its generator and its counts. */
 class FaultSequence {
   private readonly next: () => number;
-  readonly counts: FaultStats = { requests: 0, error: 0, throttle: 0, reset: 0, lost: 0, delayed: 0 };
+  readonly counts: FaultStats = noFaults();
 
   constructor(readonly faults: ResolvedFaults) {
     this.next = mulberry32(faults.seed);
   }
 
-  /** The fault and delay of the next subject request: always two draws, whatever they pick. */
-  draw(): { fault: Fault; delayMs: number } {
+  /**
+   * The fault and delays of the next subject request: always two draws, whatever they pick. The second
+   * places both the latency in its range and a late request's handler in `lateBy`'s.
+   */
+  draw(): { fault: Fault; delayMs: number; lateByMs: number } {
     const pick = this.next();
     const spread = this.next();
-    const { error, throttle, reset, lost, latency } = this.faults;
+    const { error, throttle, reset, lost, late, latency, lateBy } = this.faults;
     let fault: Fault;
     if (pick < error) fault = "error";
     else if (pick < error + throttle) fault = "throttle";
     else if (pick < error + throttle + reset) fault = "reset";
     else if (pick < error + throttle + reset + lost) fault = "lost";
-    const delayMs = latency[0] + Math.floor(spread * (latency[1] - latency[0] + 1));
+    else if (pick < error + throttle + reset + lost + late) fault = "late";
+    const within = ([min, max]: readonly [number, number]) => min + Math.floor(spread * (max - min + 1));
+    const delayMs = within(latency);
     this.counts.requests++;
     if (fault) this.counts[fault]++;
     if (delayMs > 0) this.counts.delayed++;
-    return { fault, delayMs };
+    return { fault, delayMs, lateByMs: within(lateBy) };
   }
 }
 
 export interface FaultHookOptions {
-  /** Waits out a drawn delay; tests replace it to observe delays without measuring time. */
-  sleep?: (ms: number) => Promise<unknown>;
+  /**
+   * Waits out a drawn delay; tests replace it to observe delays without measuring time. A late request's
+   * wait passes a signal that aborts when the server closes.
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
+  /** A monotonic clock in milliseconds, for a late request's deadline; tests replace it with `sleep`. */
+  now?: () => number;
 }
 
 /**
@@ -288,20 +342,34 @@ export interface FaultHookOptions {
  * this before adding the authentication hook so that faults come first.
  */
 export function installFaults(app: FastifyInstance, spec?: FaultSpec | string, options: FaultHookOptions = {}): FaultController {
-  const sleep = options.sleep ?? delay;
+  const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }));
+  const now = options.now ?? (() => performance.now());
   const toSequence = (given: FaultSpec | string | undefined) =>
     given === undefined ? undefined : new FaultSequence(resolveFaults(typeof given === "string" ? parseFaultSpec(given) : given));
   let sequence = toSequence(spec);
   const losing = new WeakSet<FastifyRequest>();
   /** Delays to spend after the handler (`latency-at=answer`). */
   const answerDelays = new WeakMap<FastifyRequest, number>();
+  /** Late requests: when they arrived, how long after the client has gone their handler runs, and their deadline. */
+  const late = new WeakMap<FastifyRequest, { arrivedAt: number; lateByMs: number; deadline: number }>();
+  /** Aborts the waits of late requests when the server closes: a service that stops finishes nothing more. */
+  const closing = new AbortController();
+  /** Late requests whose handler has not run (or been skipped) yet, and who waits for there to be none. */
+  let waitingLate = 0;
+  let whenIdle: { promise: Promise<void>; resolve: () => void } | undefined;
+  const settleIdle = () => {
+    if (waitingLate > 0 || !whenIdle) return;
+    whenIdle.resolve();
+    whenIdle = undefined;
+  };
 
   app.addHook("onRequest", async (request, reply) => {
     const current = sequence;
     if (!current || request.routeOptions.config.public || !request.routeOptions.url) return;
     if (current.faults.methods && !current.faults.methods.has(request.method)) return;
     // Drawn before the first await, so the sequence follows arrival order.
-    const { fault, delayMs } = current.draw();
+    const arrivedAt = now();
+    const { fault, delayMs, lateByMs } = current.draw();
     if (delayMs > 0 && current.faults.latencyAt === "answer") answerDelays.set(request, delayMs);
     else if (delayMs > 0) await sleep(delayMs);
     switch (fault) {
@@ -321,7 +389,31 @@ export function installFaults(app: FastifyInstance, spec?: FaultSpec | string, o
       case "lost":
         losing.add(request);
         return;
+      case "late":
+        late.set(request, { arrivedAt, lateByMs, deadline: current.faults.deadline });
+        return;
     }
+  });
+
+  // A late request: its body has arrived (so the handler can run without the client); the client is dropped
+  // now and the handler runs later, unless that would be after the deadline or the server has closed. A
+  // destroyed connection does not stop Fastify's pipeline from here on (only an unread body or a hijack does).
+  app.addHook("preHandler", async (request, reply) => {
+    const pending = late.get(request);
+    if (pending === undefined) return;
+    reply.raw.destroy();
+    waitingLate++;
+    try {
+      await sleep(pending.lateByMs, closing.signal);
+    } catch (error) {
+      if (!closing.signal.aborted) throw error;
+    } finally {
+      // The handler runs in the microtasks after this hook returns, and the emulator's handlers write as they
+      // start: by the next turn of the event loop, what it does has landed.
+      if (--waitingLate === 0) setImmediate(settleIdle);
+    }
+    // Fastify then runs nothing further for this request: no handler, no answer.
+    if (closing.signal.aborted || now() - pending.arrivedAt > pending.deadline) reply.hijack();
   });
 
   // The handler has run and its writes committed; drop the connection instead of answering. Fastify writes
@@ -330,18 +422,30 @@ export function installFaults(app: FastifyInstance, spec?: FaultSpec | string, o
   app.addHook("onSend", async (request, reply) => {
     const answerDelay = answerDelays.get(request);
     if (answerDelay !== undefined) await sleep(answerDelay);
-    if (!losing.has(request) || reply.raw.destroyed) return;
+    // A late request answered before its handler (by authentication, say) is dropped all the same.
+    if (!(losing.has(request) || late.has(request)) || reply.raw.destroyed) return;
     const closed = once(reply.raw, "close");
     reply.raw.destroy();
     await closed;
   });
+
+  app.addHook("onClose", async () => closing.abort());
 
   const controller: FaultController = {
     set(next) {
       sequence = toSequence(next);
     },
     stats() {
-      return { ...(sequence?.counts ?? { requests: 0, error: 0, throttle: 0, reset: 0, lost: 0, delayed: 0 }) };
+      return { ...(sequence?.counts ?? noFaults()) };
+    },
+    idle() {
+      if (waitingLate === 0) return Promise.resolve();
+      if (!whenIdle) {
+        let resolve = () => {};
+        const promise = new Promise<void>((done) => (resolve = done));
+        whenIdle = { promise, resolve };
+      }
+      return whenIdle.promise;
     },
   };
   app.decorate("faults", controller);

@@ -5,8 +5,10 @@ import { Store } from "./store";
 import { slugify } from "./store/records";
 import { type Fixtures, loadFixtures, readFixturesFile } from "./fixtures";
 import type { FaultController } from "./faults";
+import { Clock } from "./clock";
 
 export { Store } from "./store";
+export { Clock } from "./clock";
 export { buildServer } from "./server";
 export { loadFixtures, readFixturesFile, type Fixtures } from "./fixtures";
 export {
@@ -38,6 +40,12 @@ export interface EmulatorOptions extends ServerOptions {
    * read after the create). It then ends `failed` when its base model's name contains "fail", else `succeeded`.
    */
   fineTuneSeconds?: number;
+  /**
+   * Milliseconds the service's clock is ahead of this machine's (negative: behind), default 0: every
+   * timestamp the emulator writes and its `Date` header follow it, as a service on a machine whose clock
+   * differs from its clients' would.
+   */
+  clockOffsetMs?: number;
 }
 
 export interface RunningEmulator {
@@ -66,7 +74,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   if (options.fineTuneSeconds !== undefined && !(Number.isFinite(options.fineTuneSeconds) && options.fineTuneSeconds >= 0)) {
     throw new RangeError("fineTuneSeconds must be a number of seconds, 0 or more");
   }
-  const store = new Store(options.db ?? ":memory:", { fineTunes: { seconds: options.fineTuneSeconds } });
+  const clock = new Clock(options.clockOffsetMs ?? 0);
+  const store = new Store(options.db ?? ":memory:", { fineTunes: { seconds: options.fineTuneSeconds }, clock });
   try {
     const { apiKeys, generatedApiKey } = seed(store, options);
     const server = buildServer(store, options);

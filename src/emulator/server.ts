@@ -60,6 +60,12 @@ export function buildServer(store: Store, options: ServerOptions = {}): FastifyI
   installErrorHandler(app, options.logError);
   installJsonBodyParser(app);
   app.decorateRequest("caller", null as unknown as Caller);
+  // The service's clock, not this machine's, dates every answer (Node's own Date header would be this machine's):
+  // clients measure their skew against the service from it.
+  app.addHook("onSend", async (_request, reply, payload) => {
+    reply.header("date", store.clock.date().toUTCString());
+    return payload;
+  });
   // First of the onRequest hooks: faults stand for the gateway in front of the service, before authentication.
   installFaults(app, options.faults);
 

@@ -5,6 +5,8 @@
  * They never enter the serialized provider: `configure` runs inside the provider process. How hard the
  * client retries comes from `gms:maxRetries` and `gms:retryBaseDelayMs` (or GMS_MAX_RETRIES and
  * GMS_RETRY_BASE_DELAY_MS): a pipeline on a flaky network may want more patience, a test less waiting.
+ * The service's deadline for a request, which a create whose answer was lost waits out before it sends
+ * its POST again, comes from `gms:requestDeadlineMs` (or GMS_REQUEST_DEADLINE_MS; default 60 s).
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
@@ -28,7 +30,11 @@ interface ConfigSource {
   get(key: string): string | undefined;
 }
 
-let stackConfig: Connection & { maxRetries?: string | undefined; retryBaseDelayMs?: string | undefined } = {};
+let stackConfig: Connection & {
+  maxRetries?: string | undefined;
+  retryBaseDelayMs?: string | undefined;
+  requestDeadlineMs?: string | undefined;
+} = {};
 const clients = new Map<string, GmsClient>();
 
 /** Called by the dynamic-provider host once per `__provider` text, with the whole stack config. */
@@ -38,6 +44,7 @@ export function configure(config: ConfigSource): void {
     apiKey: config.get("gms:apiKey"),
     maxRetries: config.get("gms:maxRetries"),
     retryBaseDelayMs: config.get("gms:retryBaseDelayMs"),
+    requestDeadlineMs: config.get("gms:requestDeadlineMs"),
   };
 }
 
@@ -108,7 +115,14 @@ export function clientFor(connection: Connection | undefined): GmsClient {
   if (!client) {
     const maxRetries = wholeNumber("gms:maxRetries", stackConfig.maxRetries, "GMS_MAX_RETRIES");
     const baseDelayMs = wholeNumber("gms:retryBaseDelayMs", stackConfig.retryBaseDelayMs, "GMS_RETRY_BASE_DELAY_MS");
-    client = new GmsClient({ baseUrl, apiKey, maxRetries, retryTiming: baseDelayMs === undefined ? {} : { baseDelayMs } });
+    const requestDeadlineMs = wholeNumber("gms:requestDeadlineMs", stackConfig.requestDeadlineMs, "GMS_REQUEST_DEADLINE_MS");
+    client = new GmsClient({
+      baseUrl,
+      apiKey,
+      maxRetries,
+      requestDeadlineMs,
+      retryTiming: baseDelayMs === undefined ? {} : { baseDelayMs },
+    });
     clients.set(cacheKey, client);
   }
   return client;

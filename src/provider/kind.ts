@@ -2,6 +2,7 @@
  * What a resource kind declares: its fields and the four API operations. The generic provider in
  * `./provider` turns a Kind into the Pulumi dynamic-provider contract.
  */
+import type { z } from "zod";
 import type { CreatedCandidate, GmsClient } from "../client";
 import type { InputFields, InputValues, OutputFields } from "./fields";
 
@@ -38,10 +39,16 @@ export interface Kind<I extends InputFields = InputFields, O extends OutputField
   /** Rules that span fields (the zod schemas check one field each). Only called when every value is known. */
   validate?(inputs: InputValues<I>): CheckFailure[];
   /**
-   * Whether the stored object must be replaced whatever the program declares (a state it never leaves, such
-   * as a failed job): the output that says so, which diff lists in `replaces`; undefined otherwise.
+   * Inputs the resource class derives rather than the program declares (names start with `__`): checked and
+   * passed to create, never compared on their own, so that a program that did not have them before sees no diff.
    */
-  replaceWhen?(olds: Outputs): string | undefined;
+  derived?: Record<string, z.ZodType>;
+  /**
+   * Whether the stored object must be replaced whatever the program declares changed (a state it never leaves,
+   * such as a failed job, or a link the service shows that is not the one the inputs ask for): the output that
+   * says so, which diff lists in `replaces`; undefined otherwise.
+   */
+  replaceWhen?(olds: Outputs, news: Outputs): string | undefined;
   /**
    * Creates the object, its POST through `client.create` so that a lost answer is looked up, not
    * replayed. It leaves nothing behind when it throws, except through a `CreatedButFailedError`.

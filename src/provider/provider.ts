@@ -4,28 +4,34 @@
  *   lets the engine's unknown marker through during preview;
  * - diff compares declared inputs with the stored outputs: no change, no diff, no API call; a changed
  *   replace-only field is listed in `replaces`, and so is the output a kind's `replaceWhen` names for a
- *   stored object it cannot keep (a FineTune whose job failed);
+ *   stored object it cannot keep (a FineTune whose job failed, a Model linked elsewhere than meant);
  * - create adopts an existing object when `adopt` names one, else creates. A create that made its object
  *   but failed afterwards is reported to the engine as partially created (id and properties, as the
  *   dynamic-provider host forwards them), so state records it, marked incomplete: the next `up` replaces
  *   it (whatever of it is left, which a lost answer may have deleted already), `refresh` reads it whole.
  *   One whose answer was lost and could not be looked up is recorded under a placeholder id with the
  *   time window it may have been created in: refresh adopts what it finds there, and `up` replaces the
- *   placeholder (deleting what it finds);
+ *   placeholder (deleting what it finds). A placeholder never takes an object another resource of the
+ *   stack holds: one this process met, or one the engine lists in GMS_STACK_IDS_FILE before it starts;
+ *   an object it cannot tell apart from its own is named in a warning, never adopted nor deleted;
  * - read returns the live object as outputs and inputs (empty id when gone); write-only values stay;
  * - update passes only the changed fields to the kind; delete treats 404 as already gone.
  * Every kind also takes `connection` (secret) and `adopt` (a GUID). Another service (base URL) replaces
  * the object; another API key updates in place once both keys are shown to select the same workspace.
  */
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import * as pulumi from "@pulumi/pulumi";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
-import { type CreationWindow, GmsError, type GmsClient, NotFoundError, UnresolvedCreateError } from "../client";
+import { type CreatedCandidate, type CreationWindow, GmsError, type GmsClient, NotFoundError, UnresolvedCreateError } from "../client";
 import { Connection, clientFor, effectiveBaseUrl, sameWorkspace } from "./connection";
 import { CreatedButFailedError, failure, redactSecrets, UnresolvedCreateFailure } from "./errors";
 import type { InputField } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
+import { SECRET_INPUTS, secretStrings } from "./secret-inputs";
 import { containsUnknown, sameValue } from "./values";
+import { serviceWindow } from "./window";
 import { Guid } from "../api/common";
 
 type Props = Record<string, unknown>;
@@ -36,6 +42,55 @@ const PROVIDER_KEY = "__provider";
 export const UNRESOLVED_CREATE = "__unresolvedCreate";
 /** The output of a partially created resource: what is recorded of it may not be what exists. */
 export const INCOMPLETE = "__incomplete";
+
+/**
+ * The environment variable naming a file that lists, one per line, the id of every resource in the stack's
+ * state as the operation loaded it. The engines of src/testing write it; a user's `pulumi up` can too
+ * (`pulumi stack export | jq -r '.deployment.resources[].id // empty'`). A placeholder never takes an object
+ * listed there: it is another resource's.
+ */
+export const STACK_IDS_FILE = "GMS_STACK_IDS_FILE";
+
+/**
+ * What a placeholder records: the window its lost create may have made the object in and, for a kind whose
+ * object its inputs do not identify (a file-backed Context Source, by its upload), what does.
+ */
+export interface Placeholder extends CreationWindow {
+  identity?: Record<string, string>;
+}
+
+/** What a placeholder recorded beyond its window (see `Placeholder.identity`), read from its stored outputs. */
+export const placeholderIdentity = (props: Props): Record<string, string> | undefined =>
+  (props[UNRESOLVED_CREATE] as Placeholder | undefined)?.identity;
+
+/**
+ * An object a kind's lookup found. `doubt` says why it cannot be told apart from objects the create did not
+ * make: such a candidate is named as a possible orphan, never adopted nor deleted.
+ */
+export interface Candidate extends CreatedCandidate {
+  doubt?: string;
+}
+
+/** The ids of every resource in the stack's state, as the engine lists them (none when it does not). */
+function heldByStack(): ReadonlySet<string> {
+  const file = process.env[STACK_IDS_FILE];
+  if (!file) return new Set();
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(
+      `${STACK_IDS_FILE} names ${file}, which cannot be read (${(error as Error).message}); without it a placeholder ` +
+        "could take another resource's object for its own",
+    );
+  }
+  return new Set(
+    text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== ""),
+  );
+}
 
 export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProvider, "configure">> {
   const fields = Object.entries(kind.inputs) as [string, InputField][];
@@ -55,17 +110,16 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       if (value !== undefined) outs[name] = value;
     }
     for (const name of Object.keys(kind.outputs)) if (record[name] !== undefined) outs[name] = record[name];
-    for (const name of COMMON_INPUTS) if (inputs[name] !== undefined) outs[name] = inputs[name];
+    for (const name of [...COMMON_INPUTS, SECRET_INPUTS]) if (inputs[name] !== undefined) outs[name] = inputs[name];
     return outs;
   };
 
   const clientOf = (props: Props) => clientFor(props.connection as Connection | undefined);
 
-  /** The values of the secret inputs, blanked from every message the provider passes on. */
-  const secretValues = (props: Props): string[] =>
-    fields.filter(([, field]) => field.secret).flatMap(([name]) => (typeof props[name] === "string" ? [props[name] as string] : []));
-  const redacted = (error: unknown, props: Props): unknown => {
-    const secrets = secretValues(props);
+  /** The values of the secret inputs (declared, or made secret by the program), blanked from every message the provider passes on. */
+  const secretValues = (...props: Props[]): string[] => props.flatMap((each) => secretStrings(kind, each));
+  const redacted = (error: unknown, ...props: Props[]): unknown => {
+    const secrets = secretValues(...props);
     return error instanceof Error && secrets.length > 0
       ? Object.assign(new Error(redactSecrets(error.message, secrets)), { name: error.name })
       : error;
@@ -92,24 +146,73 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     return partial(message, `unresolved-${randomUUID()}`, { ...outputsOf(inputs, {}), [UNRESOLVED_CREATE]: window });
   };
 
-  /** The object a placeholder's lost create made: one match created in its window, none, or an error for several. */
-  const unresolvedObject = async (client: GmsClient, props: Props): Promise<string | undefined> => {
-    const window = props[UNRESOLVED_CREATE] as CreationWindow;
-    const [since, until] = [Date.parse(window.since), Date.parse(window.until)];
-    const candidates = (await kind.findCreated(client, props as never)).filter((candidate) => {
-      if (client.claimed.has(candidate.guid) || window.existing?.includes(candidate.guid)) return false;
-      // Without a creation time only the list taken before the POST tells a new object from an old one.
-      if (!candidate.createdAt) return window.existing !== undefined;
-      const created = Date.parse(candidate.createdAt);
-      return created >= since && created <= until;
-    });
-    if (candidates.length > 1) {
+  /**
+   * The object a placeholder's lost create made: the one match created in its window that no other resource
+   * of the stack holds, or none; several are an error naming them. Candidates nothing tells apart from the
+   * object (no creation time and no list taken before the POST, or a kind's doubt) are named in a warning
+   * when nothing else matches, and left alone. The match is claimed before anything else can run, so two
+   * placeholders resolved at once (a refresh reads in parallel) never take one object.
+   */
+  const unresolvedObject = async (client: GmsClient, id: string, props: Props, settling: string): Promise<string | undefined> => {
+    const window = props[UNRESOLVED_CREATE] as Placeholder;
+    const found: Candidate[] = await kind.findCreated(client, props as never);
+    // After the lookup, whose answers carried the service's Date: a window LocalEngine took on its machine's clock is shifted onto the service's.
+    const { since, until } = serviceWindow(window, client);
+    const held = heldByStack();
+    const matches: string[] = [];
+    const doubtful: { guid: string; doubt: string }[] = [];
+    for (const candidate of found) {
+      const { guid } = candidate;
+      if (held.has(guid) || client.claimed.has(guid) || window.existing?.includes(guid)) continue;
+      if (candidate.createdAt) {
+        const created = Date.parse(candidate.createdAt);
+        if (created < since || created > until) continue;
+      } else if (window.existing === undefined) {
+        // Without a creation time only the list taken before the POST tells a new object from an old one.
+        doubtful.push({ guid, doubt: `the service reports no creation time for a ${kind.name} and no list was taken before the POST` });
+        continue;
+      }
+      if (candidate.doubt) doubtful.push({ guid, doubt: candidate.doubt });
+      else matches.push(guid);
+    }
+    if (matches.length > 1) {
       throw new Error(
-        `${kind.name}: ${candidates.length} objects match the create whose answer was lost ` +
-          `(${candidates.map((candidate) => candidate.guid).join(", ")}); delete the ones you do not want, then run \`pulumi refresh\``,
+        `${kind.name}: ${matches.length} objects match the create whose answer was lost ` +
+          `(${matches.join(", ")}); delete the ones you do not want, then run \`pulumi refresh\``,
       );
     }
-    return candidates[0]?.guid;
+    const guid = matches[0];
+    if (guid !== undefined) client.claimed.add(guid);
+    else if (doubtful.length > 0) await pulumi.log.warn(possibleOrphans(id, props, doubtful, settling));
+    return guid;
+  };
+
+  /** The warning for objects a placeholder may have made but cannot tell apart: each GUID, why, and what to do. */
+  const possibleOrphans = (id: string, props: Props, doubtful: { guid: string; doubt: string }[], settling: string): string => {
+    const label = typeof props.name === "string" ? ` "${props.name}"` : "";
+    const objects = doubtful.map(({ guid, doubt }) => `${guid} (${doubt})`).join(", ");
+    return (
+      `${kind.name}${label} ${id}: the create whose answer was lost may have made ${doubtful.length === 1 ? "this object" : "one of these objects"}, ` +
+      `which nothing tells apart from objects it did not make: ${objects}. ${settling}; Pulumi neither adopts nor deletes ` +
+      `${doubtful.length === 1 ? "it. If it is" : "them. If one is"} this resource's, delete it, or adopt it (\`adopt: "<guid>"\`) instead.`
+    );
+  };
+
+  /** read's answer: the live object as outputs and inputs (write-only values kept), or an empty id when it is gone. */
+  const readLive = async (id: string, props: Props) => {
+    const client = clientOf(props);
+    const guid =
+      props[UNRESOLVED_CREATE] === undefined
+        ? id
+        : await unresolvedObject(client, id, props, "The refresh drops the placeholder without adopting any object");
+    const record = guid === undefined ? undefined : await orUndefinedIfGone(kind.read(client, guid, props));
+    if (!record || guid === undefined) return { id: "", props: {} };
+    client.claimed.add(guid);
+    const outs = outputsOf(props, record);
+    const inputs: Props = {};
+    for (const name of [...Object.keys(kind.inputs), ...COMMON_INPUTS, SECRET_INPUTS])
+      if (outs[name] !== undefined) inputs[name] = outs[name];
+    return { id: guid, props: outs, inputs };
   };
 
   return {
@@ -130,7 +233,8 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
           );
       };
       for (const [name, value] of Object.entries(news)) {
-        if (name === PROVIDER_KEY || value === undefined || name in kind.inputs || name in kind.outputs) continue;
+        if (name === PROVIDER_KEY || name === SECRET_INPUTS || value === undefined || name in kind.inputs || name in kind.outputs) continue;
+        if (kind.derived && name in kind.derived) continue;
         if ((COMMON_INPUTS as readonly string[]).includes(name)) continue;
         failures.push({
           property: name,
@@ -157,7 +261,10 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       if (failures.length === 0 && kind.validate && !containsUnknown(inputs)) {
         failures.push(...kind.validate(inputs as never));
       }
-      return { inputs, failures };
+      for (const [name, schema] of Object.entries(kind.derived ?? {})) if (news[name] !== undefined) checkValue(name, schema, news[name]);
+      if (Array.isArray(news[SECRET_INPUTS])) inputs[SECRET_INPUTS] = news[SECRET_INPUTS];
+      const secrets = secretValues(news);
+      return { inputs, failures: failures.map(({ property, reason }) => ({ property, reason: redactSecrets(reason, secrets) })) };
     },
 
     async diff(id: string, olds: Props, news: Props) {
@@ -169,17 +276,20 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       // The object of a resource in the state is that resource's: a placeholder's lookup never takes it for
       // the object its lost create made (identical objects of one kind differ by nothing else).
       clientOf(olds).claimed.add(id);
-      const unusable = kind.replaceWhen?.(olds);
-      if (unusable !== undefined) return { changes: true, replaces: [unusable] };
+      const unusable = kind.replaceWhen?.(olds, news);
       const changed = changedFields(olds, news);
-      const replaces = changed.filter((name) => kind.inputs[name]!.change === "replace");
+      const replaces = [
+        ...changed.filter((name) => kind.inputs[name]!.change === "replace"),
+        ...(unusable === undefined ? [] : [unusable]),
+      ];
       const connectionChanged = !sameValue(olds.connection, news.connection);
       // Another service is another object: create it there, delete the old one with the old connection.
       const moved =
         connectionChanged &&
         !containsUnknown(news.connection) &&
         effectiveBaseUrl(olds.connection as Connection) !== effectiveBaseUrl(news.connection as Connection);
-      return { changes: changed.length > 0 || connectionChanged, replaces: moved ? [...replaces, "connection"] : replaces };
+      const changes = unusable !== undefined || changed.length > 0 || connectionChanged;
+      return { changes, replaces: moved ? [...replaces, "connection"] : replaces };
     },
 
     async create(inputs: Props) {
@@ -194,15 +304,11 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     },
 
     async read(id: string, props: Props) {
-      const client = clientOf(props);
-      const guid = props[UNRESOLVED_CREATE] === undefined ? id : await unresolvedObject(client, props);
-      const record = guid === undefined ? undefined : await orUndefinedIfGone(kind.read(client, guid, props));
-      if (!record || guid === undefined) return { id: "", props: {} };
-      client.claimed.add(guid);
-      const outs = outputsOf(props, record);
-      const inputs: Props = {};
-      for (const name of [...Object.keys(kind.inputs), ...COMMON_INPUTS]) if (outs[name] !== undefined) inputs[name] = outs[name];
-      return { id: guid, props: outs, inputs };
+      try {
+        return await readLive(id, props);
+      } catch (error) {
+        throw redacted(error, props);
+      }
     },
 
     async update(id: string, olds: Props, news: Props) {
@@ -223,7 +329,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
           );
         }
         // A kind's own explanation passes as it is; a bare client error is worded like the kinds' create failures.
-        throw redacted(error instanceof GmsError ? failure(`Cannot update ${kind.name} ${id}`, error) : error, news);
+        throw redacted(error instanceof GmsError ? failure(`Cannot update ${kind.name} ${id}`, error) : error, news, olds);
       }
     },
 
@@ -232,7 +338,10 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       // Deleted or not, never a placeholder's (a destroy deletes both at once).
       if (props[UNRESOLVED_CREATE] === undefined) client.claimed.add(id);
       try {
-        const guid = props[UNRESOLVED_CREATE] === undefined ? id : await unresolvedObject(client, props);
+        const guid =
+          props[UNRESOLVED_CREATE] === undefined
+            ? id
+            : await unresolvedObject(client, id, props, "The placeholder is deleted without deleting any object");
         if (guid !== undefined) await orUndefinedIfGone(kind.delete(client, guid, props));
       } catch (error) {
         throw redacted(error instanceof GmsError ? failure(`Cannot delete ${kind.name} ${id}`, error) : error, props);

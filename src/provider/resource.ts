@@ -9,6 +9,7 @@ import type { Connection } from "./connection";
 import type { InputField, InputFields, OutputFields } from "./fields";
 import { COMMON_INPUTS, type Kind } from "./kind";
 import { providerText } from "./provider-text";
+import { SECRET_INPUTS, secretInputNames } from "./secret-inputs";
 
 type Deep<T> = T extends (infer E)[] ? pulumi.Input<Deep<E>>[] : T extends object ? { [K in keyof T]: pulumi.Input<Deep<T[K]>> } : T;
 
@@ -56,6 +57,7 @@ export abstract class GmsResource<
     const secrets = secretInputs(kind as unknown as Kind);
     const props: pulumi.Inputs = {};
     for (const output of Object.keys(kind.outputs)) props[output] = undefined;
+    for (const input of Object.keys(kind.derived ?? {})) props[input] = args[input];
     for (const input of [...Object.keys(kind.inputs), ...COMMON_INPUTS]) {
       const value = args[input];
       props[input] = value !== undefined && value !== null && secrets.includes(input) ? pulumi.secret(value) : value;
@@ -64,6 +66,8 @@ export abstract class GmsResource<
     // instead of it vanishing: programs run without a type check when Node strips the types. It is
     // wrapped as a secret since nothing says what a mistyped property holds (a key, perhaps).
     for (const [name, value] of Object.entries(args)) if (!(name in props) && value !== undefined) props[name] = pulumi.secret(value);
+    // The engine hides secretness from the provider: it is told which other inputs the program made secret.
+    props[SECRET_INPUTS] = secretInputNames(Object.fromEntries(Object.entries(args).filter(([name]) => !secrets.includes(name))));
     const secretOutputs = Object.entries(kind.outputs)
       .filter(([, field]) => field.secret)
       .map(([name]) => name);

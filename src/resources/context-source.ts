@@ -25,7 +25,8 @@ import { type GmsClient, NotFoundError, ValidationError } from "../client";
 import { type InputValues, computed, replaceOnly, updatable } from "../provider/fields";
 import { type CheckFailure, defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
-import { failure, failureText } from "../provider/errors";
+import { failure, failureText, UnresolvedCreateFailure } from "../provider/errors";
+import { type Candidate, type Placeholder, placeholderIdentity } from "../provider/provider";
 import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/context-source";
 
@@ -39,6 +40,8 @@ const FIRST_POLL_MS = 200;
 const MAX_POLL_MS = 5000;
 
 const EMPTY_SHA256 = createHash("sha256").digest("hex");
+/** A file-backed placeholder's identity (`Placeholder.identity`): the SHA-256 of the upload's signed URL its POST sent. */
+const UPLOADED_URL_SHA256 = "uploadedUrlSha256";
 const sha256 = (content: Uint8Array | string): string => createHash("sha256").update(content).digest("hex");
 
 /**
@@ -232,11 +235,17 @@ export const contextSourceKind = defineKind({
       // The url is this create's own (a fresh signed URL for an uploaded file): it identifies the new source.
       created = await contextSourcesApi.create(client, context, { url }, () => findByUrl(client, context, url));
     } catch (error) {
-      throw failure(
+      const failed = failure(
         `Cannot create ContextSource for ${what}`,
         error,
         error instanceof NotFoundError ? await whatContextsExist(client, context) : undefined,
       );
+      // No input holds an uploaded file's signed URL: the placeholder records it, hashed (the URL grants access while valid).
+      if (inputs.file && failed instanceof UnresolvedCreateFailure) {
+        const window: Placeholder = { ...failed.window, identity: { [UPLOADED_URL_SHA256]: sha256(url) } };
+        throw new UnresolvedCreateFailure(failed.message, window, { cause: error });
+      }
+      throw failed;
     }
     // From here on the source exists: any failure deletes it again, so a failed create leaves nothing behind.
     try {
@@ -264,8 +273,19 @@ export const contextSourceKind = defineKind({
       });
     }
   },
-  async findCreated(client, inputs) {
-    return inputs.url === undefined ? [] : findByUrl(client, inputs.context!, inputs.url);
+  async findCreated(client, inputs): Promise<Candidate[]> {
+    if (inputs.url !== undefined) return findByUrl(client, inputs.context!, inputs.url);
+    // A file-backed source: its placeholder recorded the upload's signed URL (see create), which the source keeps.
+    const uploaded = placeholderIdentity(inputs)?.[UPLOADED_URL_SHA256];
+    const sources = await contextSourcesApi.list(client, inputs.context!);
+    if (uploaded !== undefined) {
+      return sources
+        .filter((source) => sha256(source.url) === uploaded)
+        .map((source) => ({ guid: source.guid, createdAt: source.createdAt }));
+    }
+    // Recorded without it (by an engine's journal of a create under way): nothing tells its source from another.
+    const doubt = `nothing recorded identifies the file uploaded for ${sourceLabel(inputs)}, so any source of the Context made then may be it`;
+    return sources.map((source) => ({ guid: source.guid, createdAt: source.createdAt, doubt }));
   },
   async read(client, guid, state) {
     const fileBacked = state.file !== undefined;

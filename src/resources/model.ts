@@ -2,17 +2,28 @@
  * Model: an LLM on a provider type, with its own credential. Only `llm` changes in place. The create
  * response is the service's persistence record and echoes the submitted key: only the GUID and the linked
  * connection's numeric id are read from it, so the key never reaches outputs, logs or errors.
+ *
+ * The link to a ProviderConnection is the service's to make, on create only: a Model names a provider type,
+ * and the service links it to that type's connection. When the program says which connection it means (one
+ * ProviderConnection of the Model's type among its `dependsOn`), the resource class passes that connection's
+ * GUID along (`__linkTo`): the create links to exactly it, and a Model whose link is not that connection (it
+ * was replaced, or deleted and a refresh saw the link gone) is replaced, since no request re-links a Model.
  */
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { type ModelCreatedLink, type ModelRecord, modelsApi } from "../api/models";
-import { HttpUrl } from "../api/common";
+import { Guid, HttpUrl } from "../api/common";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind, type Outputs } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { keyRedactedFailure, providerAdvice } from "../provider/errors";
 import { abandonCreate } from "../provider/undo-create";
+import { containsUnknown } from "../provider/values";
 import * as shim from "../shims/model";
+import { ProviderConnection } from "./provider-connection";
+
+/** The GUID of the connection the program means the Model to be linked to (see the top of this file). */
+const LINK_TO = "__linkTo";
 
 export const modelKind = defineKind({
   name: "Model",
@@ -60,9 +71,17 @@ export const modelKind = defineKind({
     createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
     updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
   },
+  derived: { [LINK_TO]: Guid.optional() },
+  // No request re-links a Model: one linked elsewhere than the connection meant (or to none) is made anew.
+  replaceWhen: (olds, news) => {
+    const meant = news[LINK_TO];
+    return meant !== undefined && (containsUnknown(meant) || meant !== olds.providerGuid) ? "providerGuid" : undefined;
+  },
   async create(client, inputs) {
     const what = `Cannot create Model "${inputs.llm}" on provider "${inputs.provider}"`;
-    const body = { llm: inputs.llm!, provider: inputs.provider!, key: inputs.key!, url: inputs.url, default: inputs.default };
+    // A connection's GUID as `provider` links the Model to exactly that connection.
+    const provider = linkOf(inputs) ?? inputs.provider!;
+    const body = { llm: inputs.llm!, provider, key: inputs.key!, url: inputs.url, default: inputs.default };
     let created: ModelCreatedLink;
     try {
       created = await modelsApi.create(client, body, () => this.findCreated(client, inputs));
@@ -86,14 +105,14 @@ export const modelKind = defineKind({
   async findCreated(client, inputs) {
     const models = await modelsApi.list(client);
     return models
-      .filter((model) => model.llm === inputs.llm && namesProvider(inputs.provider!, model))
+      .filter((model) => model.llm === inputs.llm && namesProvider(linkOf(inputs) ?? inputs.provider!, model))
       .map((model) => ({ guid: model.guid, createdAt: model.createdAt }));
   },
   async read(client, guid, state) {
     return toOutputs(await modelsApi.get(client, guid), state);
   },
   async update(client, guid, news, _changed, state) {
-    // PUT takes `llm` only, the one updatable field, and answers the public record.
+    // PUT takes `llm` only, the one updatable field (the only change that reaches update), and answers the public record.
     return toOutputs(await modelsApi.update(client, guid, { llm: news.llm! }), state);
   },
   async delete(client, guid) {
@@ -125,10 +144,32 @@ const toOutputs = (model: ModelRecord, state: Outputs) => ({
   updatedAt: model.updatedAt,
 });
 
+const linkOf = (inputs: object): string | undefined => (inputs as Record<string, string | undefined>)[LINK_TO];
+
+/**
+ * The GUID of the one ProviderConnection among `dependsOn` whose provider type is the Model's, or undefined
+ * (none, several, a `provider` that is already a GUID, or a `dependsOn` that is not a plain list).
+ */
+function meantConnection(
+  provider: pulumi.Input<string>,
+  dependsOn: pulumi.CustomResourceOptions["dependsOn"],
+): pulumi.Output<string | undefined> | undefined {
+  const list = Array.isArray(dependsOn) ? dependsOn : dependsOn instanceof ProviderConnection ? [dependsOn] : [];
+  const connections = list.filter((resource): resource is ProviderConnection => resource instanceof ProviderConnection);
+  if (connections.length === 0) return undefined;
+  const types = pulumi.all(connections.map((connection) => connection.provider));
+  const guids = pulumi.all(connections.map((connection) => connection.guid));
+  return pulumi.all([provider, types, guids]).apply(([type, types, guids]) => {
+    if (Guid.safeParse(type).success) return undefined;
+    const same = guids.filter((_, index) => types[index]?.toLowerCase() === type.toLowerCase());
+    return same.length === 1 ? same[0] : undefined;
+  });
+}
+
 export type ModelArgs = KindArgs<typeof modelKind>;
 export interface Model extends KindOutputs<typeof modelKind> {}
 export class Model extends GmsResource {
   constructor(name: string, args: ModelArgs, opts?: pulumi.CustomResourceOptions) {
-    super(modelKind, shim, name, args, opts);
+    super(modelKind, shim, name, { ...args, [LINK_TO]: meantConnection(args.provider, opts?.dependsOn) }, opts);
   }
 }

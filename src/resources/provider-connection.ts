@@ -5,7 +5,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { HttpUrl } from "../api/common";
+import { modelsApi } from "../api/models";
 import { type ProviderRecord, providersApi } from "../api/providers";
+import type { CreatedCandidate, GmsClient } from "../client";
 import { keyRedactedFailure, providerAdvice } from "../provider/errors";
 import { abandonCreate } from "../provider/undo-create";
 import { computed, replaceOnly, updatable } from "../provider/fields";
@@ -88,11 +90,12 @@ export const providerConnectionKind = defineKind({
     }
   },
   async findCreated(client, inputs) {
-    // The provider type, key and metadata are never returned: name and url identify a connection.
     const connections = await providersApi.list(client);
-    return connections
-      .filter((connection) => connection.name === inputs.name && connection.url === inputs.url)
-      .map((connection) => ({ guid: connection.guid, createdAt: connection.createdAt }));
+    return ofProviderType(
+      client,
+      connections.filter((connection) => connection.name === inputs.name && connection.url === inputs.url),
+      inputs.provider!,
+    );
   },
   async read(client, guid) {
     return providersApi.get(client, guid);
@@ -107,6 +110,30 @@ export const providerConnectionKind = defineKind({
     await providersApi.delete(client, guid);
   },
 });
+
+/**
+ * The connections among `connections` that may be of provider type `type`, with their creation times. The
+ * service never returns a connection's type (nor its key or metadata), but two things show it: a connection
+ * created without a name starts with its type as its nickname (spec: not shown; the emulator's choice), and
+ * the object of a lost create answer keeps it, since a declared nickname is set only once the answer is in;
+ * and a Model linked to a connection names its type (`provider_name`). A connection either of them shows to be
+ * of another type is left out; one neither shows (named, no Model linked) stays, identified by name and url alone.
+ */
+async function ofProviderType(client: GmsClient, connections: ProviderRecord[], type: string): Promise<CreatedCandidate[]> {
+  const sameType = (other: string) => other.toLowerCase() === type.toLowerCase();
+  let candidates = connections.filter((connection) => connection.name !== null || sameType(connection.nickname));
+  if (candidates.some((connection) => connection.name !== null)) {
+    const linkedTypes = new Map<string, string>();
+    for (const model of await modelsApi.list(client)) {
+      if (model.providerGuid && model.providerName) linkedTypes.set(model.providerGuid, model.providerName);
+    }
+    candidates = candidates.filter((connection) => {
+      const linked = linkedTypes.get(connection.guid);
+      return linked === undefined || sameType(linked);
+    });
+  }
+  return candidates.map((connection) => ({ guid: connection.guid, createdAt: connection.createdAt }));
+}
 
 export type ProviderConnectionArgs = KindArgs<typeof providerConnectionKind>;
 export interface ProviderConnection extends KindOutputs<typeof providerConnectionKind> {}

@@ -318,6 +318,14 @@ export function generatePackageSchema(): Record<string, unknown> {
             "8 s, with full jitter, unless the service sends Retry-After. Default 500.",
           defaultInfo: { environment: ["GMS_RETRY_BASE_DELAY_MS"] },
         },
+        requestDeadlineMs: {
+          type: "integer",
+          description:
+            "The service's deadline for a request in milliseconds: a create whose answer was lost while the service may still " +
+            "be running it (a timeout, a connection lost after sending, a 502 or 504) is looked up until then, and sent again only " +
+            "once it has passed with nothing found. Default 60000.",
+          defaultInfo: { environment: ["GMS_REQUEST_DEADLINE_MS"] },
+        },
       },
     },
     types: Object.fromEntries(collector.types),

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type * as automation from "@pulumi/pulumi/automation";
 import type { CliDriverJob, CliDriverMessage } from "./cli-engine";
+import { StackIdsFile } from "./host";
 
 function send(message: CliDriverMessage): Promise<void> {
   return new Promise((resolve) => process.send!(message, () => resolve()));
@@ -56,6 +57,22 @@ async function run(job: CliDriverJob): Promise<void> {
     { workDir: job.programDir, pulumiCommand, secretsProvider: "passphrase" },
   );
   await stack.setAllConfig(job.config);
+  // The provider learns the id of every resource of the state as it is before the operation (a placeholder
+  // never takes one of them): the CLI hands the provider host its own environment.
+  const stackIds = new StackIdsFile();
+  if (job.operation !== "preview") {
+    const exported = (await stack.exportStack()) as { deployment?: { resources?: { id?: string }[] } };
+    stackIds.write((exported.deployment?.resources ?? []).map((resource) => resource.id));
+    Object.assign(process.env, stackIds.env);
+  }
+  try {
+    await runOperation(job, stack);
+  } finally {
+    stackIds.remove();
+  }
+}
+
+async function runOperation(job: CliDriverJob, stack: automation.Stack): Promise<void> {
   const onOutput = (text: string) => void send({ kind: "output", text });
   const onEvent = (event: automation.EngineEvent) => void send({ kind: "event", event });
   const common = { onOutput, onEvent, color: "never" as const, ...(job.parallel ? { parallel: job.parallel } : {}) };

@@ -30,11 +30,6 @@ export interface CliEngineOptions extends Omit<EngineOptions, "stateFile"> {
   stateDir: string;
   /** The CLI's home (default `<stateDir>/.pulumi-home`), apart from the user's `~/.pulumi`. */
   pulumiHome?: string;
-  /**
-   * `pulumi up --continue-on-error`: steps that do not depend on a failed one still run (LocalEngine always
-   * behaves so). Default false, the CLI's default: after a failed step no new step starts, deletes included.
-   */
-  continueOnError?: boolean;
 }
 
 /** The job the driver runs: secrets included, so it travels over IPC only. */

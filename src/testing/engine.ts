@@ -23,8 +23,10 @@
  *   are unknown and dependents receive the unknown marker in their inputs. Like `pulumi preview`, this
  *   shows a dependent of an updated resource as changing when it reads such an output;
  * - check failures of every resource are gathered and reported together, and no step starts after one;
- * - a failed step does not stop the others (as `pulumi up --continue-on-error`): only the steps that
- *   depend on it are skipped, and nothing it depends on is deleted. Every failure is reported at the end.
+ * - after a failed step, as the CLI: steps under way finish and no step starts after it (a registration that
+ *   arrives later is answered as not started), or with `continueOnError` (`--continue-on-error`) only the
+ *   steps that depend on it are skipped; either way nothing it depends on is deleted, every failure is
+ *   reported at the end, and every delete held back is reported (`result.heldBack`) and printed with why.
  *   The program is answered as that engine answers it (the registration's result is a failure, not an
  *   error). A create that made its object but failed to finish it (the host's ErrorResourceInitFailed) is
  *   recorded with its id and init errors, and updated by the next `up` even without a change. What the
@@ -62,14 +64,14 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { type CheckFailure, EngineError } from "./errors";
-import { ProviderHost, ResourceInitError } from "./host";
+import { ProviderHost, ResourceInitError, StackIdsFile } from "./host";
 import { StateLock } from "./lock";
 import { Limiter, OrderedSteps } from "./parallel";
-import { formatHeader, formatOutputs, formatStep, formatSummary } from "./plan";
+import { formatHeader, formatHeldBack, formatOutputs, formatStep, formatSummary } from "./plan";
 import { type ProgramMessage, ProgramProcess, childEnv } from "./program-process";
 import { type Props, annotateSecrets, changedKeys, containsSecret, markSecretOutputs, reveal, revealProps } from "./properties";
 import type { RunnerMessage, RunnerReply } from "./protocol";
-import type { EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
+import type { EngineResult, HeldBack, Operation, PlanStep, StackOutput, StepOp } from "./results";
 import { type ResourceState, type Snapshot, StateFile } from "./state";
 
 export interface EngineOptions {
@@ -94,6 +96,11 @@ export interface EngineOptions {
    * unbounded, as the Pulumi CLI's default.
    */
   parallel?: number;
+  /**
+   * As `pulumi up --continue-on-error` (and `destroy`'s): after a failed step the steps that do not depend on it
+   * still start. Default false, the CLI's default: steps under way finish, and no step starts after a failed one.
+   */
+  continueOnError?: boolean;
 }
 
 /** The Pulumi CLI's default for `--parallel`: no bound. */
@@ -163,7 +170,15 @@ export class LocalEngine {
             log,
           })
         : undefined;
-    const starting = ProviderHost.start({ cwd: resolve(options.programDir), project: options.project, stack: options.stack, env });
+    // The ids every resource of the loaded state holds, for the provider: a placeholder never takes one of them.
+    const stackIds = new StackIdsFile();
+    const starting = ProviderHost.start({
+      cwd: resolve(options.programDir),
+      project: options.project,
+      stack: options.stack,
+      env: { ...env, ...stackIds.env },
+      onLog: log,
+    });
     const host = starting.then(
       async (started) => {
         await started.configure(config.values);
@@ -179,7 +194,7 @@ export class LocalEngine {
     const deployment = new Deployment(operation, options, host, limiter, state, log);
     log(formatHeader(operation, options.project, options.stack));
     try {
-      await deployment.load();
+      stackIds.write((await deployment.load()).resources.map((resource) => resource.id));
       await run(deployment, program);
       await deployment.finish();
     } catch (error) {
@@ -194,6 +209,7 @@ export class LocalEngine {
     } finally {
       program?.kill();
       await starting.then((started) => started.close()).catch(() => undefined);
+      stackIds.remove();
     }
     const result = deployment.result();
     for (const line of formatOutputs(result.outputs)) log(line);
@@ -245,6 +261,10 @@ class Deployment {
   private readonly failedUrns = new Set<string>();
   /** Resources a failed step still depends on: never deleted in this operation. */
   private readonly protectedUrns = new Set<string>();
+  /** Without `continueOnError`: the first resource whose step failed, after which no step starts. */
+  private stoppedBy: string | undefined;
+  /** Deletes this operation would have made but did not, each with why. */
+  private readonly heldBack: HeldBack[] = [];
   /** Registrations and reads being served. */
   private readonly serving = new Set<Promise<unknown>>();
   private outputs: Props = {};
@@ -270,11 +290,12 @@ class Deployment {
     });
   }
 
-  async load(): Promise<void> {
+  async load(): Promise<Snapshot> {
     const snapshot = await this.state.load();
     this.previous = snapshot.resources;
     this.outputs = snapshot.outputs;
     this.loaded = true;
+    return snapshot;
   }
 
   result(): EngineResult {
@@ -285,7 +306,14 @@ class Deployment {
     if (this.operation === "preview" || this.operation === "up") {
       for (const [name, value] of Object.entries(this.outputs)) outputs[name] = { value: reveal(value), secret: containsSecret(value) };
     }
-    return { operation: this.operation, steps: [...this.steps], counts, outputs, stateBytesWritten: this.state.bytesWritten };
+    return {
+      operation: this.operation,
+      steps: [...this.steps],
+      counts,
+      outputs,
+      heldBack: [...this.heldBack],
+      stateBytesWritten: this.state.bytesWritten,
+    };
   }
 
   /** preview / up: run the program, serve its registrations, then delete what it no longer declares. */
@@ -298,19 +326,22 @@ class Deployment {
     // A provider host that could not start fails the operation once, not once per resource.
     await this.host;
     this.ordered.flush();
+    // Replaced objects (this run's, and those an earlier, failed run left pending) and undeclared resources.
+    const leftOver = this.previous.filter((old) => {
+      const fate = this.fates.get(old);
+      return fate === "replaced" || (fate === undefined && (old.pendingReplacement || !this.registered.has(old.urn)));
+    });
     if (this.failures.length > 0) {
+      this.holdBack(leftOver, "resources failed their checks, so no step ran");
       const lines = this.failures.map((failure) => `  ${failure.urn}\n    ${failure.property}: ${failure.reason}`);
       throw new EngineError("CHECK_FAILED", `Resources failed their checks:\n${lines.join("\n")}`, { failures: this.failures });
     }
     // A program that failed declared only part of what it wants: deleting the rest would destroy what it still needs.
-    if (!programFailure) {
-      // Replaced objects (this run's, and those an earlier, failed run left pending) and undeclared resources.
-      const leftOver = this.previous.filter((old) => {
-        const fate = this.fates.get(old);
-        return fate === "replaced" || (fate === undefined && (old.pendingReplacement || !this.registered.has(old.urn)));
-      });
-      await this.deleteAll(leftOver);
-    }
+    if (programFailure) {
+      const why =
+        this.failedUrns.size > 0 ? `a step failed (${[...this.failedUrns][0]}), so the program did not finish` : "the program failed";
+      this.holdBack(leftOver, `${why}; what it no longer declares is deleted by the next \`up\` that runs it to its end`);
+    } else await this.deleteAll(leftOver);
     this.throwFailures(programFailure);
   }
 
@@ -340,7 +371,11 @@ class Deployment {
     // A replaced resource's delete is part of its replace step, not a step of its own.
     const step = (durationMs?: number): PlanStep | undefined =>
       fate === undefined ? { op: "delete", ...identity(old), id: old.id, changes: [], replaces: [], durationMs } : undefined;
-    if (this.protectedUrns.has(old.urn)) {
+    if (this.protectedUrns.has(old.urn) || (this.stoppedBy && !this.preview)) {
+      this.holdBack(
+        [old],
+        this.stoppedBy && !this.protectedUrns.has(old.urn) ? this.stoppedReason : "a resource whose step failed depends on it",
+      );
       this.protect(old.dependencies, old.parent);
       return this.ordered.settle(key);
     }
@@ -352,11 +387,31 @@ class Deployment {
     } catch (error) {
       this.errors.push(stepError("delete", old.urn, error));
       this.protect(old.dependencies, old.parent);
+      this.stopAfter(old.urn);
       return this.ordered.settle(key);
     }
     this.fates.set(old, "deleted");
     await this.save();
     this.ordered.settle(key, step(Date.now() - started));
+  }
+
+  /** Deletes not made, reported in the result and printed, so that nothing is left in place without a word. */
+  private holdBack(resources: ResourceState[], reason: string): void {
+    for (const resource of resources) {
+      const held = { urn: resource.urn, type: resource.type, name: resource.name, id: resource.id, reason };
+      this.heldBack.push(held);
+      this.log(formatHeldBack(held));
+    }
+  }
+
+  /** Without `continueOnError`, the first failed step stops the operation: no step starts after it. */
+  private stopAfter(urn: string): void {
+    if (!this.options.continueOnError) this.stoppedBy ??= urn;
+  }
+
+  /** Why a step is not started once the operation stopped. */
+  private get stoppedReason(): string {
+    return `${this.stoppedBy} failed, and no step starts after a failed one (as \`pulumi up\` without --continue-on-error; continueOnError runs the others)`;
   }
 
   private protect(dependencies: string[], parent: string | undefined): void {
@@ -487,6 +542,7 @@ class Deployment {
       // Its dependents are skipped, and what it depends on is not deleted in this operation.
       this.failedUrns.add(urn);
       this.protect(message.dependencies, message.parent);
+      if (error instanceof EngineError && error.code === "STEP_FAILED") this.stopAfter(urn);
       if (error instanceof EngineError) failedStepUrns.set(error, urn);
       throw error;
     }
@@ -516,6 +572,7 @@ class Deployment {
     if (this.failures.length > 0) throw new EngineError("SKIPPED", `${urn} was skipped: a resource failed its checks`);
     const failedDependency = [...message.dependencies, message.parent].find((dependency) => this.failedUrns.has(dependency));
     if (failedDependency) throw new EngineError("SKIPPED", `${urn} was skipped: ${failedDependency} failed`);
+    if (this.stoppedBy && !this.preview) throw new EngineError("SKIPPED", `${urn} was not started: ${this.stoppedReason}`);
 
     const inputs = annotateSecrets(checked.inputs, message.inputs);
     const base = {

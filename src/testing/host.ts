@@ -5,6 +5,9 @@
  * are loaded from the `@pulumi/pulumi` that the program uses, so the host and messages match it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { withoutStackTraces } from "./errors";
 import { compiledTestingFile } from "./program-dir";
@@ -64,6 +67,48 @@ export interface HostOptions {
   env?: NodeJS.ProcessEnv;
   /** Where `@pulumi/pulumi` is resolved from (default: `cwd`). */
   resolveFrom?: string;
+  /**
+   * Receives each line the provider logs (`pulumi.log.info/warn/error`, which the host, having no engine
+   * connection, prints as `info: [runtime] ...`), as the Pulumi CLI shows them among the stack's diagnostics.
+   */
+  onLog?: (line: string) => void;
+}
+
+/**
+ * The file that tells the provider the id of every resource in the stack's state (the provider's
+ * `GMS_STACK_IDS_FILE`, src/provider/provider.ts), so that a placeholder never takes another resource's
+ * object: named in the host's environment when it starts, written once the state is loaded, before any step.
+ */
+export class StackIdsFile {
+  static readonly ENV = "GMS_STACK_IDS_FILE";
+  readonly path = join(tmpdir(), `gms-stack-ids-${randomUUID()}.txt`);
+
+  /** The environment that names the file. */
+  get env(): NodeJS.ProcessEnv {
+    return { [StackIdsFile.ENV]: this.path };
+  }
+
+  write(ids: Iterable<string | undefined>): void {
+    const lines = [...ids].filter((id): id is string => typeof id === "string" && id !== "");
+    writeFileSync(this.path, lines.map((id) => `${id}\n`).join(""), { mode: 0o600 });
+  }
+
+  remove(): void {
+    rmSync(this.path, { force: true });
+  }
+}
+
+/** What the SDK's log functions print without an engine connection: `<severity>: [runtime] <message>`. */
+const PROVIDER_LOG_LINE = /^(?:info|warning|error): \[runtime\] /;
+
+/** Calls `onLine` with each whole line of `stream` that the provider logged. */
+function forwardLogLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let pending = "";
+  stream.on("data", (chunk: string) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop()!;
+    for (const line of lines) if (PROVIDER_LOG_LINE.test(line)) onLine(line);
+  });
 }
 
 export class ProviderHost {
@@ -107,6 +152,7 @@ export class ProviderHost {
     });
     const stderr: string[] = [];
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
+    if (options.onLog) forwardLogLines(child.stderr!, options.onLog);
     const port = await new Promise<number>((resolve, reject) => {
       let out = "";
       const onData = (chunk: string) => {
@@ -114,6 +160,9 @@ export class ProviderHost {
         const line = out.split("\n")[0]!.trim();
         if (out.includes("\n") && /^\d+$/.test(line)) {
           child.stdout!.off("data", onData);
+          // `pulumi.log.info` goes to standard output; reading it on also keeps the pipe from filling up.
+          if (options.onLog) forwardLogLines(child.stdout!, options.onLog);
+          else child.stdout!.resume();
           resolve(Number(line));
         }
       };

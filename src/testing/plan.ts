@@ -1,5 +1,5 @@
 /** Printing in the familiar `pulumi` form; secret values are never printed, unknown ones read `[unknown]`. */
-import type { CliResult, EngineResult, Operation, PlanStep, StackOutput, StepOp } from "./results";
+import type { CliResult, EngineResult, HeldBack, Operation, PlanStep, StackOutput, StepOp } from "./results";
 import { UNKNOWN, isSecret } from "./properties";
 
 const SYMBOL: Record<StepOp, string> = {
@@ -42,6 +42,9 @@ export function formatStep(step: PlanStep, preview = false): string {
   const time = step.durationMs === undefined || preview ? "" : ` (${(step.durationMs / 1000).toFixed(2)}s)`;
   return `${SYMBOL[step.op]}${step.type} ${step.name} ${verb}${detail}${time}`;
 }
+
+/** `  - pulumi-nodejs:dynamic/gms:App old not deleted: <why>`: a delete the operation held back. */
+export const formatHeldBack = (held: HeldBack): string => `  - ${held.type} ${held.name} not deleted: ${held.reason}`;
 
 /** `Resources: 1 to create, 2 to update, 3 unchanged` (past tense after the operation ran). */
 export function formatSummary(result: CliResult): string {

@@ -22,12 +22,23 @@ export interface StackOutput {
   secret: boolean;
 }
 
+/** A delete the operation would have made but did not (the program failed, or a step failed first), and why. */
+export interface HeldBack {
+  urn: string;
+  type: string;
+  name: string;
+  id: string;
+  reason: string;
+}
+
 export interface EngineResult {
   operation: Operation;
   steps: PlanStep[];
   counts: Record<StepOp, number>;
   /** Stack outputs (preview and up). */
   outputs: Record<string, StackOutput>;
+  /** Deletes held back (LocalEngine reports them; the CLI prints nothing of them, and PulumiCliEngine reports none). */
+  heldBack?: HeldBack[];
   /** Bytes of state the operation wrote (checkpoint journal and state file); 0 when nothing changed. */
   stateBytesWritten: number;
 }

@@ -16,10 +16,18 @@
  * its object, so the load turns it into what this package's provider records for a create whose answer
  * was lost: a placeholder (`unresolved-<id>`, with the window the object would have been created in)
  * awaiting deletion, which the next `up` or `destroy` deletes, deleting the object if the provider finds it.
- * A torn last line (the kill cut an append short) is ignored.
+ *
+ * Whatever moment a kill picks, the file and journal it leaves load: the file is replaced by a rename, a
+ * torn last line of the journal is ignored (and cut off before the next append, so it never ends up in the
+ * middle), and every secret sealed in the journal can be opened. For that last point a file has one key:
+ * it is derived once, by the first caller that needs it, and every caller that asks meanwhile waits for
+ * that derivation instead of making a salt of its own; the header that records its salt goes into the
+ * journal in the same append as the first entry sealed with it, and entries are sealed in their turn in
+ * the write queue, so no sealed entry ever precedes its header. (The load reads every header before it
+ * opens any secret all the same.)
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from "node:crypto";
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { EngineError } from "./errors";
@@ -89,18 +97,34 @@ type JournalEntry =
   | { creating: PendingCreate }
   | { settled: string };
 
+/** A journal entry and where it is, for messages. */
+interface JournalLine {
+  entry: JournalEntry;
+  /** `<file>.journal line <n>`. */
+  where: string;
+}
+
 /** Dynamic resources of this package, whose provider resolves a placeholder for a lost create. */
 const PLACEHOLDER_TYPES = "pulumi-nodejs:dynamic/gms:";
 /** The provider's marker of such a placeholder (`UNRESOLVED_CREATE` in src/provider/provider.ts). */
 const UNRESOLVED_CREATE = "__unresolvedCreate";
-/** How much earlier than this machine's clock says the service may have stamped the object. */
-const CLOCK_MARGIN_MS = 2000;
+/**
+ * Says that a placeholder's window was read on this machine's clock, not the service's (`LOCAL_CLOCK` in
+ * src/provider/window.ts, which shifts such a window onto the service's clock before comparing).
+ */
+const LOCAL_CLOCK = "local";
 
 const keyOf = (resource: ResourceState): string => `${resource.urn}\n${resource.id}`;
 
 export class StateFile {
+  /** The header new secrets are sealed under: the file's, else the journal's, else the one made for the first secret. */
   private header: SecretsHeader | undefined;
-  private key: Buffer | undefined;
+  /** Other headers the file and journal hold (none, unless an earlier version wrote them): their keys are tried too. */
+  private otherHeaders: SecretsHeader[] = [];
+  /** Each header's key by salt, derived once whoever asks first: callers that ask meanwhile share the derivation. */
+  private readonly keys = new Map<string, Promise<Buffer>>();
+  /** The key of the file's first secret being made, with its header: concurrent callers wait for this one. */
+  private newKey: Promise<Buffer> | undefined;
   /** The resource objects and outputs the file and journal hold now, by identity: only new objects are written. */
   private readonly recorded = new Map<string, ResourceState>();
   /** The same objects, to pass over unchanged ones without computing their keys. */
@@ -112,6 +136,11 @@ export class StateFile {
   private saving: Promise<void> = Promise.resolve();
   /** The journal's descriptor, open for appending while an operation checkpoints. */
   private journal: number | undefined;
+  /**
+   * What the first append does to the journal a killed run left: cut a torn last line off (its bytes from
+   * `length` on), or end a last line whose newline the kill cut off, so that the next line starts a line.
+   */
+  private journalRepair: { length: number; newline: boolean } | undefined;
   /** Creates settled since the last checkpoint. */
   private readonly settledCreates: string[] = [];
   /** Bytes this object wrote to the journal and the file. */
@@ -133,36 +162,37 @@ export class StateFile {
 
   /** The file, with the journal a killed run left replayed over it. */
   async load(): Promise<Snapshot> {
-    const snapshot = await this.loadFile();
-    const journal = await readIfExists(this.journalPath);
+    const document = await this.readDocument();
+    const journal = await this.readJournal();
+    // Every header is known before any secret is opened, wherever the journal holds it.
+    const headers: SecretsHeader[] = [];
+    for (const header of [document?.secrets, ...(journal ?? []).map(({ entry }) => ("secrets" in entry ? entry.secrets : undefined))]) {
+      if (header && !headers.some((known) => known.salt === header.salt)) headers.push(header);
+    }
+    [this.header, ...this.otherHeaders] = headers;
+    // Replayed sealed, then only what is left is opened: an entry a later one replaced is never decrypted.
+    const resources = new Map<string, { resource: ResourceState; where: string }>();
+    for (const resource of document?.resources ?? []) resources.set(keyOf(resource), { resource, where: this.path });
+    let outputs = { value: document?.outputs ?? {}, where: this.path };
+    const pending = new Map<string, { create: PendingCreate; where: string }>();
+    for (const { entry, where } of journal ?? []) {
+      if ("put" in entry) resources.set(keyOf(entry.put), { resource: entry.put, where });
+      else if ("drop" in entry) resources.delete(entry.drop);
+      else if ("creating" in entry) pending.set(entry.creating.id, { create: entry.creating, where });
+      else if ("settled" in entry) pending.delete(entry.settled);
+      else if ("outputs" in entry) outputs = { value: entry.outputs, where };
+    }
+    const until = new Date().toISOString();
+    for (const { create, where } of pending.values()) {
+      if (!create.resource.type.startsWith(PLACEHOLDER_TYPES)) continue;
+      const placeholder = this.placeholder(create, until);
+      resources.set(keyOf(placeholder), { resource: placeholder, where });
+    }
+    const snapshot: Snapshot = { resources: [], outputs: (await this.opened(outputs.value, `${outputs.where} (stack outputs)`)) as Props };
+    for (const { resource, where } of resources.values()) {
+      snapshot.resources.push((await this.opened(resource, `${where} (${resource.urn})`)) as ResourceState);
+    }
     if (journal !== undefined) {
-      const resources = new Map(snapshot.resources.map((resource) => [keyOf(resource), resource]));
-      const pending = new Map<string, PendingCreate>();
-      let outputs = snapshot.outputs;
-      const lines = journal.split("\n").filter((line) => line.trim() !== "");
-      for (const [index, line] of lines.entries()) {
-        let entry: JournalEntry;
-        try {
-          entry = JSON.parse(line) as JournalEntry;
-        } catch (error) {
-          if (index === lines.length - 1) break;
-          throw new EngineError("BAD_STATE", `${this.journalPath} line ${index + 1} is not JSON`, { cause: error });
-        }
-        if ("secrets" in entry) this.header = entry.secrets;
-        else if ("put" in entry) resources.set(keyOf(entry.put), (await this.opened(entry.put)) as ResourceState);
-        else if ("drop" in entry) resources.delete(entry.drop);
-        else if ("creating" in entry) pending.set(entry.creating.id, entry.creating);
-        else if ("settled" in entry) pending.delete(entry.settled);
-        else outputs = (await this.opened(entry.outputs)) as Props;
-      }
-      const until = new Date().toISOString();
-      for (const create of pending.values()) {
-        if (!create.resource.type.startsWith(PLACEHOLDER_TYPES)) continue;
-        const placeholder = await this.placeholder(create, until);
-        resources.set(keyOf(placeholder), placeholder);
-      }
-      snapshot.resources = [...resources.values()];
-      snapshot.outputs = outputs;
       // The replayed state is not in the file yet: the end of this operation writes it.
       this.journaled = true;
       this.headerJournaled = this.header !== undefined;
@@ -172,39 +202,73 @@ export class StateFile {
     return snapshot;
   }
 
-  private async loadFile(): Promise<Snapshot> {
+  /** The file as written, secrets still sealed; undefined when there is none yet. */
+  private async readDocument(): Promise<StateDocument | undefined> {
     const text = await readIfExists(this.path);
-    if (text === undefined) return { resources: [], outputs: {} };
-    const document = JSON.parse(text) as StateDocument;
-    if (document.version !== 1 || !Array.isArray(document.resources))
+    if (text === undefined) return undefined;
+    let document: StateDocument;
+    try {
+      document = JSON.parse(text) as StateDocument;
+    } catch (error) {
+      throw new EngineError("BAD_STATE", `${this.path} is not JSON`, { cause: error });
+    }
+    if (document?.version !== 1 || !Array.isArray(document.resources))
       throw new EngineError("BAD_STATE", `${this.path} is not a state file of this engine`);
-    this.header = document.secrets;
-    return {
-      resources: (await this.opened(document.resources)) as ResourceState[],
-      outputs: (await this.opened(document.outputs ?? {})) as Props,
-    };
+    return document;
   }
 
-  /** The placeholder of a create a killed run left unsettled: deleted by the next run, with what it made. */
-  private async placeholder(create: PendingCreate, until: string): Promise<ResourceState> {
-    const inputs = (await this.opened(create.resource.inputs)) as Props;
-    const since = new Date(Date.parse(create.at) - CLOCK_MARGIN_MS).toISOString();
+  /**
+   * The journal's entries, secrets still sealed; undefined when there is none. A last line that is not JSON
+   * is one the kill cut short (its checkpoint never finished): it is left out, and cut off before the next append.
+   */
+  private async readJournal(): Promise<JournalLine[] | undefined> {
+    const text = await readIfExists(this.journalPath);
+    if (text === undefined) return undefined;
+    const lines = text.split("\n");
+    const entries: JournalLine[] = [];
+    let length = 0;
+    for (const [index, line] of lines.entries()) {
+      const last = index === lines.length - 1;
+      if (line.trim() !== "") {
+        let entry: JournalEntry;
+        try {
+          entry = JSON.parse(line) as JournalEntry;
+        } catch (error) {
+          if (lines.slice(index + 1).every((rest) => rest.trim() === "")) {
+            this.journalRepair = { length, newline: false };
+            break;
+          }
+          throw new EngineError("BAD_STATE", `${this.journalPath} line ${index + 1} is not JSON`, { cause: error });
+        }
+        entries.push({ entry, where: `${this.journalPath} line ${index + 1}` });
+        // A whole entry whose newline the kill cut off: the next append ends its line first.
+        if (last) this.journalRepair = { length: length + Buffer.byteLength(line), newline: true };
+      }
+      length += Buffer.byteLength(line) + 1;
+    }
+    return entries;
+  }
+
+  /** The placeholder of a create a killed run left unsettled (its secrets still sealed): deleted by the next run, with what it made. */
+  private placeholder(create: PendingCreate, until: string): ResourceState {
+    // Both bounds are this machine's clock readings, while the service stamps its objects by its own clock:
+    // the provider shifts the window by the skew it measures from the service's Date header (src/provider/window.ts).
+    const window = { since: create.at, until, clock: LOCAL_CLOCK };
     return {
       ...create.resource,
       id: `unresolved-${create.id}`,
-      inputs,
-      outputs: { ...inputs, [UNRESOLVED_CREATE]: { since, until } },
+      outputs: { ...create.resource.inputs, [UNRESOLVED_CREATE]: window },
       pendingReplacement: true,
     };
   }
 
   /**
    * Journals a create before it is sent, so that a run killed while it is in flight leaves a trace of it;
-   * `settle` it once its result is recorded (or it failed without making anything).
+   * `settle` it once its result is recorded (or it failed without making anything). Sealed in its turn in
+   * the write queue, as checkpoints are: the entry never lands before the header of the key it is sealed with.
    */
-  async creating(create: PendingCreate): Promise<void> {
-    const entry: JournalEntry = { creating: { ...create, resource: await this.sealed(create.resource) } };
-    await this.inTurn(() => this.appendEntries([entry]));
+  creating(create: PendingCreate): Promise<void> {
+    return this.inTurn(async () => this.appendEntries([{ creating: { ...create, resource: await this.sealed(create.resource) } }]));
   }
 
   /** A create's result is recorded: the next checkpoint says so. */
@@ -212,14 +276,41 @@ export class StateFile {
     this.settledCreates.push(id);
   }
 
-  /** A value with its secrets decrypted (as loaded from the journal). */
-  private async opened(value: unknown): Promise<unknown> {
+  /** A value with its secrets decrypted (as loaded from `where`, the file or a journal line). */
+  private async opened(value: unknown, where: string): Promise<unknown> {
     if (!containsSecret(value)) return value;
-    const key = await this.secretsKey();
+    const { passphrase, header } = this;
+    if (passphrase === undefined) throw passphraseRequired(this.path);
+    if (header === undefined)
+      throw new EngineError("BAD_STATE", `${where} holds a secret, but neither ${this.path} nor its journal records the salt of its key`);
+    const keys = [await this.keyOf(header, passphrase)];
+    // Only a state an earlier version wrote has several headers; a key that their check value refuses is left out.
+    for (const other of this.otherHeaders) {
+      const key = await this.keyOf(other, passphrase).catch(() => undefined);
+      if (key) keys.push(key);
+    }
     return mapSecrets(value, (secret: Props) => ({
       [SIG]: SECRET_SIG,
-      value: JSON.parse(unseal(key, String(secret.ciphertext))) as unknown,
+      value: JSON.parse(this.openSecret(keys, String(secret.ciphertext), where)) as unknown,
     }));
+  }
+
+  /** One secret's plaintext, or an error that says where the secret is and why it cannot be opened. */
+  private openSecret(keys: Buffer[], ciphertext: string, where: string): string {
+    for (const key of keys) {
+      const plaintext = unseal(key, ciphertext, where);
+      if (plaintext !== undefined) return plaintext;
+    }
+    const remedy = where.startsWith(this.journalPath)
+      ? `Deleting that line of the journal (or the whole ${this.journalPath}) lets the state load without what it recorded, ` +
+        "whose objects a `refresh` or the next `up` then has to find again"
+      : "Restore the file from a copy";
+    throw new EngineError(
+      "BAD_STATE",
+      `A secret in ${where} cannot be decrypted: the passphrase is right (it opens the check value of the state's secrets header), ` +
+        "but the secret was sealed under a key whose salt the state does not record (a run of an earlier version, killed while it " +
+        `stored a state's first secrets, could leave this). ${remedy}.`,
+    );
   }
 
   /** A value with its secrets encrypted, for the file or the journal. */
@@ -292,15 +383,21 @@ export class StateFile {
 
   private async appendEntries(entries: JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
+    // The header goes with the first append after it exists: before any entry sealed with its key, in the same write.
     if (this.header && !this.headerJournaled) {
       entries.unshift({ secrets: this.header });
       this.headerJournaled = true;
     }
+    let text = `${entries.map((entry) => JSON.stringify(entry)).join("\n")}\n`;
     if (this.journal === undefined) {
       await mkdir(dirname(this.path), { recursive: true });
       this.journal = openSync(this.journalPath, "a");
+      // The lock this operation holds keeps every other writer away from the journal while it is repaired.
+      const repair = this.journalRepair;
+      this.journalRepair = undefined;
+      if (repair?.newline) text = `\n${text}`;
+      else if (repair) ftruncateSync(this.journal, repair.length);
     }
-    const text = `${entries.map((entry) => JSON.stringify(entry)).join("\n")}\n`;
     // One synchronous append: a few microseconds, where a write through the thread pool costs several times that.
     writeSync(this.journal, text);
     this.bytesWritten += Buffer.byteLength(text);
@@ -326,6 +423,7 @@ export class StateFile {
     await rm(this.journalPath, { force: true });
     this.journaled = false;
     this.headerJournaled = false;
+    this.journalRepair = undefined;
   }
 
   /** Writes atomically (temporary file, then rename), so a crash never leaves half a state. */
@@ -333,7 +431,12 @@ export class StateFile {
     const outputs = await this.sealed(snapshot.outputs);
     const resources = await this.sealed(snapshot.resources.map(inReadingOrder));
     // Sealing made the header if this is the file's first secret; a file that ever held one keeps it.
-    const document: StateDocument = { version: 1, ...(this.header ? { secrets: this.header } : {}), outputs, resources };
+    const document: StateDocument = {
+      version: 1,
+      ...(this.header ? { secrets: this.header } : {}),
+      outputs,
+      resources,
+    };
     await mkdir(dirname(this.path), { recursive: true });
     const temporary = `${this.path}.${process.pid}.tmp`;
     const text = `${JSON.stringify(document, null, 2)}\n`;
@@ -342,34 +445,51 @@ export class StateFile {
     await rename(temporary, this.path);
   }
 
-  /** The AES key: derived once per file, from the salt in the file or a new one. */
-  private async secretsKey(): Promise<Buffer> {
-    if (this.key) return this.key;
-    if (this.passphrase === undefined) {
-      throw new EngineError(
-        "PASSPHRASE_REQUIRED",
-        `The state ${this.path} holds secrets: pass secretsPassphrase or set PULUMI_CONFIG_PASSPHRASE to encrypt and decrypt them`,
-      );
+  /**
+   * The AES key new secrets are sealed with: the header's, or, for the file's first secret, a new salt's.
+   * One derivation per file: whoever asks while it runs waits for it (each making a salt of its own would
+   * seal entries under keys no header records).
+   */
+  private secretsKey(): Promise<Buffer> {
+    const { passphrase, header } = this;
+    if (passphrase === undefined) return Promise.reject(passphraseRequired(this.path));
+    if (header) return this.keyOf(header, passphrase);
+    this.newKey ??= this.makeHeader(passphrase);
+    return this.newKey;
+  }
+
+  /** A new salt and its key; the header is set once the key exists, before any caller can seal with it. */
+  private async makeHeader(passphrase: string): Promise<Buffer> {
+    const salt = randomBytes(16);
+    const key = await deriveKey(passphrase, salt);
+    const header: SecretsHeader = { type: "passphrase", kdf: "scrypt", salt: salt.toString("base64"), check: seal(key, CHECK_PLAINTEXT) };
+    this.keys.set(header.salt, Promise.resolve(key));
+    this.header = header;
+    return key;
+  }
+
+  /** A recorded header's key, checked against its check value (a wrong passphrase fails here). */
+  private keyOf(header: SecretsHeader, passphrase: string): Promise<Buffer> {
+    let key = this.keys.get(header.salt);
+    if (!key) {
+      key = deriveKey(passphrase, Buffer.from(header.salt, "base64")).then((derived) => {
+        if (unseal(derived, header.check, this.path) !== CHECK_PLAINTEXT)
+          throw new EngineError("BAD_PASSPHRASE", `The passphrase does not decrypt the secrets of ${this.path}`);
+        return derived;
+      });
+      this.keys.set(header.salt, key);
     }
-    if (!this.header) {
-      const salt = randomBytes(16);
-      const key = await deriveKey(this.passphrase, salt);
-      this.header = { type: "passphrase", kdf: "scrypt", salt: salt.toString("base64"), check: seal(key, CHECK_PLAINTEXT) };
-      return (this.key = key);
-    }
-    const key = await deriveKey(this.passphrase, Buffer.from(this.header.salt, "base64"));
-    let check: string | undefined;
-    try {
-      check = unseal(key, this.header.check);
-    } catch {
-      check = undefined;
-    }
-    if (check !== CHECK_PLAINTEXT) throw new EngineError("BAD_PASSPHRASE", `The passphrase does not decrypt the secrets of ${this.path}`);
-    return (this.key = key);
+    return key;
   }
 }
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+const passphraseRequired = (path: string) =>
+  new EngineError(
+    "PASSPHRASE_REQUIRED",
+    `The state ${path} holds secrets: pass secretsPassphrase or set PULUMI_CONFIG_PASSPHRASE to encrypt and decrypt them`,
+  );
 
 async function readIfExists(path: string): Promise<string | undefined> {
   try {
@@ -415,11 +535,16 @@ function seal(key: Buffer, plaintext: string): string {
   return `v1:${nonce.toString("base64")}:${data.toString("base64")}`;
 }
 
-function unseal(key: Buffer, ciphertext: string): string {
+/** The plaintext, or undefined when `key` is not the one it was sealed with (GCM's tag does not authenticate). */
+function unseal(key: Buffer, ciphertext: string, where: string): string | undefined {
   const [version, nonce, data] = ciphertext.split(":");
-  if (version !== "v1" || !nonce || !data) throw new EngineError("BAD_STATE", "A secret in the state is not in the v1 format");
+  if (version !== "v1" || !nonce || !data) throw new EngineError("BAD_STATE", `A secret in ${where} is not in the v1 format`);
   const bytes = Buffer.from(data, "base64");
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64"));
-  decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-  return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]).toString("utf8");
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64"));
+    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+    return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]).toString("utf8");
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,6 @@
 import Fastify from "fastify";
 import { Client } from "undici";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   FaultSpecError,
   Store,
@@ -17,7 +17,9 @@ import { ACME_KEY, TEST_FIXTURES } from "./harness";
 describe("parseFaultSpec", () => {
   it("reads every key, in any order, into the spec object", () => {
     expect(
-      parseFaultSpec("seed=7,error=0.05,status=502,throttle=.1,retry-after=0,latency=5-50,reset=0.02,lost=0,methods=POST+put"),
+      parseFaultSpec(
+        "seed=7,error=0.05,status=502,throttle=.1,retry-after=0,latency=5-50,reset=0.02,lost=0,late=0.03,late-by=10-90,deadline=100,methods=POST+put",
+      ),
     ).toEqual({
       seed: 7,
       error: 0.05,
@@ -27,11 +29,15 @@ describe("parseFaultSpec", () => {
       latency: [5, 50],
       reset: 0.02,
       lost: 0,
+      late: 0.03,
+      lateBy: [10, 90],
+      deadline: 100,
       methods: ["POST", "put"],
     });
     expect(parseFaultSpec(" lost=1 , latency=20 ")).toEqual({ lost: 1, latency: 20 });
     expect(parseFaultSpec("")).toEqual({});
     expect(parseFaultSpec("error=0.1,throttle=0.2,reset=0.3,lost=0.4")).toMatchObject({ lost: 0.4 });
+    expect(parseFaultSpec("late=1,late-by=250")).toEqual({ late: 1, lateBy: 250 });
   });
 
   it("formats the spec with its defaults, in a form that reads back the same", () => {
@@ -40,13 +46,19 @@ describe("parseFaultSpec", () => {
     expect(text).toBe("seed=7,error=0.05,status=503,throttle=0.05,retry-after=0,latency=3,lost=0.02,methods=POST+PUT");
     expect(formatFaultSpec(parseFaultSpec(text))).toBe(text);
     expect(formatFaultSpec({ seed: 2, latency: [1, 9] })).toBe("seed=2,latency=1-9");
+    // A late fault names when its handler runs and the deadline it never passes, defaults included.
+    expect(formatFaultSpec("late=0.1")).toBe("seed=1,late=0.1,late-by=1000,deadline=60000");
+    expect(formatFaultSpec("deadline=400,late=0.1")).toBe("seed=1,late=0.1,late-by=400,deadline=400");
+    const late = formatFaultSpec("late-by=5-50,late=0.2,deadline=900,seed=3");
+    expect(late).toBe("seed=3,late=0.2,late-by=5-50,deadline=900");
+    expect(formatFaultSpec(parseFaultSpec(late))).toBe(late);
   });
 
   it.each([
     [
       "colour=red",
       "colour",
-      /unknown key "colour"; accepted keys: seed, error, status, throttle, retry-after, latency, latency-at, reset, lost, methods/,
+      /unknown key "colour"; accepted keys: seed, error, status, throttle, retry-after, latency, latency-at, reset, lost, late, late-by, deadline, methods/,
     ],
     ["error", "error", /"error" is not key=value/],
     ["error=abc", "error", /error=abc is not accepted; expected error=<fraction from 0 to 1>/],
@@ -64,7 +76,18 @@ describe("parseFaultSpec", () => {
     ["seed=-1", "seed", /seed=-1 is not accepted; expected seed=<whole number from 0 to 4294967295>/],
     ["seed=4294967296", "seed", /seed=4294967296 is not accepted/],
     ["seed=1,seed=2", "seed", /seed is given twice/],
-    ["error=0.6,throttle=0.3,lost=0.2", "error+throttle+reset+lost", /error\+throttle\+reset\+lost must add up to at most 1/],
+    ["late=1.5", "late", /late=1.5 is not accepted; expected late=<fraction from 0 to 1>/],
+    ["late=0.1,late-by=soon", "late-by", /late-by=soon is not accepted; expected late-by=<ms> or late-by=<min>-<max>/],
+    ["late=0.1,late-by=90-10", "late-by", /late-by=90-10: the minimum is above the maximum; expected late-by=/],
+    [
+      "late=0.1,late-by=3000,deadline=2000",
+      "late-by",
+      /late-by=3000: above the deadline \(deadline=2000\); expected late-by=.* at most the deadline/,
+    ],
+    ["deadline=1.5", "deadline", /deadline=1.5 is not accepted; expected deadline=<whole milliseconds>/],
+    ["deadline=-1", "deadline", /deadline=-1 is not accepted/],
+    ["error=0.6,throttle=0.3,lost=0.2", "error+throttle+reset+lost+late", /error\+throttle\+reset\+lost\+late must add up to at most 1/],
+    ["lost=0.5,late=0.6", "error+throttle+reset+lost+late", /must add up to at most 1, .*\(got 1.1\)/],
   ])("refuses %s, naming %s and the accepted form", (text, key, message) => {
     let thrown: unknown;
     try {
@@ -83,6 +106,8 @@ describe("parseFaultSpec", () => {
     expect(() => formatFaultSpec({ latency: [5, 1] })).toThrow(/the minimum is above the maximum/);
     expect(() => formatFaultSpec({ methods: ["TRACE"] })).toThrow(/methods=TRACE is not accepted/);
     expect(() => formatFaultSpec({ reset: 0.5, lost: 0.6 })).toThrow(/must add up to at most 1/);
+    expect(() => formatFaultSpec({ late: 0.1, lateBy: [0, 700], deadline: 500 })).toThrow(/late-by=0-700: above the deadline/);
+    expect(() => formatFaultSpec({ late: -1 })).toThrow(/late=-1 is not accepted/);
   });
 });
 
@@ -129,7 +154,7 @@ describe("fault injection over HTTP", () => {
   }
 
   it("gives the same outcomes for the same seed and request sequence, others for another seed, and counts them", async () => {
-    const spec = "seed=7,error=0.15,throttle=0.15,retry-after=0,reset=0.1,lost=0.1";
+    const spec = "seed=7,error=0.15,throttle=0.15,retry-after=0,reset=0.1,lost=0.1,late=0.1,late-by=0-5,deadline=50";
     emulator.faults.set(spec);
     const first = await run(40);
     const stats = emulator.faults.stats();
@@ -146,7 +171,8 @@ describe("fault injection over HTTP", () => {
     expect(stats).toMatchObject({ requests: 40, error: seen(503), throttle: seen(429), delayed: 0 });
     expect(stats.reset).toBeGreaterThan(0);
     expect(stats.lost).toBeGreaterThan(0);
-    expect(stats.reset + stats.lost).toBe(seen("dropped"));
+    expect(stats.late).toBeGreaterThan(0);
+    expect(stats.reset + stats.lost + stats.late).toBe(seen("dropped"));
   });
 
   it("takes a fixed number of draws per request, whichever fault hit and whether latency is on", async () => {
@@ -206,6 +232,17 @@ describe("fault injection over HTTP", () => {
     emulator.faults.set(undefined);
     const apps = await attempt("GET", "/apps");
     expect(apps.body.data.map((app: { name: string }) => app.name)).toContain("made but unanswered");
+  });
+
+  it("late: the connection drops first, and the handler's write commits after the client has gone", async () => {
+    emulator.faults.set("late=1,late-by=50,deadline=1000");
+    expect((await attempt("POST", "/apps", { name: "made after the client left" })).outcome).toBe("dropped");
+    expect(emulator.faults.stats()).toMatchObject({ requests: 1, late: 1 });
+    await emulator.faults.idle();
+    expect(appNamed("made after the client left").n).toBe(1);
+    // Authentication answers before any handler: the client is dropped all the same, and nothing is made.
+    expect((await attempt("POST", "/apps", { name: "no key" }, null)).outcome).toBe("dropped");
+    expect(emulator.faults.stats()).toMatchObject({ requests: 2, late: 2 });
   });
 
   it("leaves other keep-alive connections working when one is destroyed", async () => {
@@ -282,14 +319,14 @@ describe("fault injection over HTTP", () => {
   it("set(undefined) turns faults off and zeroes the stats; a bad spec is refused and the current one kept", async () => {
     emulator.faults.set("error=1");
     expect((await attempt("GET", "/apps")).outcome).toBe(503);
-    expect(emulator.faults.stats()).toEqual({ requests: 1, error: 1, throttle: 0, reset: 0, lost: 0, delayed: 0 });
+    expect(emulator.faults.stats()).toEqual({ requests: 1, error: 1, throttle: 0, reset: 0, lost: 0, late: 0, delayed: 0 });
     expect(() => emulator.faults.set("error=lots")).toThrow(FaultSpecError);
     expect((await attempt("GET", "/apps")).outcome).toBe(503);
     expect(emulator.faults.stats()).toMatchObject({ requests: 2, error: 2 });
 
     emulator.faults.set(undefined);
     expect((await attempt("GET", "/apps")).outcome).toBe(200);
-    expect(emulator.faults.stats()).toEqual({ requests: 0, error: 0, throttle: 0, reset: 0, lost: 0, delayed: 0 });
+    expect(emulator.faults.stats()).toEqual({ requests: 0, error: 0, throttle: 0, reset: 0, lost: 0, late: 0, delayed: 0 });
   });
 
   it("counts delayed requests: every one with a latency above 0, none without", async () => {
@@ -322,7 +359,7 @@ describe("fault injection at startup", () => {
 });
 
 describe("fault injection in-process", () => {
-  it("under inject, a reset or lost request fails as a dropped connection would, and only lost does the work", async () => {
+  it("under inject, a reset, lost or late request fails as a dropped connection would, and only lost and late do the work", async () => {
     const store = new Store();
     loadFixtures(store, TEST_FIXTURES);
     const server = buildServer(store, { faults: "reset=1" });
@@ -336,9 +373,96 @@ describe("fault injection in-process", () => {
       await expect(post("lost in-process")).rejects.toMatchObject({ code: "LIGHT_ECONNRESET" });
       expect(named("lost in-process")).toEqual({ n: 1 });
       expect(server.faults.stats()).toMatchObject({ requests: 1, lost: 1 });
+      server.faults.set("late=1,late-by=20,deadline=1000");
+      await expect(post("late in-process")).rejects.toMatchObject({ code: "LIGHT_ECONNRESET" });
+      await vi.waitFor(() => expect(named("late in-process")).toEqual({ n: 1 }), { interval: 5 });
+      expect(server.faults.stats()).toMatchObject({ requests: 1, late: 1 });
     } finally {
       await server.close();
       store.close();
+    }
+  });
+});
+
+describe("late completions, their order and their deadline", () => {
+  /**
+   * A bare server with the fault hooks over a real socket: a late request's wait is held until the test
+   * releases it, on a clock the test moves (a late wait honours the server's closing signal).
+   */
+  async function lateServer(spec: string) {
+    const clock = { now: 0 };
+    const waits: { ms: number; release: () => void }[] = [];
+    const app = Fastify();
+    const handled: string[] = [];
+    const faults = installFaults(app, spec, {
+      now: () => clock.now,
+      sleep: (ms, signal) =>
+        new Promise<void>((resolve, reject) => {
+          waits.push({ ms, release: resolve });
+          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+    });
+    app.post("/v1/things", async (request) => {
+      handled.push((request.body as { name: string }).name);
+      return { ok: true };
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const { port } = app.server.address() as { port: number };
+    const post = (name: string) =>
+      fetch(`http://127.0.0.1:${port}/v1/things`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name }),
+      }).then(
+        (response) => response.status,
+        () => "dropped" as const,
+      );
+    const waitedFor = async (count: number) => vi.waitFor(() => expect(waits).toHaveLength(count), { interval: 5 });
+    return { app, clock, waits, handled, faults, post, waitedFor };
+  }
+
+  it("runs the handler only after the client's connection is gone, waiting the drawn time", async () => {
+    const server = await lateServer("seed=4,late=1,late-by=100-200,deadline=500");
+    try {
+      // The client has already seen the connection drop while the handler has not run.
+      expect(await server.post("first")).toBe("dropped");
+      await server.waitedFor(1);
+      expect(server.handled).toEqual([]);
+      let idle = false;
+      const settled = server.faults.idle().then(() => (idle = true));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(idle).toBe(false);
+      server.clock.now += server.waits[0]!.ms;
+      server.waits[0]!.release();
+      // idle() resolves once the handler has run.
+      await settled;
+      expect(server.handled).toEqual(["first"]);
+      expect(server.waits[0]!.ms).toBeGreaterThanOrEqual(100);
+      expect(server.waits[0]!.ms).toBeLessThanOrEqual(200);
+      expect(server.faults.stats()).toMatchObject({ requests: 1, late: 1 });
+    } finally {
+      await server.app.close();
+    }
+  });
+
+  it("never runs a handler past the deadline, and none once the server closes", async () => {
+    const server = await lateServer("late=1,late-by=100,deadline=300");
+    try {
+      expect(await server.post("overdue")).toBe("dropped");
+      await server.waitedFor(1);
+      // Its wait ended after the deadline (a busy machine's timer): the handler is skipped.
+      server.clock.now += 301;
+      server.waits[0]!.release();
+      expect(await server.post("cut short")).toBe("dropped");
+      await server.waitedFor(2);
+      await server.app.close();
+      // Its wait ends after the server has closed (closing aborted it; a timer would fire now): no handler runs.
+      server.waits[1]!.release();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(server.handled).toEqual([]);
+      expect(server.faults.stats()).toMatchObject({ requests: 2, late: 2 });
+    } finally {
+      await server.app.close();
     }
   });
 });

@@ -189,12 +189,13 @@ describe("examples/quickstart through the offline engine against the emulator", 
     const old = Object.fromEntries(state().resources.map((resource) => [resource.name, resource.id]));
     requests.length = 0;
     const preview = await rotated.preview();
-    expect(changing(preview)).toEqual(["replace openai [key]", "replace gpt-4o-mini [key]"]);
-    expect(preview.steps.filter((step) => step.op === "replace").map((step) => step.replaces)).toEqual([["key"], ["key"]]);
+    // The Model is replaced for its key, and since it must be linked to the new connection (`__linkTo`, its GUID).
+    expect(changing(preview)).toEqual(["replace openai [key]", "replace gpt-4o-mini [__linkTo, key]"]);
+    expect(preview.steps.filter((step) => step.op === "replace").map((step) => step.replaces)).toEqual([["key"], ["key", "providerGuid"]]);
     expect(writes()).toEqual([]);
 
     const result = await rotated.up();
-    expect(changing(result)).toEqual(["replace openai [key]", "replace gpt-4o-mini [key]"]);
+    expect(changing(result)).toEqual(["replace openai [key]", "replace gpt-4o-mini [__linkTo, key]"]);
     expect(writes()).toEqual([
       "POST /v1/providers",
       expect.stringMatching(/^PUT \/v1\/providers\//), // the nickname: create takes none

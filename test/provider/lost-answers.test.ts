@@ -17,6 +17,7 @@ import {
 import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
 
 const GUID = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
+const OTHER_GUID = "3b2a1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d";
 const KEY = "sk-lost-answers-5e2a91";
 const now = () => new Date().toISOString();
 const audit = () => ({ created_at: now(), updated_at: now(), created_by_id: "user-1", last_updated_by_id: null });
@@ -24,6 +25,15 @@ const audit = () => ({ created_at: now(), updated_at: now(), created_by_id: "use
 const failing = json(500, { detail: "upstream broke" }, { "retry-after": "0" });
 const times = (count: number, step: Step) => Array<Step>(count).fill(step);
 const sent = (requests: ReceivedRequest[]) => requests.map((request) => `${request.method} ${request.url.split("?")[0]}`);
+/**
+ * The answer's status line arrives and its body is cut: the service is done with the POST, whatever it did,
+ * so the client looks once (a connection cut before any answer makes it look until the service's request
+ * deadline has passed, see src/client/create.ts).
+ */
+const cutAnswer: Step = (_request, response) => {
+  response.writeHead(200, { "content-type": "application/json", "content-length": "1024" });
+  response.write("{", () => response.socket?.destroy());
+};
 
 describe("creates whose answers are lost, through the dynamic-provider host", () => {
   let bed: Testbed;
@@ -85,6 +95,20 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
     expect(sent(service.requests)).toEqual(["POST /v1/apps", "GET /v1/apps", "POST /v1/apps"]);
   });
 
+  it("never adopts a connection of another provider type made meanwhile for the one a lost POST may have made", async () => {
+    // An unnamed connection starts with its provider type as its nickname: this one is anthropic, not openai.
+    const anthropic = { guid: OTHER_GUID, name: null, nickname: "anthropic", url: null, default: false, ...audit() };
+    const made = { guid: GUID, name: null, nickname: "openai", url: null, default: false, ...audit() };
+    const { service, inputs } = await against(connection, [
+      cutAnswer,
+      json(200, [anthropic]),
+      json(200, made),
+      json(200, { ...made, nickname: "Primary" }),
+    ]);
+    expect((await bed.host.create(urnOf(connection), inputs)).id).toBe(GUID);
+    expect(sent(service.requests)).toEqual(["POST /v1/providers", "GET /v1/providers", "POST /v1/providers", `PUT /v1/providers/${GUID}`]);
+  });
+
   it("hands a connection it made but could not finish nor delete to the engine as partially created", async () => {
     const made = { guid: GUID, name: null, nickname: "openai", url: null, default: false, ...audit() };
     const { inputs } = await against(connection, [json(200, made), ...times(4, failing), ...times(4, failing)]);
@@ -108,7 +132,7 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
 
   it("records a create it cannot settle as a placeholder that refresh adopts and up replaces", async () => {
     // The POST's answer is lost and every lookup fails: whether the Model exists is unknown.
-    const { service, inputs } = await against(model, [destroyAfterReceiving, ...times(4, failing)]);
+    const { service, inputs } = await against(model, [cutAnswer, ...times(4, failing)]);
     const error = await bed.host.create(urnOf(model), inputs).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ResourceInitError);
     const { id, properties, message } = error as ResourceInitError;
@@ -160,7 +184,7 @@ describe("creates whose answers are lost, through the dynamic-provider host", ()
 
   /** A placeholder for a Model create that could not be settled, and two identical Models made in its window. */
   const placeholderAmongTwins = async () => {
-    const { inputs } = await against(model, [destroyAfterReceiving, ...times(4, failing)]);
+    const { inputs } = await against(model, [cutAnswer, ...times(4, failing)]);
     const { id, properties } = (await bed.host.create(urnOf(model), inputs).catch((caught: unknown) => caught)) as ResourceInitError;
     const window = properties.__unresolvedCreate as { since: string; until: string };
     const inWindow = new Date((Date.parse(window.since) + Date.parse(window.until)) / 2).toISOString();

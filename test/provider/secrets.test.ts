@@ -255,3 +255,66 @@ describe("keys through the dynamic-provider host", () => {
     expectNoKey(stderr);
   });
 });
+
+/**
+ * A value the program wrapped in `pulumi.secret` is secret to the engine whatever field holds it, but the
+ * engine unwraps it for the provider: the resource class tells the provider which inputs they are, and the
+ * provider blanks their values from what it passes on.
+ */
+describe("values the program made secret", () => {
+  const TOKEN = "tok-3f9a7c1e55d2b8";
+  const UNSERVED = `http://127.0.0.1:9/handbook.txt?token=${TOKEN}`;
+  let bed: Testbed;
+  let source: Registration;
+  let plain: Registration;
+  let faq: string;
+
+  beforeAll(async () => {
+    bed = await startTestbed();
+    const workspace = (await bed.api("GET", "/workspaces/current")).body;
+    const contexts = (await bed.api("GET", `/workspaces/${workspace.guid}/context`)).body as { guid: string; name: string }[];
+    faq = contexts.find((context) => context.name === "FAQ")!.guid;
+    const registered = bed.capture(`
+      new gms.ContextSource("secret-url", { context: ${JSON.stringify(faq)}, url: pulumi.secret(${JSON.stringify(UNSERVED)}), process: true });
+      new gms.ContextSource("plain-url", { context: ${JSON.stringify(faq)}, url: ${JSON.stringify(UNSERVED)} });
+    `);
+    source = registered.find((r) => r.name === "secret-url")!;
+    plain = registered.find((r) => r.name === "plain-url")!;
+  });
+  afterAll(() => bed?.close());
+
+  it("are named beside the inputs, and only when there are any", () => {
+    expect(source.secrets).toContain("url");
+    expect(source.inputs.__secretInputs).toEqual(["url"]);
+    expect(plain.inputs).not.toHaveProperty("__secretInputs");
+  });
+
+  it("never appear in a failed create, update, read or delete, while a plain value does", async () => {
+    const failed = async (registration: Registration, extra: Record<string, unknown>) => {
+      const checked = await bed.host.check(urnOf(registration), {}, { ...registration.inputs, ...extra });
+      expect(checked.failures).toEqual([]);
+      expect(checked.inputs.__secretInputs).toEqual(registration.inputs.__secretInputs);
+      return failureOf(bed.host.create(urnOf(registration), checked.inputs));
+    };
+    const waiting = { waitForIndexing: { timeoutSeconds: 20 } };
+    const secretFailure = await failed(source, waiting);
+    expect(secretFailure.message).toMatch(/^Cannot create ContextSource for \[secret\]: processing \[secret\] failed: fetch failed/);
+    expect(secretFailure.message).not.toContain(TOKEN);
+    // The same failure of a plain URL names it: the blanking follows what the program made secret.
+    expect((await failed(plain, { process: true, ...waiting })).message).toContain(TOKEN);
+
+    // A source created without processing, then updated to wait for processing that fails: the update's error.
+    const inputs = (await bed.host.check(urnOf(source), {}, { ...source.inputs, process: false })).inputs;
+    const created = await bed.host.create(urnOf(source), inputs);
+    expect(created.properties.__secretInputs).toEqual(["url"]);
+    const updated = { ...inputs, name: "Renamed", process: true, ...waiting };
+    const updateFailure = await failureOf(bed.host.update(urnOf(source), created.id, created.properties, updated));
+    expect(updateFailure.message).toContain("[secret]");
+    expect(updateFailure.message).not.toContain(TOKEN);
+
+    const read = await bed.host.read(urnOf(source), created.id, created.properties, inputs);
+    expect(read.inputs?.__secretInputs).toEqual(["url"]);
+    await bed.host.delete(urnOf(source), created.id, created.properties);
+    expect(bed.host.stderr.join("")).not.toContain(TOKEN);
+  });
+});

@@ -2,7 +2,9 @@
  * The chaos scenario of test/testing/chaos.test.ts on the real Pulumi CLI: a program of all nine kinds applied
  * with `pulumi up` (PulumiCliEngine, the CLI's own engine and dynamic-provider host, the CLI's default of
  * starting no new step after a failed one) against an emulator that answers 5xx, throttles with Retry-After,
- * resets connections before its handlers, loses answers after they committed and delays requests. `up` is
+ * resets connections before its handlers, loses answers after they committed, completes requests after the
+ * client has gone (late, before the service's deadline, which the provider is configured with) and delays
+ * requests. `up` is
  * re-run until it succeeds (a bounded number of runs), then refreshed and applied again without faults (no
  * change, no write), then destroyed with faults until that succeeds. After `up` every declared object exists
  * exactly once and is the one the CLI's checkpoint records (no duplicate, no orphan, no pending operation);
@@ -27,6 +29,7 @@ import {
   chaosStack,
   everyKind,
   fixtureGuids,
+  lateFaults,
   totals,
   untilItSucceeds,
 } from "../testing/chaos-scenario";
@@ -36,9 +39,10 @@ const cli = pulumiCliFor("test/pulumi-cli/chaos.test.ts");
 const COPIES = Number(process.env.CLI_CHAOS_COPIES ?? 3);
 const SEEDS = (process.env.CLI_CHAOS_SEEDS ?? "11,23").split(",").map(Number);
 const MAX_RUNS = 40;
-// Denser than test/testing/chaos.test.ts's (0.06/0.04/0.05/0.08): the provider's own retries absorb those on a run of
-// this size, and the point here is `pulumi up` failing and being run again.
-const faultsFor = (seed: number) => `seed=${seed},error=0.12,throttle=0.05,retry-after=0,reset=0.08,lost=0.12,latency=0-2`;
+// Denser than test/testing/chaos.test.ts's (0.05/0.02/0.03/0.07/0.06): the provider's own retries absorb those on a
+// run of this size, and the point here is `pulumi up` failing and being run again.
+const faultsFor = (seed: number) =>
+  `seed=${seed},error=0.12,throttle=0.05,retry-after=0,reset=0.08,lost=0.07,${lateFaults(0.05)},latency=0-2`;
 
 interface Checkpoint {
   checkpoint: {
@@ -76,6 +80,8 @@ describe.skipIf(cli === undefined).each(SEEDS)(
       running.faults.set(faultsFor(seed));
       const up = await untilItSucceeds(() => engine.up(), MAX_RUNS);
       const upFaults = running.faults.stats();
+      // Whatever a late request of up's would still do has landed before the objects are counted.
+      await running.faults.idle();
       const afterUp = census(dbFile, recorded(), fixtures);
       const pendingAfterUp = pending();
 
@@ -88,20 +94,22 @@ describe.skipIf(cli === undefined).each(SEEDS)(
       running.faults.set(faultsFor(seed + 1));
       const destroy = await untilItSucceeds(() => engine.destroy(), MAX_RUNS);
       const destroyFaults = running.faults.stats();
+      await running.faults.idle();
       const afterDestroy = census(dbFile, recorded(), fixtures);
 
       process.stdout.write(
         `cli chaos seed ${seed}: up converged in ${up.runs} run(s) (${upFaults.requests} requests: ${upFaults.error} 5xx, ` +
-          `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers, ${upFaults.delayed} delayed); ` +
+          `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers, ${upFaults.late} late, ${upFaults.delayed} delayed); ` +
           `after up ${JSON.stringify(totals(afterUp))}; refresh ${JSON.stringify(refreshed.counts)}; ` +
-          `destroy in ${destroy.runs} run(s) (${destroyFaults.requests} requests: ${destroyFaults.lost} lost, ${destroyFaults.reset} resets, ` +
+          `destroy in ${destroy.runs} run(s) (${destroyFaults.requests} requests: ${destroyFaults.lost} lost, ${destroyFaults.reset} resets, ${destroyFaults.late} late, ` +
           `${destroyFaults.error} 5xx); after destroy ${JSON.stringify(totals(afterDestroy))}; ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
       );
       if (process.env.CHAOS_VERBOSE)
         process.stdout.write(`${JSON.stringify(afterUp)}\n${up.errors.join("\n")}\n${destroy.errors.join("\n")}\n`);
 
-      // The faults really happened, lost answers included, and up did fail: otherwise this proves nothing.
+      // The faults really happened, lost answers and late completions included, and up did fail: otherwise this proves nothing.
       expect(upFaults.lost).toBeGreaterThan(0);
+      expect(upFaults.late + destroyFaults.late).toBeGreaterThan(0);
       expect(upFaults.error + upFaults.reset + upFaults.throttle).toBeGreaterThan(0);
       expect(up.runs).toBeGreaterThan(1);
       expect(afterUp).toEqual(everyKind({ live: COPIES, recorded: COPIES, duplicates: 0, orphans: 0, missing: 0 }));

@@ -208,10 +208,15 @@ describe.skipIf(cli === undefined)(`examples/quickstart on the real Pulumi CLI a
   it(
     "a rotated provider key replaces the connection and the Model that holds it (replaces: key), new before old",
     async () => {
-      const expected = all("same", { openai: "replace [key] {key}", "gpt-4o-mini": "replace [key] {key}" });
+      // The Model is replaced for its key, and since it must be linked to the new connection (`__linkTo`, its GUID).
+      const model = "replace [__linkTo, key, providerGuid] {key, providerGuid}";
+      const expected = all("same", { openai: "replace [key] {key}", "gpt-4o-mini": model });
       const preview = await run(changed(), "preview");
       expect(planByUrn(preview)).toEqual(expected);
-      expect(preview.steps.filter((step) => step.op === "replace").map((step) => step.replaces)).toEqual([["key"], ["key"]]);
+      expect(preview.steps.filter((step) => step.op === "replace").map((step) => step.replaces)).toEqual([
+        ["key"],
+        ["key", "providerGuid"],
+      ]);
       expect(writes()).toEqual([]);
 
       const old = ids();

@@ -54,8 +54,21 @@ for (let i = 0; i < copies; i++) {
 `;
 
 /**
- * The stack either engine runs the program as: the config, and quick and few retries so that steps do fail
- * and only re-running converges.
+ * The service's deadline for a request, in the emulator's late fault and in the provider's client alike:
+ * short, so that a create whose POST may still land is waited out in three quarters of a second (the deadline
+ * and the client's quarter-second margin) rather than a minute.
+ */
+export const REQUEST_DEADLINE_MS = 500;
+
+/**
+ * Late completions for a fault spec: a `fraction` of requests lose their client before the handler, which
+ * then runs up to 300 ms later, never after the deadline.
+ */
+export const lateFaults = (fraction: number) => `late=${fraction},late-by=0-300,deadline=${REQUEST_DEADLINE_MS}`;
+
+/**
+ * The stack either engine runs the program as: the config, quick and few retries so that steps do fail
+ * and only re-running converges, and the service's short deadline.
  */
 export function chaosStack(emulator: RunningEmulator, copies: number) {
   return {
@@ -68,7 +81,7 @@ export function chaosStack(emulator: RunningEmulator, copies: number) {
       openaiKey: { secret: "sk-chaos-0c1e5b" },
     },
     secretsPassphrase: "chaos",
-    env: { GMS_RETRY_BASE_DELAY_MS: "20", GMS_MAX_RETRIES: "1" },
+    env: { GMS_RETRY_BASE_DELAY_MS: "20", GMS_MAX_RETRIES: "1", GMS_REQUEST_DEADLINE_MS: String(REQUEST_DEADLINE_MS) },
     log: () => undefined,
   };
 }

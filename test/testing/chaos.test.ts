@@ -1,11 +1,12 @@
 /**
  * The product's core promise under injected faults: a program of every kind, applied through LocalEngine
  * against an emulator that answers 5xx, throttles with Retry-After, resets connections before its
- * handlers and loses answers after they committed. `up` is re-run until it succeeds (a bounded number of
- * runs), then refreshed and applied again without faults (no change, no write), then destroyed with
- * faults until that succeeds. After `up` every declared object exists exactly once and is the one state
- * records; after `destroy` none is left. Checked straight in the emulator's SQLite file, not through the
- * provider under test.
+ * handlers, loses answers after they committed, and completes requests after the client has gone (late,
+ * before the service's deadline, which the provider is configured with). `up` is re-run until it succeeds
+ * (a bounded number of runs), then refreshed and applied again without faults (no change, no write), then
+ * destroyed with faults until that succeeds. After `up` every declared object exists exactly once and is
+ * the one state records; after `destroy` none is left. Checked straight in the emulator's SQLite file, not
+ * through the provider under test.
  *
  * Size: CHAOS_COPIES copies of the nine kinds (default 3, so 27 resources) for each seed of CHAOS_SEEDS
  * (default 3 seeds). `npm run chaos` runs 100+ resources over five seeds.
@@ -24,6 +25,7 @@ import {
   chaosStack,
   everyKind,
   fixtureGuids,
+  lateFaults,
   totals,
   untilItSucceeds,
 } from "./chaos-scenario";
@@ -31,7 +33,8 @@ import {
 const COPIES = Number(process.env.CHAOS_COPIES ?? 3);
 const SEEDS = (process.env.CHAOS_SEEDS ?? "11,23,47").split(",").map(Number);
 const MAX_RUNS = 12;
-const faultsFor = (seed: number) => `seed=${seed},error=0.06,throttle=0.04,retry-after=0,reset=0.05,lost=0.08,latency=0-2`;
+const faultsFor = (seed: number) =>
+  `seed=${seed},error=0.05,throttle=0.02,retry-after=0,reset=0.03,lost=0.07,${lateFaults(0.06)},latency=0-2`;
 
 describe.each(SEEDS)(`converging under injected faults: ${COPIES * 9} resources, seed %i`, (seed) => {
   const dir = mkdtempSync(join(tmpdir(), "gms-chaos-"));
@@ -58,6 +61,8 @@ describe.each(SEEDS)(`converging under injected faults: ${COPIES * 9} resources,
     running.faults.set(faultsFor(seed));
     const up = await untilItSucceeds(() => engine.up(), MAX_RUNS);
     const upFaults = running.faults.stats();
+    // Whatever a late request of up's would still do has landed before the objects are counted.
+    await running.faults.idle();
     const afterUp = census(dbFile, recorded(), fixtures);
 
     running.faults.set(undefined);
@@ -69,19 +74,21 @@ describe.each(SEEDS)(`converging under injected faults: ${COPIES * 9} resources,
     running.faults.set(faultsFor(seed + 1));
     const destroy = await untilItSucceeds(() => engine.destroy(), MAX_RUNS);
     const destroyFaults = running.faults.stats();
+    await running.faults.idle();
     const afterDestroy = census(dbFile, recorded(), fixtures);
 
     process.stdout.write(
       `chaos seed ${seed}: up converged in ${up.runs} run(s) (${upFaults.requests} requests: ${upFaults.error} 5xx, ` +
-        `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers); after up ${JSON.stringify(totals(afterUp))}; ` +
-        `destroy in ${destroy.runs} run(s) (${destroyFaults.lost} lost, ${destroyFaults.reset} resets); ` +
+        `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers, ${upFaults.late} late); after up ${JSON.stringify(totals(afterUp))}; ` +
+        `destroy in ${destroy.runs} run(s) (${destroyFaults.lost} lost, ${destroyFaults.reset} resets, ${destroyFaults.late} late); ` +
         `after destroy ${JSON.stringify(totals(afterDestroy))}\n`,
     );
 
     if (process.env.CHAOS_VERBOSE)
       process.stdout.write(`${JSON.stringify(afterUp)}\n${up.errors.join("\n")}\n${destroy.errors.join("\n")}\n`);
-    // The faults really happened, lost answers included: otherwise this proves nothing.
+    // The faults really happened, lost answers and late completions included: otherwise this proves nothing.
     expect(upFaults.lost).toBeGreaterThan(0);
+    expect(upFaults.late + destroyFaults.late).toBeGreaterThan(0);
     expect(upFaults.error + upFaults.reset + upFaults.throttle).toBeGreaterThan(0);
     expect(afterUp).toEqual(everyKind({ live: COPIES, recorded: COPIES, duplicates: 0, orphans: 0, missing: 0 }));
     expect(again.counts.same).toBe(COPIES * 9);

@@ -117,6 +117,137 @@ describe("StateFile checkpoints", () => {
   });
 });
 
+describe("StateFile killed while it stores its first secrets", () => {
+  const withKey = (name: string): ResourceState => ({
+    urn: `urn:pulumi:dev::p::pulumi-nodejs:dynamic/gms:ProviderConnection::${name}`,
+    type: "pulumi-nodejs:dynamic/gms:ProviderConnection",
+    name,
+    id: `guid-${name}`,
+    dependencies: [],
+    additionalSecretOutputs: [],
+    inputs: { name, key: makeSecret(`sk-${name}-secret`) },
+    outputs: { name, key: makeSecret(`sk-${name}-secret`) },
+  });
+  const pendingCreate = (resource: ResourceState, at: string) => ({
+    id: `intent-${resource.name}`,
+    resource: { ...resource, id: undefined, outputs: undefined },
+    at,
+  });
+  /** A snapshot without the placeholders' `until` (the time of the load). */
+  const timeless = (snapshot: { resources: ResourceState[] }) =>
+    snapshot.resources.map((resource) => JSON.stringify(resource).replace(/"until":"[^"]+"/, ""));
+  const journalLines = (path: string) =>
+    readFileSync(`${path}.journal`, "utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+
+  /**
+   * A fresh file, then creates journaled and checkpoints taken all at once, as parallel steps do, each
+   * bringing secrets; then the kill: the journal is loaded without `finish`. Returns the path and what
+   * the state must hold.
+   */
+  async function killedWhileCreating(count: number) {
+    const path = stateFile();
+    const file = new StateFile(path, "pass");
+    await file.load();
+    const resources = Array.from({ length: count }, (_, index) => withKey(`c${index}`));
+    const at = new Date().toISOString();
+    const recorded: ResourceState[] = [];
+    await Promise.all(
+      resources.map(async (resource, index) => {
+        await file.creating(pendingCreate(resource, at));
+        // Half of them are recorded (and settled); the other half are in flight when the kill comes.
+        if (index % 2 === 0) {
+          recorded.push(resource);
+          file.settle(`intent-${resource.name}`);
+          await file.save({ resources: [...recorded], outputs: {} });
+        }
+      }),
+    );
+    return { path, recorded, inFlight: resources.filter((_, index) => index % 2 === 1), at };
+  }
+
+  it("derives one key for concurrent callers, journals its header before any entry sealed with it, and loads after the kill", async () => {
+    const { path, recorded, inFlight, at } = await killedWhileCreating(8);
+    const lines = journalLines(path);
+    expect(lines.filter((line) => line.startsWith('{"secrets"'))).toHaveLength(1);
+    const firstSealed = lines.findIndex((line) => line.includes('"ciphertext"'));
+    expect(firstSealed).toBeGreaterThan(-1);
+    expect(lines.findIndex((line) => line.startsWith('{"secrets"'))).toBeLessThan(firstSealed);
+    expect(lines.join("\n")).not.toContain("-secret");
+
+    const loaded = await new StateFile(path, "pass").load();
+    expect(loaded.resources.filter((resource) => !resource.id.startsWith("unresolved-"))).toEqual(recorded);
+    // Each create the kill left in flight is a placeholder holding its inputs, secrets opened, and the
+    // window it was sent in, read on this machine's clock (the provider shifts it onto the service's).
+    const placeholders = loaded.resources.filter((resource) => resource.id.startsWith("unresolved-"));
+    expect(placeholders.map((resource) => resource.name).sort()).toEqual(inFlight.map((resource) => resource.name).sort());
+    for (const placeholder of placeholders) {
+      const original = inFlight.find((resource) => resource.name === placeholder.name)!;
+      expect(placeholder).toMatchObject({ urn: original.urn, inputs: original.inputs, pendingReplacement: true });
+      expect(placeholder.outputs).toEqual({
+        ...original.inputs,
+        __unresolvedCreate: { since: at, until: expect.any(String), clock: "local" },
+      });
+      expect(Date.parse((placeholder.outputs.__unresolvedCreate as { until: string }).until)).toBeGreaterThanOrEqual(Date.parse(at));
+    }
+  });
+
+  it("loads whatever a kill can leave in the journal: a torn last line, a last line without its newline, the header after a sealed entry", async () => {
+    const { path, recorded } = await killedWhileCreating(4);
+    const journal = `${path}.journal`;
+    const whole = readFileSync(journal, "utf8");
+    const expected = await new StateFile(path, "pass").load();
+    const lines = journalLines(path);
+    const header = lines.find((line) => line.startsWith('{"secrets"'))!;
+    const variants: Record<string, string> = {
+      "a torn last line": `${whole}{"put":{"urn":"urn:pulumi:dev::p::pulumi-nodejs:dynamic/gms:ProviderConnection::torn","inp`,
+      "a last line without its newline": whole.slice(0, -1),
+      "the header after a sealed entry": `${[...lines.filter((line) => line !== header), header].join("\n")}\n`,
+    };
+    for (const [what, text] of Object.entries(variants)) {
+      writeFileSync(journal, text);
+      const file = new StateFile(path, "pass");
+      expect(timeless(await file.load()), what).toEqual(timeless(expected));
+      // The next run appends to that journal: its lines start lines of their own, so it loads after the next kill too.
+      const more = withKey("more");
+      await file.save({ resources: [...recorded, more], outputs: {} });
+      const again = await new StateFile(path, "pass").load();
+      expect(
+        again.resources.filter((resource) => !resource.id.startsWith("unresolved-")),
+        what,
+      ).toEqual([...recorded, more]);
+      expect(readFileSync(journal, "utf8"), what).not.toContain('"inp{');
+    }
+  });
+
+  it("says where a secret is that the state's key cannot open, as an EngineError rather than a crypto error", async () => {
+    const { path } = await killedWhileCreating(2);
+    // An entry sealed under another salt's key, whose header the journal lacks (what the race left).
+    const other = stateFile();
+    const stranger = new StateFile(other, "pass");
+    await stranger.load();
+    await stranger.save({ resources: [withKey("stranger")], outputs: {} });
+    const sealedElsewhere = journalLines(other).find((line) => line.startsWith('{"put"'))!;
+    writeFileSync(`${path}.journal`, `${readFileSync(`${path}.journal`, "utf8")}${sealedElsewhere}\n`);
+    const line = journalLines(path).length;
+
+    const failure = await new StateFile(path, "pass").load().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(EngineError);
+    expect(failure).toMatchObject({ code: "BAD_STATE" });
+    const message = (failure as Error).message;
+    expect(message).toContain(`${path}.journal line ${line} (urn:pulumi:dev::p::pulumi-nodejs:dynamic/gms:ProviderConnection::stranger)`);
+    expect(message).toContain("cannot be decrypted");
+    expect(message).not.toContain("Unsupported state");
+    expect(message).not.toContain("-secret");
+    // A wrong passphrase is still told apart from a secret sealed under an unknown key.
+    await expect(new StateFile(path, "wrong").load()).rejects.toMatchObject({ code: "BAD_PASSPHRASE" });
+  });
+});
+
 describe("secret propagation", () => {
   it("marks an output secret where the input of the same name held a secret, recursing into objects", () => {
     const outs = annotateSecrets(

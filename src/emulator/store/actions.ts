@@ -1,6 +1,6 @@
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, fromJson, newGuid, now } from "./records";
+import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, fromJson, newGuid } from "./records";
 import type { AppStore } from "./apps";
 
 /**
@@ -76,7 +76,7 @@ export class ActionStore {
     },
   ): ActionRecord {
     const app = this.store.apps.get(caller, input.appGuid);
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     const id = this.db.run(
       `INSERT INTO actions (guid, workspace_id, app_id, name, action_type, model, prompt, created_at, updated_at, created_by_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,6 +1,6 @@
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, now, slugify } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, slugify } from "./records";
 import type { WorkspaceStore } from "./workspaces";
 
 export interface AppRecord extends Audited {
@@ -44,7 +44,7 @@ export class AppStore {
   create(caller: Caller, input: { name: string; description?: string | null | undefined; guid?: string }): AppRecord {
     return this.db.transaction(() => {
       this.store.workspaces.reserve(caller, "apps");
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       const id = this.db.run(
         `INSERT INTO apps (guid, workspace_id, name, description, slug, created_at, updated_at, created_by_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -74,7 +74,7 @@ export class AppStore {
       "UPDATE apps SET name = ?, description = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
       input.name ?? app.name,
       input.description === undefined ? app.description : input.description,
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       app.id,
     );
@@ -84,7 +84,7 @@ export class AppStore {
   /** Soft delete: the App is returned once more, then answers 404 everywhere. */
   softDelete(caller: Caller, guid: string): AppRecord {
     const app = this.get(caller, guid);
-    this.db.run("UPDATE apps SET deleted_at = ? WHERE id = ?", now(), app.id);
+    this.db.run("UPDATE apps SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), app.id);
     return app;
   }
 

@@ -4,7 +4,7 @@ import { FILES_LOADER_ID } from "../../api/context-sources";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { STORED_MEDIA_TYPE_HEADER } from "./files";
-import { type Caller, RECORD_COLUMNS, fromJson, newGuid, now, toJson } from "./records";
+import { type Caller, RECORD_COLUMNS, fromJson, newGuid, toJson } from "./records";
 import { DEFAULT_SPLITTER, type SplitterConfig, parseSplitterConfig, splitText } from "./splitter";
 import type { ContextStore } from "./contexts";
 import type { DocumentStore } from "./documents";
@@ -107,7 +107,7 @@ export class ContextSourceStore {
     const context = this.store.contexts.get(caller, contextGuid);
     return this.db.transaction(() => {
       this.store.workspaces.reserve(caller, "context_sources");
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       const id = this.db.run(
         `INSERT INTO context_sources (guid, workspace_id, context_id, name, url, loader_id, loader_config, splitter_config,
            indexing_status, created_at, updated_at, created_by_id)
@@ -159,7 +159,7 @@ export class ContextSourceStore {
       input.name,
       toJson(splitter),
       toJson(input.loaderConfig),
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       source.id,
     );
@@ -169,7 +169,7 @@ export class ContextSourceStore {
   // Spec: deleting a source does not cascade (only Dataset deletion is said to); its Documents stay.
   softDelete(caller: Caller, contextGuid: string, guid: string): ContextSourceRecord {
     const source = this.get(caller, contextGuid, guid);
-    this.db.run("UPDATE context_sources SET deleted_at = ? WHERE id = ?", now(), source.id);
+    this.db.run("UPDATE context_sources SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), source.id);
     return source;
   }
 
@@ -237,7 +237,7 @@ export class ContextSourceStore {
           chunks,
           metadata: (chunk) => ({ context_source: source.guid, chunk }),
         });
-        const stamp = now();
+        const stamp = this.db.clock.iso();
         this.db.run(
           "UPDATE context_sources SET indexing_status = 'indexed', indexed_at = ?, indexing_metadata = ? WHERE id = ?",
           stamp,

@@ -1,6 +1,6 @@
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Caller, newGuid, now } from "./records";
+import { type Caller, newGuid } from "./records";
 
 /**
  * Contexts are the libraries that hold Documents. The public interface cannot create them, so they come
@@ -33,7 +33,7 @@ export class ContextStore {
 
   /** Fixture loading only. */
   create(caller: Caller, input: { name: string; guid?: string | undefined }): ContextRecord {
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     const id = this.db.run(
       "INSERT INTO contexts (guid, workspace_id, name, created_at, updated_at, created_by_id) VALUES (?, ?, ?, ?, ?, ?)",
       input.guid ?? newGuid(),

@@ -1,7 +1,7 @@
 import type { AppRecord } from "./apps";
 import type { Database, SqlValue } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
 import type { ActionStore } from "./actions";
 import type { AppStore } from "./apps";
 import type { SessionRecord, SessionStore } from "./sessions";
@@ -127,7 +127,7 @@ export class DataStore {
       const { app, session } = this.resolveLinks(caller, input);
       const guid = input.guid ?? newGuid();
       if (this.db.get("SELECT 1 FROM data WHERE guid = ?", guid)) throw new BadRequestError(`Data ${guid} already exists`);
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       const values: Record<string, SqlValue> = {
         guid,
         workspace_id: caller.workspaceId,
@@ -178,7 +178,7 @@ export class DataStore {
         ...definedColumns(input),
         ...(action && { action_id: action.id }),
         ...(app && { app_id: app.id }),
-        updated_at: now(),
+        updated_at: this.db.clock.iso(),
         last_updated_by_id: caller.userId,
       };
       const names = Object.keys(values);
@@ -195,7 +195,7 @@ export class DataStore {
   /** Soft delete: the record answers 404 afterwards and leaves every list. */
   softDelete(caller: Caller, guid: string): DataRecord {
     const data = this.get(caller, guid);
-    this.db.run("UPDATE data SET deleted_at = ? WHERE id = ?", now(), data.id);
+    this.db.run("UPDATE data SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), data.id);
     return data;
   }
 

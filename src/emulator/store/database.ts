@@ -1,4 +1,5 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { Clock } from "../clock";
 import type { Page } from "./records";
 
 const MAX_CACHED_STATEMENTS = 1000;
@@ -20,7 +21,11 @@ export class Database {
    */
   private readonly statements = new Map<string, StatementSync>();
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    /** The service's clock, which every store stamps its records by (see ../clock). */
+    readonly clock: Clock = new Clock(),
+  ) {
     this.sql = new DatabaseSync(path);
     this.sql.exec("PRAGMA foreign_keys = ON");
     if (path !== ":memory:") {

@@ -1,7 +1,7 @@
 import type { DataRecord, DataValue } from "./data";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
 import type { AppStore } from "./apps";
 import type { DataStore } from "./data";
 import type { WorkspaceStore } from "./workspaces";
@@ -82,7 +82,7 @@ export class DatasetStore {
     return this.db.transaction(() => {
       const app = input.appGuid ? this.store.apps.get(caller, input.appGuid) : undefined;
       this.store.workspaces.reserve(caller, "datasets");
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       const id = this.db.run(
         `INSERT INTO datasets (guid, workspace_id, app_id, name, description, created_at, updated_at, created_by_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -118,7 +118,7 @@ export class DatasetStore {
   ): DatasetRecord {
     return this.db.transaction(() => {
       const dataset = this.get(caller, guid);
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       this.db.run(
         "UPDATE datasets SET name = ?, description = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
         input.name ?? dataset.name,
@@ -140,7 +140,7 @@ export class DatasetStore {
   softDelete(caller: Caller, guid: string): DatasetRecord {
     return this.db.transaction(() => {
       const dataset = this.get(caller, guid);
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       this.db.run("UPDATE datasets SET deleted_at = ? WHERE id = ?", stamp, dataset.id);
       this.db.run("UPDATE dataset_items SET deleted_at = ? WHERE dataset_id = ? AND deleted_at IS NULL", stamp, dataset.id);
       return dataset;
@@ -170,7 +170,7 @@ export class DatasetStore {
   }
 
   private addItems(caller: Caller, datasetId: number, dataGuids: string[]): void {
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     for (const dataGuid of dataGuids) {
       const data = this.store.data.find(caller, dataGuid);
       if (!data) continue;

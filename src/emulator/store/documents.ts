@@ -1,6 +1,6 @@
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Caller, type Page, type Paged, RECORD_COLUMNS, fromJson, newGuid, now, toJson } from "./records";
+import { type Caller, type Page, type Paged, RECORD_COLUMNS, fromJson, newGuid, toJson } from "./records";
 import { DEFAULT_SPLITTER, splitText } from "./splitter";
 import type { ContextStore } from "./contexts";
 
@@ -117,7 +117,7 @@ export class DocumentStore {
       input.filter === undefined ? document.filter : input.filter,
       toJson(input.metadata ?? document.metadata),
       content === document.content ? toJson(document.embedding) : null,
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       document.id,
     );
@@ -127,13 +127,18 @@ export class DocumentStore {
   /** Computes and stores the Document's embedding (synchronously: it is cheap and deterministic). */
   embed(caller: Caller, contextGuid: string, guid: string): DocumentRecord {
     const document = this.get(caller, contextGuid, guid);
-    this.db.run("UPDATE documents SET embedding = ?, updated_at = ? WHERE id = ?", toJson(embedText(document.content)), now(), document.id);
+    this.db.run(
+      "UPDATE documents SET embedding = ?, updated_at = ? WHERE id = ?",
+      toJson(embedText(document.content)),
+      this.db.clock.iso(),
+      document.id,
+    );
     return this.get(caller, contextGuid, guid);
   }
 
   softDelete(caller: Caller, contextGuid: string, guid: string): DocumentRecord {
     const document = this.get(caller, contextGuid, guid);
-    this.db.run("UPDATE documents SET deleted_at = ? WHERE id = ?", now(), document.id);
+    this.db.run("UPDATE documents SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), document.id);
     return document;
   }
 
@@ -142,7 +147,7 @@ export class DocumentStore {
     const context = this.store.contexts.get(caller, contextGuid);
     this.db.run(
       `UPDATE documents SET deleted_at = ? WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL${filter == null ? "" : " AND filter = ?"}`,
-      now(),
+      this.db.clock.iso(),
       context.id,
       caller.workspaceId,
       ...(filter == null ? [] : [filter]),
@@ -157,7 +162,7 @@ export class DocumentStore {
     this.db.transaction(() => {
       this.db.run(
         "UPDATE documents SET deleted_at = ? WHERE context_source_id = ? AND workspace_id = ? AND deleted_at IS NULL",
-        now(),
+        this.db.clock.iso(),
         source.contextSourceId,
         caller.workspaceId,
       );
@@ -168,7 +173,7 @@ export class DocumentStore {
   }
 
   private insert(caller: Caller, contextId: number, contextSourceId: number | null, input: DocumentInput): DocumentRecord {
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     const id = this.db.run(
       `INSERT INTO documents (guid, workspace_id, context_id, context_source_id, content, filter, metadata, created_at, updated_at, created_by_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -10,7 +10,6 @@ import {
   fromFlag,
   fromJson,
   newGuid,
-  now,
   toFlag,
   toJson,
 } from "./records";
@@ -110,7 +109,7 @@ export class EvalStore {
       input.guid ?? newGuid(),
       input.name,
       input.description ?? null,
-      now(),
+      this.db.clock.iso(),
     );
     return toType(this.db.get("SELECT * FROM eval_types WHERE name = ?", input.name)!);
   }
@@ -139,7 +138,7 @@ export class EvalStore {
       const evalTypes = this.resolveTypes(input.evalTypes);
       const dataset = input.datasetGuid ? this.store.datasets.get(caller, input.datasetGuid) : null;
       this.store.workspaces.reserve(caller, "evals");
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       const id = this.db.run(
         `INSERT INTO evals (guid, workspace_id, name, action_id, action_guid, version, eval_types, dataset_guid, dataset_name,
                             sampling_rate, alert_on_fail, data_type, created_at, updated_at, created_by_id)
@@ -178,7 +177,7 @@ export class EvalStore {
     this.db.run(
       "UPDATE evals SET eval_types = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
       toJson(evalTypes),
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       evaluation.id,
     );
@@ -187,7 +186,7 @@ export class EvalStore {
 
   softDelete(caller: Caller, guid: string): EvalRecord {
     const evaluation = this.get(caller, guid);
-    this.db.run("UPDATE evals SET deleted_at = ? WHERE id = ?", now(), evaluation.id);
+    this.db.run("UPDATE evals SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), evaluation.id);
     return evaluation;
   }
 

@@ -1,7 +1,7 @@
 import type { ActionRecord } from "./actions";
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, now } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid } from "./records";
 import type { ActionStore } from "./actions";
 import type { AppStore } from "./apps";
 import type { WorkspaceStore } from "./workspaces";
@@ -61,7 +61,7 @@ export class ExperimentStore {
       const app = this.store.apps.get(caller, input.appGuid);
       const [primary, secondary] = this.actionsOf(caller, app.id, input.primaryActionGuid, input.secondaryActionGuid);
       this.store.workspaces.reserve(caller, "experiments");
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       const id = this.db.run(
         `INSERT INTO experiments (guid, workspace_id, app_id, name, primary_action_id, secondary_action_id, status,
            created_at, updated_at, created_by_id)
@@ -106,7 +106,7 @@ export class ExperimentStore {
       input.name ?? experiment.name,
       primary.id,
       secondary.id,
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       experiment.id,
     );
@@ -115,7 +115,7 @@ export class ExperimentStore {
 
   softDelete(caller: Caller, guid: string): ExperimentRecord {
     const experiment = this.get(caller, guid);
-    this.db.run("UPDATE experiments SET deleted_at = ? WHERE id = ?", now(), experiment.id);
+    this.db.run("UPDATE experiments SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), experiment.id);
     return experiment;
   }
 

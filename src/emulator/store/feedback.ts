@@ -2,7 +2,7 @@ import type { FeedbackType, FeedbackValue } from "../../api/feedback";
 import type { Database } from "./database";
 import type { DataStore } from "./data";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
 
 /** One label on a Data record. */
 export interface FeedbackRecord extends Audited {
@@ -62,7 +62,7 @@ export class FeedbackStore {
   /** Labels a live Data record of the workspace (404 `Data not found` otherwise). */
   create(caller: Caller, dataGuid: string, fields: FeedbackFields): FeedbackRecord {
     const data = this.store.data.get(caller, dataGuid);
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     const id = this.db.run(
       `INSERT INTO feedback (guid, workspace_id, data_id, type, value, source, metadata, created_at, updated_at, created_by_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -96,7 +96,7 @@ export class FeedbackStore {
       toJson(fields.value),
       fields.source,
       toJson(fields.metadata),
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       feedback.id,
     );
@@ -105,7 +105,7 @@ export class FeedbackStore {
 
   softDelete(caller: Caller, guid: string): FeedbackRecord {
     const feedback = this.get(caller, guid);
-    this.db.run("UPDATE feedback SET deleted_at = ? WHERE id = ?", now(), feedback.id);
+    this.db.run("UPDATE feedback SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), feedback.id);
     return feedback;
   }
 

@@ -1,6 +1,6 @@
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
-import { type Caller, RECORD_COLUMNS, newGuid, now } from "./records";
+import { type Caller, RECORD_COLUMNS, newGuid } from "./records";
 import type { SignedQuery, UrlSignature, UrlSigner } from "./signing";
 
 export interface FileRecord {
@@ -40,7 +40,7 @@ export class FileStore {
   /** Stores an upload (base64 or a base64 data URL); 400 when it does not decode or is empty. */
   upload(caller: Caller, data: string): FileRecord {
     const { mimeType, content } = decodeUpload(data);
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     const id = this.db.run(
       `INSERT INTO files (guid, workspace_id, mime_type, size, content, created_at, updated_at, created_by_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -56,8 +56,8 @@ export class FileStore {
     return toRecord(this.db.get("SELECT id, guid, mime_type, size, created_at, updated_at, created_by_id FROM files WHERE id = ?", id)!);
   }
 
-  /** Signs a file GUID for the URL lifetime counted from `issuedAt` (now unless a test moves the clock). */
-  sign(guid: string, issuedAt: Date = new Date()): UrlSignature {
+  /** Signs a file GUID for the URL lifetime counted from `issuedAt` (the service's now unless a test moves the clock). */
+  sign(guid: string, issuedAt?: Date): UrlSignature {
     return this.signer.sign("file", guid, issuedAt);
   }
 
@@ -65,7 +65,7 @@ export class FileStore {
    * The bytes behind a signed URL. Needs no caller: the signature is the authority. Checked as a storage
    * service does, with its texts: the signature (403), then the expiry (403), then the object (404).
    */
-  readSigned(guid: string, query: SignedQuery, at: Date = new Date()): StoredFile {
+  readSigned(guid: string, query: SignedQuery, at?: Date): StoredFile {
     this.signer.verify("file", guid, query, at);
     const row = this.db.get<{ mime_type: string; content: Uint8Array }>(
       "SELECT mime_type, content FROM files WHERE guid = ? AND deleted_at IS NULL",

@@ -5,7 +5,7 @@ import type { Database } from "./database";
 import type { DatasetStore } from "./datasets";
 import { BadRequestError, RecordNotFoundError } from "./errors";
 import type { ProviderStore } from "./providers";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
 
 /** Seconds a fine-tune stays `processing` unless the emulator is told otherwise. */
 export const DEFAULT_FINE_TUNE_SECONDS = 3;
@@ -91,14 +91,14 @@ export class FineTuneStore {
       select: COLUMNS,
       order: "f.id",
     });
-    const at = Date.now();
+    const at = this.db.clock.now();
     return { items: rows.map((row) => toRecord(row, at)), total };
   }
 
   /** The App's fine-tunes, oldest first (404 `App not found` when it is missing or deleted). */
   listByApp(caller: Caller, appGuid: string, page: Page): FineTuneRecord[] {
     const app = this.store.apps.get(caller, appGuid);
-    const at = Date.now();
+    const at = this.db.clock.now();
     return this.db
       .all(`${SELECT} WHERE f.app_id = ? AND f.deleted_at IS NULL ORDER BY f.id LIMIT ? OFFSET ?`, app.id, page.limit, page.skip)
       .map((row) => toRecord(row, at));
@@ -131,7 +131,7 @@ export class FineTuneStore {
       const failureReason = /fail/i.test(input.baseModel)
         ? `The vendor rejected the job: base model '${input.baseModel}' cannot be fine-tuned`
         : null;
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       const id = this.db.run(
         `INSERT INTO finetunes (guid, workspace_id, app_id, dataset_id, training_dataset_id, provider_id, name, data_ids, base_model,
            outcome, failure_reason, finishes_at, created_at, updated_at, created_by_id)
@@ -160,7 +160,7 @@ export class FineTuneStore {
   get(caller: Caller, guid: string): FineTuneRecord {
     const row = this.db.get(`${SELECT} WHERE f.guid = ? AND f.workspace_id = ? AND f.deleted_at IS NULL`, guid, caller.workspaceId);
     if (!row) throw new RecordNotFoundError("Fine-tune not found");
-    return toRecord(row, Date.now());
+    return toRecord(row, this.db.clock.now());
   }
 
   /** Changes the name only; the job and its training Dataset stay as they are. */
@@ -169,7 +169,7 @@ export class FineTuneStore {
     this.db.run(
       "UPDATE finetunes SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
       name,
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       fineTune.id,
     );
@@ -179,7 +179,7 @@ export class FineTuneStore {
   /** Soft delete; the training Dataset stays (it is a Dataset like any other). */
   softDelete(caller: Caller, guid: string): FineTuneRecord {
     const fineTune = this.get(caller, guid);
-    this.db.run("UPDATE finetunes SET deleted_at = ? WHERE id = ?", now(), fineTune.id);
+    this.db.run("UPDATE finetunes SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), fineTune.id);
     return fineTune;
   }
 }

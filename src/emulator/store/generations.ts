@@ -4,7 +4,7 @@ import type { Database, SqlValue } from "./database";
 import type { DataStore } from "./data";
 import { BadRequestError, RecordNotFoundError } from "./errors";
 import type { ExperimentRecord, ExperimentStore, Variant } from "./experiments";
-import { type Audited, type Caller, RECORD_COLUMNS, audited, newGuid, now, toFlag } from "./records";
+import { type Audited, type Caller, RECORD_COLUMNS, audited, newGuid, toFlag } from "./records";
 import type { SessionStore } from "./sessions";
 import type { SignedQuery, UrlSignature, UrlSigner } from "./signing";
 import { emulatedOutput } from "./workflows";
@@ -128,8 +128,8 @@ export class GenerationStore {
     return this.find("g.guid = ? AND g.workspace_id = ?", guid, caller.workspaceId);
   }
 
-  /** Signs a generation's stream URL for the signed URL lifetime counted from `issuedAt` (now unless a test moves the clock). */
-  signStream(guid: string, issuedAt: Date = new Date()): UrlSignature {
+  /** Signs a generation's stream URL for the signed URL lifetime counted from `issuedAt` (the service's now unless a test moves the clock). */
+  signStream(guid: string, issuedAt?: Date): UrlSignature {
     return this.store.signer.sign("generation-stream", guid, issuedAt);
   }
 
@@ -138,7 +138,7 @@ export class GenerationStore {
    * a signed file URL's is (403 `Signature does not match`, then 403 `Request has expired`), then 404
    * `Generation not found`.
    */
-  readSignedStream(guid: string, query: SignedQuery, at: Date = new Date()): GenerationRecord {
+  readSignedStream(guid: string, query: SignedQuery, at?: Date): GenerationRecord {
     this.store.signer.verify("generation-stream", guid, query, at);
     return this.find("g.guid = ?", guid);
   }
@@ -190,7 +190,7 @@ export class GenerationStore {
         ...(assignment && { experiment: assignment.experiment.guid, variant: assignment.variant, forced: assignment.forced }),
       },
     });
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     const id = this.db.run(
       `INSERT INTO generations (guid, workspace_id, action_id, data_id, cache_key, output, experiment_id, variant, forced,
          created_at, updated_at, created_by_id)

@@ -19,10 +19,13 @@ import { GenerationStore } from "./generations";
 import { FeedbackStore } from "./feedback";
 import { type FineTuneOptions, FineTuneStore } from "./fine-tunes";
 import { UrlSigner } from "./signing";
+import { Clock } from "../clock";
 
 /** How the stores behave where the emulator can be tuned. */
 export interface StoreOptions {
   fineTunes?: FineTuneOptions | undefined;
+  /** The service's clock, which every record is stamped by (default: this machine's). */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -33,6 +36,8 @@ export interface StoreOptions {
  */
 export class Store {
   readonly db: Database;
+  /** The service's clock: every timestamp the stores write, and the server's `Date` header. */
+  readonly clock: Clock;
   /** Signs the capability URLs Files and run streams hand out. */
   readonly signer: UrlSigner;
   readonly workspaces: WorkspaceStore;
@@ -56,7 +61,8 @@ export class Store {
   readonly fineTunes: FineTuneStore;
 
   constructor(path = ":memory:", options: StoreOptions = {}) {
-    this.db = new Database(path);
+    this.clock = options.clock ?? new Clock();
+    this.db = new Database(path, this.clock);
     this.signer = new UrlSigner(this.db);
     this.workspaces = new WorkspaceStore(this.db);
     this.apps = new AppStore(this.db, this);

@@ -2,7 +2,7 @@ import { Guid } from "../../api/common";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { type ConnectionModels, type ProviderRecord, type ProviderStore, type ProviderType, catalogId, catalogType } from "./providers";
-import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, fromFlag, newGuid, now, toFlag } from "./records";
+import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, fromFlag, newGuid, toFlag } from "./records";
 import type { WorkspaceStore } from "./workspaces";
 
 /**
@@ -100,7 +100,7 @@ export class ModelStore implements ConnectionModels {
     this.db.run(
       "UPDATE models SET llm = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
       input.llm,
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       model.id,
     );
@@ -109,13 +109,13 @@ export class ModelStore implements ConnectionModels {
 
   softDelete(caller: Caller, guid: string): ModelRecord {
     const model = this.get(caller, guid);
-    this.db.run("UPDATE models SET deleted_at = ? WHERE id = ?", now(), model.id);
+    this.db.run("UPDATE models SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), model.id);
     return model;
   }
 
   /** A connection is being deleted: the Model it created goes with it, the others lose their link. */
   detachConnection(caller: Caller, connectionId: number): void {
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     this.db.run(
       "UPDATE models SET deleted_at = ? WHERE workspace_id = ? AND created_by_provider_id = ? AND deleted_at IS NULL",
       stamp,
@@ -153,7 +153,7 @@ export class ModelStore implements ConnectionModels {
     },
   ): ModelRecord {
     this.store.workspaces.reserve(caller, "models");
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     const id = this.db.run(
       `INSERT INTO models (guid, workspace_id, llm, provider, key, url, is_default, workspace_model_provider_id, created_by_provider_id,
                            created_at, updated_at, created_by_id)

@@ -1,6 +1,6 @@
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, RECORD_COLUMNS, audited, fromFlag, newGuid, now, toFlag, toJson } from "./records";
+import { type Audited, type Caller, RECORD_COLUMNS, audited, fromFlag, newGuid, toFlag, toJson } from "./records";
 import type { WorkspaceStore } from "./workspaces";
 
 /**
@@ -108,7 +108,7 @@ export class ProviderStore {
     const type = catalogType(input.provider);
     return this.db.transaction(() => {
       this.store.workspaces.reserve(caller, "providers");
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       const id = this.db.run(
         `INSERT INTO providers (guid, workspace_id, provider, key, name, nickname, url, is_default, metadata, created_at, updated_at, created_by_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -164,7 +164,7 @@ export class ProviderStore {
       "UPDATE providers SET nickname = ?, is_default = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
       input.nickname,
       toFlag(input.default ?? connection.default),
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       connection.id,
     );
@@ -178,7 +178,7 @@ export class ProviderStore {
   softDelete(caller: Caller, guid: string): ProviderRecord {
     return this.db.transaction(() => {
       const connection = this.get(caller, guid);
-      this.db.run("UPDATE providers SET deleted_at = ? WHERE id = ?", now(), connection.id);
+      this.db.run("UPDATE providers SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), connection.id);
       this.store.models.detachConnection(caller, connection.id);
       return connection;
     });

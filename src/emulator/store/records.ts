@@ -42,7 +42,6 @@ export const audited = (row: Record<string, unknown>): Audited => ({
 });
 
 export const newGuid = (): string => randomUUID();
-export const now = (): string => new Date().toISOString();
 
 /** JSON columns: stored as text, `null` stays SQL NULL. */
 export const toJson = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));

@@ -1,6 +1,6 @@
 import type { Database, SqlValue } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, now } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid } from "./records";
 import type { ActionStore } from "./actions";
 
 /** A Session: groups the Data of related Action runs (multi-turn use) under one Action. */
@@ -55,7 +55,7 @@ export class SessionStore {
     input: { actionGuid: string; name?: string | null | undefined; extUserId?: string | null | undefined },
   ): SessionRecord {
     const action = this.store.actions.get(caller, input.actionGuid);
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     const id = this.db.run(
       `INSERT INTO sessions (guid, workspace_id, action_id, name, ext_user_id, created_at, updated_at, created_by_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -85,7 +85,7 @@ export class SessionStore {
       "UPDATE sessions SET name = ?, ext_user_id = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
       input.name,
       input.extUserId === undefined ? session.extUserId : input.extUserId,
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       session.id,
     );
@@ -95,7 +95,7 @@ export class SessionStore {
   /** Soft delete: the Session answers 404 afterwards; its Data records stay. */
   softDelete(caller: Caller, guid: string): SessionRecord {
     const session = this.get(caller, guid);
-    this.db.run("UPDATE sessions SET deleted_at = ? WHERE id = ?", now(), session.id);
+    this.db.run("UPDATE sessions SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), session.id);
     return session;
   }
 }

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Clock } from "../clock";
 import type { Database } from "./database";
 import { ForbiddenError } from "./errors";
-import { now } from "./records";
 
 /**
  * How long a signed URL stays valid: the spec's lifetime of a signed file URL (Limits: 10 minutes), which
@@ -46,8 +46,10 @@ export interface SignedQuery {
  */
 export class UrlSigner {
   private readonly secret: Buffer;
+  private readonly clock: Clock;
 
   constructor(db: Database) {
+    this.clock = db.clock;
     db.sql.exec(`
       CREATE TABLE IF NOT EXISTS file_signing_key (
         id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -55,12 +57,12 @@ export class UrlSigner {
         created_at TEXT NOT NULL
       );
     `);
-    db.run("INSERT OR IGNORE INTO file_signing_key (id, secret, created_at) VALUES (1, ?, ?)", randomBytes(32), now());
+    db.run("INSERT OR IGNORE INTO file_signing_key (id, secret, created_at) VALUES (1, ?, ?)", randomBytes(32), db.clock.iso());
     this.secret = Buffer.from(db.get<{ secret: Uint8Array }>("SELECT secret FROM file_signing_key WHERE id = 1")!.secret);
   }
 
-  /** Signs `guid` as `subject` for the URL lifetime counted from `issuedAt` (now unless a test moves the clock). */
-  sign(subject: SignedSubject, guid: string, issuedAt: Date = new Date()): UrlSignature {
+  /** Signs `guid` as `subject` for the URL lifetime counted from `issuedAt` (the service's now unless a test moves the clock). */
+  sign(subject: SignedSubject, guid: string, issuedAt: Date = this.clock.date()): UrlSignature {
     const expires = Math.floor(issuedAt.getTime() / 1000) + SIGNED_URL_LIFETIME_SECONDS;
     return { expires, signature: this.hmac(subject, guid, String(expires)) };
   }
@@ -69,7 +71,7 @@ export class UrlSigner {
    * Checks a signed URL as a storage service does, with its texts: the signature (403 `Signature does not
    * match`), then the expiry (403 `Request has expired`). What the URL names is the caller's to look up.
    */
-  verify(subject: SignedSubject, guid: string, query: SignedQuery, at: Date = new Date()): void {
+  verify(subject: SignedSubject, guid: string, query: SignedQuery, at: Date = this.clock.date()): void {
     const expected = Buffer.from(this.hmac(subject, guid, query.expires ?? ""));
     const given = Buffer.from(query.signature ?? "");
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ForbiddenError("Signature does not match");

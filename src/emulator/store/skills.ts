@@ -1,6 +1,6 @@
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
+import { type Audited, type Caller, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
 import type { WorkspaceStore } from "./workspaces";
 
 export interface SkillMetadataEntry {
@@ -112,7 +112,7 @@ export class SkillStore {
     this.db.run(
       "UPDATE skills SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
       input.name,
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       skill.id,
     );
@@ -121,7 +121,7 @@ export class SkillStore {
 
   softDelete(caller: Caller, guid: string): SkillRecord {
     const skill = this.get(caller, guid);
-    this.db.run("UPDATE skills SET deleted_at = ? WHERE id = ?", now(), skill.id);
+    this.db.run("UPDATE skills SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), skill.id);
     return skill;
   }
 
@@ -134,7 +134,7 @@ export class SkillStore {
   }
 
   private insert(caller: Caller, input: SkillInput): SkillRecord {
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     // A metadata entry always carries `value` on the wire; a fixture may leave it out.
     const metadata = input.metadata?.map((entry) => ({ ...entry, value: entry.value ?? null }));
     const id = this.db.run(

@@ -1,7 +1,7 @@
 import { type ActionRecord, type ActionStore, PLACEHOLDER } from "./actions";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid, now, slugify } from "./records";
+import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid, slugify } from "./records";
 import type { AppStore } from "./apps";
 import type { DataStore } from "./data";
 import type { WorkspaceStore } from "./workspaces";
@@ -107,7 +107,7 @@ export class WorkflowStore {
     return this.db.transaction(() => {
       const app = this.store.apps.get(caller, input.appGuid);
       this.store.workspaces.reserve(caller, "workflows");
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       // Spec: not shown whether slugs are unique; the emulator derives them from the name and allows repeats.
       const id = this.db.run(
         `INSERT INTO workflows (guid, workspace_id, app_id, name, slug, created_at, updated_at, created_by_id)
@@ -139,7 +139,7 @@ export class WorkflowStore {
       const workflow = this.create(caller, input);
       input.blocks.forEach((block, position) => {
         const action = this.store.actions.get(caller, block.actionGuid);
-        const stamp = now();
+        const stamp = this.db.clock.iso();
         this.db.run(
           `INSERT INTO workflow_blocks (guid, workspace_id, workflow_id, position, name, action_id, created_at, updated_at, created_by_id)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -179,7 +179,7 @@ export class WorkflowStore {
     this.db.run(
       "UPDATE workflows SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
       input.name,
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       workflow.id,
     );
@@ -188,7 +188,7 @@ export class WorkflowStore {
 
   softDelete(caller: Caller, guid: string): WorkflowRecord {
     const workflow = this.get(caller, guid);
-    this.db.run("UPDATE workflows SET deleted_at = ? WHERE id = ?", now(), workflow.id);
+    this.db.run("UPDATE workflows SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), workflow.id);
     return workflow;
   }
 
@@ -252,7 +252,7 @@ export class WorkflowStore {
     if (blocks.length === 0) throw new RecordNotFoundError("Workflow has no blocks");
     return this.db.transaction(() => {
       const runGuid = newGuid();
-      const stamp = now();
+      const stamp = this.db.clock.iso();
       const runId = this.db.run(
         "INSERT INTO workflow_runs (guid, workspace_id, workflow_id, created_at, updated_at, created_by_id) VALUES (?, ?, ?, ?, ?, ?)",
         runGuid,

@@ -1,6 +1,6 @@
 import type { Database } from "./database";
 import { BadRequestError, FeatureLimitReachedError, RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, now, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
 
 /**
  * Features a workspace can be limited on, each counted from the table of the same name (non-deleted
@@ -96,7 +96,7 @@ export class WorkspaceStore {
         input.apiKey,
         workspace.id,
         userId,
-        now(),
+        this.db.clock.iso(),
       );
       return { workspaceId: workspace.id, userId };
     });
@@ -134,7 +134,11 @@ export class WorkspaceStore {
   restoreByKey(apiKey: string): boolean {
     const row = this.db.get<{ workspace_id: number }>("SELECT workspace_id FROM api_keys WHERE key = ?", apiKey);
     if (!row) return false;
-    this.db.run("UPDATE workspaces SET deleted_at = NULL, updated_at = ? WHERE id = ? AND deleted_at IS NOT NULL", now(), row.workspace_id);
+    this.db.run(
+      "UPDATE workspaces SET deleted_at = NULL, updated_at = ? WHERE id = ? AND deleted_at IS NOT NULL",
+      this.db.clock.iso(),
+      row.workspace_id,
+    );
     return true;
   }
 
@@ -149,7 +153,7 @@ export class WorkspaceStore {
       apiKey,
       caller.workspaceId,
       caller.userId,
-      now(),
+      this.db.clock.iso(),
     );
     return caller;
   }
@@ -187,7 +191,7 @@ export class WorkspaceStore {
     this.db.run(
       "UPDATE workspaces SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
       input.name,
-      now(),
+      this.db.clock.iso(),
       caller.userId,
       workspace.id,
     );
@@ -196,7 +200,12 @@ export class WorkspaceStore {
 
   softDelete(caller: Caller, guid: string): WorkspaceRecord {
     const workspace = this.get(caller, guid);
-    this.db.run("UPDATE workspaces SET deleted_at = ?, updated_at = ? WHERE id = ?", now(), now(), workspace.id);
+    this.db.run(
+      "UPDATE workspaces SET deleted_at = ?, updated_at = ? WHERE id = ?",
+      this.db.clock.iso(),
+      this.db.clock.iso(),
+      workspace.id,
+    );
     return workspace;
   }
 
@@ -270,7 +279,7 @@ export class WorkspaceStore {
     if (this.db.get("SELECT 1 FROM workspaces WHERE slug = ? AND deleted_at IS NULL", input.slug)) {
       throw new BadRequestError(`Workspace slug '${input.slug}' is already taken`);
     }
-    const stamp = now();
+    const stamp = this.db.clock.iso();
     const id = this.db.run(
       `INSERT INTO workspaces (guid, name, slug, limits, created_at, updated_at, created_by_id)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,

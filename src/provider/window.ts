@@ -1,0 +1,46 @@
+/**
+ * A placeholder's creation window as bounds on the service's clock, which is what its candidates'
+ * `createdAt` are stamped by. Two kinds of window reach the provider:
+ * - the provider's own (a create whose answer was lost, see ../client/create.ts), read on the service's
+ *   clock from its `Date` headers and already widened by that reading's uncertainty: used as they are;
+ * - LocalEngine's, for a create a killed run left in flight (src/testing/state.ts), read on the engine
+ *   machine's clock and marked `clock: "local"`. That clock may be minutes away from the service's, so the
+ *   window is shifted by the skew measured now, the service's `Date` header against this machine's clock
+ *   (the provider host runs on the engine's machine), and widened by what that measurement cannot tell.
+ */
+import type { CreationWindow } from "../client";
+
+/** The mark of a window read on the engine machine's clock. */
+export const LOCAL_CLOCK = "local";
+
+/** A window as a placeholder records it. */
+export interface RecordedWindow extends CreationWindow {
+  /** Absent: the service's clock. */
+  clock?: typeof LOCAL_CLOCK;
+}
+
+/** What the skew is measured with: the provider's client, which reads every answer's `Date` header. */
+export interface ServiceClock {
+  /** The service's clock as its `Date` headers tell it: at most the truth, by up to a second and a response's travel. */
+  serverNow(): number;
+}
+
+/**
+ * How far a local window reaches beyond the shifted readings. Below: the measured skew is at most the true
+ * one (a `Date` header has whole seconds and is read on arrival), and a service may store whole-second
+ * timestamps, a second early. Above: the true skew may be larger than the measured one by a second and a
+ * response's travel.
+ */
+export const SKEW_MARGIN_MS = 2_000;
+
+/**
+ * The window's bounds in milliseconds on the service's clock. Call it after a request of `clock` has been
+ * answered (the lookup's), so that its reading of the service's clock is a fresh one.
+ */
+export function serviceWindow(window: RecordedWindow, clock: ServiceClock, now: number = Date.now()): { since: number; until: number } {
+  const since = Date.parse(window.since);
+  const until = Date.parse(window.until);
+  if (window.clock !== LOCAL_CLOCK) return { since, until };
+  const skew = clock.serverNow() - now;
+  return { since: since + skew - SKEW_MARGIN_MS, until: until + skew + SKEW_MARGIN_MS };
+}
