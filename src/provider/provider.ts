@@ -21,6 +21,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import * as pulumi from "@pulumi/pulumi";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
@@ -155,9 +156,19 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
    */
   const unresolvedObject = async (client: GmsClient, id: string, props: Props, settling: string): Promise<string | undefined> => {
     const window = props[UNRESOLVED_CREATE] as Placeholder;
-    const found: Candidate[] = await kind.findCreated(client, props as never);
+    let found: Candidate[] = await kind.findCreated(client, props as never);
     // After the lookup, whose answers carried the service's Date: a window LocalEngine took on its machine's clock is shifted onto the service's.
     const { since, until } = serviceWindow(window, client);
+    // A window still open (a create a killed run had in flight, before the service's deadline for it) may yet
+    // receive its object: the lookup is made again once it has closed, so that nothing lands after it.
+    const open = until - client.serverNow();
+    if (open > 0) {
+      await pulumi.log.info(
+        `${kind.name} ${id}: waiting ${Math.ceil(open / 1000)} s for the service's deadline of a create in flight when a run was killed`,
+      );
+      await sleep(open);
+      found = await kind.findCreated(client, props as never);
+    }
     const held = heldByStack();
     const matches: string[] = [];
     const doubtful: { guid: string; doubt: string }[] = [];

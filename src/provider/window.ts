@@ -23,6 +23,8 @@ export interface RecordedWindow extends CreationWindow {
 export interface ServiceClock {
   /** The service's clock as its `Date` headers tell it: at most the truth, by up to a second and a response's travel. */
   serverNow(): number;
+  /** The service's deadline for a request (`gms:requestDeadlineMs`): a create in flight may land until it has passed. */
+  readonly requestDeadlineMs?: number;
 }
 
 /**
@@ -42,5 +44,7 @@ export function serviceWindow(window: RecordedWindow, clock: ServiceClock, now: 
   const until = Date.parse(window.until);
   if (window.clock !== LOCAL_CLOCK) return { since, until };
   const skew = clock.serverNow() - now;
-  return { since: since + skew - SKEW_MARGIN_MS, until: until + skew + SKEW_MARGIN_MS };
+  // The create was in flight when the engine was killed: the service may still make its object until its deadline.
+  const landsBy = Math.max(until, since + (clock.requestDeadlineMs ?? 0));
+  return { since: since + skew - SKEW_MARGIN_MS, until: landsBy + skew + SKEW_MARGIN_MS };
 }

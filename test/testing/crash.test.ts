@@ -55,6 +55,8 @@ describe("LocalEngine killed mid-apply", () => {
     stack: "dev",
     config: { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: emulator.apiKey } } as Record<string, string | { secret: string }>,
     secretsPassphrase: PASSPHRASE,
+    // The emulator handles each request at once (answering 150-300 ms later): a killed run's creates have landed within a second.
+    env: { GMS_REQUEST_DEADLINE_MS: "1000" },
   });
   const liveApps = async () => {
     const response = await fetch(`${emulator.url}/apps?limit=100`, { headers: { authorization: `Bearer ${emulator.apiKey}` } });
@@ -215,6 +217,12 @@ function declared(copies: number, withKeys: boolean): Record<KindName, Census> {
 
 interface KillCase {
   name: string;
+  /**
+   * Every create of the killed run is one the service finishes `byMs` after the client has gone (the emulator's
+   * `late` fault), within its deadline of `deadlineMs`, which the engines are told (GMS_REQUEST_DEADLINE_MS):
+   * objects the kill left in flight land while the next run is settling their placeholders.
+   */
+  late?: { byMs: number; deadlineMs: number };
   /** Seeds the emulator's latencies and the moment of the kill. */
   seed: number;
   /** The stack before the killed run: none (fresh), or an `up` of the program with these settings. */
@@ -283,12 +291,18 @@ async function killedRunConverges(emulator: RunningEmulator, dbFile: string, dir
       openaiKey: { secret: "sk-kill-7c2d0e" },
     } as Record<string, string | { secret: string }>,
     secretsPassphrase: PASSPHRASE,
+    // Without `late`, the emulator handles each request at once: a killed run's creates have landed within a second.
+    env: { GMS_REQUEST_DEADLINE_MS: String(kill.late?.deadlineMs ?? 1000) },
   });
   const recorded = () =>
     (JSON.parse(readFileSync(stateFile, "utf8")) as { resources: { urn: string; type: string; id: string }[] }).resources;
   if (kill.before) await new LocalEngine({ ...options(kill.before.copies, kill.before.withKeys), log: () => undefined }).up();
 
-  emulator.faults.set(`seed=${kill.seed},latency=150-300,latency-at=answer,methods=POST+PUT+DELETE`);
+  emulator.faults.set(
+    kill.late
+      ? `seed=${kill.seed},late=1,late-by=${kill.late.byMs},deadline=${kill.late.deadlineMs},methods=POST`
+      : `seed=${kill.seed},latency=150-300,latency-at=answer,methods=POST+PUT+DELETE`,
+  );
   const random = mulberry32(kill.seed); // the same seed, the same kill moment
   const script = join(dir, `${kill.name}.mjs`);
   writeFileSync(
@@ -329,6 +343,8 @@ await new LocalEngine({ ...${JSON.stringify(options(kill.copies, true))}, log: (
   // Whatever the kill left loads, secrets included.
   await expect(new StateFile(stateFile, PASSPHRASE).load()).resolves.toBeDefined();
   await new LocalEngine({ ...options(kill.copies, true), log: () => undefined }).up();
+  // Nothing of the killed run is still to land (with `late`, the up waited out the deadline of what was in flight).
+  await emulator.faults.idle();
   expect(census(dbFile, recorded(), fixtures)).toEqual(declared(kill.copies, true));
 
   await new LocalEngine({ ...options(kill.copies, true), log: () => undefined }).destroy();
@@ -397,4 +413,29 @@ describe("LocalEngine killed while the service's clock is minutes away from the 
   ] as [number, KillCase][])("service clock %i ms off: the next up converges and destroy leaves nothing", (offsetMs, kill) =>
     killAndConverge(offsetMs, kill),
   );
+});
+
+describe("LocalEngine killed while the service is still making objects the killed run asked for", () => {
+  // Each create lands 4 s after it was sent, once the next run has loaded its placeholders and begun: they are
+  // settled only after the service's deadline (5 s from sending), so none misses its object (without the wait,
+  // seen: the next up made each object again and the late one stayed, a duplicate nobody manages).
+  it.each<KillCase>([
+    {
+      name: "late-group-first-create",
+      seed: 21,
+      copies: 2,
+      kill: "group",
+      at: { text: '"creating"', count: 1 },
+      late: { byMs: 4000, deadlineMs: 5000 },
+    },
+    {
+      name: "late-engine-3-creates",
+      seed: 22,
+      before: { copies: 1, withKeys: false },
+      copies: 2,
+      kill: "engine",
+      at: { text: '"creating"', count: 3 },
+      late: { byMs: 4000, deadlineMs: 5000 },
+    },
+  ])("$name: the next up converges and destroy leaves nothing", (kill) => killAndConverge(0, kill));
 });
