@@ -268,7 +268,10 @@ describe("GmsClient.create while the service may still be acting on a lost POST"
     expect(error).toBeInstanceOf(UnresolvedCreateError);
     const { window, message, candidates } = error as UnresolvedCreateError;
     expect(message).toMatch(
-      /answer was lost \(connection .*\) and the service may still create the object until .* \(its request deadline, 600000 ms after sending\); nothing has appeared yet, .* longer than this client waits \(30000 ms\); it may exist/,
+      new RegExp(
+        "answer was lost \\(connection .*\\) and the service may still create the object until .* \\(its request deadline, " +
+          "600000 ms after sending\\); nothing has appeared yet, .* longer than this client waits \\(30000 ms\\); it may exist",
+      ),
     );
     expect(Date.parse(window.until)).toBeGreaterThanOrEqual(before - 1_000 + 600_000);
     expect(candidates).toEqual([]);

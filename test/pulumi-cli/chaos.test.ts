@@ -99,9 +99,11 @@ describe.skipIf(cli === undefined).each(SEEDS)(
 
       process.stdout.write(
         `cli chaos seed ${seed}: up converged in ${up.runs} run(s) (${upFaults.requests} requests: ${upFaults.error} 5xx, ` +
-          `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers, ${upFaults.late} late, ${upFaults.delayed} delayed); ` +
+          `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers, ${upFaults.late} late, ` +
+          `${upFaults.delayed} delayed); ` +
           `after up ${JSON.stringify(totals(afterUp))}; refresh ${JSON.stringify(refreshed.counts)}; ` +
-          `destroy in ${destroy.runs} run(s) (${destroyFaults.requests} requests: ${destroyFaults.lost} lost, ${destroyFaults.reset} resets, ${destroyFaults.late} late, ` +
+          `destroy in ${destroy.runs} run(s) (${destroyFaults.requests} requests: ${destroyFaults.lost} lost, ` +
+          `${destroyFaults.reset} resets, ${destroyFaults.late} late, ` +
           `${destroyFaults.error} 5xx); after destroy ${JSON.stringify(totals(afterDestroy))}; ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
       );
       if (process.env.CHAOS_VERBOSE)

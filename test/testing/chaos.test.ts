@@ -79,7 +79,8 @@ describe.each(SEEDS)(`converging under injected faults: ${COPIES * 9} resources,
 
     process.stdout.write(
       `chaos seed ${seed}: up converged in ${up.runs} run(s) (${upFaults.requests} requests: ${upFaults.error} 5xx, ` +
-        `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers, ${upFaults.late} late); after up ${JSON.stringify(totals(afterUp))}; ` +
+        `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers, ${upFaults.late} late); ` +
+        `after up ${JSON.stringify(totals(afterUp))}; ` +
         `destroy in ${destroy.runs} run(s) (${destroyFaults.lost} lost, ${destroyFaults.reset} resets, ${destroyFaults.late} late); ` +
         `after destroy ${JSON.stringify(totals(afterDestroy))}\n`,
     );

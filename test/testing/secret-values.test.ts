@@ -41,7 +41,12 @@ async function startBed(prefix: string): Promise<Bed> {
     `import * as pulumi from "@pulumi/pulumi";
 import * as gms from "pulumi-gms";
 const config = new pulumi.Config();
-new gms.ContextSource("doc", { context: config.require("context"), url: config.requireSecret("docUrl"), process: true, waitForIndexing: { timeoutSeconds: 20 } });
+new gms.ContextSource("doc", {
+  context: config.require("context"),
+  url: config.requireSecret("docUrl"),
+  process: true,
+  waitForIndexing: { timeoutSeconds: 20 },
+});
 `,
   );
   installPackageCopy(dir);
