@@ -25,14 +25,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import * as pulumi from "@pulumi/pulumi";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
-import { type CreatedCandidate, type CreationWindow, GmsError, type GmsClient, NotFoundError, UnresolvedCreateError } from "../client";
+import { type CreatedCandidate, GmsError, type GmsClient, NotFoundError, UnresolvedCreateError } from "../client";
 import { Connection, clientFor, effectiveBaseUrl, sameWorkspace } from "./connection";
 import { CreatedButFailedError, failure, redactSecrets, UnresolvedCreateFailure } from "./errors";
 import type { InputField } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
 import { SECRET_INPUTS, secretStrings } from "./secret-inputs";
 import { containsUnknown, sameValue } from "./values";
-import { serviceWindow } from "./window";
+import { LOCAL_CLOCK, type RecordedWindow, serviceWindow } from "./window";
 import { Guid } from "../api/common";
 
 type Props = Record<string, unknown>;
@@ -56,7 +56,7 @@ export const STACK_IDS_FILE = "GMS_STACK_IDS_FILE";
  * What a placeholder records: the window its lost create may have made the object in and, for a kind whose
  * object its inputs do not identify (a file-backed Context Source, by its upload), what does.
  */
-export interface Placeholder extends CreationWindow {
+export interface Placeholder extends RecordedWindow {
   identity?: Record<string, string>;
 }
 
@@ -159,9 +159,10 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     let found: Candidate[] = await kind.findCreated(client, props as never);
     // After the lookup, whose answers carried the service's Date: a window LocalEngine took on its machine's clock is shifted onto the service's.
     const { since, until } = serviceWindow(window, client);
-    // A window still open (a create a killed run had in flight, before the service's deadline for it) may yet
-    // receive its object: the lookup is made again once it has closed, so that nothing lands after it.
-    const open = until - client.serverNow();
+    // The window of a create a killed run had in flight stays open until the service's deadline for it: it may
+    // yet receive its object, so the lookup is made again once it has closed, and nothing lands after it. (The
+    // provider's own windows close when the client stopped waiting for the deadline: see ../client/create.ts.)
+    const open = window.clock === LOCAL_CLOCK ? until - client.serverNow() : 0;
     if (open > 0) {
       await pulumi.log.info(
         `${kind.name} ${id}: waiting ${Math.ceil(open / 1000)} s for the service's deadline of a create in flight when a run was killed`,
