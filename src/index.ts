@@ -1,3 +1,4 @@
 export * from "./resources";
 export * from "./lookups";
 export * from "./workspace";
+export * as native from "./native";

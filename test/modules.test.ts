@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 
 const root = join(__dirname, "..");
 const dist = join(root, "dist");
-const COMMANDS: Record<string, string> = { "emulator/cli.js": "--help", "schema/cli.js": "--check" };
+const COMMANDS: Record<string, string> = { "emulator/cli.js": "--help", "schema/cli.js": "--check", "migrate/cli.js": "--help" };
 /**
  * What the engines start in their children, which acts as it loads: the program process and the real CLI's
  * driver (each talks to its parent over IPC), run by the engine suite and the suites under test/pulumi-cli,

@@ -35,12 +35,44 @@ export type KindOutputs<K extends Kind> = {
   readonly [P in keyof K["inputs"]]: pulumi.Output<z.output<K["inputs"][P]["schema"]> | undefined>;
 } & { readonly [P in keyof K["outputs"]]: pulumi.Output<z.output<K["outputs"][P]["schema"]>> };
 
-const secretInputs = (kind: Kind): string[] => [
+/** The input names marked secret for a kind: its declared secret fields and the connection (it holds an API key). */
+export const secretInputs = (kind: Kind): string[] => [
   ...Object.entries(kind.inputs)
     .filter(([, field]) => field.secret)
     .map(([name]) => name),
   "connection",
 ];
+
+/**
+ * What a kind's resource registers, the same for its dynamic and its native class: every output name (undefined,
+ * so that it appears on the object), the derived inputs, the inputs with the secret ones wrapped, and anything
+ * else (a typo, a wire name such as `sampling_rate`) too, so that check reports it instead of it vanishing:
+ * programs run without a type check when Node strips the types. That is wrapped as a secret, since nothing says
+ * what a mistyped property holds (a key, perhaps).
+ */
+export function kindProps(kind: Kind, args: Record<string, unknown>, derived: Record<string, unknown>): pulumi.Inputs {
+  const secrets = secretInputs(kind);
+  const props: pulumi.Inputs = {};
+  for (const output of Object.keys(kind.outputs)) props[output] = undefined;
+  for (const [input, value] of Object.entries(derived)) props[input] = value;
+  for (const input of [...Object.keys(kind.inputs), ...COMMON_INPUTS]) {
+    const value = args[input];
+    props[input] = value !== undefined && value !== null && secrets.includes(input) ? pulumi.secret(value) : value;
+  }
+  for (const [name, value] of Object.entries(args)) if (!(name in props) && value !== undefined) props[name] = pulumi.secret(value);
+  return props;
+}
+
+/** The options with the kind's secret inputs and outputs added to `additionalSecretOutputs` (the engine marks an output secret only when told). */
+export function withSecretOutputs(kind: Kind, opts: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {
+  const secretOutputs = Object.entries(kind.outputs)
+    .filter(([, field]) => field.secret)
+    .map(([name]) => name);
+  return {
+    ...opts,
+    additionalSecretOutputs: [...new Set([...(opts.additionalSecretOutputs ?? []), ...secretInputs(kind), ...secretOutputs])],
+  };
+}
 
 /** Base of every resource class: one type token per kind, `gms:index:<Kind>` registered as a dynamic type. */
 export abstract class GmsResource<
@@ -54,26 +86,14 @@ export abstract class GmsResource<
     args: Record<string, unknown>,
     opts: pulumi.CustomResourceOptions = {},
   ) {
-    const secrets = secretInputs(kind as unknown as Kind);
-    const props: pulumi.Inputs = {};
-    for (const output of Object.keys(kind.outputs)) props[output] = undefined;
-    for (const input of Object.keys(kind.derived ?? {})) props[input] = args[input];
-    for (const input of [...Object.keys(kind.inputs), ...COMMON_INPUTS]) {
-      const value = args[input];
-      props[input] = value !== undefined && value !== null && secrets.includes(input) ? pulumi.secret(value) : value;
-    }
-    // Anything else (a typo, a wire name such as `sampling_rate`) travels too, so that check reports it
-    // instead of it vanishing: programs run without a type check when Node strips the types. It is
-    // wrapped as a secret since nothing says what a mistyped property holds (a key, perhaps).
-    for (const [name, value] of Object.entries(args)) if (!(name in props) && value !== undefined) props[name] = pulumi.secret(value);
+    const k = kind as unknown as Kind;
+    const derived = Object.fromEntries(Object.keys(k.derived ?? {}).map((input) => [input, args[input]]));
+    const props = kindProps(k, args, derived);
     // The engine hides secretness from the provider: it is told which other inputs the program made secret.
+    const secrets = secretInputs(k);
     props[SECRET_INPUTS] = secretInputNames(Object.fromEntries(Object.entries(args).filter(([name]) => !secrets.includes(name))));
-    const secretOutputs = Object.entries(kind.outputs)
-      .filter(([, field]) => field.secret)
-      .map(([name]) => name);
-    const additionalSecretOutputs = [...new Set([...(opts.additionalSecretOutputs ?? []), ...secrets, ...secretOutputs])];
     // What `pulumi.dynamic.Resource` registers, with `__provider` written without loading the closure serializer.
     props.__provider = providerText(provider);
-    super(`pulumi-nodejs:dynamic/gms:${kind.name}`, name, props, { ...opts, additionalSecretOutputs });
+    super(`pulumi-nodejs:dynamic/gms:${kind.name}`, name, props, withSecretOutputs(k, opts));
   }
 }

@@ -20,10 +20,9 @@ import { keyRedactedFailure, providerAdvice } from "../provider/errors";
 import { abandonCreate } from "../provider/undo-create";
 import { containsUnknown } from "../provider/values";
 import * as shim from "../shims/model";
-import { ProviderConnection } from "./provider-connection";
 
 /** The GUID of the connection the program means the Model to be linked to (see the top of this file). */
-const LINK_TO = "__linkTo";
+export const LINK_TO = "__linkTo";
 
 export const modelKind = defineKind({
   name: "Model",
@@ -146,17 +145,29 @@ const toOutputs = (model: ModelRecord, state: Outputs) => ({
 
 const linkOf = (inputs: object): string | undefined => (inputs as Record<string, string | undefined>)[LINK_TO];
 
+/** A ProviderConnection of either class (dynamic or native), by its type token, which holds across copies of the package. */
+const CONNECTION_TOKENS = new Set(["pulumi-nodejs:dynamic/gms:ProviderConnection", "gms:index:ProviderConnection"]);
+
+interface ConnectionLike extends pulumi.CustomResource {
+  readonly provider: pulumi.Output<string | undefined>;
+  readonly guid: pulumi.Output<string>;
+}
+
+const isConnection = (resource: unknown): resource is ConnectionLike =>
+  pulumi.CustomResource.isInstance(resource) && CONNECTION_TOKENS.has(pulumi.resourceType(resource));
+
 /**
  * The GUID of the one ProviderConnection among `dependsOn` whose provider type is the Model's, or undefined
- * (none, several, a `provider` that is already a GUID, or a `dependsOn` that is not a plain list).
+ * (none, several, a `provider` that is already a GUID, or a `dependsOn` that is not a plain list). A
+ * connection counts whichever class declared it: a program moving from one to the other holds both for a while.
  */
-function meantConnection(
-  provider: pulumi.Input<string>,
+export function meantConnection(
+  provider: pulumi.Input<string> | undefined,
   dependsOn: pulumi.CustomResourceOptions["dependsOn"],
 ): pulumi.Output<string | undefined> | undefined {
-  const list = Array.isArray(dependsOn) ? dependsOn : dependsOn instanceof ProviderConnection ? [dependsOn] : [];
-  const connections = list.filter((resource): resource is ProviderConnection => resource instanceof ProviderConnection);
-  if (connections.length === 0) return undefined;
+  const list: unknown[] = Array.isArray(dependsOn) ? dependsOn : [dependsOn];
+  const connections = list.filter(isConnection);
+  if (connections.length === 0 || provider === undefined) return undefined;
   const types = pulumi.all(connections.map((connection) => connection.provider));
   const guids = pulumi.all(connections.map((connection) => connection.guid));
   return pulumi.all([provider, types, guids]).apply(([type, types, guids]) => {
