@@ -97,3 +97,21 @@ export const providerAdvice = (error: unknown, url: string | null | undefined): 
  */
 export const notInWorkspace = (what: string, missing: string, advice: string, cause: unknown): Error =>
   new Error(`${what}: ${missing} does not exist in the workspace (or was deleted); ${advice}`, { cause });
+
+/**
+ * A create that made its object but failed to finish it: the engine's `ErrorResourceInitFailed` (the object's id,
+ * its properties and why), which the engine records as a resource with init errors, finished by the next run.
+ * The plugin answers with it; LocalEngine reads it from the dynamic-provider host.
+ */
+export class ResourceInitError extends Error {
+  override readonly name = "ResourceInitError";
+
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Record<string, unknown>,
+    readonly reasons: string[],
+  ) {
+    super(message);
+  }
+}

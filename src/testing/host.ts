@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { ResourceInitError } from "../provider/errors";
 import { withoutStackTraces } from "./errors";
 import { compiledTestingFile } from "./program-dir";
 
@@ -32,22 +33,7 @@ interface StatusModule {
   Status: { deserializeBinary(bytes: Uint8Array): { getDetailsList(): { getTypeName(): string; getValue_asU8(): Uint8Array }[] } };
 }
 
-/**
- * A create that made its object but failed to finish it: the host's `ErrorResourceInitFailed`, which the
- * engine records as a resource with init errors (its id and properties), to be updated on the next run.
- */
-export class ResourceInitError extends Error {
-  override readonly name = "ResourceInitError";
-
-  constructor(
-    message: string,
-    readonly id: string,
-    readonly properties: Props,
-    readonly reasons: string[],
-  ) {
-    super(message);
-  }
-}
+export { ResourceInitError };
 
 export interface CheckResult {
   inputs: Props;

@@ -92,6 +92,48 @@ export const programOf = (declarations: Declaration[]) =>
 
 type Api = <T = any>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
 
+/** The fixtures' GUIDs by name and the two workspaces' APIs, as every suite over KINDS_FIXTURES needs them. */
+export interface FixtureLookups {
+  /** The API of the first workspace (Acme). */
+  api: Api;
+  /** The API of the second workspace (Other). */
+  otherApi: Api;
+  /** The Acme fixtures' GUIDs by name: apps, actions (`App/Action`), contexts, evalTypes. */
+  guids: {
+    apps: Record<string, string>;
+    actions: Record<string, string>;
+    contexts: Record<string, string>;
+    evalTypes: Record<string, string>;
+  };
+  /** Support's Data records with their numeric ids. */
+  data: { guid: string; id: number }[];
+  /** The numeric id of a Data record or a ProviderConnection (the emulator's own route). */
+  numericId(kind: "data" | "providers", guid: string): Promise<number>;
+}
+
+/** Reads the GUIDs of an emulator seeded with KINDS_FIXTURES. */
+export async function fixtureLookups(emulator: { url: string }): Promise<FixtureLookups> {
+  const api: Api = (method, path, body) => callOverHttp({ url: emulator.url, apiKey: ACME_KEY }, method, path, body);
+  const otherApi: Api = (method, path, body) => callOverHttp({ url: emulator.url, apiKey: OTHER_KEY }, method, path, body);
+  const byName = (list: { name: string; guid: string }[]) => Object.fromEntries(list.map((item) => [item.name, item.guid]));
+  const apps = byName((await api("GET", "/apps")).body.data);
+  const actions: Record<string, string> = {};
+  for (const [app, guid] of Object.entries(apps))
+    for (const action of (await api("GET", `/apps/${guid}/actions`)).body) actions[`${app}/${action.name}`] = action.guid;
+  const workspace = (await api("GET", "/workspaces/current")).body.guid as string;
+  const contexts = byName((await api("GET", `/workspaces/${workspace}/context`)).body);
+  const evalTypes = byName((await api("GET", "/evals/types")).body);
+  const numericId = async (kind: "data" | "providers", guid: string) => {
+    const answer = await callOverHttp({ url: emulator.url.replace(/\/v1$/, ""), apiKey: ACME_KEY }, "GET", `/_emulator/${kind}/${guid}`);
+    expect(answer.status).toBe(200);
+    return answer.body.id as number;
+  };
+  const listed = (await api("GET", `/apps/${apps.Support}/data?limit=100`)).body;
+  const data = [];
+  for (const { guid } of (listed.data ?? listed) as { guid: string }[]) data.push({ guid, id: await numericId("data", guid) });
+  return { api, otherApi, guids: { apps, actions, contexts, evalTypes }, data, numericId };
+}
+
 export interface KindsBed {
   emulator: RunningEmulator;
   engine: PulumiCliEngine;
@@ -156,25 +198,7 @@ export async function startKindsBed(
     secretsPassphrase: "kinds-passphrase",
     log: (line) => lines.push(line),
   });
-  const api: Api = (method, path, body) => callOverHttp(emulator, method, path, body);
-  const otherApi: Api = (method, path, body) => callOverHttp({ url: emulator.url, apiKey: OTHER_KEY }, method, path, body);
-  const byName = (list: { name: string; guid: string }[]) => Object.fromEntries(list.map((item) => [item.name, item.guid]));
-  const apps = byName((await api("GET", "/apps")).body.data);
-  const actions: Record<string, string> = {};
-  for (const [app, guid] of Object.entries(apps))
-    for (const action of (await api("GET", `/apps/${guid}/actions`)).body) actions[`${app}/${action.name}`] = action.guid;
-  const workspace = (await api("GET", "/workspaces/current")).body.guid as string;
-  const contexts = byName((await api("GET", `/workspaces/${workspace}/context`)).body);
-  const evalTypes = byName((await api("GET", "/evals/types")).body);
-  const numericId = async (kind: "data" | "providers", guid: string) => {
-    const answer = await callOverHttp({ ...emulator, url: emulator.url.replace(/\/v1$/, "") }, "GET", `/_emulator/${kind}/${guid}`);
-    expect(answer.status).toBe(200);
-    return answer.body.id as number;
-  };
-  const listed = (await api("GET", `/apps/${apps.Support}/data?limit=100`)).body;
-  const dataGuids = ((listed.data ?? listed) as { guid: string }[]).map((record) => record.guid);
-  const data = [];
-  for (const guid of dataGuids) data.push({ guid, id: await numericId("data", guid) });
+  const { api, otherApi, guids, data, numericId } = await fixtureLookups(emulator);
   return {
     emulator,
     engine,
@@ -184,7 +208,7 @@ export async function startKindsBed(
     requests,
     api,
     otherApi,
-    guids: { apps, actions, contexts, evalTypes },
+    guids,
     data,
     numericId,
     async run(operation, declarations) {

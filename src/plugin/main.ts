@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+/**
+ * `pulumi-resource-gms`: the provider plugin, started the way the Pulumi engine starts plugins
+ * (`pulumi-resource-gms <engine address> [flags]`, or through the Node.js language host for a plugin from
+ * source, PulumiPlugin.yaml). It prints its port on stdout, then serves until the engine is done with it:
+ * - Cancel: the calls under way finish, then the process exits;
+ * - SIGINT or SIGTERM (how the engine ends its plugins), likewise;
+ * - the engine gone without a word: its end of our standard input closes when the engine started us with a
+ *   pipe there, and our parent changes when it dies; either way the process exits, taking no more requests
+ *   for an engine that can no longer record the answers.
+ */
+import { fstatSync } from "node:fs";
+import { startPluginServer } from "./server";
+
+/** Serves the provider in this process until the engine is done with it (see above). */
+export async function servePlugin(): Promise<void> {
+  // A stray rejection (a log line the engine never took, say) must not take down the calls of other resources.
+  process.on("unhandledRejection", (reason: unknown) => {
+    process.stderr.write(`pulumi-resource-gms: unhandled rejection: ${reason instanceof Error ? reason.message : String(reason)}\n`);
+  });
+  const server = await startPluginServer();
+  let stopping = false;
+  const stop = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    // A call that never ends must not keep an engine's plugin alive forever.
+    setTimeout(() => process.exit(code), 5000).unref();
+    void server.shutdown().then(() => process.exit(code));
+  };
+  void server.cancelled.then(() => stop(0));
+  process.once("SIGINT", () => stop(0));
+  process.once("SIGTERM", () => stop(0));
+
+  // A pipe (the engine's) or a socket (a Node.js parent's `stdio: "pipe"`); never a terminal or /dev/null,
+  // which a plugin run by hand or by the Node.js language host has there.
+  const input = fstatSync(0);
+  if (input.isFIFO() || input.isSocket()) {
+    process.stdin.on("end", () => stop(0));
+    process.stdin.on("error", () => stop(0));
+    process.stdin.resume();
+  }
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop(0);
+  }, 1000).unref();
+
+  // The engine reads the port from the first line of stdout; plain text (no colours).
+  process.stdout.write(`${server.port}\n`);
+}
+
+// Run as the executable; imported (by plugin/index.js, the plugin from source, or a test), it only defines servePlugin.
+if (require.main === module) {
+  servePlugin().catch((error: unknown) => {
+    process.stderr.write(`pulumi-resource-gms: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

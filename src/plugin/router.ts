@@ -1,0 +1,224 @@
+/**
+ * The plugin's resources: a router by type token (`gms:index:<Kind>`) over the kinds, each served by the
+ * same generic provider the dynamic resources use (`providerOf`, src/provider/provider.ts). Nothing of a
+ * kind's logic is here; what is here is what a native provider owes the engine beyond the dynamic contract:
+ * - secrets arrive wrapped (the plugin accepts secrets): the kinds get plain values, with the names of the
+ *   inputs that held a secret as `__secretInputs` (the dynamic resources' way of naming them), so every message
+ *   is blanked the same way; what goes back is wrapped as secret when it is a declared secret field, the
+ *   `connection`, or was secret when it came in;
+ * - diff answers with a detailed diff, property by property (update or replace, added or deleted);
+ * - create and update in preview answer without a call, computed outputs unknown;
+ * - read with an id and no properties (`pulumi import`) reads the object by its GUID alone. A write-only
+ *   value (a key) cannot be read back: the outputs list such fields in `__unknownWriteOnly`, and diff takes the
+ *   program's value for them, so the imported resource shows no diff against a program declaring its values.
+ */
+import { providerOf } from "../provider";
+import { ResourceInitError } from "../provider/errors";
+import type { Kind, KindName } from "../provider/kind";
+import { INCOMPLETE, UNRESOLVED_CREATE } from "../provider/provider";
+import { SECRET_INPUTS } from "../provider/secret-inputs";
+import { containsUnknown, sameValue } from "../provider/values";
+import { kinds } from "../resources";
+import { conceal, type Props, reveal, UNKNOWN } from "./wire";
+
+export const PACKAGE = "gms";
+export const tokenOf = (kind: KindName): string => `${PACKAGE}:index:${kind}`;
+
+/** The output listing the write-only fields whose values state does not know (an imported object's keys). */
+export const UNKNOWN_WRITE_ONLY = "__unknownWriteOnly";
+
+/** How the engine names a property's change (pulumirpc.PropertyDiff.Kind). */
+export const PropertyDiffKind = { ADD: 0, ADD_REPLACE: 1, DELETE: 2, DELETE_REPLACE: 3, UPDATE: 4, UPDATE_REPLACE: 5 } as const;
+export type PropertyDiffKind = (typeof PropertyDiffKind)[keyof typeof PropertyDiffKind];
+
+export interface CheckResult {
+  inputs: Props;
+  failures: { property: string; reason: string }[];
+}
+export interface DiffResult {
+  changes: boolean;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+  detailedDiff: Record<string, { kind: PropertyDiffKind; inputDiff: boolean }>;
+}
+export interface ReadResult {
+  id: string;
+  properties?: Props;
+  inputs?: Props;
+}
+
+export class UnknownTypeError extends Error {
+  override readonly name = "UnknownTypeError";
+}
+
+const KIND_BY_TOKEN = new Map<string, KindName>((Object.keys(kinds) as KindName[]).map((name) => [tokenOf(name), name]));
+
+/** The kind a type token names, or an error naming the tokens this provider serves. */
+export function kindOf(token: string): KindName {
+  const name = KIND_BY_TOKEN.get(token);
+  if (!name)
+    throw new UnknownTypeError(`the gms provider has no resource type ${token}; it serves ${[...KIND_BY_TOKEN.keys()].join(", ")}`);
+  return name;
+}
+
+/** One kind as the plugin serves it. */
+export class KindRoute {
+  private readonly kind: Kind;
+  private readonly provider: ReturnType<typeof providerOf>;
+
+  constructor(readonly name: KindName) {
+    this.kind = kinds[name] as Kind;
+    this.provider = providerOf(name);
+  }
+
+  /** Properties the engine always holds as secret, whatever the program passed. */
+  private alwaysSecret(): Set<string> {
+    const names = new Set<string>(["connection"]);
+    for (const [name, field] of Object.entries(this.kind.inputs)) if (field.secret) names.add(name);
+    for (const [name, field] of Object.entries(this.kind.outputs)) if (field.secret) names.add(name);
+    return names;
+  }
+
+  /** The plain values with the names of the secret inputs beside them, as the generic provider takes them. */
+  private forKind(values: Props, secretNames: ReadonlySet<string>): Props {
+    const { [SECRET_INPUTS]: _ignored, ...rest } = values;
+    return secretNames.size > 0 ? { ...rest, [SECRET_INPUTS]: [...secretNames].sort() } : rest;
+  }
+
+  /** What goes back to the engine: no `__secretInputs` (the wire says what is secret), secrets wrapped. */
+  private forEngine(props: Props, secretNames: ReadonlySet<string>): Props {
+    const { [SECRET_INPUTS]: _ignored, ...rest } = props;
+    return conceal(rest, new Set([...this.alwaysSecret(), ...secretNames]));
+  }
+
+  /** Stored outputs with the program's value standing in for each write-only value state does not know. */
+  private withKnownWriteOnly(olds: Props, news: Props): Props {
+    const unknown = olds[UNKNOWN_WRITE_ONLY];
+    if (!Array.isArray(unknown)) return olds;
+    const filled: Props = { ...olds };
+    for (const name of unknown as string[]) if (filled[name] === undefined && news[name] !== undefined) filled[name] = news[name];
+    delete filled[UNKNOWN_WRITE_ONLY];
+    return filled;
+  }
+
+  async check(olds: Props, news: Props): Promise<CheckResult> {
+    const before = reveal(olds);
+    const after = reveal(news);
+    const result = await this.provider.check(
+      this.forKind(before.values, before.secretNames),
+      this.forKind(after.values, after.secretNames),
+    );
+    return { inputs: this.forEngine(result.inputs ?? {}, after.secretNames), failures: result.failures ?? [] };
+  }
+
+  async diff(id: string, oldOutputs: Props, newInputs: Props, ignoreChanges: readonly string[] = []): Promise<DiffResult> {
+    const news = reveal(newInputs);
+    const olds = reveal(oldOutputs).values;
+    for (const name of ignoreChanges) if (name in this.kind.inputs || name === "connection") news.values[name] = olds[name];
+    const stored = this.withKnownWriteOnly(olds, news.values);
+    const result = await this.provider.diff(id, stored, this.forKind(news.values, news.secretNames));
+    const replaces = result.replaces ?? [];
+    const detailedDiff: DiffResult["detailedDiff"] = {};
+    const fields = [
+      ...Object.entries(this.kind.inputs).map(([name, field]) => [name, field.default] as const),
+      ["connection", undefined] as const,
+    ];
+    for (const [name, defaultValue] of fields) {
+      const before = stored[name];
+      const after = news.values[name];
+      // As the generic diff: a field the program leaves out (without a default) is not managed.
+      if (after === undefined && defaultValue === undefined && name !== "connection") continue;
+      if (!containsUnknown(after) && sameValue(before, after)) continue;
+      const replace = replaces.includes(name);
+      const kind =
+        before === undefined || before === null
+          ? replace
+            ? PropertyDiffKind.ADD_REPLACE
+            : PropertyDiffKind.ADD
+          : after === undefined || after === null
+            ? replace
+              ? PropertyDiffKind.DELETE_REPLACE
+              : PropertyDiffKind.DELETE
+            : replace
+              ? PropertyDiffKind.UPDATE_REPLACE
+              : PropertyDiffKind.UPDATE;
+      detailedDiff[name] = { kind, inputDiff: true };
+    }
+    // A replacement the program's fields do not explain: an output that says the stored object cannot stay.
+    for (const name of replaces) detailedDiff[name] ??= { kind: PropertyDiffKind.UPDATE_REPLACE, inputDiff: false };
+    return { changes: result.changes === true, replaces, deleteBeforeReplace: result.deleteBeforeReplace === true, detailedDiff };
+  }
+
+  async create(inputs: Props, preview: boolean): Promise<{ id: string; properties: Props }> {
+    const { values, secretNames } = reveal(inputs);
+    if (preview) {
+      const outputs: Props = { ...values };
+      for (const name of Object.keys(this.kind.outputs)) outputs[name] ??= UNKNOWN;
+      return { id: "", properties: this.forEngine(outputs, secretNames) };
+    }
+    try {
+      const { id, outs } = await this.provider.create(this.forKind(values, secretNames));
+      return { id, properties: this.forEngine(outs ?? {}, secretNames) };
+    } catch (error) {
+      const partial = error as Error & { id?: string; properties?: Props; reasons?: string[] };
+      if (typeof partial.id === "string" && partial.id !== "") {
+        const { __provider: _none, ...properties } = partial.properties ?? {};
+        throw new ResourceInitError(
+          partial.message,
+          partial.id,
+          this.forEngine(properties, secretNames),
+          partial.reasons ?? [partial.message],
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Refresh (stored outputs given) or import (the id alone): the live object as outputs and inputs, or an empty id. */
+  async read(id: string, properties: Props, inputs: Props): Promise<ReadResult> {
+    const stored = reveal(properties);
+    const declared = reveal(inputs);
+    const secretNames = new Set([...stored.secretNames, ...declared.secretNames]);
+    const importing = Object.keys(stored.values).length === 0;
+    const result = await this.provider.read(id, this.forKind(stored.values, secretNames));
+    if (!result.id) return { id: "" };
+    const outputs: Props = { ...result.props };
+    const unknownBefore = Array.isArray(stored.values[UNKNOWN_WRITE_ONLY]) ? (stored.values[UNKNOWN_WRITE_ONLY] as string[]) : [];
+    const unknown = Object.entries(this.kind.inputs)
+      .filter(([name, field]) => field.writeOnly && outputs[name] === undefined && (importing || unknownBefore.includes(name)))
+      .map(([name]) => name);
+    if (unknown.length > 0) outputs[UNKNOWN_WRITE_ONLY] = unknown;
+    // Markers of an interrupted create stay until the next `up` replaces the object.
+    for (const marker of [INCOMPLETE, UNRESOLVED_CREATE])
+      if (stored.values[marker] !== undefined) outputs[marker] ??= stored.values[marker];
+    return { id: result.id, properties: this.forEngine(outputs, secretNames), inputs: this.forEngine(result.inputs ?? {}, secretNames) };
+  }
+
+  async update(id: string, oldOutputs: Props, newInputs: Props, preview: boolean): Promise<Props> {
+    const news = reveal(newInputs);
+    const olds = this.withKnownWriteOnly(reveal(oldOutputs).values, news.values);
+    if (preview) return this.forEngine({ ...olds, ...news.values }, news.secretNames);
+    const { outs } = await this.provider.update(id, olds, this.forKind(news.values, news.secretNames));
+    return this.forEngine(outs ?? {}, news.secretNames);
+  }
+
+  async delete(id: string, properties: Props): Promise<void> {
+    const { values, secretNames } = reveal(properties);
+    await this.provider.delete(id, this.forKind(values, secretNames));
+  }
+}
+
+/** Every kind by token, each route made when first asked for. */
+export class KindRouter {
+  private readonly routes = new Map<KindName, KindRoute>();
+
+  route(token: string): KindRoute {
+    const name = kindOf(token);
+    let route = this.routes.get(name);
+    if (!route) {
+      route = new KindRoute(name);
+      this.routes.set(name, route);
+    }
+    return route;
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The gRPC `ResourceProvider` service of the plugin: the wire (protobuf messages, gRPC status and error
+ * details) around the router. The generated modules and grpc-js are those of the `@pulumi/pulumi` this
+ * package depends on, so the messages match the SDK's protocol version.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type * as grpcModule from "@grpc/grpc-js";
+import type * as anyModule from "google-protobuf/google/protobuf/any_pb";
+import type * as emptyModule from "google-protobuf/google/protobuf/empty_pb";
+import type * as structModule from "google-protobuf/google/protobuf/struct_pb";
+import type * as pluginModule from "@pulumi/pulumi/proto/plugin_pb";
+import type * as providerGrpcModule from "@pulumi/pulumi/proto/provider_grpc_pb";
+import type * as providerModule from "@pulumi/pulumi/proto/provider_pb";
+import type * as statusModule from "@pulumi/pulumi/proto/status_pb";
+import { redactSecrets } from "../provider/errors";
+import { applyConfig, checkConfig, configFrom } from "./config";
+import { ResourceInitError } from "../provider/errors";
+import { KindRouter, UnknownTypeError } from "./router";
+import { pluginSchema } from "./schema";
+import { type Props, typeOfUrn } from "./wire";
+
+const sdkRequire = createRequire(require.resolve("@pulumi/pulumi/package.json"));
+const grpc = sdkRequire("@grpc/grpc-js") as typeof grpcModule;
+const pb = sdkRequire("./proto/provider_pb") as typeof providerModule;
+const services = sdkRequire("./proto/provider_grpc_pb") as typeof providerGrpcModule;
+const pluginPb = sdkRequire("./proto/plugin_pb") as typeof pluginModule;
+const statusPb = sdkRequire("./proto/status_pb") as typeof statusModule;
+const { Struct } = sdkRequire("google-protobuf/google/protobuf/struct_pb") as typeof structModule;
+const { Empty } = sdkRequire("google-protobuf/google/protobuf/empty_pb") as typeof emptyModule;
+const { Any } = sdkRequire("google-protobuf/google/protobuf/any_pb") as typeof anyModule;
+
+const VERSION = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+
+type Call<Request> = grpcModule.ServerUnaryCall<Request, unknown>;
+type Callback = grpcModule.sendUnaryData<unknown>;
+
+const toStruct = (props: Props) => Struct.fromJavaScript(props as Record<string, structModule.JavaScriptValue>);
+const fromStruct = (struct: structModule.Struct | undefined): Props => (struct ? (struct.toJavaScript() as Props) : {});
+
+/** A gRPC error; a create that made its object carries `ErrorResourceInitFailed` in its details, as the engine reads them. */
+function grpcError(error: unknown, secrets: string[]): grpcModule.ServiceError {
+  const message = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
+  const metadata = new grpc.Metadata();
+  if (error instanceof ResourceInitError) {
+    const detail = new pb.ErrorResourceInitFailed();
+    detail.setId(error.id);
+    detail.setProperties(toStruct(error.properties));
+    detail.setReasonsList(error.reasons.map((reason) => redactSecrets(reason, secrets)));
+    const any = new Any();
+    any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+    const status = new statusPb.Status();
+    status.setCode(grpc.status.UNKNOWN);
+    status.setMessage(message);
+    status.addDetails(any);
+    metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  }
+  const given = (error as { code?: unknown } | undefined)?.code;
+  const code = error instanceof UnknownTypeError ? grpc.status.INVALID_ARGUMENT : typeof given === "number" ? given : grpc.status.UNKNOWN;
+  return Object.assign(new Error(message), { code, details: message, metadata }) as grpcModule.ServiceError;
+}
+
+/** Every string inside the secrets of a request, blanked from an error the kinds did not blank themselves. */
+function secretStringsOf(...structs: (structModule.Struct | undefined)[]): string[] {
+  const strings: string[] = [];
+  const collect = (value: unknown, inside: boolean): void => {
+    if (typeof value === "string") {
+      if (inside && value !== "") strings.push(value);
+    } else if (Array.isArray(value)) for (const item of value) collect(item, inside);
+    else if (value && typeof value === "object") {
+      const secret = (value as Props)["4dabf18193072939515e22adb298388d"] === "1b47061264138c4ac30d75fd1eb44270";
+      for (const item of Object.values(value)) collect(item, inside || secret);
+    }
+  };
+  for (const struct of structs) collect(fromStruct(struct), false);
+  return strings;
+}
+
+/** The calls being answered, so that a shutdown lets them finish (and only them: an idle plugin exits at once). */
+class CallsInFlight {
+  private count = 0;
+  private waiters: (() => void)[] = [];
+
+  track<T>(work: Promise<T>): Promise<T> {
+    this.count++;
+    return work.finally(() => {
+      this.count--;
+      if (this.count === 0) for (const resolve of this.waiters.splice(0)) resolve();
+    });
+  }
+
+  drained(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
+
+interface TypedRequest {
+  getUrn(): string;
+  getType?(): string;
+}
+const tokenOf = (request: TypedRequest): string => request.getType?.() || typeOfUrn(request.getUrn());
+
+export interface PluginServer {
+  port: number;
+  /** Lets the calls under way finish, then closes the server (the engine's open connection does not hold it up). */
+  shutdown(): Promise<void>;
+  /** Resolves when the engine asked the provider to stop (Cancel). */
+  cancelled: Promise<void>;
+}
+
+export async function startPluginServer(address = "127.0.0.1:0"): Promise<PluginServer> {
+  const router = new KindRouter();
+  const calls = new CallsInFlight();
+  /** One handler: the answer, or the error as gRPC carries it. */
+  const unary =
+    <Request>(run: (request: Request) => Promise<unknown>, secretsOf: (request: Request) => string[] = () => []) =>
+    (call: Call<Request>, callback: Callback) => {
+      void calls.track(
+        run(call.request).then(
+          (response) => callback(null, response),
+          (error: unknown) => callback(grpcError(error, secretsOf(call.request))),
+        ),
+      );
+    };
+  let onCancel!: () => void;
+  const cancelled = new Promise<void>((resolve) => {
+    onCancel = resolve;
+  });
+
+  const handshake = new pb.ProviderHandshakeResponse();
+  handshake.setAcceptSecrets(true);
+  handshake.setAcceptResources(true);
+  handshake.setAcceptOutputs(false);
+
+  const implementation: Partial<Record<keyof typeof services.ResourceProviderService, unknown>> = {
+    handshake: unary(async () => handshake),
+    getPluginInfo: unary(async () => new pluginPb.PluginInfo().setVersion(VERSION)),
+    getSchema: unary(async (request: providerModule.GetSchemaRequest) => {
+      if (request.getSubpackageName()) throw new Error(`the gms provider has no subpackage ${request.getSubpackageName()}`);
+      return new pb.GetSchemaResponse().setSchema(JSON.stringify(pluginSchema()));
+    }),
+    checkConfig: unary(async (request: providerModule.CheckRequest) => {
+      const { inputs, failures } = checkConfig(fromStruct(request.getNews()));
+      const response = new pb.CheckResponse().setInputs(toStruct(inputs));
+      response.setFailuresList(failures.map(({ property, reason }) => new pb.CheckFailure().setProperty(property).setReason(reason)));
+      return response;
+    }),
+    configure: unary(async (request: providerModule.ConfigureRequest) => {
+      const variables = new Map(request.getVariablesMap().toArray() as [string, string][]);
+      applyConfig(configFrom(request.hasArgs() ? fromStruct(request.getArgs()) : undefined, variables));
+      return new pb.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(true).setAcceptresources(true).setAcceptoutputs(false);
+    }),
+    check: unary(
+      async (request: providerModule.CheckRequest) => {
+        const result = await router.route(tokenOf(request)).check(fromStruct(request.getOlds()), fromStruct(request.getNews()));
+        const response = new pb.CheckResponse().setInputs(toStruct(result.inputs));
+        response.setFailuresList(
+          result.failures.map(({ property, reason }) => new pb.CheckFailure().setProperty(property).setReason(reason)),
+        );
+        return response;
+      },
+      (request) => secretStringsOf(request.getNews(), request.getOlds()),
+    ),
+    diff: unary(
+      async (request: providerModule.DiffRequest) => {
+        const result = await router
+          .route(tokenOf(request))
+          .diff(request.getId(), fromStruct(request.getOlds()), fromStruct(request.getNews()), request.getIgnorechangesList());
+        const response = new pb.DiffResponse()
+          .setChanges(result.changes ? pb.DiffResponse.DiffChanges.DIFF_SOME : pb.DiffResponse.DiffChanges.DIFF_NONE)
+          .setReplacesList(result.replaces)
+          .setDeletebeforereplace(result.deleteBeforeReplace)
+          .setDiffsList(Object.keys(result.detailedDiff))
+          .setHasdetaileddiff(true);
+        const detailed = response.getDetaileddiffMap();
+        for (const [name, { kind, inputDiff }] of Object.entries(result.detailedDiff))
+          detailed.set(name, new pb.PropertyDiff().setKind(kind as providerModule.PropertyDiff.Kind).setInputdiff(inputDiff));
+        return response;
+      },
+      (request) => secretStringsOf(request.getNews(), request.getOlds()),
+    ),
+    create: unary(
+      async (request: providerModule.CreateRequest) => {
+        const result = await router.route(tokenOf(request)).create(fromStruct(request.getProperties()), request.getPreview());
+        return new pb.CreateResponse().setId(result.id).setProperties(toStruct(result.properties));
+      },
+      (request) => secretStringsOf(request.getProperties()),
+    ),
+    read: unary(
+      async (request: providerModule.ReadRequest) => {
+        const result = await router
+          .route(tokenOf(request))
+          .read(request.getId(), fromStruct(request.getProperties()), fromStruct(request.getInputs()));
+        const response = new pb.ReadResponse().setId(result.id);
+        if (result.properties) response.setProperties(toStruct(result.properties));
+        if (result.inputs) response.setInputs(toStruct(result.inputs));
+        return response;
+      },
+      (request) => secretStringsOf(request.getProperties(), request.getInputs()),
+    ),
+    update: unary(
+      async (request: providerModule.UpdateRequest) => {
+        const properties = await router
+          .route(tokenOf(request))
+          .update(request.getId(), fromStruct(request.getOlds()), fromStruct(request.getNews()), request.getPreview());
+        return new pb.UpdateResponse().setProperties(toStruct(properties));
+      },
+      (request) => secretStringsOf(request.getNews(), request.getOlds()),
+    ),
+    delete: unary(
+      async (request: providerModule.DeleteRequest) => {
+        await router.route(tokenOf(request)).delete(request.getId(), fromStruct(request.getProperties()));
+        return new Empty();
+      },
+      (request) => secretStringsOf(request.getProperties()),
+    ),
+    invoke: unary(async (request: providerModule.InvokeRequest) => {
+      throw Object.assign(new Error(`the gms plugin serves no function ${request.getTok()}; use the package's lookups`), {
+        code: grpc.status.UNIMPLEMENTED,
+      });
+    }),
+    attach: unary(async () => new Empty()),
+    cancel: unary(async () => {
+      onCancel();
+      return new Empty();
+    }),
+  };
+
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  server.addService(services.ResourceProviderService, implementation as grpcModule.UntypedServiceImplementation);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  return {
+    port,
+    cancelled,
+    shutdown: async () => {
+      await calls.drained();
+      // The last answer (Cancel's, say) is written; give it a moment on the wire before the connections close.
+      await sleep(50);
+      server.forceShutdown();
+    },
+  };
+}

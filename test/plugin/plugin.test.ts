@@ -1,0 +1,261 @@
+/**
+ * The plugin process as the engine runs it, over gRPC against the emulator: its port and its end, the schema
+ * it serves, its configuration checks, secrets on the wire, preview with unknowns, a partial create, and two
+ * provider instances for two workspaces.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACME_KEY, OTHER_KEY, type PluginBed, startPluginBed } from "./bed";
+import { ResourceInitError } from "../../src/provider/errors";
+import { isSecret, PluginProcess, plain, secret, UNKNOWN, urnOf } from "./plugin-process";
+
+describe("the plugin process", () => {
+  it("prints its port, serves, and exits when the engine closes its standard input", async () => {
+    const plugin = await PluginProcess.start();
+    expect((await plugin.checkConfig({})).failures).toEqual([]);
+    plugin.child.stdin!.end();
+    expect(await plugin.exited()).toBe(0);
+    await plugin.stop();
+  });
+
+  it("runs from source as the Node.js language host runs a PulumiPlugin.yaml directory, and stops on SIGTERM", async () => {
+    const plugin = await PluginProcess.start("source");
+    try {
+      expect(Object.keys((await plugin.getSchema()).resources as object)).toHaveLength(10);
+      expect((await plugin.checkConfig({ maxRetries: "many" })).failures.map((failure) => failure.property)).toEqual(["maxRetries"]);
+      plugin.child.kill("SIGTERM");
+      expect(await plugin.exited()).toBe(0);
+    } finally {
+      await plugin.stop();
+    }
+  });
+
+  it("exits once it has answered Cancel", async () => {
+    const plugin = await PluginProcess.start();
+    await plugin.cancel();
+    expect(await plugin.exited()).toBe(0);
+    await plugin.stop();
+  });
+
+  it("serves the package schema: schema.json's document, with the provider's inputs", async () => {
+    const plugin = await PluginProcess.start();
+    try {
+      const served = await plugin.getSchema();
+      const committed = JSON.parse(readFileSync(join(__dirname, "..", "..", "schema.json"), "utf8"));
+      const { provider, ...rest } = served as { provider: { inputProperties: Record<string, unknown> } };
+      expect(rest).toEqual(committed);
+      expect(provider.inputProperties).toEqual(committed.config.variables);
+      expect(Object.keys(served.resources as object)).toContain("gms:index:ContextSource");
+    } finally {
+      await plugin.stop();
+    }
+  });
+
+  it("fails CheckConfig naming the bad field, and keeps the API key secret", async () => {
+    const plugin = await PluginProcess.start();
+    try {
+      const bad = await plugin.checkConfig({ baseUrl: "https://gms.example.com/api", maxRetries: "-1", retryBaseDelayMs: "soon" });
+      expect(bad.failures.map((failure) => failure.property).sort()).toEqual(["baseUrl", "maxRetries", "retryBaseDelayMs"]);
+      expect(bad.failures.find((failure) => failure.property === "baseUrl")!.reason).toMatch(/\/v1/);
+      const good = await plugin.checkConfig({ baseUrl: "https://gms.example.com/v1", apiKey: "gms_plain_key", maxRetries: 2 });
+      expect(good.failures).toEqual([]);
+      expect(isSecret(good.inputs.apiKey)).toBe(true);
+      expect(good.inputs.baseUrl).toBe("https://gms.example.com/v1");
+    } finally {
+      await plugin.stop();
+    }
+  });
+});
+
+describe("the plugin against the emulator", () => {
+  let bed: PluginBed;
+  beforeAll(async () => {
+    bed = await startPluginBed();
+  });
+  afterAll(() => bed?.close());
+
+  const appCount = async () => ((await bed.api("GET", "/apps")).body.data as unknown[]).length;
+
+  it("answers Configure accepting secrets and previews, and rejects an unknown type token", async () => {
+    const plugin = await PluginProcess.start();
+    try {
+      expect(await plugin.configure({ baseUrl: bed.emulator.url, apiKey: secret(ACME_KEY) })).toEqual({
+        acceptSecrets: true,
+        supportsPreview: true,
+      });
+      await expect(plugin.check("urn:pulumi:dev::p::gms:index:Nothing::x", {}, {})).rejects.toThrow(/no resource type gms:index:Nothing/);
+    } finally {
+      await plugin.stop();
+    }
+  });
+
+  it("keeps secrets secret: declared secret fields, the connection, and any input the program made secret", async () => {
+    const { plugin } = bed;
+    const urn = urnOf("App", "secretive");
+    const checked = await plugin.check(urn, {}, { name: "Secretive", description: secret("internal-notes-7f3a") });
+    expect(isSecret(checked.inputs.description)).toBe(true);
+    expect(isSecret(checked.inputs.name)).toBe(false);
+    const created = await plugin.create(urn, checked.inputs);
+    expect(isSecret(created.properties.description)).toBe(true);
+    expect(plain(created.properties).description).toBe("internal-notes-7f3a");
+    expect(isSecret(created.properties.name)).toBe(false);
+    expect((await bed.api("GET", `/apps/${created.id}`)).body.description).toBe("internal-notes-7f3a");
+    const read = await plugin.read(urn, created.id, created.properties, checked.inputs);
+    expect(isSecret(read.properties.description)).toBe(true);
+    expect(isSecret(read.inputs.description)).toBe(true);
+
+    // A key the program passed as plain text is a secret all the same (a declared secret field).
+    const pcUrn = urnOf("ProviderConnection", "plain-key");
+    const pc = await plugin.check(pcUrn, {}, { provider: "openai", key: "sk-plain-typed-9d8e", name: "plain key" });
+    expect(isSecret(pc.inputs.key)).toBe(true);
+    const pcCreated = await plugin.create(pcUrn, pc.inputs);
+    expect(isSecret(pcCreated.properties.key)).toBe(true);
+
+    // A resource's own connection (another workspace) is a secret, and its calls go there.
+    const otherUrn = urnOf("App", "elsewhere");
+    const other = await plugin.check(otherUrn, {}, { name: "Elsewhere 2", connection: { baseUrl: bed.emulator.url, apiKey: OTHER_KEY } });
+    expect(isSecret(other.inputs.connection)).toBe(true);
+    const otherCreated = await plugin.create(otherUrn, other.inputs);
+    expect(isSecret(otherCreated.properties.connection)).toBe(true);
+    expect((await bed.otherApi("GET", `/apps/${otherCreated.id}`)).status).toBe(200);
+    expect((await bed.api("GET", `/apps/${otherCreated.id}`)).status).toBe(404);
+
+    // An error names no secret: a check failure about a secret value shows it blanked.
+    const failed = await plugin.check(
+      urnOf("ProviderConnection", "bad"),
+      {},
+      { provider: "openai", key: secret("sk-bad-url-5e6f"), url: secret("not a url sk-bad-url-5e6f") },
+    );
+    expect(failed.failures.map((failure) => failure.property)).toContain("url");
+    expect(JSON.stringify(failed.failures)).not.toContain("sk-bad-url-5e6f");
+
+    for (const [u, c] of [
+      [urn, created],
+      [pcUrn, pcCreated],
+      [otherUrn, otherCreated],
+    ] as const)
+      await plugin.delete(u, c.id, c.properties);
+  });
+
+  it("previews with unknowns: check and diff pass them, create and update answer without a call", async () => {
+    const { plugin } = bed;
+    const urn = urnOf("Workflow", "pending");
+    const checked = await plugin.check(urn, {}, { name: "Pending", app: UNKNOWN });
+    expect(checked.failures).toEqual([]);
+    expect(checked.inputs.app).toBe(UNKNOWN);
+    const before = (await bed.api("GET", `/apps/${bed.apps.Support}/workflows`)).body;
+    const preview = await plugin.create(urn, checked.inputs, true);
+    expect(preview.id).toBe("");
+    expect(preview.properties.guid).toBe(UNKNOWN);
+    expect((await bed.api("GET", `/apps/${bed.apps.Support}/workflows`)).body).toEqual(before);
+
+    const appUrn = urnOf("App", "previewed");
+    const app = await plugin.create(appUrn, (await plugin.check(appUrn, {}, { name: "Previewed" })).inputs);
+    const diff = await plugin.diff(appUrn, app.id, app.properties, { name: UNKNOWN });
+    expect(diff).toMatchObject({ changes: "some", replaces: [], detailedDiff: { name: "UPDATE" } });
+    const count = await appCount();
+    const updated = await plugin.update(appUrn, app.id, app.properties, { name: UNKNOWN }, true);
+    expect(updated.properties).toMatchObject({ guid: app.id, name: UNKNOWN });
+    expect((await bed.api("GET", `/apps/${app.id}`)).body.name).toBe("Previewed");
+    expect(await appCount()).toBe(count);
+    await plugin.delete(appUrn, app.id, app.properties);
+  });
+
+  it("names each property's change in the detailed diff: added, deleted, updated, or replaced with the service", async () => {
+    const { plugin } = bed;
+    const urn = urnOf("App", "detailed");
+    const app = await plugin.create(urn, (await plugin.check(urn, {}, { name: "Detailed" })).inputs);
+    const diff = (news: Record<string, unknown>) => plugin.diff(urn, app.id, app.properties, news);
+    expect((await diff({ name: "Detailed", description: "now described" })).detailedDiff).toEqual({ description: "ADD" });
+    const described = await plugin.update(urn, app.id, app.properties, { name: "Detailed", description: "now described" });
+    expect((await plugin.diff(urn, app.id, described.properties, { name: "Detailed", description: null })).detailedDiff).toEqual({
+      description: "DELETE",
+    });
+    // Another service (base URL) is another object: the connection replaces it.
+    const moved = await diff({ name: "Detailed", connection: { baseUrl: "https://elsewhere.example.com/v1", apiKey: "gms_elsewhere" } });
+    expect(moved).toMatchObject({ changes: "some", replaces: ["connection"], detailedDiff: { connection: "ADD_REPLACE" } });
+    await plugin.delete(urn, app.id, described.properties);
+  });
+
+  it("looks up a create whose answer was lost instead of sending it again: one object, the one state records", async () => {
+    const { plugin } = bed;
+    const urn = urnOf("App", "lost");
+    const checked = await plugin.check(urn, {}, { name: "Lost answer", description: "made once" });
+    bed.emulator.faults.set({ lost: 1, methods: ["POST"] });
+    let created: Awaited<ReturnType<typeof plugin.create>>;
+    try {
+      created = await plugin.create(urn, checked.inputs);
+      expect(bed.emulator.faults.stats().lost).toBeGreaterThan(0);
+    } finally {
+      bed.emulator.faults.set(undefined);
+    }
+    const named = ((await bed.api("GET", "/apps")).body.data as { guid: string; name: string }[]).filter(
+      (app) => app.name === "Lost answer",
+    );
+    expect(named.map((app) => app.guid)).toEqual([created.id]);
+    await plugin.delete(urn, created.id, created.properties);
+  });
+
+  it("reports a create that made its object but failed as an init error with the id, and the next run replaces it", async () => {
+    const { plugin } = bed;
+    const urn = urnOf("ProviderConnection", "partial");
+    const checked = await plugin.check(
+      urn,
+      {},
+      { provider: "openai", key: secret("sk-partial-4f0e"), name: "partial", nickname: "Partial" },
+    );
+    bed.emulator.faults.set({ error: 1, methods: ["PUT", "DELETE"] });
+    let failure: unknown;
+    try {
+      await plugin.create(urn, checked.inputs);
+    } catch (error) {
+      failure = error;
+    } finally {
+      bed.emulator.faults.set(undefined);
+    }
+    expect(failure).toBeInstanceOf(ResourceInitError);
+    const partial = failure as ResourceInitError;
+    expect(partial.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(partial.reasons.length).toBeGreaterThan(0);
+    expect(partial.message + partial.reasons.join("")).not.toContain("sk-partial-4f0e");
+    expect(isSecret(partial.properties.key)).toBe(true);
+    expect(partial.properties.__incomplete).toBe(true);
+    expect((await bed.api("GET", `/providers/${partial.id}`)).status).toBe(200);
+    // The next `up`: the recorded object is replaced, deleted first.
+    const diff = await plugin.diff(urn, partial.id, partial.properties, checked.inputs);
+    expect(diff).toMatchObject({
+      changes: "some",
+      deleteBeforeReplace: true,
+      replaces: ["__incomplete"],
+      detailedDiff: { __incomplete: "UPDATE_REPLACE" },
+    });
+    await plugin.delete(urn, partial.id, partial.properties);
+    expect((await bed.api("GET", `/providers/${partial.id}`)).status).toBe(404);
+  });
+
+  it("serves two provider instances for two workspaces independently", async () => {
+    const acme = bed.plugin;
+    const other = await PluginProcess.start();
+    try {
+      await other.configure({ baseUrl: bed.emulator.url, apiKey: secret(OTHER_KEY), maxRetries: "0" });
+      const urn = urnOf("App", "twin");
+      const args = { name: "Twin", description: "one per workspace" };
+      const inAcme = await acme.create(urn, (await acme.check(urn, {}, args)).inputs);
+      const inOther = await other.create(urn, (await other.check(urn, {}, args)).inputs);
+      expect(inAcme.id).not.toBe(inOther.id);
+      expect((await bed.api("GET", `/apps/${inAcme.id}`)).status).toBe(200);
+      expect((await bed.api("GET", `/apps/${inOther.id}`)).status).toBe(404);
+      expect((await bed.otherApi("GET", `/apps/${inOther.id}`)).status).toBe(200);
+      expect((await bed.otherApi("GET", `/apps/${inAcme.id}`)).status).toBe(404);
+      // Each reads only its own workspace: the other's object is gone as far as it can see.
+      expect((await other.read(urn, inAcme.id, inAcme.properties)).id).toBe("");
+      expect((await acme.read(urn, inAcme.id, inAcme.properties)).id).toBe(inAcme.id);
+      await acme.delete(urn, inAcme.id, inAcme.properties);
+      await other.delete(urn, inOther.id, inOther.properties);
+      expect((await bed.otherApi("GET", `/apps/${inOther.id}`)).status).toBe(404);
+    } finally {
+      await other.stop();
+    }
+  });
+});
