@@ -1,7 +1,7 @@
 /**
  * The plugin under the real Pulumi engine (skipped, saying why, without the CLI; see test/pulumi-cli): a
- * program declaring `gms:index:*` resources by token, with `pulumi-resource-gms` found on PATH as the engine
- * finds a provider plugin. One `up` creates, the next updates one field and replaces another, `import` adopts
+ * program declaring `gms:index:*` resources with the package's native SDK classes (and a second `Provider`),
+ * with `pulumi-resource-gms` found on PATH as the engine finds a provider plugin. One `up` creates, the next updates one field and replaces another, `import` adopts
  * an App made through the API with no diff after it, and `destroy` leaves nothing; keys are ciphertext in the
  * checkpoint, whether or not the program made them secret.
  */
@@ -19,16 +19,18 @@ const API_KEY = "gms_plugin_cli_key_0b7c";
 const OTHER_KEY = "gms_plugin_cli_other_key_6d1e";
 const KEY = "sk-plugin-cli-typed-5512";
 
+/** The program, written with the package's native SDK classes (`gms.native`, see src/native). */
 const programOf = (step: { name: string; connection: string; importId?: string; baseUrl: string }) =>
   [
     `import * as pulumi from "@pulumi/pulumi";`,
+    `import * as gms from "pulumi-gms";`,
     // A second provider instance, configured for another workspace: its own plugin process.
-    `const other = new pulumi.ProviderResource("gms", "other", { baseUrl: ${JSON.stringify(step.baseUrl)}, apiKey: pulumi.secret(${JSON.stringify(OTHER_KEY)}) });`,
-    `new pulumi.CustomResource("gms:index:App", "elsewhere", { name: "Elsewhere" }, { provider: other });`,
-    `new pulumi.CustomResource("gms:index:App", "support", { name: ${JSON.stringify(step.name)}, description: "Answers tickets", guid: undefined });`,
-    `new pulumi.CustomResource("gms:index:ProviderConnection", "pc", { provider: "openai", key: ${JSON.stringify(KEY)}, name: ${JSON.stringify(step.connection)}, nickname: "Main" });`,
+    `const other = new gms.native.Provider("other", { baseUrl: ${JSON.stringify(step.baseUrl)}, apiKey: pulumi.secret(${JSON.stringify(OTHER_KEY)}) });`,
+    `new gms.native.App("elsewhere", { name: "Elsewhere" }, { provider: other });`,
+    `new gms.native.App("support", { name: ${JSON.stringify(step.name)}, description: "Answers tickets" });`,
+    `new gms.native.ProviderConnection("pc", { provider: "openai", key: ${JSON.stringify(KEY)}, name: ${JSON.stringify(step.connection)}, nickname: "Main" });`,
     step.importId
-      ? `new pulumi.CustomResource("gms:index:App", "adopted", { name: "Made outside", description: "by API" }, { import: ${JSON.stringify(step.importId)} });`
+      ? `new gms.native.App("adopted", { name: "Made outside", description: "by API" }, { import: ${JSON.stringify(step.importId)} });`
       : "",
     "",
   ].join("\n");
