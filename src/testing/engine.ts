@@ -1,5 +1,6 @@
 /**
- * An offline engine for Pulumi programs whose resources are dynamic resources (such as this package's):
+ * An offline engine for Pulumi programs whose resources are dynamic resources (such as this package's) or
+ * this package's native resources (`gms:index:<Kind>`, `pulumi-gms/native`):
  * a stand-in for `pulumi preview / up / refresh / destroy` in tests. It is not the Pulumi engine and
  * needs no Pulumi CLI; it reproduces the parts of the engine that dynamic resources meet.
  *
@@ -11,6 +12,11 @@
  * - hands every dynamic resource to the real dynamic-provider host (`@pulumi/pulumi/cmd/dynamic-provider`)
  *   over gRPC: one host per operation, cwd = the program directory, `configure`d once with the stack
  *   config (secrets decrypted). Secrets are revealed before every call (the host does not accept them);
+ * - hands every native resource (`gms:index:<Kind>`) to the provider plugin `pulumi-resource-gms` (the
+ *   `dist/plugin/main.js` of the program's installed `pulumi-gms`) over the same gRPC protocol, as its default
+ *   provider: started when the first one needs it, once per operation, `configure`d with the stack's `gms:*`
+ *   config by the plugin's names (`baseUrl`, `apiKey`, ...), secrets sent as secrets since it accepts them.
+ *   The steps below are the same for both; only the provider of a type token and how values are sent differ;
  * - per registration: `check` (olds = the previous inputs); create when new; otherwise `diff` (olds =
  *   the previous OUTPUTS, pulumi#9086; a DIFF_UNKNOWN falls back to comparing inputs), then same, update
  *   (olds = the previous outputs) or replace: the replacement is created first and the old object deleted
@@ -56,7 +62,8 @@
  * What it does not do: options other than `parent`, `dependsOn`, `deleteBeforeReplace`,
  * `additionalSecretOutputs` (and the ignored `customTimeouts`) are refused, not ignored: protect,
  * ignoreChanges, replaceOnChanges, import, aliases, retainOnDelete, deletedWith, replaceWith, explicit
- * providers, transforms, hooks. No provider other than the dynamic one, no invokes, no stack references.
+ * providers (a `pulumi:providers:gms` resource or the `provider` option), transforms, hooks. No provider other
+ * than the dynamic one and the gms plugin as default provider, no invokes, no stack references.
  * Component resources, the root stack included, are not recorded or shown. A delete-before-replace does not
  * also replace the dependents. No targets, plans, `--refresh` or `--preview-only` for refresh/destroy.
  * The state file is this engine's JSON (state.ts), not a Pulumi checkpoint.
@@ -64,12 +71,12 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { type CheckFailure, EngineError } from "./errors";
-import { ProviderHost, ResourceInitError, StackIdsFile } from "./host";
+import { type CheckResult, type DiffResult, ProviderHost, ResourceInitError, StackIdsFile } from "./host";
 import { StateLock } from "./lock";
 import { Limiter, OrderedSteps } from "./parallel";
 import { formatHeader, formatHeldBack, formatOutputs, formatStep, formatSummary } from "./plan";
 import { type ProgramMessage, ProgramProcess, childEnv } from "./program-process";
-import { type Props, annotateSecrets, changedKeys, containsSecret, markSecretOutputs, reveal, revealProps } from "./properties";
+import { type Props, annotateSecrets, changedKeys, containsSecret, makeSecret, markSecretOutputs, reveal, revealProps } from "./properties";
 import type { RunnerMessage, RunnerReply } from "./protocol";
 import type { EngineResult, HeldBack, Operation, PlanStep, StackOutput, StepOp } from "./results";
 import { type ResourceState, type Snapshot, StateFile } from "./state";
@@ -179,19 +186,15 @@ export class LocalEngine {
       env: { ...env, ...stackIds.env },
       onLog: log,
     });
-    const host = starting.then(
-      async (started) => {
-        await started.configure(config.values);
-        return started;
-      },
-      (error: Error) => {
-        throw new EngineError("STEP_FAILED", `The dynamic-provider host did not start: ${error.message}`, { cause: error });
-      },
-    );
-    // Awaited by the steps (and below); a failed start is reported once, by the operation.
-    host.catch(() => undefined);
+    const dynamic = started("The dynamic-provider host", starting, (host) => host.configure(config.values));
+    // The plugin of the native `gms:index:*` types starts only when a resource of one needs it.
+    let startingPlugin: Promise<ProviderHost> | undefined;
+    const providers = new Providers(dynamic, () => {
+      startingPlugin = ProviderHost.startPlugin({ cwd: resolve(options.programDir), env: { ...env, ...stackIds.env } });
+      return started("The gms provider plugin", startingPlugin, (plugin) => plugin.configureArgs(config.pluginArgs));
+    });
     const state = new StateFile(resolve(options.stateFile), passphrase);
-    const deployment = new Deployment(operation, options, host, limiter, state, log);
+    const deployment = new Deployment(operation, options, providers, limiter, state, log);
     log(formatHeader(operation, options.project, options.stack));
     try {
       stackIds.write((await deployment.load()).resources.map((resource) => resource.id));
@@ -208,7 +211,7 @@ export class LocalEngine {
       throw failure;
     } finally {
       program?.kill();
-      await starting.then((started) => started.close()).catch(() => undefined);
+      await Promise.all([starting, startingPlugin].map((host) => host?.then((started) => started.close()).catch(() => undefined)));
       stackIds.remove();
     }
     const result = deployment.result();
@@ -222,17 +225,111 @@ interface StackConfig {
   /** Namespaced keys, secrets in plaintext: what `configure` and the program receive. */
   values: Record<string, string>;
   secretKeys: string[];
+  /** The `gms:*` keys by the plugin's names (`baseUrl`, `apiKey`, ...), secrets as secrets: the default provider's inputs. */
+  pluginArgs: Props;
 }
 
 function stackConfig(options: EngineOptions): StackConfig {
   const values: Record<string, string> = {};
   const secretKeys: string[] = [];
+  const pluginArgs: Props = {};
   for (const [key, value] of Object.entries(options.config ?? {})) {
     const name = key.includes(":") ? key : `${options.project}:${key}`;
     values[name] = typeof value === "string" ? value : value.secret;
     if (typeof value !== "string") secretKeys.push(name);
+    if (name.startsWith(`${NATIVE_PACKAGE}:`))
+      pluginArgs[name.slice(NATIVE_PACKAGE.length + 1)] = typeof value === "string" ? value : makeSecret(value.secret);
   }
-  return { values, secretKeys };
+  return { values, secretKeys, pluginArgs };
+}
+
+/** The package of the native provider plugin: its resources are `gms:index:<Kind>`, its provider resources `pulumi:providers:gms`. */
+const NATIVE_PACKAGE = "gms";
+
+/** A started and configured provider, or the operation's error saying which did not start. */
+function started(what: string, starting: Promise<ProviderHost>, configure: (host: ProviderHost) => Promise<void>): Promise<GrpcProvider> {
+  const provider = starting.then(
+    async (host) => {
+      await configure(host);
+      return new GrpcProvider(host);
+    },
+    (error: Error) => {
+      throw new EngineError("STEP_FAILED", `${what} did not start: ${error.message}`, { cause: error });
+    },
+  );
+  // Awaited by the steps and by the operation; a failed start is reported once, by the operation.
+  provider.catch(() => undefined);
+  return provider;
+}
+
+/**
+ * A provider over gRPC as the steps use it: values go in as the engine holds them (secrets marked) and are
+ * sent as the provider takes them, revealed for the dynamic-provider host, secrets kept for the plugin
+ * (resource references downgraded for both, as the engine marshals for a provider that wants IDs).
+ */
+class GrpcProvider {
+  constructor(private readonly host: ProviderHost) {}
+
+  private wire(props: Props): Props {
+    const revealed = revealProps(props);
+    return this.host.acceptsSecrets ? annotateSecrets(revealed, props) : revealed;
+  }
+
+  check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
+    return this.host.check(urn, this.wire(olds), this.wire(news));
+  }
+
+  diff(urn: string, id: string, olds: Props, news: Props): Promise<DiffResult> {
+    return this.host.diff(urn, id, this.wire(olds), this.wire(news));
+  }
+
+  create(urn: string, properties: Props): Promise<{ id: string; properties: Props }> {
+    return this.host.create(urn, this.wire(properties));
+  }
+
+  read(urn: string, id: string, properties: Props, inputs?: Props): ReturnType<ProviderHost["read"]> {
+    return this.host.read(urn, id, this.wire(properties), inputs && this.wire(inputs));
+  }
+
+  update(urn: string, id: string, olds: Props, news: Props): Promise<{ properties: Props }> {
+    return this.host.update(urn, id, this.wire(olds), this.wire(news));
+  }
+
+  delete(urn: string, id: string, properties: Props): Promise<void> {
+    return this.host.delete(urn, id, this.wire(properties));
+  }
+}
+
+/**
+ * The providers of one operation, by the type token of the resource: a dynamic resource
+ * (`pulumi-nodejs:dynamic...`) goes to the dynamic-provider host, a native one (`gms:index:<Kind>`) to the
+ * default gms provider, the plugin, started on first use. Explicit providers are not implemented.
+ */
+class Providers {
+  private plugin: Promise<GrpcProvider> | undefined;
+
+  constructor(
+    private readonly dynamic: Promise<GrpcProvider>,
+    private readonly startPlugin: () => Promise<GrpcProvider>,
+  ) {}
+
+  /** The provider of a resource of `type`. */
+  for(urn: string, type: string): Promise<GrpcProvider> {
+    if (type.startsWith("pulumi:providers:")) {
+      throw new EngineError(
+        "UNSUPPORTED",
+        `${urn}: the offline engine does not implement explicit providers; native resources use the default provider (stack config \`${NATIVE_PACKAGE}:*\`)`,
+      );
+    }
+    if (!type.startsWith(`${NATIVE_PACKAGE}:`)) return this.dynamic;
+    this.plugin ??= this.startPlugin();
+    return this.plugin;
+  }
+
+  /** Every provider started in this operation; a failed start fails the operation here, once. */
+  async started(): Promise<void> {
+    await Promise.all([this.dynamic, ...(this.plugin ? [this.plugin] : [])]);
+  }
 }
 
 /** How a resource of the previous state fared in this operation. */
@@ -276,8 +373,8 @@ class Deployment {
   constructor(
     private readonly operation: Operation,
     private readonly options: EngineOptions,
-    /** The provider host, once started and configured. */
-    private readonly host: Promise<ProviderHost>,
+    /** The providers, each started and configured when first needed. */
+    private readonly providers: Providers,
     private readonly limiter: Limiter,
     private readonly state: StateFile,
     private readonly log: (line: string) => void,
@@ -323,8 +420,8 @@ class Deployment {
       (outputs) => (this.outputs = outputs),
     );
     while (this.serving.size > 0) await Promise.all(this.serving);
-    // A provider host that could not start fails the operation once, not once per resource.
-    await this.host;
+    // A provider that could not start fails the operation once, not once per resource.
+    await this.providers.started();
     this.ordered.flush();
     // Replaced objects (this run's, and those an earlier, failed run left pending) and undeclared resources.
     const leftOver = this.previous.filter((old) => {
@@ -380,10 +477,10 @@ class Deployment {
       return this.ordered.settle(key);
     }
     if (this.preview) return this.ordered.settle(key, step());
-    const host = await this.host;
+    const provider = await this.providers.for(old.urn, old.type);
     const started = Date.now();
     try {
-      await host.delete(old.urn, old.id, revealProps(old.outputs));
+      await provider.delete(old.urn, old.id, old.outputs);
     } catch (error) {
       this.errors.push(stepError("delete", old.urn, error));
       this.protect(old.dependencies, old.parent);
@@ -443,12 +540,12 @@ class Deployment {
 
   /** Reads every resource, up to `parallel` at once; the state keeps its order. */
   async refresh(): Promise<void> {
-    const host = await this.host;
-    await Promise.all(this.previous.map((old, index) => this.limiter.run(() => this.refreshOne(host, old, index))));
+    await Promise.all(this.previous.map((old, index) => this.limiter.run(() => this.refreshOne(old, index))));
+    await this.providers.started();
     this.throwFailures();
   }
 
-  private async refreshOne(host: ProviderHost, old: ResourceState, index: number): Promise<void> {
+  private async refreshOne(old: ResourceState, index: number): Promise<void> {
     const keep = () => {
       this.fates.set(old, "kept");
       this.next.push({ order: index, resource: old });
@@ -456,9 +553,11 @@ class Deployment {
     };
     if (old.pendingReplacement) return keep();
     const started = Date.now();
+    let provider: GrpcProvider;
     let read: Awaited<ReturnType<ProviderHost["read"]>>;
     try {
-      read = await host.read(old.urn, old.id, revealProps(old.outputs), revealProps(old.inputs));
+      provider = await this.providers.for(old.urn, old.type);
+      read = await provider.read(old.urn, old.id, old.outputs, old.inputs);
     } catch (error) {
       // Kept as it was; the other resources are still refreshed.
       this.errors.push(stepError("read", old.urn, error));
@@ -479,7 +578,7 @@ class Deployment {
     // inputs), so drift of outputs the program does not set alone (a computed timestamp) is no change.
     let drifted: boolean;
     try {
-      const diff = await host.diff(old.urn, read.id, revealProps(outputs), revealProps(old.inputs));
+      const diff = await provider.diff(old.urn, read.id, outputs, old.inputs);
       drifted = diff.changes === "some" || (diff.changes === "unknown" && changedKeys(inputs, old.inputs).length > 0);
     } catch (error) {
       this.errors.push(stepError("diff", old.urn, error));
@@ -497,12 +596,12 @@ class Deployment {
   /** Serves a registration or read as soon as it arrives (the SDK sends it once its dependencies are done), within the limit. */
   private serve(message: ProgramMessage): Promise<RunnerReply> {
     const handled = this.limiter
-      .run(async (): Promise<RunnerReply> => {
-        const host = await this.host.catch(() => {
-          throw new EngineError("SKIPPED", `${message.name} was skipped: the provider host did not start`);
-        });
-        return { seq: message.seq, ...(message.kind === "register" ? await this.register(host, message) : await this.read(host, message)) };
-      })
+      .run(
+        async (): Promise<RunnerReply> => ({
+          seq: message.seq,
+          ...(message.kind === "register" ? await this.register(message) : await this.read(message)),
+        }),
+      )
       .catch((error: unknown): RunnerReply => {
         const failure = error instanceof EngineError ? error : new EngineError("STEP_FAILED", String(error), { cause: error });
         if (failure.code !== "CHECK_FAILED" && failure.code !== "SKIPPED") this.errors.push(failure);
@@ -533,11 +632,18 @@ class Deployment {
     return urn;
   }
 
-  private async register(host: ProviderHost, message: Registration): Promise<Reply> {
+  /** The provider of a resource: a provider that did not start skips it (the operation reports the start once). */
+  private async providerOf(urn: string, type: string): Promise<GrpcProvider> {
+    return this.providers.for(urn, type).catch(() => {
+      throw new EngineError("SKIPPED", `${urn} was skipped: its provider did not start`);
+    });
+  }
+
+  private async register(message: Registration): Promise<Reply> {
     const urn = this.urnOf(message.type, message.name, message.parent);
     this.registered.add(urn);
     try {
-      return await this.registerStep(host, urn, message);
+      return await this.registerStep(urn, message);
     } catch (error) {
       // Its dependents are skipped, and what it depends on is not deleted in this operation.
       this.failedUrns.add(urn);
@@ -548,7 +654,7 @@ class Deployment {
     }
   }
 
-  private async registerStep(host: ProviderHost, urn: string, message: Registration): Promise<Reply> {
+  private async registerStep(urn: string, message: Registration): Promise<Reply> {
     if (!message.custom) return { urn, id: "", outputs: message.inputs };
     if (message.unsupported.length > 0) {
       throw new EngineError(
@@ -556,8 +662,9 @@ class Deployment {
         `${urn}: the offline engine does not implement the resource option(s) ${message.unsupported.join(", ")}`,
       );
     }
+    const host = await this.providerOf(urn, message.type);
     const old = this.previous.find((resource) => resource.urn === urn && !resource.pendingReplacement);
-    const checked = await host.check(urn, old ? revealProps(old.inputs) : {}, revealProps(message.inputs)).catch((error: unknown) => {
+    const checked = await host.check(urn, old ? old.inputs : {}, message.inputs).catch((error: unknown) => {
       throw stepError("check", urn, error);
     });
     if (checked.failures.length > 0) {
@@ -591,7 +698,7 @@ class Deployment {
       return this.commit(created, order, { ...step, op: "create", changes: [], durationMs: Date.now() - started });
     }
 
-    const diff = await host.diff(urn, old.id, revealProps(old.outputs), revealProps(inputs)).catch((error: unknown) => {
+    const diff = await host.diff(urn, old.id, old.outputs, inputs).catch((error: unknown) => {
       throw stepError("diff", urn, error);
     });
     const changes = changedKeys(old.inputs, inputs);
@@ -607,7 +714,7 @@ class Deployment {
       let outputs = inputs;
       if (!this.preview) {
         // A failed update leaves the old state as it was (its fate unset keeps it in the state file).
-        const updated = await host.update(urn, old.id, revealProps(old.outputs), revealProps(inputs)).catch((error: unknown) => {
+        const updated = await host.update(urn, old.id, old.outputs, inputs).catch((error: unknown) => {
           throw stepError("update", urn, error);
         });
         outputs = updated.properties;
@@ -619,7 +726,7 @@ class Deployment {
 
     const deleteFirst = message.deleteBeforeReplace ?? diff.deleteBeforeReplace;
     if (deleteFirst && !this.preview) {
-      await host.delete(urn, old.id, revealProps(old.outputs)).catch((error: unknown) => {
+      await host.delete(urn, old.id, old.outputs).catch((error: unknown) => {
         throw stepError("delete", urn, error);
       });
       this.fates.set(old, "deleted");
@@ -644,7 +751,7 @@ class Deployment {
    * fails, as the engine records it, so that the next run updates it and destroy deletes it.
    */
   private async create(
-    host: ProviderHost,
+    host: GrpcProvider,
     base: Omit<ResourceState, "id" | "inputs" | "outputs">,
     inputs: Props,
     order: number | undefined,
@@ -656,7 +763,7 @@ class Deployment {
     const intent = randomUUID();
     await this.state.creating({ id: intent, resource: { ...base, inputs }, at: new Date().toISOString() });
     try {
-      const created = await host.create(base.urn, revealProps(inputs));
+      const created = await host.create(base.urn, inputs);
       const entry = {
         ...base,
         id: created.id,
@@ -704,12 +811,13 @@ class Deployment {
     return { urn: entry.urn, id: entry.id, outputs: entry.outputs };
   }
 
-  private async read(host: ProviderHost, message: Extract<RunnerMessage, { kind: "read" }>): Promise<Reply> {
+  private async read(message: Extract<RunnerMessage, { kind: "read" }>): Promise<Reply> {
     const urn = this.urnOf(message.type, message.name, message.parent);
     if (message.unsupported.length > 0)
       throw new EngineError("UNSUPPORTED", `${urn}: the offline engine does not implement ${message.unsupported.join(", ")}`);
+    const host = await this.providerOf(urn, message.type);
     const started = Date.now();
-    const read = await host.read(urn, message.id, revealProps(message.inputs)).catch((error: unknown) => {
+    const read = await host.read(urn, message.id, message.inputs).catch((error: unknown) => {
       throw stepError("read", urn, error);
     });
     if (read.id === "") throw new EngineError("STEP_FAILED", `${urn}: no object with id ${message.id} exists`);

@@ -6,12 +6,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ResourceInitError } from "../provider/errors";
 import { withoutStackTraces } from "./errors";
-import { compiledTestingFile } from "./program-dir";
+import { compiledTestingFile, findInstalled, packageRoot } from "./program-dir";
 
 type Props = Record<string, unknown>;
 
@@ -97,6 +97,10 @@ function forwardLogLines(stream: NodeJS.ReadableStream, onLine: (line: string) =
   });
 }
 
+/** The directory of the `@pulumi/pulumi` whose gRPC client and messages talk to the provider. */
+const sdkDirOf = (options: HostOptions): string =>
+  dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [options.resolveFrom ?? options.cwd] }));
+
 export class ProviderHost {
   private constructor(
     private readonly child: ChildProcess,
@@ -106,19 +110,12 @@ export class ProviderHost {
     private readonly status: StatusModule,
     /** What the host wrote to stderr (provider errors are printed there too). */
     readonly stderr: string[],
+    /** Whether the provider takes secrets as secrets (the plugin); the dynamic-provider host takes none. */
+    readonly acceptsSecrets: boolean,
   ) {}
 
   static async start(options: HostOptions): Promise<ProviderHost> {
-    const pulumiDir = dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [options.resolveFrom ?? options.cwd] }));
-    const load = (id: string) => require(require.resolve(id, { paths: [pulumiDir] })) as Record<string, unknown>;
-    const grpc = load("@grpc/grpc-js") as { credentials: { createInsecure(): unknown } };
-    const services = load(join(pulumiDir, "proto/provider_grpc_pb")) as {
-      ResourceProviderClient: new (address: string, credentials: unknown) => GrpcClient;
-    };
-    const proto = load(join(pulumiDir, "proto/provider_pb")) as Record<string, new () => Message>;
-    const struct = load("google-protobuf/google/protobuf/struct_pb") as unknown as StructModule;
-    const status = load(join(pulumiDir, "proto/status_pb")) as unknown as StatusModule;
-
+    const pulumiDir = sdkDirOf(options);
     // The host never serializes a function: the SDK's closure serializer is loaded only if something calls it (defer-sdk.ts).
     const preload = compiledTestingFile("defer-sdk-preload.js", options.cwd);
     // The host ends when its standard input does, that is when this process is gone (parent-watch.ts).
@@ -136,9 +133,57 @@ export class ProviderHost {
       },
       stdio: ["pipe", "pipe", "pipe"],
     });
+    return ProviderHost.connect(child, pulumiDir, "dynamic-provider host", false, options.onLog);
+  }
+
+  /**
+   * The native provider plugin, `pulumi-resource-gms` (`dist/plugin/main.js` of the `pulumi-gms` installed in
+   * the program directory, else this package's), started as the engine starts a plugin: its standard input a
+   * pipe, whose end (this process gone) ends it. Unlike the dynamic-provider host it accepts secrets.
+   */
+  static async startPlugin(options: HostOptions): Promise<ProviderHost> {
+    const installed = findInstalled("pulumi-gms", options.cwd) ?? packageRoot();
+    const main = join(installed, "dist", "plugin", "main.js");
+    if (!existsSync(main)) throw new Error(`No ${main}: run \`npm run build\``);
+    const child = spawn(process.execPath, [main, "127.0.0.1:1"], {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    return ProviderHost.connect(
+      child,
+      sdkDirOf({ ...options, resolveFrom: options.resolveFrom ?? installed }),
+      "gms provider plugin",
+      true,
+    );
+  }
+
+  /** Reads the port `child` prints on its first line and makes the gRPC client of the SDK in `pulumiDir`. */
+  private static async connect(
+    child: ChildProcess,
+    pulumiDir: string,
+    what: string,
+    acceptsSecrets: boolean,
+    onLog?: (line: string) => void,
+  ): Promise<ProviderHost> {
+    const load = (id: string) => {
+      try {
+        return require(require.resolve(id, { paths: [pulumiDir] })) as Record<string, unknown>;
+      } catch (error) {
+        child.kill("SIGTERM");
+        throw error;
+      }
+    };
+    const grpc = load("@grpc/grpc-js") as { credentials: { createInsecure(): unknown } };
+    const services = load(join(pulumiDir, "proto/provider_grpc_pb")) as {
+      ResourceProviderClient: new (address: string, credentials: unknown) => GrpcClient;
+    };
+    const proto = load(join(pulumiDir, "proto/provider_pb")) as Record<string, new () => Message>;
+    const struct = load("google-protobuf/google/protobuf/struct_pb") as unknown as StructModule;
+    const status = load(join(pulumiDir, "proto/status_pb")) as unknown as StatusModule;
     const stderr: string[] = [];
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
-    if (options.onLog) forwardLogLines(child.stderr!, options.onLog);
+    if (onLog) forwardLogLines(child.stderr!, onLog);
     const port = await new Promise<number>((resolve, reject) => {
       let out = "";
       const onData = (chunk: string) => {
@@ -147,22 +192,27 @@ export class ProviderHost {
         if (out.includes("\n") && /^\d+$/.test(line)) {
           child.stdout!.off("data", onData);
           // `pulumi.log.info` goes to standard output; reading it on also keeps the pipe from filling up.
-          if (options.onLog) forwardLogLines(child.stdout!, options.onLog);
+          if (onLog) forwardLogLines(child.stdout!, onLog);
           else child.stdout!.resume();
           resolve(Number(line));
         }
       };
       child.stdout!.setEncoding("utf8").on("data", onData);
-      child.once("exit", (code) => reject(new Error(`dynamic-provider host exited with ${code}: ${stderr.join("")}`)));
+      child.once("exit", (code) => reject(new Error(`${what} exited with ${code}: ${stderr.join("")}`)));
       child.once("error", reject);
     });
     const client = new services.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    return new ProviderHost(child, client, proto, struct, status, stderr);
+    return new ProviderHost(child, client, proto, struct, status, stderr, acceptsSecrets);
   }
 
   /** Stack config as the engine passes it (`gms:apiKey` etc., secrets already decrypted). */
   async configure(config: Record<string, string>): Promise<void> {
     await this.call("configure", "ConfigureRequest", { Args: this.toStruct(config), Acceptsecrets: true, Acceptresources: true });
+  }
+
+  /** The plugin's configuration, as the engine passes a provider's inputs (`baseUrl`, `apiKey`, ...; secrets kept). */
+  async configureArgs(args: Props): Promise<void> {
+    await this.call("configure", "ConfigureRequest", { Args: this.toStruct(args), Acceptsecrets: true, Acceptresources: true });
   }
 
   async check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
