@@ -9,9 +9,11 @@
  * Go module holds it). A second run reuses Go's module and build caches and returns at once when the
  * installed CLI is already the pinned one (`--force` rebuilds).
  *
- * What it does not build: the Node.js language host `pulumi-language-nodejs`, which lives in a Go module of
- * its own that the module proxy does not serve here. The project runs programs through the Automation API's
- * inline programs, which need no language host (see README, "The real Pulumi CLI").
+ * Beside them it builds the YAML language host `pulumi-language-yaml` (the module github.com/pulumi/pulumi-yaml,
+ * pinned below), so that a Pulumi YAML program of the native `gms:index:*` resources runs on the CLI. What it
+ * does not build: the Node.js language host `pulumi-language-nodejs`, which lives in a Go module of its own that
+ * the module proxy does not serve here. The project runs Node.js programs through the Automation API's inline
+ * programs, which need no language host (see README, "The real Pulumi CLI").
  *
  *   npm run pulumi:install [-- --force]
  */
@@ -28,6 +30,10 @@ const STAMP = join(TARGET, "installed.json");
 const CLI_PACKAGE = "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi";
 const SDK_MODULE = "github.com/pulumi/pulumi/sdk/v3";
 const LAUNCHER = "pulumi-resource-pulumi-nodejs";
+/** The YAML language host, pinned: `go install <package>@<version>` checks the module against the checksum database. */
+const YAML_HOST = "pulumi-language-yaml";
+const YAML_HOST_PACKAGE = "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml";
+const YAML_HOST_VERSION = "v1.25.0";
 
 class InstallError extends Error {
   override readonly name = "InstallError";
@@ -37,8 +43,8 @@ const started = Date.now();
 const progress = (line: string) => console.log(`pulumi:install [${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
 
 /** Runs `go args…` in the pinned module; its output is returned, and shown only when it fails. */
-function go(args: string[], what: string): string {
-  const run = spawnSync("go", args, { cwd: MODULE_DIR, encoding: "utf8" });
+function go(args: string[], what: string, env: NodeJS.ProcessEnv = process.env): string {
+  const run = spawnSync("go", args, { cwd: MODULE_DIR, encoding: "utf8", env });
   if (run.error) {
     throw new InstallError(
       `Go is not installed or not on PATH (${run.error.message}). The CLI is built from its Go modules: install Go ` +
@@ -71,9 +77,9 @@ function pinnedVersion(): string {
 }
 
 function installed(version: string): boolean {
-  if (!existsSync(STAMP) || !existsSync(join(BIN, "pulumi")) || !existsSync(join(BIN, LAUNCHER))) return false;
-  const stamp = JSON.parse(readFileSync(STAMP, "utf8")) as { version?: string };
-  return stamp.version === version;
+  if (![STAMP, join(BIN, "pulumi"), join(BIN, LAUNCHER), join(BIN, YAML_HOST)].every((file) => existsSync(file))) return false;
+  const stamp = JSON.parse(readFileSync(STAMP, "utf8")) as { version?: string; yamlHost?: string };
+  return stamp.version === version && stamp.yamlHost === YAML_HOST_VERSION;
 }
 
 function main(argv: string[]): void {
@@ -85,7 +91,7 @@ function main(argv: string[]): void {
   }
   progress(`Go: ${go(["version"], "go version")}; building the Pulumi CLI ${version} (the project's @pulumi/pulumi is ${sdk})`);
   progress(
-    `[1/3] building ${CLI_PACKAGE}, downloading the modules it needs from the Go module proxy (the first time: ` +
+    `[1/4] building ${CLI_PACKAGE}, downloading the modules it needs from the Go module proxy (the first time: ` +
       "about 1.5 GB and a few minutes on 2 cores; later, Go's caches make it seconds)",
   );
   mkdirSync(BIN, { recursive: true });
@@ -101,11 +107,16 @@ function main(argv: string[]): void {
     ],
     "Building the CLI",
   );
-  progress(`[2/3] the dynamic-provider launcher ${LAUNCHER}, from the Node.js SDK of the same release`);
+  progress(`[2/4] the dynamic-provider launcher ${LAUNCHER}, from the Node.js SDK of the same release`);
   const sdkDir = go(["list", "-m", "-f", "{{.Dir}}", SDK_MODULE], "Finding the SDK module");
   copyFileSync(join(sdkDir, "nodejs", "dist", LAUNCHER), join(BIN, LAUNCHER));
   chmodSync(join(BIN, LAUNCHER), 0o755);
-  progress("[3/3] checking the CLI runs");
+  progress(`[3/4] the YAML language host ${YAML_HOST_PACKAGE}@${YAML_HOST_VERSION}`);
+  go(["install", "-trimpath", `${YAML_HOST_PACKAGE}@${YAML_HOST_VERSION}`], "Building the YAML language host", {
+    ...process.env,
+    GOBIN: BIN,
+  });
+  progress("[4/4] checking the CLI runs");
   const probe = spawnSync(join(BIN, "pulumi"), ["version"], {
     encoding: "utf8",
     env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
@@ -113,8 +124,12 @@ function main(argv: string[]): void {
   if (probe.status !== 0 || probe.stdout.trim() !== version) {
     throw new InstallError(`The built CLI does not report ${version}: ${`${probe.stdout}${probe.stderr}`.trim() || probe.error?.message}`);
   }
-  writeFileSync(STAMP, `${JSON.stringify({ version, sdk, builtAt: new Date().toISOString() }, null, 2)}\n`);
-  progress(`installed: .pulumi-cli/bin/pulumi ${version} and ${LAUNCHER}; the tests, \`npm run demo\` and \`npm run bench\` use it`);
+  const stamp = { version, sdk, yamlHost: YAML_HOST_VERSION, builtAt: new Date().toISOString() };
+  writeFileSync(STAMP, `${JSON.stringify(stamp, null, 2)}\n`);
+  progress(
+    `installed: .pulumi-cli/bin/pulumi ${version}, ${LAUNCHER} and ${YAML_HOST} ${YAML_HOST_VERSION}; ` +
+      "the tests, `npm run demo` and `npm run bench` use them",
+  );
 }
 
 try {
