@@ -134,7 +134,8 @@ export function planMigration(exported: StackExport, options: PlanOptions = {}):
   if (gms.length === 0)
     throw new MigrationError(
       "NO_GMS_RESOURCES",
-      `${source} holds ${resources.length} resource(s), none of them a dynamic gms resource (type pulumi-nodejs:dynamic/gms:<Kind>): there is nothing to migrate.`,
+      `${source} holds ${resources.length} resource(s), none of them a dynamic gms resource ` +
+        "(type pulumi-nodejs:dynamic/gms:<Kind>): there is nothing to migrate.",
     );
   const unknown = gms.filter((resource) => !isKindName(kindOf(resource)!));
   if (unknown.length > 0)

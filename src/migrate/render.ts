@@ -46,7 +46,8 @@ export function renderSummary(plan: MigrationPlan, paths: SummaryPaths): string 
     `Wrote ${paths.importFile}: ${plan.migrated.length} native gms resource(s) to import (parents and dependencies first):`,
     ...plan.migrated.map(
       (resource) =>
-        `  ${resource.urn}\n    -> ${resource.nativeUrn}\n       import id ${resource.importId}${resource.outputsSupplied ? ", recorded outputs supplied" : ""}`,
+        `  ${resource.urn}\n    -> ${resource.nativeUrn}\n       import id ${resource.importId}` +
+        (resource.outputsSupplied ? ", recorded outputs supplied" : ""),
     ),
     `Wrote ${paths.deleteScript}: \`pulumi state delete\` of those ${plan.deleteOrder.length} dynamic URN(s), dependents first.`,
   ];

@@ -60,8 +60,18 @@ new gms.Workflow("escalation", { name: "Escalation", app: app.id }, { parent: ap
 const openai = new gms.ProviderConnection("openai", { provider: "openai", key: config.requireSecret("providerKey"), nickname: "OpenAI prod" });
 new gms.Model("gpt-4o", { llm: "gpt-4o", provider: "openai", key: config.requireSecret("providerKey") }, { dependsOn: [openai] });
 const golden = new gms.Dataset("golden", { name: "Golden", app: app.id, data: ${JSON.stringify(bed.data.slice(0, 2).map((d) => d.guid))} });
-new gms.Eval("quality", { name: "Quality", action: "${g.actions["Support/Summarize"]}", evalTypes: [{ guid: "${g.evalTypes["Exact match"]}" }], dataset: golden.id });
-new gms.Experiment("tone", { name: "Tone", app: "${g.apps.Support}", primaryAction: "${g.actions["Support/Summarize"]}", secondaryAction: "${g.actions["Support/Classify"]}" });
+new gms.Eval("quality", {
+  name: "Quality",
+  action: "${g.actions["Support/Summarize"]}",
+  evalTypes: [{ guid: "${g.evalTypes["Exact match"]}" }],
+  dataset: golden.id,
+});
+new gms.Experiment("tone", {
+  name: "Tone",
+  app: "${g.apps.Support}",
+  primaryAction: "${g.actions["Support/Summarize"]}",
+  secondaryAction: "${g.actions["Support/Classify"]}",
+});
 new gms.Skill("web-search", { name: "web-search", type: "web" });
 new gms.ContextSource("handbook", { context: "${g.contexts.Handbook}", url: "https://example.com/handbook.md", name: "Handbook page" });
 new gms.App("other", { name: "Elsewhere helpdesk", connection: { baseUrl: "${bed.emulator.url}", apiKey: "${OTHER_KEY}" } });

@@ -1,9 +1,9 @@
 /**
  * The plugin under the real Pulumi engine (skipped, saying why, without the CLI; see test/pulumi-cli): a
  * program declaring `gms:index:*` resources with the package's native SDK classes (and a second `Provider`),
- * with `pulumi-resource-gms` found on PATH as the engine finds a provider plugin. One `up` creates, the next updates one field and replaces another, `import` adopts
- * an App made through the API with no diff after it, and `destroy` leaves nothing; keys are ciphertext in the
- * checkpoint, whether or not the program made them secret.
+ * with `pulumi-resource-gms` found on PATH as the engine finds a provider plugin. One `up` creates, the next
+ * updates one field and replaces another, `import` adopts an App made through the API with no diff after it,
+ * and `destroy` leaves nothing; keys are ciphertext in the checkpoint, whether or not the program made them secret.
  */
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
