@@ -5,7 +5,8 @@
  * resets connections before its handlers, loses answers after they committed, completes requests after the
  * client has gone (late, before the service's deadline, which the provider is configured with) and delays
  * requests. `up` is
- * re-run until it succeeds (a bounded number of runs), then refreshed and applied again without faults (no
+ * re-run until it succeeds (a bounded number of runs, each with a fault spec of its own seed, the first with more
+ * 5xx so that it does fail), then refreshed and applied again without faults (no
  * change, no write), then destroyed with faults until that succeeds. After `up` every declared object exists
  * exactly once and is the one the CLI's checkpoint records (no duplicate, no orphan, no pending operation);
  * after `destroy` none is left. Counted straight in the emulator's SQLite file, not through the provider. The
@@ -19,7 +20,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { type FaultStats, type RunningEmulator, startEmulator } from "../../src/emulator";
 import { PulumiCliEngine } from "../../src/testing";
 import {
   FIXTURES,
@@ -41,8 +42,16 @@ const SEEDS = (process.env.CLI_CHAOS_SEEDS ?? "11,23").split(",").map(Number);
 const MAX_RUNS = 40;
 // Denser than test/testing/chaos.test.ts's (0.05/0.02/0.03/0.07/0.06): the provider's own retries absorb those on a
 // run of this size, and the point here is `pulumi up` failing and being run again.
-const faultsFor = (seed: number) =>
-  `seed=${seed},error=0.12,throttle=0.05,retry-after=0,reset=0.08,lost=0.07,${lateFaults(0.05)},latency=0-2`;
+const faultsFor = (seed: number, error = 0.12) =>
+  `seed=${seed},error=${error},throttle=0.05,retry-after=0,reset=0.08,lost=0.07,${lateFaults(0.05)},latency=0-2`;
+/** The first `up` meets more 5xx, so that it does fail and the point of this suite (running it again) is always made. */
+const FIRST_RUN_ERROR = 0.3;
+
+/** The stats of several runs' fault specs, added up. */
+const added = (runs: FaultStats[]): FaultStats =>
+  Object.fromEntries(
+    (Object.keys(runs[0]!) as (keyof FaultStats)[]).map((key) => [key, runs.reduce((sum, stats) => sum + stats[key], 0)]),
+  ) as unknown as FaultStats;
 
 interface Checkpoint {
   checkpoint: {
@@ -77,9 +86,18 @@ describe.skipIf(cli === undefined).each(SEEDS)(
       const pending = () => latest().pending_operations ?? [];
       const recorded = () => (latest().resources ?? []).filter((resource) => resource.custom);
 
-      running.faults.set(faultsFor(seed));
-      const up = await untilItSucceeds(() => engine.up(), MAX_RUNS);
-      const upFaults = running.faults.stats();
+      // Each run its own spec (a seed of its own, the first one with more 5xx), their stats added up.
+      const upRuns: FaultStats[] = [];
+      const up = await untilItSucceeds(async () => {
+        const run = upRuns.length;
+        running.faults.set(faultsFor(seed * 1000 + run, run === 0 ? FIRST_RUN_ERROR : undefined));
+        try {
+          return await engine.up();
+        } finally {
+          upRuns.push(running.faults.stats());
+        }
+      }, MAX_RUNS);
+      const upFaults = added(upRuns);
       // Whatever a late request of up's would still do has landed before the objects are counted.
       await running.faults.idle();
       const afterUp = census(dbFile, recorded(), fixtures);
