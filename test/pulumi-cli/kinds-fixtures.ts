@@ -134,7 +134,7 @@ export async function fixtureLookups(emulator: { url: string }): Promise<Fixture
   return { api, otherApi, guids: { apps, actions, contexts, evalTypes }, data, numericId };
 }
 
-export interface KindsBed {
+export interface KindsBed extends FixtureLookups {
   emulator: RunningEmulator;
   engine: PulumiCliEngine;
   programDir: string;
@@ -143,24 +143,10 @@ export interface KindsBed {
   lines: string[];
   /** Every request the emulator answered. */
   requests: RequestLogEntry[];
-  /** The API of the first workspace (Acme). */
-  api: Api;
-  /** The API of the second workspace (Other). */
-  otherApi: Api;
-  /** The Acme fixtures' GUIDs by name: apps, actions (`App/Action`), contexts, evalTypes, data (Support's records). */
-  guids: {
-    apps: Record<string, string>;
-    actions: Record<string, string>;
-    contexts: Record<string, string>;
-    evalTypes: Record<string, string>;
-  };
-  data: { guid: string; id: number }[];
   /** Runs `operation` of `declarations`' program. */
   run(operation: "preview" | "up" | "refresh" | "destroy", declarations: Declaration[]): Promise<CliResult>;
   /** The checkpoint's resources of the program (no provider, no stack). */
   resources(): CheckpointResource[];
-  /** The numeric id of a Data record or a ProviderConnection (the emulator's own route). */
-  numericId(kind: "data" | "providers", guid: string): Promise<number>;
   close(): Promise<void>;
 }
 
