@@ -19,7 +19,7 @@ import { redactSecrets } from "../provider/errors";
 import { applyConfig, checkConfig, configFrom } from "./config";
 import { ResourceInitError } from "../provider/errors";
 import { KindRouter, UnknownTypeError } from "./router";
-import { pluginSchema } from "./schema";
+import { generatePackageSchema } from "../schema/package-schema";
 import { type Props, typeOfUrn } from "./wire";
 
 const sdkRequire = createRequire(require.resolve("@pulumi/pulumi/package.json"));
@@ -139,7 +139,7 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
     getPluginInfo: unary(async () => new pluginPb.PluginInfo().setVersion(VERSION)),
     getSchema: unary(async (request: providerModule.GetSchemaRequest) => {
       if (request.getSubpackageName()) throw new Error(`the gms provider has no subpackage ${request.getSubpackageName()}`);
-      return new pb.GetSchemaResponse().setSchema(JSON.stringify(pluginSchema()));
+      return new pb.GetSchemaResponse().setSchema(JSON.stringify(generatePackageSchema()));
     }),
     checkConfig: unary(async (request: providerModule.CheckRequest) => {
       const { inputs, failures } = checkConfig(fromStruct(request.getNews()));

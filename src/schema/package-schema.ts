@@ -274,6 +274,46 @@ const packageJson = (): { version: string; description: string; license: string 
     license: string;
   };
 
+/**
+ * The provider's configuration: the stack's `gms:*` settings, and the inputs of an explicit provider
+ * (`pulumi:providers:gms`, the native SDKs' `Provider` class), which take the same properties.
+ */
+const CONFIG_VARIABLES: Record<string, Record<string, unknown>> = {
+  baseUrl: {
+    type: "string",
+    description: "The service's base URL, ending in `/v1`. Defaults to the GMS_BASE_URL environment variable.",
+    defaultInfo: { environment: ["GMS_BASE_URL"] },
+  },
+  apiKey: {
+    type: "string",
+    description:
+      "The API key; it selects the workspace. Set it with `pulumi config set --secret gms:apiKey ...`. Defaults to the GMS_API_KEY environment variable.",
+    secret: true,
+    defaultInfo: { environment: ["GMS_API_KEY"] },
+  },
+  maxRetries: {
+    type: "integer",
+    description:
+      "How often a failed request is sent again (idempotent requests, and creates whose lost answer proved nothing was made). Default 3.",
+    defaultInfo: { environment: ["GMS_MAX_RETRIES"] },
+  },
+  retryBaseDelayMs: {
+    type: "integer",
+    description:
+      "The first retry's backoff ceiling in milliseconds; it doubles per retry up to " +
+      "8 s, with full jitter, unless the service sends Retry-After. Default 500.",
+    defaultInfo: { environment: ["GMS_RETRY_BASE_DELAY_MS"] },
+  },
+  requestDeadlineMs: {
+    type: "integer",
+    description:
+      "The service's deadline for a request in milliseconds: a create whose answer was lost while the service may still " +
+      "be running it (a timeout, a connection lost after sending, a 502 or 504) is looked up until then, and sent again only " +
+      "once it has passed with nothing found. Default 60000.",
+    defaultInfo: { environment: ["GMS_REQUEST_DEADLINE_MS"] },
+  },
+};
+
 /** The package schema as an object, derived from `kinds` and `lookupDeclarations`. */
 export function generatePackageSchema(): Record<string, unknown> {
   const manifest = packageJson();
@@ -291,42 +331,10 @@ export function generatePackageSchema(): Record<string, unknown> {
     description: manifest.description,
     license: manifest.license,
     keywords: ["pulumi", "gms", "category/utility"],
-    config: {
-      variables: {
-        baseUrl: {
-          type: "string",
-          description: "The service's base URL, ending in `/v1`. Defaults to the GMS_BASE_URL environment variable.",
-          defaultInfo: { environment: ["GMS_BASE_URL"] },
-        },
-        apiKey: {
-          type: "string",
-          description:
-            "The API key; it selects the workspace. Set it with `pulumi config set --secret gms:apiKey ...`. Defaults to the GMS_API_KEY environment variable.",
-          secret: true,
-          defaultInfo: { environment: ["GMS_API_KEY"] },
-        },
-        maxRetries: {
-          type: "integer",
-          description:
-            "How often a failed request is sent again (idempotent requests, and creates whose lost answer proved nothing was made). Default 3.",
-          defaultInfo: { environment: ["GMS_MAX_RETRIES"] },
-        },
-        retryBaseDelayMs: {
-          type: "integer",
-          description:
-            "The first retry's backoff ceiling in milliseconds; it doubles per retry up to " +
-            "8 s, with full jitter, unless the service sends Retry-After. Default 500.",
-          defaultInfo: { environment: ["GMS_RETRY_BASE_DELAY_MS"] },
-        },
-        requestDeadlineMs: {
-          type: "integer",
-          description:
-            "The service's deadline for a request in milliseconds: a create whose answer was lost while the service may still " +
-            "be running it (a timeout, a connection lost after sending, a 502 or 504) is looked up until then, and sent again only " +
-            "once it has passed with nothing found. Default 60000.",
-          defaultInfo: { environment: ["GMS_REQUEST_DEADLINE_MS"] },
-        },
-      },
+    config: { variables: CONFIG_VARIABLES },
+    provider: {
+      description: "The gms provider: where calls go (`baseUrl`, `apiKey`) and how hard they are retried.",
+      inputProperties: CONFIG_VARIABLES,
     },
     types: Object.fromEntries(collector.types),
     resources,

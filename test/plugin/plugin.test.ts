@@ -38,14 +38,15 @@ describe("the plugin process", () => {
     await plugin.stop();
   });
 
-  it("serves the package schema: schema.json's document, with the provider's inputs", async () => {
+  it("serves the package schema: schema.json's document, whose provider takes the configuration as inputs", async () => {
     const plugin = await PluginProcess.start();
     try {
       const served = await plugin.getSchema();
       const committed = JSON.parse(readFileSync(join(__dirname, "..", "..", "schema.json"), "utf8"));
-      const { provider, ...rest } = served as { provider: { inputProperties: Record<string, unknown> } };
-      expect(rest).toEqual(committed);
-      expect(provider.inputProperties).toEqual(committed.config.variables);
+      expect(served).toEqual(committed);
+      const { provider, config } = served as { provider: { inputProperties: object }; config: { variables: object } };
+      expect(Object.keys(provider.inputProperties)).toEqual(["apiKey", "baseUrl", "maxRetries", "requestDeadlineMs", "retryBaseDelayMs"]);
+      expect(provider.inputProperties).toEqual(config.variables);
       expect(Object.keys(served.resources as object)).toContain("gms:index:ContextSource");
     } finally {
       await plugin.stop();
