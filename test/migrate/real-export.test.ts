@@ -8,9 +8,9 @@
  * another depends on, so the order is proven by the CLI itself); no output may hold a secret. An export made with
  * `--show-secrets` is refused without showing them. Without a CLI the suite is skipped, saying why.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
 import { ACME_KEY, type KindsBed, OTHER_KEY, startKindsBed } from "../pulumi-cli/kinds-fixtures";
@@ -21,6 +21,7 @@ const PROVIDER_KEY = "sk-migrate-provider-key-5d7e21";
 const SECRETS = [PROVIDER_KEY, ACME_KEY, OTHER_KEY];
 const SIG = "4dabf18193072939515e22adb298388d";
 const COMMAND = join(__dirname, "..", "..", "dist", "migrate", "cli.js");
+const PLUGIN = join(__dirname, "..", "..", "dist", "plugin", "main.js");
 
 interface Resource {
   urn: string;
@@ -89,13 +90,34 @@ describe.skipIf(!cli)(`gms-migrate on a real stack export: ${cliName(cli)}`, () 
     expect(exported.status, exported.stderr).toBe(0);
     return JSON.parse(exported.stdout).deployment.resources;
   };
+  /**
+   * `pulumi import --file` on the stack, run from a Pulumi YAML project of the same name beside the program with
+   * the stack's config (the Node.js language host a Node.js project would need is not served here; the YAML
+   * host is, and an import with no generated code runs no program), the plugin on PATH. Asynchronous: the
+   * plugin calls the emulator, which answers from this process.
+   */
+  const importFile = async (file: string) => {
+    const dir = join(bed.programDir, "yaml-project");
+    mkdirSync(join(dir, "bin"), { recursive: true });
+    writeFileSync(join(dir, "Pulumi.yaml"), "name: gms-kinds\nruntime: yaml\n");
+    copyFileSync(join(bed.programDir, "Pulumi.dev.yaml"), join(dir, "Pulumi.dev.yaml"));
+    chmodSync(PLUGIN, 0o755);
+    symlinkSync(PLUGIN, join(dir, "bin", "pulumi-resource-gms"));
+    const env = { ...bed.engine.environment(), PATH: [join(dir, "bin"), bed.engine.environment().PATH].join(delimiter) };
+    const args = ["import", "--file", file, "--protect=false", "--generate-code=false", "--yes", "--non-interactive", "--stack", "dev"];
+    const child = spawn(cli!.bin, args, { cwd: dir, env });
+    let output = "";
+    for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code, output).toBe(0);
+    return output;
+  };
   const noSecrets = (where: string, text: string) => {
     for (const secret of SECRETS) expect(text.includes(secret), `a secret in ${where}`).toBe(false);
   };
 
   beforeAll(async () => {
     bed = await startKindsBed(cli!, "migrate-real", { config: { providerKey: { secret: PROVIDER_KEY } } });
-    const { writeFileSync } = await import("node:fs");
     writeFileSync(join(bed.programDir, "index.ts"), program(bed));
     const up = await bed.engine.up();
     expect(up.counts.create).toBe(12);
@@ -181,15 +203,40 @@ describe.skipIf(!cli)(`gms-migrate on a real stack export: ${cliName(cli)}`, () 
       expect(scriptOrder.indexOf(byName("quality").urn)).toBeLessThan(scriptOrder.indexOf(byName("golden").urn));
       expect(scriptOrder.indexOf(byName("escalation").urn)).toBeLessThan(scriptOrder.indexOf(byName("helpdesk").urn));
 
-      // Run on the real stack: every dynamic gms resource leaves state, everything else stays.
+      // `pulumi import --file` on the real stack, through the plugin: each dynamic resource gets its native twin,
+      // under the same parent with the same id, and the write-only keys ride along from the file, still secret.
+      const imported = await importFile(join(bed.programDir, "import.json"));
+      expect(imported).toContain(`${dynamic.length} imported`);
+      noSecrets("the import's output", imported);
+      const both = exportResources();
+      const nativeUrn = (urn: string) => urn.replaceAll("pulumi-nodejs:dynamic/gms:", "gms:index:");
+      for (const resource of dynamic) {
+        const twin = both.find((candidate) => candidate.urn === nativeUrn(resource.urn));
+        expect(twin, nativeUrn(resource.urn)).toBeDefined();
+        expect(twin!.id).toBe(resource.id);
+        expect(twin!.parent).toBe(resource.parent && nativeUrn(resource.parent));
+      }
+      const nativeOpenai = both.find((candidate) => candidate.urn === nativeUrn(byName("openai").urn))!;
+      expect(nativeOpenai.inputs?.key).toMatchObject({ [SIG]: "1b47061264138c4ac30d75fd1eb44270", ciphertext: expect.any(String) });
+      noSecrets("the stack after the import", JSON.stringify(both));
+
+      // The delete script on the real stack: every dynamic gms resource leaves state, everything else stays.
       const script = spawnSync("sh", ["delete.sh"], { cwd: bed.programDir, env: bed.engine.environment(), encoding: "utf8" });
       expect(script.status, script.stderr).toBe(0);
       const after = exportResources();
       expect(after.filter((resource) => resource.type.startsWith("pulumi-nodejs:dynamic/gms:"))).toEqual([]);
-      expect(after.map((resource) => resource.urn).sort()).toEqual(
+      // The import added the gms default provider the native resources refer to.
+      expect(after.filter((resource) => resource.type === "pulumi:providers:gms")).toHaveLength(1);
+      expect(
+        after
+          .filter((resource) => resource.type !== "pulumi:providers:gms")
+          .map((resource) => resource.urn)
+          .sort(),
+      ).toEqual(
         before
           .filter((resource) => !resource.type.startsWith("pulumi-nodejs:dynamic/gms:"))
-          .map((resource) => resource.urn)
+          .map((resource) => nativeUrn(resource.urn))
+          .concat(dynamic.map((resource) => nativeUrn(resource.urn)))
           .sort(),
       );
       // Nothing was deleted at the service: state only.
