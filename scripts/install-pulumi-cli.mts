@@ -9,11 +9,15 @@
  * Go module holds it). A second run reuses Go's module and build caches and returns at once when the
  * installed CLI is already the pinned one (`--force` rebuilds).
  *
- * Beside them it builds the YAML language host `pulumi-language-yaml` (the module github.com/pulumi/pulumi-yaml,
- * pinned below), so that a Pulumi YAML program of the native `gms:index:*` resources runs on the CLI. What it
- * does not build: the Node.js language host `pulumi-language-nodejs`, which lives in a Go module of its own that
- * the module proxy does not serve here. The project runs Node.js programs through the Automation API's inline
- * programs, which need no language host (see README, "The real Pulumi CLI").
+ * Beside them it builds two language hosts, so that programs of the native `gms:index:*` resources run on the CLI:
+ * - YAML, `pulumi-language-yaml`, from its Go module github.com/pulumi/pulumi-yaml (pinned below);
+ * - Python, `pulumi-language-python`, from the source vendored in scripts/pulumi-language-python (pulumi/pulumi's
+ *   sdk/python/cmd/pulumi-language-python at v3.259.0, unchanged, built against the CLI's pkg/v3 and sdk/v3):
+ *   its own Go module is not served by the module proxy here. With it, the script it runs programs with,
+ *   `pulumi-language-python-exec`, from the SDK's Go module of the CLI's release.
+ * What it does not build: the Node.js language host `pulumi-language-nodejs`, whose Go module is not served and
+ * whose source is not vendored. The project runs Node.js programs through the Automation API's inline programs,
+ * which need no language host (see README, "The real Pulumi CLI").
  *
  *   npm run pulumi:install [-- --force]
  */
@@ -34,6 +38,11 @@ const LAUNCHER = "pulumi-resource-pulumi-nodejs";
 const YAML_HOST = "pulumi-language-yaml";
 const YAML_HOST_PACKAGE = "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml";
 const YAML_HOST_VERSION = "v1.25.0";
+/** The Python language host, vendored (see the header), and the script it runs a program with. */
+const PYTHON_HOST = "pulumi-language-python";
+const PYTHON_HOST_DIR = join(ROOT, "scripts", "pulumi-language-python");
+const PYTHON_HOST_SOURCE = "pulumi/pulumi v3.259.0";
+const PYTHON_EXEC = "pulumi-language-python-exec";
 
 class InstallError extends Error {
   override readonly name = "InstallError";
@@ -77,9 +86,10 @@ function pinnedVersion(): string {
 }
 
 function installed(version: string): boolean {
-  if (![STAMP, join(BIN, "pulumi"), join(BIN, LAUNCHER), join(BIN, YAML_HOST)].every((file) => existsSync(file))) return false;
-  const stamp = JSON.parse(readFileSync(STAMP, "utf8")) as { version?: string; yamlHost?: string };
-  return stamp.version === version && stamp.yamlHost === YAML_HOST_VERSION;
+  const files = [STAMP, join(BIN, "pulumi"), join(BIN, LAUNCHER), join(BIN, YAML_HOST), join(BIN, PYTHON_HOST), join(BIN, PYTHON_EXEC)];
+  if (!files.every((file) => existsSync(file))) return false;
+  const stamp = JSON.parse(readFileSync(STAMP, "utf8")) as { version?: string; yamlHost?: string; pythonHost?: string };
+  return stamp.version === version && stamp.yamlHost === YAML_HOST_VERSION && stamp.pythonHost === PYTHON_HOST_SOURCE;
 }
 
 function main(argv: string[]): void {
@@ -91,7 +101,7 @@ function main(argv: string[]): void {
   }
   progress(`Go: ${go(["version"], "go version")}; building the Pulumi CLI ${version} (the project's @pulumi/pulumi is ${sdk})`);
   progress(
-    `[1/4] building ${CLI_PACKAGE}, downloading the modules it needs from the Go module proxy (the first time: ` +
+    `[1/5] building ${CLI_PACKAGE}, downloading the modules it needs from the Go module proxy (the first time: ` +
       "about 1.5 GB and a few minutes on 2 cores; later, Go's caches make it seconds)",
   );
   mkdirSync(BIN, { recursive: true });
@@ -107,16 +117,33 @@ function main(argv: string[]): void {
     ],
     "Building the CLI",
   );
-  progress(`[2/4] the dynamic-provider launcher ${LAUNCHER}, from the Node.js SDK of the same release`);
+  progress(`[2/5] the dynamic-provider launcher ${LAUNCHER}, from the Node.js SDK of the same release`);
   const sdkDir = go(["list", "-m", "-f", "{{.Dir}}", SDK_MODULE], "Finding the SDK module");
   copyFileSync(join(sdkDir, "nodejs", "dist", LAUNCHER), join(BIN, LAUNCHER));
   chmodSync(join(BIN, LAUNCHER), 0o755);
-  progress(`[3/4] the YAML language host ${YAML_HOST_PACKAGE}@${YAML_HOST_VERSION}`);
+  progress(`[3/5] the YAML language host ${YAML_HOST_PACKAGE}@${YAML_HOST_VERSION}`);
   go(["install", "-trimpath", `${YAML_HOST_PACKAGE}@${YAML_HOST_VERSION}`], "Building the YAML language host", {
     ...process.env,
     GOBIN: BIN,
   });
-  progress("[4/4] checking the CLI runs");
+  progress(`[4/5] the Python language host ${PYTHON_HOST} (vendored from ${PYTHON_HOST_SOURCE}) and ${PYTHON_EXEC}`);
+  go(
+    [
+      "build",
+      "-C",
+      PYTHON_HOST_DIR,
+      "-trimpath",
+      "-ldflags",
+      `-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${version}`,
+      "-o",
+      join(BIN, PYTHON_HOST),
+      ".",
+    ],
+    "Building the Python language host",
+  );
+  copyFileSync(join(sdkDir, "python", "cmd", PYTHON_EXEC), join(BIN, PYTHON_EXEC));
+  chmodSync(join(BIN, PYTHON_EXEC), 0o755);
+  progress("[5/5] checking the CLI runs");
   const probe = spawnSync(join(BIN, "pulumi"), ["version"], {
     encoding: "utf8",
     env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
@@ -124,10 +151,10 @@ function main(argv: string[]): void {
   if (probe.status !== 0 || probe.stdout.trim() !== version) {
     throw new InstallError(`The built CLI does not report ${version}: ${`${probe.stdout}${probe.stderr}`.trim() || probe.error?.message}`);
   }
-  const stamp = { version, sdk, yamlHost: YAML_HOST_VERSION, builtAt: new Date().toISOString() };
+  const stamp = { version, sdk, yamlHost: YAML_HOST_VERSION, pythonHost: PYTHON_HOST_SOURCE, builtAt: new Date().toISOString() };
   writeFileSync(STAMP, `${JSON.stringify(stamp, null, 2)}\n`);
   progress(
-    `installed: .pulumi-cli/bin/pulumi ${version}, ${LAUNCHER} and ${YAML_HOST} ${YAML_HOST_VERSION}; ` +
+    `installed: .pulumi-cli/bin/pulumi ${version}, ${LAUNCHER}, ${YAML_HOST} ${YAML_HOST_VERSION} and ${PYTHON_HOST}; ` +
       "the tests, `npm run demo` and `npm run bench` use them",
   );
 }

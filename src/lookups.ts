@@ -201,95 +201,129 @@ const outputForm =
   (args: pulumi.Input<DeepInput<NonNullable<A>>> = {} as DeepInput<NonNullable<A>>): pulumi.Output<R> =>
     pulumi.output(args).apply((resolved) => lookup(resolved as unknown as A));
 
+/**
+ * Each lookup, given the client to ask: the program's functions below use the stack's configuration (or
+ * `args.connection`), the native provider's Invoke the provider's (`invokeLookup`).
+ */
+const lookups: { [N in LookupName]: (client: GmsClient, args: LookupArgsOf<N>) => Promise<LookupResultOf<N>> } = {
+  async getWorkspace(client) {
+    const workspace = await workspacesApi.current(client);
+    const apps = await workspacesApi.apps(client, workspace.guid);
+    return { guid: workspace.guid, name: workspace.name, slug: workspace.slug, apps };
+  },
+  getUsage: (client) => workspacesApi.currentUsage(client),
+  async getActions(client, args) {
+    const app = await resolveApp(client, args.app);
+    const actions = await appsApi.actions(client, app.guid);
+    return actions.map((action) => ({
+      guid: action.guid,
+      app: app.guid,
+      name: action.name,
+      actionType: action.actionType,
+      model: action.model,
+    }));
+  },
+  getAction: async (client, args) => pick(await lookups.getActions(client, args), args.name, `Action of App "${args.app}"`),
+  getContexts: (client) => workspacesApi.currentContexts(client),
+  getContext: async (client, args) => pick(await lookups.getContexts(client, args), args.name, "Context"),
+  getSkillTypes: (client) => skillsApi.types(client),
+  getEvalTypes: (client) => evalsApi.types(client),
+  getEvalType: async (client, args) => pick(await lookups.getEvalTypes(client, args), args.name, "Eval type"),
+  async getDataRecords(client, args) {
+    const app = await resolveApp(client, args.app);
+    const records = await dataApi.firstOfApp(client, app.guid, args.limit ?? 100);
+    return records.map((record) => ({ guid: record.guid, model: record.model, createdAt: record.createdAt }));
+  },
+  async getFineTunes(client, args) {
+    const app = await resolveApp(client, args.app);
+    return (await fineTunesApi.listOfApp(client, app.guid)).map(toFineTuneInfo);
+  },
+  getFineTune: async (client, args) => pick(await lookups.getFineTunes(client, args), args.name, `fine-tune of App "${args.app}"`),
+};
+
+/** The program's form of a lookup: the client of the stack's configuration, or of `args.connection`. */
+const inProgram =
+  <N extends LookupName>(name: N) =>
+  async (args: LookupArgsOf<N>): Promise<LookupResultOf<N>> =>
+    lookups[name](programClient(args), args);
+
 /** The workspace the API key selects, with its Apps. */
-export async function getWorkspace(args: LookupArgsOf<"getWorkspace"> = {}): Promise<LookupResultOf<"getWorkspace">> {
-  const client = programClient(args);
-  const workspace = await workspacesApi.current(client);
-  const apps = await workspacesApi.apps(client, workspace.guid);
-  return { guid: workspace.guid, name: workspace.name, slug: workspace.slug, apps };
-}
+export const getWorkspace = (args: LookupArgsOf<"getWorkspace"> = {}) => inProgram("getWorkspace")(args);
 export const getWorkspaceOutput = outputForm(getWorkspace);
 
 /** The workspace's usage against its limits, one entry per feature. */
-export async function getUsage(args: LookupArgsOf<"getUsage"> = {}): Promise<LookupResultOf<"getUsage">> {
-  return workspacesApi.currentUsage(programClient(args));
-}
+export const getUsage = (args: LookupArgsOf<"getUsage"> = {}) => inProgram("getUsage")(args);
 export const getUsageOutput = outputForm(getUsage);
 
 /** The Actions of an App (Actions are configured outside the public interface). */
-export async function getActions(args: LookupArgsOf<"getActions">): Promise<LookupResultOf<"getActions">> {
-  const client = programClient(args);
-  const app = await resolveApp(client, args.app);
-  const actions = await appsApi.actions(client, app.guid);
-  return actions.map((action) => ({
-    guid: action.guid,
-    app: app.guid,
-    name: action.name,
-    actionType: action.actionType,
-    model: action.model,
-  }));
-}
+export const getActions = inProgram("getActions");
 export const getActionsOutput = outputForm(getActions);
 
 /** One Action of an App by name; the error lists the App's Actions when there is no such Action. */
-export async function getAction(args: LookupArgsOf<"getAction">): Promise<LookupResultOf<"getAction">> {
-  const actions = await getActions(args);
-  return pick(actions, args.name, `Action of App "${args.app}"`);
-}
+export const getAction = inProgram("getAction");
 export const getActionOutput = outputForm(getAction);
 
 /** The workspace's Contexts (the libraries Context Sources fill). */
-export async function getContexts(args: LookupArgsOf<"getContexts"> = {}): Promise<LookupResultOf<"getContexts">> {
-  return workspacesApi.currentContexts(programClient(args));
-}
+export const getContexts = (args: LookupArgsOf<"getContexts"> = {}) => inProgram("getContexts")(args);
 export const getContextsOutput = outputForm(getContexts);
 
 /** One Context of the workspace by name. */
-export async function getContext(args: LookupArgsOf<"getContext">): Promise<LookupResultOf<"getContext">> {
-  return pick(await getContexts(args), args.name, "Context");
-}
+export const getContext = inProgram("getContext");
 export const getContextOutput = outputForm(getContext);
 
 /** The Skill types the workspace has, with their metadata definitions. */
-export async function getSkillTypes(args: LookupArgsOf<"getSkillTypes"> = {}): Promise<LookupResultOf<"getSkillTypes">> {
-  return skillsApi.types(programClient(args));
-}
+export const getSkillTypes = (args: LookupArgsOf<"getSkillTypes"> = {}) => inProgram("getSkillTypes")(args);
 export const getSkillTypesOutput = outputForm(getSkillTypes);
 
 /** The Eval types an Eval can use. */
-export async function getEvalTypes(args: LookupArgsOf<"getEvalTypes"> = {}): Promise<LookupResultOf<"getEvalTypes">> {
-  return evalsApi.types(programClient(args));
-}
+export const getEvalTypes = (args: LookupArgsOf<"getEvalTypes"> = {}) => inProgram("getEvalTypes")(args);
 export const getEvalTypesOutput = outputForm(getEvalTypes);
 
 /** One Eval type by name. */
-export async function getEvalType(args: LookupArgsOf<"getEvalType">): Promise<LookupResultOf<"getEvalType">> {
-  return pick(await getEvalTypes(args), args.name, "Eval type");
-}
+export const getEvalType = inProgram("getEvalType");
 export const getEvalTypeOutput = outputForm(getEvalType);
 
 /** Data records logged under an App, newest first (at most `limit`, default 100). */
-export async function getDataRecords(args: LookupArgsOf<"getDataRecords">): Promise<LookupResultOf<"getDataRecords">> {
-  const client = programClient(args);
-  const app = await resolveApp(client, args.app);
-  const records = await dataApi.firstOfApp(client, app.guid, args.limit ?? 100);
-  return records.map((record) => ({ guid: record.guid, model: record.model, createdAt: record.createdAt }));
-}
+export const getDataRecords = inProgram("getDataRecords");
 export const getDataRecordsOutput = outputForm(getDataRecords);
 
 /** The fine-tunes of an App, with their job status (for example to use a model trained outside the program). */
-export async function getFineTunes(args: LookupArgsOf<"getFineTunes">): Promise<LookupResultOf<"getFineTunes">> {
-  const client = programClient(args);
-  const app = await resolveApp(client, args.app);
-  return (await fineTunesApi.listOfApp(client, app.guid)).map(toFineTuneInfo);
-}
+export const getFineTunes = inProgram("getFineTunes");
 export const getFineTunesOutput = outputForm(getFineTunes);
 
 /** One fine-tune of an App by name; the error lists the App's fine-tunes when there is no such fine-tune. */
-export async function getFineTune(args: LookupArgsOf<"getFineTune">): Promise<LookupResultOf<"getFineTune">> {
-  return pick(await getFineTunes(args), args.name, `fine-tune of App "${args.app}"`);
-}
+export const getFineTune = inProgram("getFineTune");
 export const getFineTuneOutput = outputForm(getFineTune);
+
+/** A lookup's arguments that do not match its declaration: each failure names the argument. */
+export class LookupArgumentsError extends Error {
+  override readonly name = "LookupArgumentsError";
+  constructor(readonly failures: { property: string; reason: string }[]) {
+    super(failures.map(({ property, reason }) => `${property}: ${reason}`).join("; "));
+  }
+}
+
+/**
+ * The native provider's Invoke of `gms:index:<name>`: the arguments checked against the lookup's declaration
+ * (a mismatch is a LookupArgumentsError naming each argument), then asked with the client of the provider's
+ * configuration, or of `args.connection`. Undefined for a name that is no lookup. A result that is not an object
+ * (the lists) comes back as the single property `result`, which the SDKs unwrap (`invokeSingle`).
+ */
+export async function invokeLookup(name: string, args: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+  if (!Object.hasOwn(lookupDeclarations, name)) return undefined;
+  const lookup = name as LookupName;
+  const parsed = lookupDeclarations[lookup].args.safeParse(args);
+  if (!parsed.success)
+    throw new LookupArgumentsError(
+      parsed.error.issues.map((issue) => ({ property: issue.path.join(".") || "(arguments)", reason: issue.message })),
+    );
+  const parsedArgs = parsed.data as LookupArgsOf<LookupName> & LookupArgs;
+  const result = await (lookups[lookup] as (client: GmsClient, args: unknown) => Promise<unknown>)(
+    clientFor(parsedArgs.connection),
+    parsedArgs,
+  );
+  return result !== null && typeof result === "object" && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
+}
 
 const toFineTuneInfo = (fineTune: FineTuneRecord): LookupResultOf<"getFineTune"> => ({
   guid: fineTune.guid,

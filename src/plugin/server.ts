@@ -20,7 +20,8 @@ import { applyConfig, checkConfig, configFrom } from "./config";
 import { ResourceInitError } from "../provider/errors";
 import { KindRouter, UnknownTypeError } from "./router";
 import { generatePackageSchema } from "../schema/package-schema";
-import { type Props, typeOfUrn } from "./wire";
+import { type Props, reveal, typeOfUrn } from "./wire";
+import { invokeLookup, LookupArgumentsError } from "../lookups";
 
 const sdkRequire = createRequire(require.resolve("@pulumi/pulumi/package.json"));
 const grpc = sdkRequire("@grpc/grpc-js") as typeof grpcModule;
@@ -33,6 +34,9 @@ const { Empty } = sdkRequire("google-protobuf/google/protobuf/empty_pb") as type
 const { Any } = sdkRequire("google-protobuf/google/protobuf/any_pb") as typeof anyModule;
 
 const VERSION = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+
+/** The package's functions: `gms:index:<lookup>`, as schema.json lists them. */
+const FUNCTION_PREFIX = "gms:index:";
 
 type Call<Request> = grpcModule.ServerUnaryCall<Request, unknown>;
 type Callback = grpcModule.sendUnaryData<unknown>;
@@ -216,11 +220,22 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
       },
       (request) => secretStringsOf(request.getProperties()),
     ),
-    invoke: unary(async (request: providerModule.InvokeRequest) => {
-      throw Object.assign(new Error(`the gms plugin serves no function ${request.getTok()}; use the package's lookups`), {
-        code: grpc.status.UNIMPLEMENTED,
-      });
-    }),
+    invoke: unary(
+      async (request: providerModule.InvokeRequest) => {
+        const token = request.getTok();
+        const name = token.startsWith(FUNCTION_PREFIX) ? token.slice(FUNCTION_PREFIX.length) : "";
+        try {
+          const result = await invokeLookup(name, reveal(fromStruct(request.getArgs())).values);
+          if (!result) throw Object.assign(new Error(`the gms provider has no function ${token}`), { code: grpc.status.INVALID_ARGUMENT });
+          return new pb.InvokeResponse().setReturn(toStruct(result));
+        } catch (error) {
+          if (!(error instanceof LookupArgumentsError)) throw error;
+          const failures = error.failures.map(({ property, reason }) => new pb.CheckFailure().setProperty(property).setReason(reason));
+          return new pb.InvokeResponse().setFailuresList(failures);
+        }
+      },
+      (request) => secretStringsOf(request.getArgs()),
+    ),
     attach: unary(async () => new Empty()),
     cancel: unary(async () => {
       onCancel();

@@ -339,7 +339,7 @@ export function generatePackageSchema(): Record<string, unknown> {
     types: Object.fromEntries(collector.types),
     resources,
     functions,
-    language: { nodejs: { packageName: "pulumi-gms" } },
+    language: { nodejs: { packageName: "pulumi-gms" }, python: { packageName: "pulumi_gms", respectSchemaVersion: true } },
   }) as Record<string, unknown>;
 }
 

@@ -28,6 +28,8 @@ export function yamlCliFor(file: string): PulumiCli | undefined {
 export interface CliProject {
   /** The project's folder. */
   dir: string;
+  /** The throw-away folder holding it (removed by close): room for what the project uses beside it. */
+  root: string;
   /** Runs `pulumi args...` in the project (non-interactive, no colour); resolves with its output, rejects when it fails. */
   pulumi(...args: string[]): Promise<string>;
   /** Replaces the project's Pulumi.yaml. */
@@ -52,6 +54,7 @@ export function startCliProject(cli: PulumiCli, prefix: string, projectYaml: str
   write(projectYaml);
   return {
     dir,
+    root,
     write,
     pulumi: (...args) =>
       new Promise<string>((resolve, reject) => {

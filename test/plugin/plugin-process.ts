@@ -190,6 +190,15 @@ export class PluginProcess {
     await this.call("delete", new pb.DeleteRequest().setUrn(urn).setId(id).setProperties(toStruct(properties)));
   }
 
+  /** A function of the package (`gms:index:getAction`, ...): its return, or the failures naming bad arguments. */
+  async invoke(tok: string, args: Props) {
+    const response = await this.call<providerModule.InvokeResponse>("invoke", new pb.InvokeRequest().setTok(tok).setArgs(toStruct(args)));
+    return {
+      result: fromStruct(response.getReturn()),
+      failures: response.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
+    };
+  }
+
   async cancel() {
     await this.call("cancel", new Empty());
   }

@@ -235,6 +235,39 @@ describe("the plugin against the emulator", () => {
     expect((await bed.api("GET", `/providers/${partial.id}`)).status).toBe(404);
   });
 
+  it("serves the package's functions (Invoke): an object result as is, a list as `result`, bad arguments and misses named", async () => {
+    const { plugin } = bed;
+    const action = await plugin.invoke("gms:index:getAction", { app: "Support", name: "Classify" });
+    expect(action).toEqual({
+      result: {
+        guid: bed.actions["Support/Classify"],
+        app: bed.apps.Support,
+        name: "Classify",
+        actionType: expect.any(String),
+        model: "gpt-4o",
+      },
+      failures: [],
+    });
+    const contexts = (await plugin.invoke("gms:index:getContexts", {})).result as { result: { name: string }[] };
+    expect(contexts.result.map((context) => context.name).sort()).toEqual(["FAQ", "Handbook"]);
+    // Another workspace through `connection`, the key secret on the wire and blanked from any error.
+    const other = await plugin.invoke("gms:index:getWorkspace", { connection: secret({ baseUrl: bed.emulator.url, apiKey: OTHER_KEY }) });
+    expect(other.result).toMatchObject({ name: "Other", apps: [expect.objectContaining({ name: "Elsewhere" })] });
+    expect(await plugin.invoke("gms:index:getAction", { app: "Support", name: 7 })).toEqual({
+      result: {},
+      failures: [{ property: "name", reason: expect.stringMatching(/string/) }],
+    });
+    await expect(plugin.invoke("gms:index:getAction", { app: "Support", name: "Translate" })).rejects.toThrow(
+      'No Action of App "Support" named "Translate". Available: "Summarize", "Classify".',
+    );
+    await expect(plugin.invoke("gms:index:getNothing", {})).rejects.toThrow(/no function gms:index:getNothing/);
+    const refused = plugin.invoke("gms:index:getWorkspace", {
+      connection: secret({ baseUrl: bed.emulator.url, apiKey: "gms_not_a_real_key_1234" }),
+    });
+    await expect(refused).rejects.toThrow();
+    await expect(refused.catch((error: Error) => error.message)).resolves.not.toContain("gms_not_a_real_key_1234");
+  });
+
   it("serves two provider instances for two workspaces independently", async () => {
     const acme = bed.plugin;
     const other = await PluginProcess.start();

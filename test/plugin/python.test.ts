@@ -10,14 +10,13 @@
  * without python3 or when pip cannot install the packages, the suite says why it skips.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
-import { cliEnvironment } from "../../src/testing";
 import { callOverHttp } from "../emulator/harness";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
+import { type CliProject, startCliProject } from "./cli-project";
 
 const FILE = "plugin/python.test.ts";
 const ROOT = join(__dirname, "..", "..");
@@ -50,29 +49,27 @@ billing = gms.App("billing", name="Billing (second workspace)", opts=pulumi.Reso
 pulumi.export("appGuid", support.guid)
 pulumi.export("workflowApp", triage.app)
 pulumi.export("billingGuid", billing.guid)
+# The package's functions, served by the plugin (Invoke): an object result, and a list (one property, unwrapped).
+pulumi.export("workspaceName", gms.get_workspace().name)
+pulumi.export("usage", gms.get_usage())
 `;
 
 describe.skipIf(!cli)(`a Python program of gms:index:* resources on the real CLI: ${cliName(cli)}`, () => {
   let emulator: RunningEmulator;
-  let root: string;
-  let env: NodeJS.ProcessEnv;
+  let project: CliProject;
   /** Why the suite skips its test (pip could not install the packages), when it does. */
   let unavailable: string | undefined;
   const api = (key: string, method: string, path: string) => callOverHttp({ url: emulator.url, apiKey: key }, method, path);
-  /** Runs a command without blocking (the emulator answers from this process); resolves with its exit code and output. */
-  const run = (bin: string, args: string[], cwd: string) =>
+  const pulumi = (...args: string[]) => project.pulumi(...args);
+  /** Runs python3 or pip; resolves with its exit code and output. */
+  const run = (bin: string, args: string[]) =>
     new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-      const child = spawn(bin, args, { cwd, env });
+      const child = spawn(bin, args, { cwd: project.root });
       let output = "";
       for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
       child.on("error", reject);
       child.on("close", (code) => resolve({ code, output }));
     });
-  const pulumi = async (...args: string[]) => {
-    const { code, output } = await run(cli!.bin, [...args, "--non-interactive", "--color", "never"], join(root, "program"));
-    if (code !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${code}:\n${output}`);
-    return output;
-  };
 
   beforeAll(async () => {
     emulator = await startEmulator({
@@ -83,17 +80,11 @@ describe.skipIf(!cli)(`a Python program of gms:index:* resources on the real CLI
         { name: "Python second", apiKey: SECOND_KEY },
       ],
     });
-    root = mkdtempSync(join(tmpdir(), "gms-plugin-python-"));
-    for (const folder of ["program", "bin", "state", "home"]) mkdirSync(join(root, folder));
-    // The engine finds a provider plugin on PATH as pulumi-resource-<name>.
-    const plugin = join(ROOT, "dist", "plugin", "main.js");
-    chmodSync(plugin, 0o755);
-    symlinkSync(plugin, join(root, "bin", "pulumi-resource-gms"));
-    const base = { ...process.env, PATH: [join(root, "bin"), process.env.PATH ?? ""].join(delimiter) };
-    env = cliEnvironment(cli!, { backendDir: join(root, "state"), passphrase: "python-passphrase", pulumiHome: join(root, "home") }, base);
+    const venv = (root: string) => join(root, "venv");
+    project = startCliProject(cli!, "gms-plugin-python", "name: gms-python\nruntime: python\n");
+    const { root } = project;
     await pulumi("package", "gen-sdk", join(ROOT, "schema.json"), "--language", "python", "--out", join(root, "sdk"));
-    const venv = await run("python3", ["-m", "venv", join(root, "venv")], root);
-    const pip = join(root, "venv", "bin", "pip");
+    const made = await run("python3", ["-m", "venv", venv(root)]);
     const pipArgs = [
       "install",
       "--quiet",
@@ -102,17 +93,14 @@ describe.skipIf(!cli)(`a Python program of gms:index:* resources on the real CLI
       join(root, "pip-cache"),
       join(root, "sdk", "python"),
     ];
-    const install = venv.code === 0 ? await run(pip, pipArgs, root) : venv;
+    const install = made.code === 0 ? await run(join(venv(root), "bin", "pip"), pipArgs) : made;
     if (install.code !== 0) {
       unavailable = `the venv or pip install of pulumi and the generated SDK failed (exit ${install.code}):\n${install.output}`;
       console.log(`${FILE}: skipping the Python program: ${unavailable}`);
       return;
     }
-    writeFileSync(join(root, "program", "__main__.py"), PROGRAM);
-    writeFileSync(
-      join(root, "program", "Pulumi.yaml"),
-      `name: gms-python\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: ${join(root, "venv")}\n`,
-    );
+    writeFileSync(join(project.dir, "__main__.py"), PROGRAM);
+    project.write(`name: gms-python\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: ${venv(root)}\n`);
     await pulumi("stack", "init", "dev");
     await pulumi("config", "set", "gms:baseUrl", emulator.url);
     await pulumi("config", "set", "--secret", "gms:apiKey", API_KEY);
@@ -122,7 +110,7 @@ describe.skipIf(!cli)(`a Python program of gms:index:* resources on the real CLI
   }, TIMEOUT);
   afterAll(async () => {
     await emulator?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
+    project?.close();
   });
 
   it(
@@ -134,7 +122,11 @@ describe.skipIf(!cli)(`a Python program of gms:index:* resources on the real CLI
         appGuid: string;
         workflowApp: string;
         billingGuid: string;
+        workspaceName: string;
+        usage: { feature: string; used: number; limit: number }[];
       };
+      expect(outputs.workspaceName).toBe("Python");
+      expect(outputs.usage).toContainEqual({ feature: "apps", used: expect.any(Number), limit: expect.any(Number) });
       expect((await api(API_KEY, "GET", `/apps/${outputs.appGuid}`)).body.name).toBe("Support (Python)");
       expect(outputs.workflowApp).toBe(outputs.appGuid);
       const connections = (await api(API_KEY, "GET", "/providers")).body as { nickname: string }[];
