@@ -7,8 +7,9 @@
  * The engine starts one plugin process per provider instance (the default provider and each explicit one),
  * so the configuration is the process's: two providers for two workspaces are two processes.
  */
-import { BaseUrl, configure as configureConnection } from "../provider/connection";
+import { BaseUrl, ConfigurationError, clientFor, configure as configureConnection, sameWorkspace } from "../provider/connection";
 import { containsUnknown } from "../provider/values";
+import { type DiffResult, PropertyDiffKind } from "./router";
 import { conceal, type Props, reveal } from "./wire";
 
 export const CONFIG_KEYS = ["baseUrl", "apiKey", "maxRetries", "retryBaseDelayMs", "requestDeadlineMs"] as const;
@@ -68,4 +69,49 @@ export function configFrom(
 /** Makes the configuration the one every client of this process is made with, as the dynamic provider's `configure` does. */
 export function applyConfig(config: Record<string, string>): void {
   configureConnection({ get: (key: string) => (key.startsWith("gms:") ? config[key.slice(4)] : undefined) });
+}
+
+/**
+ * DiffConfig: what a change of the provider's configuration means for its resources, as a `connection` change
+ * means for a dynamic resource. Another service (`baseUrl`) is another object: the provider is replaced, so
+ * the engine replaces each of its resources (created there, deleted here with the old configuration). Another
+ * `apiKey` is an update when both keys select the same workspace (a rotated key), or when the old key no longer
+ * works (revoked after rotation: nothing could delete with it); a key of another workspace replaces. Retry and
+ * deadline settings are updates. An unknown new value (preview) is an update, as the dynamic resources decide.
+ */
+export async function diffConfig(olds: Props, news: Props): Promise<DiffResult> {
+  const before = reveal(olds).values;
+  const after = reveal(news).values;
+  const detailedDiff: DiffResult["detailedDiff"] = {};
+  const replaces: string[] = [];
+  for (const key of CONFIG_KEYS) {
+    if (containsUnknown(after[key])) {
+      detailedDiff[key] = { kind: PropertyDiffKind.UPDATE, inputDiff: true };
+      continue;
+    }
+    const old = textOf(before[key]);
+    const next = textOf(after[key]);
+    if (old === next) continue;
+    const moves = key === "baseUrl" ? baseUrlOf(old) !== baseUrlOf(next) : key === "apiKey" && (await otherWorkspace(before, after));
+    if (moves) replaces.push(key);
+    const change = old === undefined ? "ADD" : next === undefined ? "DELETE" : "UPDATE";
+    detailedDiff[key] = { kind: PropertyDiffKind[moves ? (`${change}_REPLACE` as const) : change], inputDiff: true };
+  }
+  const changes = Object.keys(detailedDiff).length > 0;
+  return { changes, replaces, deleteBeforeReplace: false, detailedDiff };
+}
+
+/** The service a configuration reaches, as its clients are made: the value, else GMS_BASE_URL, without a trailing slash. */
+const baseUrlOf = (value: string | undefined) => (value ?? process.env.GMS_BASE_URL)?.replace(/\/+$/, "");
+
+/** Whether the new API key selects another workspace than the old one (false when either cannot tell: a key refused). */
+async function otherWorkspace(before: Props, after: Props): Promise<boolean> {
+  const clientOf = (values: Props) =>
+    clientFor({ baseUrl: baseUrlOf(textOf(values.baseUrl)), apiKey: textOf(values.apiKey) ?? process.env.GMS_API_KEY });
+  try {
+    return (await sameWorkspace(clientOf(before), clientOf(after))) === false;
+  } catch (error) {
+    if (error instanceof ConfigurationError) return false;
+    throw error;
+  }
 }

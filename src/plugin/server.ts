@@ -16,9 +16,9 @@ import type * as providerGrpcModule from "@pulumi/pulumi/proto/provider_grpc_pb"
 import type * as providerModule from "@pulumi/pulumi/proto/provider_pb";
 import type * as statusModule from "@pulumi/pulumi/proto/status_pb";
 import { redactSecrets } from "../provider/errors";
-import { applyConfig, checkConfig, configFrom } from "./config";
+import { applyConfig, checkConfig, configFrom, diffConfig } from "./config";
 import { ResourceInitError } from "../provider/errors";
-import { KindRouter, UnknownTypeError } from "./router";
+import { type DiffResult, KindRouter, UnknownTypeError } from "./router";
 import { generatePackageSchema } from "../schema/package-schema";
 import { type Props, reveal, typeOfUrn } from "./wire";
 import { invokeLookup, LookupArgumentsError } from "../lookups";
@@ -64,6 +64,20 @@ function grpcError(error: unknown, secrets: string[]): grpcModule.ServiceError {
   const given = (error as { code?: unknown } | undefined)?.code;
   const code = error instanceof UnknownTypeError ? grpc.status.INVALID_ARGUMENT : typeof given === "number" ? given : grpc.status.UNKNOWN;
   return Object.assign(new Error(message), { code, details: message, metadata }) as grpcModule.ServiceError;
+}
+
+/** The DiffResponse of a resource's or the configuration's diff, with its detailed diff. */
+function diffResponse(result: DiffResult): providerModule.DiffResponse {
+  const response = new pb.DiffResponse()
+    .setChanges(result.changes ? pb.DiffResponse.DiffChanges.DIFF_SOME : pb.DiffResponse.DiffChanges.DIFF_NONE)
+    .setReplacesList(result.replaces)
+    .setDeletebeforereplace(result.deleteBeforeReplace)
+    .setDiffsList(Object.keys(result.detailedDiff))
+    .setHasdetaileddiff(true);
+  const detailed = response.getDetaileddiffMap();
+  for (const [name, { kind, inputDiff }] of Object.entries(result.detailedDiff))
+    detailed.set(name, new pb.PropertyDiff().setKind(kind as providerModule.PropertyDiff.Kind).setInputdiff(inputDiff));
+  return response;
 }
 
 /** Every string inside the secrets of a request, blanked from an error the kinds did not blank themselves. */
@@ -151,6 +165,13 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
       response.setFailuresList(failures.map(({ property, reason }) => new pb.CheckFailure().setProperty(property).setReason(reason)));
       return response;
     }),
+    diffConfig: unary(
+      async (request: providerModule.DiffRequest) => {
+        const olds = request.hasOldInputs() ? request.getOldInputs() : request.getOlds();
+        return diffResponse(await diffConfig(fromStruct(olds), fromStruct(request.getNews())));
+      },
+      (request) => secretStringsOf(request.getNews(), request.getOlds(), request.getOldInputs()),
+    ),
     configure: unary(async (request: providerModule.ConfigureRequest) => {
       const variables = new Map(request.getVariablesMap().toArray() as [string, string][]);
       applyConfig(configFrom(request.hasArgs() ? fromStruct(request.getArgs()) : undefined, variables));
@@ -172,16 +193,7 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
         const result = await router
           .route(tokenOf(request))
           .diff(request.getId(), fromStruct(request.getOlds()), fromStruct(request.getNews()), request.getIgnorechangesList());
-        const response = new pb.DiffResponse()
-          .setChanges(result.changes ? pb.DiffResponse.DiffChanges.DIFF_SOME : pb.DiffResponse.DiffChanges.DIFF_NONE)
-          .setReplacesList(result.replaces)
-          .setDeletebeforereplace(result.deleteBeforeReplace)
-          .setDiffsList(Object.keys(result.detailedDiff))
-          .setHasdetaileddiff(true);
-        const detailed = response.getDetaileddiffMap();
-        for (const [name, { kind, inputDiff }] of Object.entries(result.detailedDiff))
-          detailed.set(name, new pb.PropertyDiff().setKind(kind as providerModule.PropertyDiff.Kind).setInputdiff(inputDiff));
-        return response;
+        return diffResponse(result);
       },
       (request) => secretStringsOf(request.getNews(), request.getOlds()),
     ),

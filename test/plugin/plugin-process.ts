@@ -54,6 +54,23 @@ type Client = grpcModule.Client &
 const toStruct = (props: Props) => Struct.fromJavaScript(props as Record<string, structModule.JavaScriptValue>);
 const fromStruct = (struct: structModule.Struct | undefined): Props => (struct ? (struct.toJavaScript() as Props) : {});
 
+const PROVIDER_URN = "urn:pulumi:dev::plugin-test::pulumi:providers:gms::default";
+
+function diffAnswer(response: providerModule.DiffResponse): DiffAnswer {
+  const detailedDiff: DiffAnswer["detailedDiff"] = {};
+  response.getDetaileddiffMap().forEach((diff, name) => {
+    detailedDiff[name] = DIFF_KIND[diff.getKind()]!;
+  });
+  const changes = response.getChanges();
+  return {
+    changes: changes === 2 ? "some" : changes === 1 ? "none" : "unknown",
+    replaces: response.getReplacesList(),
+    deleteBeforeReplace: response.getDeletebeforereplace(),
+    hasDetailedDiff: response.getHasdetaileddiff(),
+    detailedDiff,
+  };
+}
+
 export class PluginProcess {
   private constructor(
     readonly child: ChildProcess,
@@ -123,7 +140,7 @@ export class PluginProcess {
   }
 
   async checkConfig(news: Props) {
-    const request = new pb.CheckRequest().setUrn("urn:pulumi:dev::plugin-test::pulumi:providers:gms::default").setNews(toStruct(news));
+    const request = new pb.CheckRequest().setUrn(PROVIDER_URN).setNews(toStruct(news));
     request.setOlds(toStruct({}));
     const response = await this.call<providerModule.CheckResponse>("checkConfig", request);
     return {
@@ -150,19 +167,13 @@ export class PluginProcess {
 
   async diff(urn: string, id: string, olds: Props, news: Props): Promise<DiffAnswer> {
     const request = new pb.DiffRequest().setUrn(urn).setId(id).setOlds(toStruct(olds)).setNews(toStruct(news));
-    const response = await this.call<providerModule.DiffResponse>("diff", request);
-    const detailedDiff: DiffAnswer["detailedDiff"] = {};
-    response.getDetaileddiffMap().forEach((diff, name) => {
-      detailedDiff[name] = DIFF_KIND[diff.getKind()]!;
-    });
-    const changes = response.getChanges();
-    return {
-      changes: changes === 2 ? "some" : changes === 1 ? "none" : "unknown",
-      replaces: response.getReplacesList(),
-      deleteBeforeReplace: response.getDeletebeforereplace(),
-      hasDetailedDiff: response.getHasdetaileddiff(),
-      detailedDiff,
-    };
+    return diffAnswer(await this.call<providerModule.DiffResponse>("diff", request));
+  }
+
+  /** DiffConfig as the engine sends it for a provider resource: its old inputs and its new ones. */
+  async diffConfig(olds: Props, news: Props): Promise<DiffAnswer> {
+    const request = new pb.DiffRequest().setUrn(PROVIDER_URN).setOldInputs(toStruct(olds)).setOlds(toStruct(olds)).setNews(toStruct(news));
+    return diffAnswer(await this.call<providerModule.DiffResponse>("diffConfig", request));
   }
 
   async create(urn: string, properties: Props, preview = false) {

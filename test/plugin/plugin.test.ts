@@ -268,6 +268,36 @@ describe("the plugin against the emulator", () => {
     await expect(refused.catch((error: Error) => error.message)).resolves.not.toContain("gms_not_a_real_key_1234");
   });
 
+  it("diffs a provider's configuration: another service or another workspace's key replaces, the rest updates", async () => {
+    const { plugin } = bed;
+    const olds = { baseUrl: bed.emulator.url, apiKey: secret(ACME_KEY), maxRetries: "0" };
+    const diff = async (news: Record<string, unknown>) => {
+      const answer = await plugin.diffConfig(olds, { ...olds, ...news });
+      return { changes: answer.changes, replaces: answer.replaces, detailedDiff: answer.detailedDiff };
+    };
+    expect(await diff({})).toEqual({ changes: "none", replaces: [], detailedDiff: {} });
+    expect(await diff({ maxRetries: "5" })).toEqual({ changes: "some", replaces: [], detailedDiff: { maxRetries: "UPDATE" } });
+    expect(await diff({ baseUrl: `${bed.emulator.url}/` })).toEqual({ changes: "some", replaces: [], detailedDiff: { baseUrl: "UPDATE" } });
+    expect(await diff({ baseUrl: "https://gms.elsewhere.example/v1" })).toEqual({
+      changes: "some",
+      replaces: ["baseUrl"],
+      detailedDiff: { baseUrl: "UPDATE_REPLACE" },
+    });
+    // The key of another workspace moves every resource; a key that no longer works was rotated (an update).
+    expect(await diff({ apiKey: secret(OTHER_KEY) })).toEqual({
+      changes: "some",
+      replaces: ["apiKey"],
+      detailedDiff: { apiKey: "UPDATE_REPLACE" },
+    });
+    const rotated = await plugin.diffConfig({ ...olds, apiKey: secret("gms_revoked_key_5c0ffee") }, olds);
+    expect({ replaces: rotated.replaces, detailedDiff: rotated.detailedDiff }).toEqual({
+      replaces: [],
+      detailedDiff: { apiKey: "UPDATE" },
+    });
+    // In a preview the new key may be unknown: an update, as for a dynamic resource's connection.
+    expect(await diff({ apiKey: UNKNOWN })).toEqual({ changes: "some", replaces: [], detailedDiff: { apiKey: "UPDATE" } });
+  });
+
   it("serves two provider instances for two workspaces independently", async () => {
     const acme = bed.plugin;
     const other = await PluginProcess.start();

@@ -82,4 +82,34 @@ describe.skipIf(!cli)(`a Pulumi YAML program of gms:index:* resources on the rea
     },
     TIMEOUT,
   );
+
+  it(
+    "moves the resources to another service when gms:baseUrl changes (DiffConfig replaces), and not when gms:maxRetries does",
+    async () => {
+      const elsewhere = await startEmulator({ port: 0, db: ":memory:", workspaces: [{ name: "YAML elsewhere", apiKey: API_KEY }] });
+      const there = (method: string, path: string) => callOverHttp({ url: elsewhere.url, apiKey: API_KEY }, method, path);
+      try {
+        await pulumi("up", "--yes", "--skip-preview");
+        const before = JSON.parse(await pulumi("stack", "output", "--json")) as { appGuid: string };
+        await pulumi("config", "set", "gms:maxRetries", "2");
+        await pulumi("preview", "--expect-no-changes");
+        await pulumi("config", "set", "gms:baseUrl", elsewhere.url);
+        const preview = await pulumi("preview", "--diff");
+        expect(preview).toMatch(/\+-\s*gms:index:App: \(replace\)/);
+        expect(preview).toMatch(/3 to replace/);
+        await pulumi("up", "--yes", "--skip-preview");
+        const after = JSON.parse(await pulumi("stack", "output", "--json")) as { appGuid: string };
+        expect(after.appGuid).not.toBe(before.appGuid);
+        expect((await there("GET", `/apps/${after.appGuid}`)).body.name).toBe("Support (YAML)");
+        expect((await api("GET", `/apps/${before.appGuid}`)).status).toBe(404);
+        expect((await api("GET", "/providers")).body).toEqual([]);
+        expect(((await there("GET", "/providers")).body as unknown[]).length).toBe(1);
+        await pulumi("destroy", "--yes", "--skip-preview");
+        expect((await there("GET", `/apps/${after.appGuid}`)).status).toBe(404);
+      } finally {
+        await elsewhere.close();
+      }
+    },
+    TIMEOUT,
+  );
 });
