@@ -10,10 +10,18 @@
  *   for an engine that can no longer record the answers.
  */
 import { fstatSync } from "node:fs";
+import * as pulumi from "@pulumi/pulumi";
 import { startPluginServer } from "./server";
 
-/** Serves the provider in this process until the engine is done with it (see above). */
-export async function servePlugin(): Promise<void> {
+/**
+ * Serves the provider in this process until the engine is done with it (see above). `args` are the engine's:
+ * flags (`--logtostderr`, `-v=N`, `--tracing <endpoint>`), then the engine's address, where the provider's log
+ * lines go (Engine.Log, as a dynamic provider's do: a fine-tune's progress, a lost create's possible orphans),
+ * shown by the CLI with their severity.
+ */
+export async function servePlugin(args: string[] = process.argv.slice(2)): Promise<void> {
+  const engine = args.at(-1);
+  if (engine && !engine.startsWith("-") && args.at(-2) !== "--tracing") pulumi.runtime.resetOptions("", "", 1, engine, "", false, "");
   // A stray rejection (a log line the engine never took, say) must not take down the calls of other resources.
   process.on("unhandledRejection", (reason: unknown) => {
     process.stderr.write(`pulumi-resource-gms: unhandled rejection: ${reason instanceof Error ? reason.message : String(reason)}\n`);

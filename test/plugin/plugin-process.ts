@@ -11,6 +11,8 @@ import { join } from "node:path";
 import type * as grpcModule from "@grpc/grpc-js";
 import type * as emptyModule from "google-protobuf/google/protobuf/empty_pb";
 import type * as structModule from "google-protobuf/google/protobuf/struct_pb";
+import type * as engineGrpcModule from "@pulumi/pulumi/proto/engine_grpc_pb";
+import type * as engineModule from "@pulumi/pulumi/proto/engine_pb";
 import type * as providerGrpcModule from "@pulumi/pulumi/proto/provider_grpc_pb";
 import type * as providerModule from "@pulumi/pulumi/proto/provider_pb";
 import type * as statusModule from "@pulumi/pulumi/proto/status_pb";
@@ -21,6 +23,7 @@ const grpc = sdkRequire("@grpc/grpc-js") as typeof grpcModule;
 const pb = sdkRequire("./proto/provider_pb") as typeof providerModule;
 const services = sdkRequire("./proto/provider_grpc_pb") as typeof providerGrpcModule;
 const statusPb = sdkRequire("./proto/status_pb") as typeof statusModule;
+const engineServices = sdkRequire("./proto/engine_grpc_pb") as typeof engineGrpcModule;
 const { Struct } = sdkRequire("google-protobuf/google/protobuf/struct_pb") as typeof structModule;
 const { Empty } = sdkRequire("google-protobuf/google/protobuf/empty_pb") as typeof emptyModule;
 
@@ -71,6 +74,29 @@ function diffAnswer(response: providerModule.DiffResponse): DiffAnswer {
   };
 }
 
+/** A log line the plugin sent the engine (Engine.Log). */
+export interface EngineLog {
+  severity: "debug" | "info" | "warning" | "error";
+  message: string;
+}
+
+/** An engine as far as a plugin's log lines go: a gRPC Engine service that keeps every Log request. */
+export async function startFakeEngine(): Promise<{ address: string; logs: EngineLog[]; close(): void }> {
+  const logs: EngineLog[] = [];
+  const severities = ["debug", "info", "warning", "error"] as const;
+  const server = new grpc.Server();
+  server.addService(engineServices.EngineService, {
+    log: (call: grpcModule.ServerUnaryCall<engineModule.LogRequest, unknown>, callback: grpcModule.sendUnaryData<unknown>) => {
+      logs.push({ severity: severities[call.request.getSeverity()]!, message: call.request.getMessage() });
+      callback(null, new Empty());
+    },
+  } as grpcModule.UntypedServiceImplementation);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  return { address: `127.0.0.1:${port}`, logs, close: () => server.forceShutdown() };
+}
+
 export class PluginProcess {
   private constructor(
     readonly child: ChildProcess,
@@ -83,12 +109,12 @@ export class PluginProcess {
    * from source, as the Node.js language host runs a directory with a PulumiPlugin.yaml (`node
    * @pulumi/pulumi/cmd/run-plugin <directory> <engine address>`, from the program's directory, stdin not a pipe).
    */
-  static async start(how: "bin" | "source" = "bin"): Promise<PluginProcess> {
+  static async start(how: "bin" | "source" = "bin", engine = "127.0.0.1:1"): Promise<PluginProcess> {
     const root = join(__dirname, "..", "..");
     const args =
       how === "bin"
-        ? [join(root, "dist", "plugin", "main.js"), "127.0.0.1:1"]
-        : [sdkRequire.resolve("./cmd/run-plugin/index.js"), join(root, "plugin"), "127.0.0.1:1"];
+        ? [join(root, "dist", "plugin", "main.js"), engine]
+        : [sdkRequire.resolve("./cmd/run-plugin/index.js"), join(root, "plugin"), engine];
     const child = spawn(process.execPath, args, {
       cwd: how === "bin" ? root : tmpdir(),
       env: { ...process.env, GMS_BASE_URL: "", GMS_API_KEY: "" },

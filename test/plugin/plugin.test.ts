@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACME_KEY, OTHER_KEY, type PluginBed, startPluginBed } from "./bed";
 import { ResourceInitError } from "../../src/provider/errors";
-import { isSecret, PluginProcess, plain, secret, UNKNOWN, urnOf } from "./plugin-process";
+import { isSecret, PluginProcess, plain, secret, startFakeEngine, UNKNOWN, urnOf } from "./plugin-process";
 
 describe("the plugin process", () => {
   it("prints its port, serves, and exits when the engine closes its standard input", async () => {
@@ -296,6 +296,31 @@ describe("the plugin against the emulator", () => {
     });
     // In a preview the new key may be unknown: an update, as for a dynamic resource's connection.
     expect(await diff({ apiKey: UNKNOWN })).toEqual({ changes: "some", replaces: [], detailedDiff: { apiKey: "UPDATE" } });
+  });
+
+  it("sends its log lines to the engine whose address it was started with (a fine-tune's progress)", async () => {
+    const engine = await startFakeEngine();
+    const plugin = await PluginProcess.start("bin", engine.address);
+    try {
+      await plugin.configure({ baseUrl: bed.emulator.url, apiKey: secret(ACME_KEY), maxRetries: "0" });
+      const dataset = (await bed.api("POST", "/datasets", { name: "Logged set", app: bed.apps.Support })).body.guid as string;
+      const made = await bed.api("POST", "/providers", { provider: "openai", key: "sk-logged-not-secret", name: "logged connection" });
+      const args = {
+        name: "Logged tune",
+        app: bed.apps.Support,
+        dataset,
+        dataIds: bed.data.slice(0, 10).map((d) => d.id),
+        baseModel: "gpt-4o-mini",
+        providerConnection: await bed.numericId("providers", made.body.guid),
+      };
+      const urn = urnOf("FineTune", "logged");
+      const created = await plugin.create(urn, (await plugin.check(urn, {}, args)).inputs);
+      expect(engine.logs).toContainEqual({ severity: "info", message: expect.stringMatching(/FineTune "Logged tune".*succeeded after/) });
+      await plugin.delete(urn, created.id, created.properties);
+    } finally {
+      await plugin.stop();
+      engine.close();
+    }
   });
 
   it("serves two provider instances for two workspaces independently", async () => {
