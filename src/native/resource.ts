@@ -11,7 +11,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { Kind } from "../provider/kind";
-import { type KindArgs, type KindOutputs, kindProps, withSecretOutputs } from "../provider/resource";
+import { type KindArgs, type KindOutputs, kindProps, rememberDeclared, withSecretOutputs } from "../provider/resource";
 
 /** The package of the native provider: its plugin is `pulumi-resource-gms`, its resources `gms:index:<Kind>`. */
 export const NATIVE_PACKAGE = "gms";
@@ -53,6 +53,7 @@ export abstract class NativeResource extends pulumi.CustomResource {
     derive?: DeriveInputs,
   ) {
     super(nativeToken(kind), name, kindProps(kind, args, derive?.(args, opts) ?? {}), withSecretOutputs(kind, opts));
+    rememberDeclared(this, args);
   }
 }
 

@@ -74,6 +74,22 @@ export function withSecretOutputs(kind: Kind, opts: pulumi.CustomResourceOptions
   };
 }
 
+/** Where a resource object keeps the args the program declared it with; a registered symbol, so it holds across copies of the package. */
+const DECLARED = Symbol.for("pulumi-gms/declared-args");
+
+/** Keeps on `resource` the args the program declared it with (not registered: see `declaredArg`). */
+export function rememberDeclared(resource: pulumi.CustomResource, args: Record<string, unknown>): void {
+  Object.defineProperty(resource, DECLARED, { value: args });
+}
+
+/**
+ * An arg as the program declared the resource, or undefined (none, or a resource read with `get`). Unlike the
+ * output of the same name it is known in a preview even when the provider cannot read the value back (a
+ * ProviderConnection's `provider` after an import, which the service does not show).
+ */
+export const declaredArg = (resource: pulumi.CustomResource, name: string): pulumi.Input<unknown> | undefined =>
+  (resource as unknown as { [DECLARED]?: Record<string, unknown> })[DECLARED]?.[name] as pulumi.Input<unknown> | undefined;
+
 /** Base of every resource class: one type token per kind, `gms:index:<Kind>` registered as a dynamic type. */
 export abstract class GmsResource<
   I extends InputFields = InputFields,
@@ -95,5 +111,6 @@ export abstract class GmsResource<
     // What `pulumi.dynamic.Resource` registers, with `__provider` written without loading the closure serializer.
     props.__provider = providerText(provider);
     super(`pulumi-nodejs:dynamic/gms:${kind.name}`, name, props, withSecretOutputs(k, opts));
+    rememberDeclared(this, args);
   }
 }

@@ -15,7 +15,7 @@ import { type ModelCreatedLink, type ModelRecord, modelsApi } from "../api/model
 import { Guid, HttpUrl } from "../api/common";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind, type Outputs } from "../provider/kind";
-import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { declaredArg, GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { keyRedactedFailure, providerAdvice } from "../provider/errors";
 import { abandonCreate } from "../provider/undo-create";
 import { containsUnknown } from "../provider/values";
@@ -168,7 +168,11 @@ export function meantConnection(
   const list: unknown[] = Array.isArray(dependsOn) ? dependsOn : [dependsOn];
   const connections = list.filter(isConnection);
   if (connections.length === 0 || provider === undefined) return undefined;
-  const types = pulumi.all(connections.map((connection) => connection.provider));
+  // The provider type as the program declared the connection: its output is unknown in a preview when the
+  // service cannot show it (after an import), which would make every Model that means it look re-linked.
+  const types = pulumi.all(
+    connections.map((connection) => (declaredArg(connection, "provider") as pulumi.Input<string> | undefined) ?? connection.provider),
+  );
   const guids = pulumi.all(connections.map((connection) => connection.guid));
   return pulumi.all([provider, types, guids]).apply(([type, types, guids]) => {
     if (Guid.safeParse(type).success) return undefined;

@@ -1,6 +1,7 @@
 /**
  * Makes a directory a Pulumi program that uses this package as `npm install pulumi-gms` would leave
- * it: the built package (`dist/` and `package.json`) is COPIED to `node_modules/pulumi-gms`. A copy, not
+ * it: the built package (package.json and what its `files` lists: `dist/`, `plugin/`, ...) is COPIED to
+ * `node_modules/pulumi-gms`. A copy, not
  * a link, matters: Pulumi's closure serializer writes `__provider` as a small
  * `require("pulumi-gms/dist/shims/<kind>.js")` only for a module whose real path is under
  * node_modules; a linked checkout would be serialized by value. The package's runtime dependencies
@@ -48,10 +49,13 @@ export function installPackageCopy(programDir: string, options: { packageRoot?: 
   const target = join(programDir, "node_modules", PACKAGE_NAME);
   rmSync(target, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
-  cpSync(join(root, "dist"), join(target, "dist"), { recursive: true });
-  cpSync(join(root, "package.json"), join(target, "package.json"));
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    files?: string[];
+    dependencies?: Record<string, string>;
+  };
+  for (const entry of ["package.json", ...(manifest.files ?? ["dist"])])
+    if (existsSync(join(root, entry))) cpSync(join(root, entry), join(target, entry), { recursive: true });
 
-  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
   for (const dependency of Object.keys(manifest.dependencies ?? {})) {
     if (findInstalled(dependency, programDir)) continue;
     const source = findInstalled(dependency, root);

@@ -9,13 +9,14 @@
  * `--show-secrets` is refused without showing them. Without a CLI the suite is skipped, saying why.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
+import { nodejsCliFor } from "../plugin/cli-project";
+import { cliName } from "../pulumi-cli/harness";
 import { ACME_KEY, type KindsBed, OTHER_KEY, startKindsBed } from "../pulumi-cli/kinds-fixtures";
 
-const cli = pulumiCliFor("test/migrate/real-export.test.ts");
+const cli = nodejsCliFor("test/migrate/real-export.test.ts");
 const TIMEOUT = 300_000;
 const PROVIDER_KEY = "sk-migrate-provider-key-5d7e21";
 const SECRETS = [PROVIDER_KEY, ACME_KEY, OTHER_KEY];
@@ -91,21 +92,18 @@ describe.skipIf(!cli)(`gms-migrate on a real stack export: ${cliName(cli)}`, () 
     return JSON.parse(exported.stdout).deployment.resources;
   };
   /**
-   * `pulumi import --file` on the stack, run from a Pulumi YAML project of the same name beside the program with
-   * the stack's config (the Node.js language host a Node.js project would need is not served here; the YAML
-   * host is, and an import with no generated code runs no program), the plugin on PATH. Asynchronous: the
-   * plugin calls the emulator, which answers from this process.
+   * The CLI run from the program's folder as a user types it (the Node.js language host runs the program), with
+   * the plugin on PATH. Asynchronous: the plugin calls the emulator, which answers from this process.
    */
-  const importFile = async (file: string) => {
-    const dir = join(bed.programDir, "yaml-project");
-    mkdirSync(join(dir, "bin"), { recursive: true });
-    writeFileSync(join(dir, "Pulumi.yaml"), "name: gms-kinds\nruntime: yaml\n");
-    copyFileSync(join(bed.programDir, "Pulumi.dev.yaml"), join(dir, "Pulumi.dev.yaml"));
-    chmodSync(PLUGIN, 0o755);
-    symlinkSync(PLUGIN, join(dir, "bin", "pulumi-resource-gms"));
-    const env = { ...bed.engine.environment(), PATH: [join(dir, "bin"), bed.engine.environment().PATH].join(delimiter) };
-    const args = ["import", "--file", file, "--protect=false", "--generate-code=false", "--yes", "--non-interactive", "--stack", "dev"];
-    const child = spawn(cli!.bin, args, { cwd: dir, env });
+  const inProgram = async (args: string[]) => {
+    const bin = join(bed.programDir, "plugin-bin");
+    if (!existsSync(bin)) {
+      mkdirSync(bin);
+      chmodSync(PLUGIN, 0o755);
+      symlinkSync(PLUGIN, join(bin, "pulumi-resource-gms"));
+    }
+    const env = { ...bed.engine.environment(), PATH: [bin, bed.engine.environment().PATH].join(delimiter) };
+    const child = spawn(cli!.bin, [...args, "--non-interactive", "--stack", "dev"], { cwd: bed.programDir, env });
     let output = "";
     for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
@@ -205,7 +203,7 @@ describe.skipIf(!cli)(`gms-migrate on a real stack export: ${cliName(cli)}`, () 
 
       // `pulumi import --file` on the real stack, through the plugin: each dynamic resource gets its native twin,
       // under the same parent with the same id, and the write-only keys ride along from the file, still secret.
-      const imported = await importFile(join(bed.programDir, "import.json"));
+      const imported = await inProgram(["import", "--file", "import.json", "--protect=false", "--generate-code=false", "--yes"]);
       expect(imported).toContain(`${dynamic.length} imported`);
       noSecrets("the import's output", imported);
       const both = exportResources();
@@ -239,6 +237,12 @@ describe.skipIf(!cli)(`gms-migrate on a real stack export: ${cliName(cli)}`, () 
           .concat(dynamic.map((resource) => nativeUrn(resource.urn)))
           .sort(),
       );
+      // The program with the native classes in place of the dynamic ones: run from its folder through the Node.js
+      // language host, its preview finds nothing to do on the migrated stack.
+      writeFileSync(join(bed.programDir, "index.ts"), program(bed).replaceAll("new gms.", "new gms.native."));
+      const preview = await inProgram(["preview", "--expect-no-changes", "--diff"]);
+      noSecrets("the preview", preview);
+
       // Nothing was deleted at the service: state only.
       expect((await bed.api("GET", `/apps/${byName("helpdesk").id}`)).status).toBe(200);
       expect((await bed.api("GET", `/workflows/${byName("escalation").id}`)).status).toBe(200);

@@ -25,6 +25,21 @@ export function yamlCliFor(file: string): PulumiCli | undefined {
   return undefined;
 }
 
+/**
+ * The CLI for a suite of Node.js projects run from their folder (`runtime: nodejs`), when the Node.js language
+ * host (`pulumi-language-nodejs`, which `npm run pulumi:install` builds beside the CLI from the source vendored in
+ * scripts/pulumi-language-nodejs) is there too; else undefined after printing why the suite skips.
+ * Under CI=true a missing CLI or host fails the suite instead.
+ */
+export function nodejsCliFor(file: string): PulumiCli | undefined {
+  const cli = pulumiCliFor(file);
+  if (!cli || existsSync(join(cli.dir, "pulumi-language-nodejs"))) return cli;
+  const reason = `no pulumi-language-nodejs beside ${cli.bin} (npm run pulumi:install builds it)`;
+  if (process.env.CI === "true") throw new Error(`${file}: the Node.js language host is required under CI=true: ${reason}`);
+  console.log(`${file}: skipping the Node.js projects: ${reason}`);
+  return undefined;
+}
+
 export interface CliProject {
   /** The project's folder. */
   dir: string;
