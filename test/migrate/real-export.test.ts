@@ -5,8 +5,10 @@
  * the built command (`node dist/migrate/cli.js`) is run on the export. The import file must hold every gms
  * resource with its native type, id and parent, in an order `pulumi import` resolves; the delete script, run on
  * the real stack, must remove every dynamic gms resource and nothing else (the CLI refuses a resource that
- * another depends on, so the order is proven by the CLI itself); no output may hold a secret. An export made with
- * `--show-secrets` is refused without showing them. Without a CLI the suite is skipped, saying why.
+ * another depends on, so the order is proven by the CLI itself); no output may hold a secret. Between the two,
+ * `pulumi import --file` runs on the real stack, and last, the program with the native classes previews with no
+ * change. An export made with `--show-secrets` is refused without showing them. Without a CLI (or its Node.js
+ * language host) the suite is skipped, saying why.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
