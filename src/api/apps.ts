@@ -1,96 +1,74 @@
+/** The App endpoints, and the Action list under an App. */
 import { z } from "zod";
-import { collect, type GmsClient, paginateEnvelope, paginateUntilShort, path } from "../client";
+import type { GmsClient } from "../client";
 import { AuditFields, type FindCreated, Guid } from "./common";
+import { call, createWith, endpoint, listAll } from "./endpoint";
+import { wire } from "./wire";
 
-export const App = z.object({
-  guid: Guid,
-  name: z.string(),
-  description: z.string().nullable(),
-  slug: z.string(),
-  ...AuditFields,
-});
-export type App = z.infer<typeof App>;
+export const App = wire(
+  z.object({
+    guid: Guid,
+    name: z.string(),
+    description: z.string().nullable(),
+    slug: z.string(),
+    ...AuditFields,
+  }),
+);
+/** An App as the code uses it. */
+export type AppRecord = z.output<typeof App>;
 
-export const AppCreate = z.object({
-  name: z.string().min(1),
-  description: z.string().nullable().optional(),
-});
-export type AppCreate = z.infer<typeof AppCreate>;
+export const AppCreate = wire(
+  z.object({
+    name: z.string().min(1),
+    description: z.string().nullable().optional(),
+  }),
+);
+export type AppCreate = z.output<typeof AppCreate>;
 
 /** PUT takes `name`, `description`, either or both. */
-export const AppUpdate = z
-  .object({
-    name: z.string().min(1).optional(),
-    description: z.string().nullable().optional(),
-  })
-  .refine((body) => body.name !== undefined || body.description !== undefined, {
-    error: "name or description is required",
-  });
-export type AppUpdate = z.infer<typeof AppUpdate>;
+export const AppUpdate = wire(
+  z
+    .object({
+      name: z.string().min(1).optional(),
+      description: z.string().nullable().optional(),
+    })
+    .refine((body) => body.name !== undefined || body.description !== undefined, {
+      error: "name or description is required",
+    }),
+);
+export type AppUpdate = z.output<typeof AppUpdate>;
 
 /** An Action as listed under its App: guid, name, action_type, model, audit fields. */
-export const ActionSummary = z.object({
-  guid: Guid,
-  name: z.string(),
-  action_type: z.string(),
-  model: z.string().nullable(),
-  ...AuditFields,
-});
-export type ActionSummary = z.infer<typeof ActionSummary>;
-
-/** An App as the code uses it. */
-export type AppRecord = {
-  guid: string;
-  name: string;
-  description: string | null;
-  slug: string;
-  createdAt: string;
-  updatedAt: string;
-};
-
-export const toAppRecord = (app: App): AppRecord => ({
-  guid: app.guid,
-  name: app.name,
-  description: app.description,
-  slug: app.slug,
-  createdAt: app.created_at,
-  updatedAt: app.updated_at,
-});
-
+export const ActionSummary = wire(
+  z.object({
+    guid: Guid,
+    name: z.string(),
+    action_type: z.string(),
+    model: z.string().nullable(),
+    ...AuditFields,
+  }),
+);
 /** An Action of an App as the code uses it. */
-export type ActionRecord = {
-  guid: string;
-  name: string;
-  actionType: string;
-  model: string | null;
-};
+export type ActionRecord = z.output<typeof ActionSummary>;
 
-const toActionRecord = (action: ActionSummary): ActionRecord => ({
-  guid: action.guid,
-  name: action.name,
-  actionType: action.action_type,
-  model: action.model,
-});
+export const appEndpoints = {
+  list: endpoint({ method: "GET", path: "/apps", response: App, list: "envelope" }),
+  create: endpoint({ method: "POST", path: "/apps", body: AppCreate, response: App }),
+  get: endpoint({ method: "GET", path: "/apps/{guid}", response: App }),
+  update: endpoint({ method: "PUT", path: "/apps/{guid}", body: AppUpdate, response: App }),
+  /** Answers the App once more (a soft delete). */
+  delete: endpoint({ method: "DELETE", path: "/apps/{guid}", response: App }),
+  actions: endpoint({ method: "GET", path: "/apps/{guid}/actions", response: ActionSummary, list: "bare" }),
+};
 
 export const appsApi = {
-  async list(client: GmsClient): Promise<AppRecord[]> {
-    return (await collect(paginateEnvelope(client, { path: path`/apps`, item: App }))).map(toAppRecord);
-  },
-  async create(client: GmsClient, body: AppCreate, findCreated: FindCreated): Promise<AppRecord> {
-    return toAppRecord(await client.create({ path: path`/apps`, body, schema: App, findCreated }));
-  },
-  async get(client: GmsClient, guid: string): Promise<AppRecord> {
-    return toAppRecord(await client.request({ method: "GET", path: path`/apps/${guid}`, schema: App }));
-  },
-  /** The response is not used: callers read the App back. */
-  async update(client: GmsClient, guid: string, body: AppUpdate): Promise<void> {
-    await client.request({ method: "PUT", path: path`/apps/${guid}`, body, schema: z.unknown() });
-  },
+  list: (client: GmsClient) => listAll(client, appEndpoints.list),
+  create: (client: GmsClient, body: AppCreate, findCreated: FindCreated) => createWith(client, appEndpoints.create, { body, findCreated }),
+  get: (client: GmsClient, guid: string) => call(client, appEndpoints.get, { params: { guid } }),
+  update: (client: GmsClient, guid: string, body: AppUpdate) => call(client, appEndpoints.update, { params: { guid }, body }),
   async delete(client: GmsClient, guid: string): Promise<void> {
-    await client.request({ method: "DELETE", path: path`/apps/${guid}`, schema: z.unknown() });
+    await call(client, appEndpoints.delete, { params: { guid } });
   },
   /** A bare array that honours skip/limit: paged until a short page. */
-  async actions(client: GmsClient, guid: string): Promise<ActionRecord[]> {
-    return (await collect(paginateUntilShort(client, { path: path`/apps/${guid}/actions`, item: ActionSummary }))).map(toActionRecord);
-  },
+  actions: (client: GmsClient, guid: string) => listAll(client, appEndpoints.actions, { params: { guid } }),
 };
