@@ -1,6 +1,8 @@
+import { z } from "zod";
+import { type RawRow, integer, json, nullable, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, fromJson, newGuid } from "./records";
+import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid } from "./records";
 import type { AppStore } from "./apps";
 
 /**
@@ -34,33 +36,27 @@ export interface ActionRecord extends Audited {
   environments: string[];
 }
 
+export const ACTIONS = table("actions", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  app_id: integer,
+  name: text,
+  action_type: text,
+  model: nullable(text),
+  prompt: text,
+  ...RECORD_COLUMNS,
+});
+
+/** The environments an Action is deployed to (a table of its own: databases written before runs existed keep their actions table). */
+export const ACTION_ENVIRONMENTS = table("action_environments", { id: integer, action_id: integer, name: text });
+
 export class ActionStore {
   constructor(
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly apps: AppStore },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS actions (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        app_id INTEGER NOT NULL REFERENCES apps(id),
-        name TEXT NOT NULL,
-        action_type TEXT NOT NULL,
-        model TEXT,
-        prompt TEXT NOT NULL,
-        ${RECORD_COLUMNS}
-      );
-      -- A table of its own rather than a column: databases written before runs existed keep their actions table.
-      CREATE TABLE IF NOT EXISTS action_environments (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        action_id INTEGER NOT NULL REFERENCES actions(id),
-        name TEXT NOT NULL,
-        UNIQUE (action_id, name)
-      );
-    `);
-  }
+  ) {}
 
   /** Fixture loading only. Without `environments` the Action is deployed to {@link DEFAULT_ENVIRONMENT} only. */
   create(
@@ -124,18 +120,22 @@ export class ActionStore {
 const ENVIRONMENTS = "SELECT json_group_array(name) FROM (SELECT name FROM action_environments WHERE action_id = a.id ORDER BY id)";
 const SELECT = `SELECT a.*, p.guid AS app_guid, (${ENVIRONMENTS}) AS environments FROM actions a JOIN apps p ON p.id = a.app_id`;
 
-function toRecord(row: Record<string, unknown>): ActionRecord {
-  const environments = fromJson<string[]>(row.environments)!;
+const Names = z.array(z.string());
+const ROW = ACTIONS.extend({ app_guid: text, environments: json((value) => Names.safeParse(value)) });
+
+function toRecord(raw: RawRow): ActionRecord {
+  const row = ROW.decode(raw);
+  const environments = row.environments;
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    appId: row.app_id as number,
-    appGuid: row.app_guid as string,
-    name: row.name as string,
-    actionType: row.action_type as string,
-    model: (row.model as string | null) ?? null,
-    prompt: row.prompt as string,
-    variables: templateVariables(row.prompt as string),
+    id: row.id,
+    guid: row.guid,
+    appId: row.app_id,
+    appGuid: row.app_guid,
+    name: row.name,
+    actionType: row.action_type,
+    model: row.model,
+    prompt: row.prompt,
+    variables: templateVariables(row.prompt),
     // An Action that declares no environment (fixtures without `environments`, older databases) is deployed to the default one.
     environments: environments.length > 0 ? environments : [DEFAULT_ENVIRONMENT],
     ...audited(row),

@@ -1,3 +1,4 @@
+import { type RawRow, integer, nullable, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, slugify } from "./records";
@@ -11,26 +12,23 @@ export interface AppRecord extends Audited {
   slug: string;
 }
 
+/** The `apps` table (./migrations.ts holds how it came to be). */
+export const APPS = table("apps", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  name: text,
+  description: nullable(text),
+  slug: text,
+  ...RECORD_COLUMNS,
+});
+
 export class AppStore {
   constructor(
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly workspaces: WorkspaceStore },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS apps (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        name TEXT NOT NULL,
-        description TEXT,
-        slug TEXT NOT NULL,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS apps_workspace ON apps (workspace_id, deleted_at);
-      CREATE INDEX IF NOT EXISTS apps_slug ON apps (workspace_id, slug);
-    `);
-  }
+  ) {}
 
   /** Non-deleted Apps of the workspace, oldest first. */
   list(caller: Caller, page: Page): Paged<AppRecord> {
@@ -92,13 +90,8 @@ export class AppStore {
     const taken = new Set(
       this.db
         // "base" and every "base-..." ('-' < '.'), as an index range.
-        .all<{ slug: string }>(
-          "SELECT slug FROM apps WHERE workspace_id = ? AND slug >= ? AND slug < ?",
-          caller.workspaceId,
-          base,
-          `${base}.`,
-        )
-        .map((row) => row.slug),
+        .all("SELECT slug FROM apps WHERE workspace_id = ? AND slug >= ? AND slug < ?", caller.workspaceId, base, `${base}.`)
+        .map((row) => SLUG.decode(row).slug),
     );
     let slug = base;
     for (let n = 2; taken.has(slug); n++) slug = `${base}-${n}`;
@@ -106,13 +99,9 @@ export class AppStore {
   }
 }
 
-function toRecord(row: Record<string, unknown>): AppRecord {
-  return {
-    id: row.id as number,
-    guid: row.guid as string,
-    name: row.name as string,
-    description: (row.description as string | null) ?? null,
-    slug: row.slug as string,
-    ...audited(row),
-  };
+function toRecord(raw: RawRow): AppRecord {
+  const row = APPS.decode(raw);
+  return { id: row.id, guid: row.guid, name: row.name, description: row.description, slug: row.slug, ...audited(row) };
 }
+
+const SLUG = APPS.pick("slug");

@@ -1,10 +1,12 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { TextDecoder } from "node:util";
 import { FILES_LOADER_ID } from "../../api/context-sources";
+import { z } from "zod";
+import { type RawRow, integer, json, nullable, oneOf, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { STORED_MEDIA_TYPE_HEADER } from "./files";
-import { type Caller, RECORD_COLUMNS, fromJson, newGuid, toJson } from "./records";
+import { type Caller, RECORD_COLUMNS, newGuid, toJson } from "./records";
 import { DEFAULT_SPLITTER, type SplitterConfig, parseSplitterConfig, splitText } from "./splitter";
 import type { ContextStore } from "./contexts";
 import type { DocumentStore } from "./documents";
@@ -50,6 +52,33 @@ export const FETCH_TIMEOUT_MS = 30_000;
 /** The largest object the Files loader reads. */
 export const MAX_SOURCE_BYTES = 10 * 1024 * 1024;
 
+const StoredLoaderConfig = z.array(
+  z.looseObject({ name: z.string(), value: z.union([z.string(), z.number(), z.boolean()]), required: z.boolean().optional() }),
+);
+const StoredSplitter = z.object({ chunkSize: z.number(), chunkOverlap: z.number() });
+const StoredOutcome = z.union([
+  z.object({ documents: z.number(), characters: z.number(), contentType: z.string() }),
+  z.object({ error: z.string() }),
+]);
+
+export const CONTEXT_SOURCES = table("context_sources", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  context_id: integer,
+  name: text,
+  url: text,
+  loader_id: text,
+  loader_config: json((value) => StoredLoaderConfig.safeParse(value)),
+  splitter_config: json((value) => StoredSplitter.safeParse(value)),
+  indexing_status: oneOf(["pending", "processing", "indexed", "failed"]),
+  indexed_at: nullable(text),
+  indexing_metadata: nullable(json((value) => StoredOutcome.safeParse(value))),
+  ...RECORD_COLUMNS,
+});
+
+const ID = CONTEXT_SOURCES.pick("id");
+
 export class ContextSourceStore {
   /** Every processing run not finished yet (for `idle`). */
   private readonly running = new Set<Promise<void>>();
@@ -62,24 +91,6 @@ export class ContextSourceStore {
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly contexts: ContextStore; readonly documents: DocumentStore; readonly workspaces: WorkspaceStore },
   ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS context_sources (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        context_id INTEGER NOT NULL REFERENCES contexts(id),
-        name TEXT NOT NULL,
-        url TEXT NOT NULL,
-        loader_id TEXT NOT NULL,
-        loader_config TEXT NOT NULL,
-        splitter_config TEXT NOT NULL,
-        indexing_status TEXT NOT NULL,
-        indexed_at TEXT,
-        indexing_metadata TEXT,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS context_sources_context ON context_sources (context_id, deleted_at);
-    `);
     // A run cut short by a stop (database file kept) would otherwise stay `processing` for ever.
     db.run(
       "UPDATE context_sources SET indexing_status = 'failed', indexing_metadata = ? WHERE indexing_status = 'processing'",
@@ -183,18 +194,18 @@ export class ContextSourceStore {
       caller.workspaceId,
     );
     if (!row) throw new RecordNotFoundError("Context Source not found");
-    this.dispatch(caller, row.id as number);
+    this.dispatch(caller, ID.decode(row).id);
   }
 
   /** Dispatches processing of every listed source of the workspace; other GUIDs are ignored. */
   processBatch(caller: Caller, guids: string[]): void {
     for (const guid of new Set(guids)) {
-      const row = this.db.get<{ id: number }>(
+      const row = this.db.get(
         "SELECT id FROM context_sources WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL",
         guid,
         caller.workspaceId,
       );
-      if (row) this.dispatch(caller, row.id);
+      if (row) this.dispatch(caller, ID.decode(row).id);
     }
   }
 
@@ -352,21 +363,22 @@ function nameFromUrl(url: string): string {
   }
 }
 
-function toRecord(row: Record<string, unknown>): ContextSourceRecord {
+function toRecord(raw: RawRow): ContextSourceRecord {
+  const row = CONTEXT_SOURCES.decode(raw);
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    contextId: row.context_id as number,
-    name: row.name as string,
-    url: row.url as string,
-    loaderId: row.loader_id as string,
-    loaderConfig: fromJson<LoaderConfigItem[]>(row.loader_config) ?? [],
-    splitterConfig: fromJson<SplitterConfig>(row.splitter_config) ?? DEFAULT_SPLITTER,
-    indexingStatus: row.indexing_status as IndexingStatus,
-    indexedAt: (row.indexed_at as string | null) ?? null,
-    indexingMetadata: fromJson<IndexingOutcome>(row.indexing_metadata),
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
+    id: row.id,
+    guid: row.guid,
+    contextId: row.context_id,
+    name: row.name,
+    url: row.url,
+    loaderId: row.loader_id,
+    loaderConfig: row.loader_config,
+    splitterConfig: row.splitter_config,
+    indexingStatus: row.indexing_status,
+    indexedAt: row.indexed_at,
+    indexingMetadata: row.indexing_metadata,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    createdById: row.created_by_id,
   };
 }

@@ -1,3 +1,4 @@
+import { type RawRow, integer, nullable, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { type Caller, newGuid } from "./records";
@@ -15,21 +16,20 @@ export interface ContextRecord {
   createdById: string;
 }
 
+/** Contexts have no last_updated_by_id (nothing updates them). */
+export const CONTEXTS = table("contexts", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  name: text,
+  created_at: text,
+  updated_at: text,
+  created_by_id: text,
+  deleted_at: nullable(text),
+});
+
 export class ContextStore {
-  constructor(private readonly db: Database) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS contexts (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        name TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        created_by_id TEXT NOT NULL,
-        deleted_at TEXT
-      );
-    `);
-  }
+  constructor(private readonly db: Database) {}
 
   /** Fixture loading only. */
   create(caller: Caller, input: { name: string; guid?: string | undefined }): ContextRecord {
@@ -61,13 +61,14 @@ export class ContextStore {
   }
 }
 
-function toRecord(row: Record<string, unknown>): ContextRecord {
+function toRecord(raw: RawRow): ContextRecord {
+  const row = CONTEXTS.decode(raw);
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    name: row.name as string,
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
+    id: row.id,
+    guid: row.guid,
+    name: row.name,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    createdById: row.created_by_id,
   };
 }

@@ -1,7 +1,9 @@
 import type { AppRecord } from "./apps";
+import { z } from "zod";
+import { type Column, type RawRow, integer, json, nullable, real, table, text } from "./columns";
 import type { Database, SqlValue } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
 import type { ActionStore } from "./actions";
 import type { AppStore } from "./apps";
 import type { SessionRecord, SessionStore } from "./sessions";
@@ -61,43 +63,42 @@ export interface DataUpdateInput extends DataFields {
   output?: DataValue | undefined;
 }
 
+const StoredValue = z.union([z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+const StoredMetadata = z.record(z.string(), z.unknown());
+
+/** A JSON column holding a Data input or output (also copied into Dataset Items). */
+export const dataValue = (): Column<DataValue> => json((value) => StoredValue.safeParse(value));
+
+export const DATA = table("data", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  action_id: integer,
+  app_id: integer,
+  run_id: nullable(text),
+  input: dataValue(),
+  output: dataValue(),
+  full_prompt_sent: nullable(text),
+  system_message: nullable(text),
+  prompt_template: nullable(text),
+  model: nullable(text),
+  model_provider: nullable(text),
+  num_input_tokens: nullable(integer),
+  num_output_tokens: nullable(integer),
+  latency: nullable(real),
+  metadata: nullable(json((value) => StoredMetadata.safeParse(value))),
+  ...RECORD_COLUMNS,
+});
+
+/** A record's Session (a table of its own, so that databases written before Sessions existed keep their data table). */
+export const DATA_SESSIONS = table("data_sessions", { data_id: integer, session_id: integer });
+
 export class DataStore {
   constructor(
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly actions: ActionStore; readonly apps: AppStore; readonly sessions: SessionStore },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS data (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        action_id INTEGER NOT NULL REFERENCES actions(id),
-        app_id INTEGER NOT NULL REFERENCES apps(id),
-        run_id TEXT,
-        input TEXT NOT NULL,
-        output TEXT NOT NULL,
-        full_prompt_sent TEXT,
-        system_message TEXT,
-        prompt_template TEXT,
-        model TEXT,
-        model_provider TEXT,
-        num_input_tokens INTEGER,
-        num_output_tokens INTEGER,
-        latency REAL,
-        metadata TEXT,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS data_workspace ON data (workspace_id, deleted_at);
-      CREATE INDEX IF NOT EXISTS data_app ON data (app_id, deleted_at);
-      -- A record's Session: a table of its own, so that databases written before Sessions existed keep their data table.
-      CREATE TABLE IF NOT EXISTS data_sessions (
-        data_id INTEGER PRIMARY KEY REFERENCES data(id),
-        session_id INTEGER NOT NULL REFERENCES sessions(id)
-      );
-      CREATE INDEX IF NOT EXISTS data_sessions_session ON data_sessions (session_id);
-    `);
-  }
+  ) {}
 
   /** Non-deleted Data of the workspace, newest first (spec). */
   list(caller: Caller, page: Page): Paged<DataRecord> {
@@ -252,24 +253,27 @@ function definedColumns(input: DataFields & { input?: DataValue | undefined; out
   return Object.fromEntries(Object.entries(columns).filter((entry): entry is [string, SqlValue] => entry[1] !== undefined));
 }
 
-function toRecord(row: Record<string, unknown>): DataRecord {
+const ROW = DATA.extend({ action_guid: text, app_guid: text });
+
+function toRecord(raw: RawRow): DataRecord {
+  const row = ROW.decode(raw);
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    actionGuid: row.action_guid as string,
-    appGuid: (row.app_guid as string | null) ?? null,
-    runId: (row.run_id as string | null) ?? null,
-    input: fromJson<DataValue>(row.input)!,
-    output: fromJson<DataValue>(row.output)!,
-    fullPromptSent: (row.full_prompt_sent as string | null) ?? null,
-    systemMessage: (row.system_message as string | null) ?? null,
-    promptTemplate: (row.prompt_template as string | null) ?? null,
-    model: (row.model as string | null) ?? null,
-    modelProvider: (row.model_provider as string | null) ?? null,
-    numInputTokens: (row.num_input_tokens as number | null) ?? null,
-    numOutputTokens: (row.num_output_tokens as number | null) ?? null,
-    latency: (row.latency as number | null) ?? null,
-    metadata: fromJson<Record<string, unknown>>(row.metadata),
+    id: row.id,
+    guid: row.guid,
+    actionGuid: row.action_guid,
+    appGuid: row.app_guid,
+    runId: row.run_id,
+    input: row.input,
+    output: row.output,
+    fullPromptSent: row.full_prompt_sent,
+    systemMessage: row.system_message,
+    promptTemplate: row.prompt_template,
+    model: row.model,
+    modelProvider: row.model_provider,
+    numInputTokens: row.num_input_tokens,
+    numOutputTokens: row.num_output_tokens,
+    latency: row.latency,
+    metadata: row.metadata,
     ...audited(row),
   };
 }

@@ -1,5 +1,8 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { Clock } from "../clock";
+import { COUNT } from "./columns";
+import { DatabaseVersionError, MIGRATIONS, type Migration, checkVersion, migrate, schemaVersion } from "./migrations";
 import type { Page } from "./records";
 
 const MAX_CACHED_STATEMENTS = 1000;
@@ -9,7 +12,8 @@ export type Row = Record<string, SqlValue>;
 
 /**
  * The SQLite connection (built-in `node:sqlite`). `:memory:` gives a throw-away database; a file path
- * keeps everything across restarts. Each kind's store creates its own tables on construction.
+ * keeps everything across restarts. Opening brings the file's schema up to date (./migrations.ts): a file
+ * written by a newer pulumi-gms is refused before anything is written to it.
  */
 export class Database {
   readonly sql: DatabaseSync;
@@ -25,15 +29,34 @@ export class Database {
     readonly path: string,
     /** The service's clock, which every store stamps its records by (see ../clock). */
     readonly clock: Clock = new Clock(),
+    /** The schema history to bring the file to (tests give their own; default: ./migrations.ts). */
+    migrations: readonly Migration[] = MIGRATIONS,
   ) {
+    if (path !== ":memory:" && existsSync(path)) refuseNewer(path, migrations);
     this.sql = new DatabaseSync(path);
-    this.sql.exec("PRAGMA foreign_keys = ON");
-    if (path !== ":memory:") {
-      this.sql.exec("PRAGMA journal_mode = WAL");
-      this.sql.exec("PRAGMA synchronous = NORMAL");
+    try {
+      checkVersion(this.sql, path, migrations); // reads only: a refused file is not switched to WAL either
+      if (path !== ":memory:") {
+        this.sql.exec("PRAGMA journal_mode = WAL");
+        this.sql.exec("PRAGMA synchronous = NORMAL");
+      }
+      migrate(this.sql, path, migrations);
+      this.sql.exec("PRAGMA foreign_keys = ON");
+    } catch (error) {
+      this.sql.close();
+      throw error;
     }
   }
 
+  /** The file's schema version (`PRAGMA user_version`): after opening, the number of migrations. */
+  get schemaVersion(): number {
+    return schemaVersion(this.sql);
+  }
+
+  /**
+   * The rows of a query, undecoded. The stores decode every row they read with their table's description
+   * (./columns.ts) and leave `T` at `Row`; naming another `T` is a cast, for tests' ad-hoc queries only.
+   */
   all<T = Row>(query: string, ...params: SqlValue[]): T[] {
     return this.prepared(query).all(...params) as T[];
   }
@@ -44,7 +67,7 @@ export class Database {
 
   /** One page of `SELECT select from ORDER BY order`, plus the count of every row `from` (`FROM … WHERE …`) matches. */
   paged<T = Row>(from: string, args: SqlValue[], page: Page, options: { select?: string; order: string }): { rows: T[]; total: number } {
-    const total = this.get<{ n: number }>(`SELECT count(*) AS n ${from}`, ...args)!.n;
+    const total = COUNT.decode(this.get(`SELECT count(*) AS n ${from}`, ...args)!).n;
     const rows = this.all<T>(
       `SELECT ${options.select ?? "*"} ${from} ORDER BY ${options.order} LIMIT ? OFFSET ?`,
       ...args,
@@ -89,5 +112,35 @@ export class Database {
       this.statements.set(query, statement);
     }
     return statement;
+  }
+}
+
+/**
+ * Refuses a file written by a newer pulumi-gms before anything opens it for writing: the version is read
+ * from the file header (`user_version` is bytes 60-63), so the file and its folder are left exactly as they
+ * were (even a read-only connection would add -wal and -shm files beside a WAL file). When a non-empty
+ * -wal file may hold a newer header, a read-only connection reads it instead.
+ */
+function refuseNewer(path: string, migrations: readonly Migration[]): void {
+  const wal = `${path}-wal`;
+  if (!(existsSync(wal) && statSync(wal).size > 0)) {
+    const header = Buffer.alloc(100);
+    const fd = openSync(path, "r");
+    let read: number;
+    try {
+      read = readSync(fd, header, 0, 100, 0);
+    } finally {
+      closeSync(fd);
+    }
+    if (read < 100 || header.toString("latin1", 0, 16) !== "SQLite format 3\0") return; // empty, or not SQLite: the open says so
+    const version = header.readInt32BE(60);
+    if (version > migrations.length) throw new DatabaseVersionError(path, version, migrations.length);
+    return;
+  }
+  const probe = new DatabaseSync(path, { readOnly: true });
+  try {
+    checkVersion(probe, path, migrations);
+  } finally {
+    probe.close();
   }
 }

@@ -1,7 +1,8 @@
-import type { DataRecord, DataValue } from "./data";
+import { type RawRow, integer, nullable, table, text } from "./columns";
+import { type DataRecord, type DataValue, dataValue } from "./data";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
 import type { AppStore } from "./apps";
 import type { DataStore } from "./data";
 import type { WorkspaceStore } from "./workspaces";
@@ -25,6 +26,27 @@ export interface DatasetItemRecord {
   createdAt: string;
 }
 
+export const DATASETS = table("datasets", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  app_id: nullable(integer),
+  name: text,
+  description: nullable(text),
+  ...RECORD_COLUMNS,
+});
+
+export const DATASET_ITEMS = table("dataset_items", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  dataset_id: integer,
+  data_guid: nullable(text),
+  input: dataValue(),
+  output: dataValue(),
+  ...RECORD_COLUMNS,
+});
+
 /**
  * Datasets and their Items. Items copy the input and output of Data records at the time they are added;
  * later edits or deletion of the Data record leave the copy alone (only `/data` follows the link).
@@ -34,31 +56,7 @@ export class DatasetStore {
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly apps: AppStore; readonly data: DataStore; readonly workspaces: WorkspaceStore },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS datasets (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        app_id INTEGER REFERENCES apps(id),
-        name TEXT NOT NULL,
-        description TEXT,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS datasets_workspace ON datasets (workspace_id, deleted_at);
-      CREATE TABLE IF NOT EXISTS dataset_items (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        dataset_id INTEGER NOT NULL REFERENCES datasets(id),
-        data_guid TEXT,
-        input TEXT NOT NULL,
-        output TEXT NOT NULL,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS dataset_items_dataset ON dataset_items (dataset_id, deleted_at);
-    `);
-  }
+  ) {}
 
   list(caller: Caller, page: Page): Paged<DatasetRecord> {
     const from = `${FROM} WHERE d.workspace_id = ? AND d.deleted_at IS NULL`;
@@ -160,11 +158,11 @@ export class DatasetStore {
   linkedData(caller: Caller, guid: string, page: Page): DataRecord[] {
     const dataset = this.get(caller, guid);
     return this.db
-      .all<{ data_guid: string }>(
+      .all(
         "SELECT data_guid FROM dataset_items WHERE dataset_id = ? AND deleted_at IS NULL AND data_guid IS NOT NULL ORDER BY id",
         dataset.id,
       )
-      .map((row) => this.store.data.find(caller, row.data_guid))
+      .map((row) => this.store.data.find(caller, LINKED.decode(row).data_guid))
       .filter((record): record is DataRecord => record !== undefined)
       .slice(page.skip, page.skip + page.limit);
   }
@@ -199,25 +197,23 @@ const COLUMNS = "d.*, p.guid AS app_guid";
 const FROM = "FROM datasets d LEFT JOIN apps p ON p.id = d.app_id";
 const SELECT = `SELECT ${COLUMNS} ${FROM}`;
 
-function toRecord(row: Record<string, unknown>): DatasetRecord {
+const ROW = DATASETS.extend({ app_guid: nullable(text) });
+const LINKED = DATASET_ITEMS.pick("data_guid").extend({ data_guid: text });
+
+function toRecord(raw: RawRow): DatasetRecord {
+  const row = ROW.decode(raw);
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    name: row.name as string,
-    description: (row.description as string | null) ?? null,
-    appId: (row.app_id as number | null) ?? null,
-    appGuid: (row.app_guid as string | null) ?? null,
+    id: row.id,
+    guid: row.guid,
+    name: row.name,
+    description: row.description,
+    appId: row.app_id,
+    appGuid: row.app_guid,
     ...audited(row),
   };
 }
 
-function toItem(row: Record<string, unknown>): DatasetItemRecord {
-  return {
-    id: row.id as number,
-    guid: row.guid as string,
-    input: fromJson<DataValue>(row.input)!,
-    output: fromJson<DataValue>(row.output)!,
-    dataGuid: (row.data_guid as string | null) ?? null,
-    createdAt: row.created_at as string,
-  };
+function toItem(raw: RawRow): DatasetItemRecord {
+  const row = DATASET_ITEMS.decode(raw);
+  return { id: row.id, guid: row.guid, input: row.input, output: row.output, dataGuid: row.data_guid, createdAt: row.created_at };
 }

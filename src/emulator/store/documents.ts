@@ -1,6 +1,8 @@
+import { z } from "zod";
+import { type RawRow, integer, json, nullable, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Caller, type Page, type Paged, RECORD_COLUMNS, fromJson, newGuid, toJson } from "./records";
+import { type Caller, type Page, type Paged, RECORD_COLUMNS, newGuid, toJson } from "./records";
 import { DEFAULT_SPLITTER, splitText } from "./splitter";
 import type { ContextStore } from "./contexts";
 
@@ -38,28 +40,28 @@ export interface SourceChunks {
 // signed buckets and normalizes (a deterministic bag-of-words vector, enough for similarity tests).
 export const EMBEDDING_DIMENSIONS = 64;
 
+const StoredMetadata = z.record(z.string(), z.unknown());
+const StoredEmbedding = z.array(z.number());
+
+export const DOCUMENTS = table("documents", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  context_id: integer,
+  context_source_id: nullable(integer),
+  content: text,
+  filter: nullable(text),
+  metadata: json((value) => StoredMetadata.safeParse(value)),
+  embedding: nullable(json((value) => StoredEmbedding.safeParse(value))),
+  ...RECORD_COLUMNS,
+});
+
 export class DocumentStore {
   constructor(
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly contexts: ContextStore },
   ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS documents (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        context_id INTEGER NOT NULL REFERENCES contexts(id),
-        context_source_id INTEGER REFERENCES context_sources(id),
-        content TEXT NOT NULL,
-        filter TEXT,
-        metadata TEXT NOT NULL,
-        embedding TEXT,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS documents_context ON documents (context_id, deleted_at);
-      CREATE INDEX IF NOT EXISTS documents_source ON documents (context_source_id, deleted_at);
-    `);
     // SQLite's lower() and LIKE fold ASCII only; the search folds every letter.
     db.sql.function("gms_contains", { deterministic: true }, (text, part) =>
       String(text).toLowerCase().includes(String(part).toLowerCase()) ? 1 : 0,
@@ -210,18 +212,19 @@ function fnv1a(text: string): number {
   return hash;
 }
 
-function toRecord(row: Record<string, unknown>): DocumentRecord {
+function toRecord(raw: RawRow): DocumentRecord {
+  const row = DOCUMENTS.decode(raw);
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    contextId: row.context_id as number,
-    contextSourceId: (row.context_source_id as number | null) ?? null,
-    content: row.content as string,
-    filter: (row.filter as string | null) ?? null,
-    metadata: fromJson<Record<string, unknown>>(row.metadata) ?? {},
-    embedding: fromJson<number[]>(row.embedding),
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
+    id: row.id,
+    guid: row.guid,
+    contextId: row.context_id,
+    contextSourceId: row.context_source_id,
+    content: row.content,
+    filter: row.filter,
+    metadata: row.metadata,
+    embedding: row.embedding,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    createdById: row.created_by_id,
   };
 }

@@ -1,18 +1,8 @@
+import { z } from "zod";
+import { type RawRow, flag, integer, json, nullable, oneOf, real, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import {
-  type Audited,
-  type Caller,
-  type Page,
-  type Paged,
-  RECORD_COLUMNS,
-  audited,
-  fromFlag,
-  fromJson,
-  newGuid,
-  toFlag,
-  toJson,
-} from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, toFlag, toJson } from "./records";
 import type { ActionStore } from "./actions";
 import type { DatasetStore } from "./datasets";
 import type { WorkspaceStore } from "./workspaces";
@@ -51,6 +41,34 @@ export interface EvalRecord extends Audited {
   dataType: EvalDataType;
 }
 
+/** The types of an Eval as stored: each type's GUID and the variables the Eval sets (kept as the request gave them). */
+const StoredTypes = z.array(
+  z.object({
+    guid: z.string(),
+    metadata: z.custom<EvalVariables>((value) => typeof value === "object" && !Array.isArray(value)).nullable(),
+  }),
+);
+
+/** Eval types belong to no workspace, so their table has no workspace_id (the one exception). */
+export const EVAL_TYPES = table("eval_types", { id: integer, guid: text, name: text, description: nullable(text), created_at: text });
+
+export const EVALS = table("evals", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  name: text,
+  action_id: integer,
+  action_guid: text,
+  version: nullable(text),
+  eval_types: json((value) => StoredTypes.safeParse(value)),
+  dataset_guid: nullable(text),
+  dataset_name: nullable(text),
+  sampling_rate: nullable(real),
+  alert_on_fail: flag,
+  data_type: oneOf(["LIVE", "DATASET"]),
+  ...RECORD_COLUMNS,
+});
+
 /** What a request selects: a type by GUID and optional variables. */
 export interface EvalTypeSelection {
   guid: string;
@@ -72,35 +90,7 @@ export class EvalStore {
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly actions: ActionStore; readonly datasets: DatasetStore; readonly workspaces: WorkspaceStore },
-  ) {
-    // Eval types belong to no workspace, so their table has no workspace_id (the one exception).
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS eval_types (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        name TEXT NOT NULL UNIQUE,
-        description TEXT,
-        created_at TEXT NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS evals (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        name TEXT NOT NULL,
-        action_id INTEGER NOT NULL REFERENCES actions(id),
-        action_guid TEXT NOT NULL,
-        version TEXT,
-        eval_types TEXT NOT NULL,
-        dataset_guid TEXT,
-        dataset_name TEXT,
-        sampling_rate REAL,
-        alert_on_fail INTEGER NOT NULL DEFAULT 0,
-        data_type TEXT NOT NULL,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS evals_workspace ON evals (workspace_id, deleted_at);
-    `);
-  }
+  ) {}
 
   /** Adds an Eval type unless one of that name exists (fixtures call it at every start). */
   ensureType(input: { name: string; guid?: string | undefined; description?: string | undefined }): EvalTypeRecord {
@@ -198,20 +188,21 @@ export class EvalStore {
     });
   }
 
-  private toRecord(row: Record<string, unknown>): EvalRecord {
+  private toRecord(raw: RawRow): EvalRecord {
+    const row = EVALS.decode(raw);
     const names = new Map(this.listTypes().map((type) => [type.guid, type.name]));
-    const datasetGuid = (row.dataset_guid as string | null) ?? null;
     return {
-      id: row.id as number,
-      guid: row.guid as string,
-      name: row.name as string,
-      actionGuid: row.action_guid as string,
-      version: (row.version as string | null) ?? null,
-      evalTypes: (fromJson<StoredTypeEntry[]>(row.eval_types) ?? []).map((entry) => ({ ...entry, name: names.get(entry.guid)! })),
-      dataset: datasetGuid ? { guid: datasetGuid, name: row.dataset_name as string } : null,
-      samplingRate: (row.sampling_rate as number | null) ?? null,
-      alertOnFail: fromFlag(row.alert_on_fail),
-      dataType: row.data_type as EvalDataType,
+      id: row.id,
+      guid: row.guid,
+      name: row.name,
+      actionGuid: row.action_guid,
+      version: row.version,
+      evalTypes: row.eval_types.map((entry) => ({ ...entry, name: names.get(entry.guid)! })),
+      // A Dataset Eval keeps the Dataset's name as it was at create.
+      dataset: row.dataset_guid ? { guid: row.dataset_guid, name: row.dataset_name ?? "" } : null,
+      samplingRate: row.sampling_rate,
+      alertOnFail: row.alert_on_fail,
+      dataType: row.data_type,
       ...audited(row),
     };
   }
@@ -219,11 +210,7 @@ export class EvalStore {
 
 type StoredTypeEntry = Omit<EvalTypeEntry, "name">;
 
-function toType(row: Record<string, unknown>): EvalTypeRecord {
-  return {
-    id: row.id as number,
-    guid: row.guid as string,
-    name: row.name as string,
-    description: (row.description as string | null) ?? null,
-  };
+function toType(raw: RawRow): EvalTypeRecord {
+  const row = EVAL_TYPES.decode(raw);
+  return { id: row.id, guid: row.guid, name: row.name, description: row.description };
 }

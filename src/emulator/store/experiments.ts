@@ -1,4 +1,5 @@
 import type { ActionRecord } from "./actions";
+import { type RawRow, integer, table, text } from "./columns";
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid } from "./records";
@@ -23,28 +24,25 @@ export type Variant = "primary" | "secondary";
 // Spec: status values not shown; the emulator creates Experiments as `active` and never moves them.
 const INITIAL_STATUS = "active";
 
+export const EXPERIMENTS = table("experiments", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  app_id: integer,
+  name: text,
+  primary_action_id: integer,
+  secondary_action_id: integer,
+  status: text,
+  ...RECORD_COLUMNS,
+});
+
 /** Experiments compare two Actions, both of the Experiment's App. */
 export class ExperimentStore {
   constructor(
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly actions: ActionStore; readonly apps: AppStore; readonly workspaces: WorkspaceStore },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS experiments (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        app_id INTEGER NOT NULL REFERENCES apps(id),
-        name TEXT NOT NULL,
-        primary_action_id INTEGER NOT NULL REFERENCES actions(id),
-        secondary_action_id INTEGER NOT NULL REFERENCES actions(id),
-        status TEXT NOT NULL,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS experiments_workspace ON experiments (workspace_id, deleted_at);
-    `);
-  }
+  ) {}
 
   list(caller: Caller, page: Page): Paged<ExperimentRecord> {
     const from = `${FROM} WHERE e.workspace_id = ? AND e.deleted_at IS NULL`;
@@ -144,16 +142,19 @@ const FROM = `FROM experiments e JOIN apps p ON p.id = e.app_id
   JOIN actions a1 ON a1.id = e.primary_action_id JOIN actions a2 ON a2.id = e.secondary_action_id`;
 const SELECT = `SELECT ${COLUMNS} ${FROM}`;
 
-function toRecord(row: Record<string, unknown>): ExperimentRecord {
+const ROW = EXPERIMENTS.extend({ app_guid: text, primary_action_guid: text, secondary_action_guid: text });
+
+function toRecord(raw: RawRow): ExperimentRecord {
+  const row = ROW.decode(raw);
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    name: row.name as string,
-    appId: row.app_id as number,
-    appGuid: row.app_guid as string,
-    primaryActionGuid: row.primary_action_guid as string,
-    secondaryActionGuid: row.secondary_action_guid as string,
-    status: row.status as string,
+    id: row.id,
+    guid: row.guid,
+    name: row.name,
+    appId: row.app_id,
+    appGuid: row.app_guid,
+    primaryActionGuid: row.primary_action_guid,
+    secondaryActionGuid: row.secondary_action_guid,
+    status: row.status,
     ...audited(row),
   };
 }

@@ -1,8 +1,10 @@
-import type { FeedbackType, FeedbackValue } from "../../api/feedback";
+import { z } from "zod";
+import { FeedbackType, FeedbackValue } from "../../api/feedback";
+import { type RawRow, integer, json, nullable, oneOf, table, text } from "./columns";
 import type { Database } from "./database";
 import type { DataStore } from "./data";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
 
 /** One label on a Data record. */
 export interface FeedbackRecord extends Audited {
@@ -24,6 +26,21 @@ export interface FeedbackFields {
   metadata?: Record<string, unknown> | null | undefined;
 }
 
+const StoredMetadata = z.record(z.string(), z.unknown());
+
+export const FEEDBACK = table("feedback", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  data_id: integer,
+  type: oneOf(FeedbackType.options),
+  /** JSON: a rating's number or a text. */
+  value: json((value) => FeedbackValue.safeParse(value)),
+  source: text,
+  metadata: nullable(json((value) => StoredMetadata.safeParse(value))),
+  ...RECORD_COLUMNS,
+});
+
 /**
  * Feedback on Data records; a record may carry any number of labels. A label outlives the deletion of its
  * Data record (it still names the record's GUID).
@@ -33,22 +50,7 @@ export class FeedbackStore {
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly data: DataStore },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS feedback (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        data_id INTEGER NOT NULL REFERENCES data(id),
-        type TEXT NOT NULL,
-        value TEXT NOT NULL,
-        source TEXT NOT NULL,
-        metadata TEXT,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS feedback_workspace ON feedback (workspace_id, deleted_at);
-    `);
-  }
+  ) {}
 
   /** Non-deleted Feedback of the workspace, oldest first. */
   list(caller: Caller, page: Page): Paged<FeedbackRecord> {
@@ -118,15 +120,18 @@ const COLUMNS = "f.*, d.guid AS data_guid";
 const FROM = "FROM feedback f JOIN data d ON d.id = f.data_id";
 const SELECT = `SELECT ${COLUMNS} ${FROM}`;
 
-function toRecord(row: Record<string, unknown>): FeedbackRecord {
+const ROW = FEEDBACK.extend({ data_guid: text });
+
+function toRecord(raw: RawRow): FeedbackRecord {
+  const row = ROW.decode(raw);
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    dataGuid: row.data_guid as string,
-    type: row.type as FeedbackType,
-    value: fromJson<FeedbackValue>(row.value)!,
-    source: row.source as string,
-    metadata: fromJson<Record<string, unknown>>(row.metadata),
+    id: row.id,
+    guid: row.guid,
+    dataGuid: row.data_guid,
+    type: row.type,
+    value: row.value,
+    source: row.source,
+    metadata: row.metadata,
     ...audited(row),
   };
 }

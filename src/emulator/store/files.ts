@@ -1,3 +1,4 @@
+import { type RawRow, blob, integer, table, text } from "./columns";
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
 import { type Caller, RECORD_COLUMNS, newGuid } from "./records";
@@ -18,24 +19,26 @@ export interface StoredFile {
   content: Uint8Array;
 }
 
+export const FILES = table("files", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  mime_type: text,
+  size: integer,
+  content: blob,
+  ...RECORD_COLUMNS,
+});
+
+/** A file's record: every column but the bytes. */
+const ROW = FILES.pick("id", "guid", "mime_type", "size", "created_at", "updated_at", "created_by_id");
+const CONTENT = FILES.pick("mime_type", "content");
+
 /** Uploaded objects, kept as BLOBs, and the short-lived signed URLs (see {@link UrlSigner}) that serve them. */
 export class FileStore {
   constructor(
     private readonly db: Database,
     private readonly signer: UrlSigner,
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS files (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        mime_type TEXT NOT NULL,
-        size INTEGER NOT NULL,
-        content BLOB NOT NULL,
-        ${RECORD_COLUMNS}
-      );
-    `);
-  }
+  ) {}
 
   /** Stores an upload (base64 or a base64 data URL); 400 when it does not decode or is empty. */
   upload(caller: Caller, data: string): FileRecord {
@@ -67,11 +70,9 @@ export class FileStore {
    */
   readSigned(guid: string, query: SignedQuery, at?: Date): StoredFile {
     this.signer.verify("file", guid, query, at);
-    const row = this.db.get<{ mime_type: string; content: Uint8Array }>(
-      "SELECT mime_type, content FROM files WHERE guid = ? AND deleted_at IS NULL",
-      guid,
-    );
-    if (!row) throw new RecordNotFoundError("File not found");
+    const found = this.db.get("SELECT mime_type, content FROM files WHERE guid = ? AND deleted_at IS NULL", guid);
+    if (!found) throw new RecordNotFoundError("File not found");
+    const row = CONTENT.decode(found);
     return { mimeType: row.mime_type, content: row.content };
   }
 }
@@ -165,14 +166,15 @@ function parsesAsJson(text: string): boolean {
   }
 }
 
-function toRecord(row: Record<string, unknown>): FileRecord {
+function toRecord(raw: RawRow): FileRecord {
+  const row = ROW.decode(raw);
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    mimeType: row.mime_type as string,
-    size: row.size as number,
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    createdById: row.created_by_id as string,
+    id: row.id,
+    guid: row.guid,
+    mimeType: row.mime_type,
+    size: row.size,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    createdById: row.created_by_id,
   };
 }

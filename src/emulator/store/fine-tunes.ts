@@ -1,11 +1,13 @@
 import { type FineTuneStatus, MIN_FINE_TUNE_RECORDS } from "../../api/fine-tunes";
+import { z } from "zod";
 import type { AppStore } from "./apps";
+import { type RawRow, integer, json, nullable, oneOf, table, text } from "./columns";
 import type { DataStore } from "./data";
 import type { Database } from "./database";
 import type { DatasetStore } from "./datasets";
 import { BadRequestError, RecordNotFoundError } from "./errors";
 import type { ProviderStore } from "./providers";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
 
 /** Seconds a fine-tune stays `processing` unless the emulator is told otherwise. */
 export const DEFAULT_FINE_TUNE_SECONDS = 3;
@@ -43,6 +45,26 @@ export interface FineTuneCreateInput {
   connectionId: number;
 }
 
+const DataIds = z.array(z.number().int());
+
+export const FINETUNES = table("finetunes", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  app_id: integer,
+  dataset_id: nullable(integer),
+  training_dataset_id: integer,
+  provider_id: integer,
+  name: text,
+  data_ids: json((value) => DataIds.safeParse(value)),
+  base_model: text,
+  /** How the job ends, decided at create. */
+  outcome: oneOf(["succeeded", "failed"]),
+  failure_reason: nullable(text),
+  finishes_at: text,
+  ...RECORD_COLUMNS,
+});
+
 /**
  * Fine-tunes. A job is `processing` for a fixed time after create, then ends in the outcome decided at
  * create: `failed` when the base model's name contains "fail" (any case), else `succeeded`. The status is
@@ -63,26 +85,6 @@ export class FineTuneStore {
     options: FineTuneOptions = {},
   ) {
     this.durationMs = (options.seconds ?? DEFAULT_FINE_TUNE_SECONDS) * 1000;
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS finetunes (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        app_id INTEGER NOT NULL REFERENCES apps(id),
-        dataset_id INTEGER REFERENCES datasets(id),
-        training_dataset_id INTEGER NOT NULL REFERENCES datasets(id),
-        provider_id INTEGER NOT NULL REFERENCES providers(id),
-        name TEXT NOT NULL,
-        data_ids TEXT NOT NULL,
-        base_model TEXT NOT NULL,
-        outcome TEXT NOT NULL,
-        failure_reason TEXT,
-        finishes_at TEXT NOT NULL,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS finetunes_workspace ON finetunes (workspace_id, deleted_at);
-      CREATE INDEX IF NOT EXISTS finetunes_app ON finetunes (app_id, deleted_at);
-    `);
   }
 
   /** Non-deleted fine-tunes of the workspace, oldest first. */
@@ -190,22 +192,24 @@ const FROM = `FROM finetunes f JOIN apps a ON a.id = f.app_id LEFT JOIN datasets
 const SELECT = `SELECT ${COLUMNS} ${FROM}`;
 
 /** The record as of `at` (ms since the epoch): `processing` until strictly after `finishes_at`, then the outcome. */
-function toRecord(row: Record<string, unknown>, at: number): FineTuneRecord {
-  const finished = at > Date.parse(row.finishes_at as string);
-  const guid = row.guid as string;
+const ROW = FINETUNES.extend({ app_guid: text, dataset_guid: nullable(text), training_dataset_guid: text, provider_guid: text });
+
+function toRecord(raw: RawRow, at: number): FineTuneRecord {
+  const row = ROW.decode(raw);
+  const finished = at > Date.parse(row.finishes_at);
   return {
-    id: row.id as number,
-    guid,
-    name: row.name as string,
-    appGuid: row.app_guid as string,
-    datasetGuid: (row.dataset_guid as string | null) ?? null,
-    trainingDatasetGuid: row.training_dataset_guid as string,
-    dataIds: fromJson<number[]>(row.data_ids)!,
-    baseModel: row.base_model as string,
-    providerGuid: row.provider_guid as string,
-    status: finished ? (row.outcome as FineTuneStatus) : "processing",
-    vendorFinetuneName: `ftjob-${guid.replaceAll("-", "")}`,
-    failureReason: finished ? ((row.failure_reason as string | null) ?? null) : null,
+    id: row.id,
+    guid: row.guid,
+    name: row.name,
+    appGuid: row.app_guid,
+    datasetGuid: row.dataset_guid,
+    trainingDatasetGuid: row.training_dataset_guid,
+    dataIds: row.data_ids,
+    baseModel: row.base_model,
+    providerGuid: row.provider_guid,
+    status: finished ? row.outcome : "processing",
+    vendorFinetuneName: `ftjob-${row.guid.replaceAll("-", "")}`,
+    failureReason: finished ? row.failure_reason : null,
     ...audited(row),
   };
 }

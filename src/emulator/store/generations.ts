@@ -1,5 +1,6 @@
 import { type ActionRecord, DEFAULT_ENVIRONMENT } from "./actions";
 import type { ActionStore } from "./actions";
+import { COUNT, type RawRow, flag, integer, nullable, oneOf, table, text } from "./columns";
 import type { Database, SqlValue } from "./database";
 import type { DataStore } from "./data";
 import { BadRequestError, RecordNotFoundError } from "./errors";
@@ -61,6 +62,21 @@ interface Assignment {
  * rendered with the input, so tests can predict it. Every generation logs a Data record (linked to the
  * run's Session, if any) and is kept here, complete at once, for its stream and asynchronous retrieval.
  */
+export const GENERATIONS = table("generations", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  action_id: integer,
+  data_id: integer,
+  cache_key: text,
+  output: text,
+  experiment_id: nullable(integer),
+  variant: nullable(oneOf(["primary", "secondary"])),
+  /** The run named its variant (not counted in the alternation). */
+  forced: flag,
+  ...RECORD_COLUMNS,
+});
+
 export class GenerationStore {
   constructor(
     private readonly db: Database,
@@ -72,25 +88,7 @@ export class GenerationStore {
       readonly sessions: SessionStore;
       readonly signer: UrlSigner;
     },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS generations (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        action_id INTEGER NOT NULL REFERENCES actions(id),
-        data_id INTEGER NOT NULL REFERENCES data(id),
-        cache_key TEXT NOT NULL,
-        output TEXT NOT NULL,
-        experiment_id INTEGER REFERENCES experiments(id),
-        variant TEXT,
-        forced INTEGER NOT NULL DEFAULT 0,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS generations_cache ON generations (action_id, cache_key);
-      CREATE INDEX IF NOT EXISTS generations_experiment ON generations (experiment_id, forced);
-    `);
-  }
+  ) {}
 
   /**
    * Runs an Action. With an Experiment (manually controlled traffic) the caller has chosen the Action,
@@ -224,10 +222,7 @@ export class GenerationStore {
 
   /** Primary on an even count of earlier unforced assignments, secondary on an odd one. */
   private nextVariant(experiment: ExperimentRecord): Variant {
-    const { n } = this.db.get<{ n: number }>(
-      "SELECT count(*) AS n FROM generations WHERE experiment_id = ? AND forced = 0",
-      experiment.id,
-    )!;
+    const { n } = COUNT.decode(this.db.get("SELECT count(*) AS n FROM generations WHERE experiment_id = ? AND forced = 0", experiment.id)!);
     return n % 2 === 0 ? "primary" : "secondary";
   }
 }
@@ -279,15 +274,18 @@ function cacheKey(input: RunInput): string {
 const SELECT = `SELECT g.*, a.guid AS action_guid, d.guid AS data_guid, e.guid AS experiment_guid
   FROM generations g JOIN actions a ON a.id = g.action_id JOIN data d ON d.id = g.data_id LEFT JOIN experiments e ON e.id = g.experiment_id`;
 
-function toRecord(row: Record<string, unknown>): GenerationRecord {
+const ROW = GENERATIONS.extend({ action_guid: text, data_guid: text, experiment_guid: nullable(text) });
+
+function toRecord(raw: RawRow): GenerationRecord {
+  const row = ROW.decode(raw);
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    actionGuid: row.action_guid as string,
-    dataGuid: row.data_guid as string,
-    output: row.output as string,
-    experimentGuid: (row.experiment_guid as string | null) ?? null,
-    variant: (row.variant as Variant | null) ?? null,
+    id: row.id,
+    guid: row.guid,
+    actionGuid: row.action_guid,
+    dataGuid: row.data_guid,
+    output: row.output,
+    experimentGuid: row.experiment_guid,
+    variant: row.variant,
     ...audited(row),
   };
 }

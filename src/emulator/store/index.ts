@@ -1,31 +1,86 @@
-import { ActionStore } from "./actions";
-import { AppStore } from "./apps";
+import { ACTIONS, ACTION_ENVIRONMENTS, ActionStore } from "./actions";
+import { APPS, AppStore } from "./apps";
+import type { Table } from "./columns";
 import { Database } from "./database";
-import { WorkspaceStore } from "./workspaces";
-import { DataStore } from "./data";
-import { FileStore } from "./files";
-import { ProviderStore } from "./providers";
-import { ModelStore } from "./models";
-import { SkillStore } from "./skills";
-import { EvalStore } from "./evals";
-import { WorkflowStore } from "./workflows";
-import { DatasetStore } from "./datasets";
-import { ExperimentStore } from "./experiments";
-import { ContextStore } from "./contexts";
-import { DocumentStore } from "./documents";
-import { ContextSourceStore } from "./context-sources";
-import { SessionStore } from "./sessions";
-import { GenerationStore } from "./generations";
-import { FeedbackStore } from "./feedback";
-import { type FineTuneOptions, FineTuneStore } from "./fine-tunes";
-import { UrlSigner } from "./signing";
+import { API_KEYS, FEATURE_USAGE, WORKSPACES, WORKSPACE_MEMBERS, WorkspaceStore } from "./workspaces";
+import { DATA, DATA_SESSIONS, DataStore } from "./data";
+import { FILES, FileStore } from "./files";
+import { PROVIDERS, ProviderStore } from "./providers";
+import { MODELS, ModelStore } from "./models";
+import { SKILLS, SkillStore } from "./skills";
+import { EVALS, EVAL_TYPES, EvalStore } from "./evals";
+import { WORKFLOWS, WORKFLOW_BLOCKS, WORKFLOW_RUNS, WORKFLOW_RUN_BLOCKS, WorkflowStore } from "./workflows";
+import { DATASETS, DATASET_ITEMS, DatasetStore } from "./datasets";
+import { EXPERIMENTS, ExperimentStore } from "./experiments";
+import { CONTEXTS, ContextStore } from "./contexts";
+import { DOCUMENTS, DocumentStore } from "./documents";
+import { CONTEXT_SOURCES, ContextSourceStore } from "./context-sources";
+import { SESSIONS, SessionStore } from "./sessions";
+import { GENERATIONS, GenerationStore } from "./generations";
+import { FEEDBACK, FeedbackStore } from "./feedback";
+import { FINETUNES, type FineTuneOptions, FineTuneStore } from "./fine-tunes";
+import { FILE_SIGNING_KEY, UrlSigner } from "./signing";
+import type { Migration } from "./migrations";
 import { Clock } from "../clock";
+
+/**
+ * Every table the stores read, as described next to its store: after the migrations (./migrations.ts)
+ * each must match its description, or the Store does not start.
+ */
+export const TABLES: readonly Table[] = [
+  WORKSPACES,
+  WORKSPACE_MEMBERS,
+  API_KEYS,
+  FEATURE_USAGE,
+  APPS,
+  ACTIONS,
+  ACTION_ENVIRONMENTS,
+  SESSIONS,
+  DATA,
+  DATA_SESSIONS,
+  FILES,
+  FILE_SIGNING_KEY,
+  PROVIDERS,
+  MODELS,
+  SKILLS,
+  EVAL_TYPES,
+  EVALS,
+  WORKFLOWS,
+  WORKFLOW_BLOCKS,
+  WORKFLOW_RUNS,
+  WORKFLOW_RUN_BLOCKS,
+  DATASETS,
+  DATASET_ITEMS,
+  EXPERIMENTS,
+  CONTEXTS,
+  DOCUMENTS,
+  CONTEXT_SOURCES,
+  GENERATIONS,
+  FEEDBACK,
+  FINETUNES,
+];
+
+/** The database does not hold the tables the stores are described to read (see `TABLES`). */
+export class StorageMismatchError extends Error {
+  override readonly name = "StorageMismatchError";
+  constructor(
+    readonly path: string,
+    readonly problems: string[],
+  ) {
+    super(
+      `The emulator database ${path} does not have the tables this pulumi-gms reads (${problems.join("; ")}). ` +
+        "It was not written by the emulator or was edited since; start the emulator with another --db file.",
+    );
+  }
+}
 
 /** How the stores behave where the emulator can be tuned. */
 export interface StoreOptions {
   fineTunes?: FineTuneOptions | undefined;
   /** The service's clock, which every record is stamped by (default: this machine's). */
   clock?: Clock | undefined;
+  /** The schema history to open the database with (tests only; default: ./migrations.ts `MIGRATIONS`). */
+  migrations?: readonly Migration[] | undefined;
 }
 
 /**
@@ -62,7 +117,12 @@ export class Store {
 
   constructor(path = ":memory:", options: StoreOptions = {}) {
     this.clock = options.clock ?? new Clock();
-    this.db = new Database(path, this.clock);
+    this.db = new Database(path, this.clock, options.migrations);
+    const problems = TABLES.flatMap((table) => table.mismatches(this.db.sql));
+    if (problems.length > 0) {
+      this.db.close();
+      throw new StorageMismatchError(path, problems);
+    }
     this.signer = new UrlSigner(this.db);
     this.workspaces = new WorkspaceStore(this.db);
     this.apps = new AppStore(this.db, this);
@@ -92,3 +152,5 @@ export class Store {
 }
 
 export type { Caller } from "./records";
+export { DatabaseVersionError, ForeignDatabaseError, MIGRATIONS, type Migration, SCHEMA_VERSION } from "./migrations";
+export { StoredRowError } from "./columns";

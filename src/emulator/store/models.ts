@@ -1,8 +1,17 @@
 import { Guid } from "../../api/common";
+import { type RawRow, flag, integer, nullable, oneOf, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type ConnectionModels, type ProviderRecord, type ProviderStore, type ProviderType, catalogId, catalogType } from "./providers";
-import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, fromFlag, newGuid, toFlag } from "./records";
+import {
+  type ConnectionModels,
+  PROVIDER_CATALOG,
+  type ProviderRecord,
+  type ProviderStore,
+  type ProviderType,
+  catalogId,
+  catalogType,
+} from "./providers";
+import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid, toFlag } from "./records";
 import type { WorkspaceStore } from "./workspaces";
 
 /**
@@ -25,29 +34,28 @@ export interface ModelRecord extends Audited {
   default: boolean;
 }
 
+/** The `models` table; `key` (the credential) is never part of a record. */
+export const MODELS = table("models", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  llm: text,
+  provider: oneOf(PROVIDER_CATALOG),
+  key: text,
+  url: nullable(text),
+  is_default: flag,
+  workspace_model_provider_id: nullable(integer),
+  /** The connection whose `model` field created this Model (deleted with it), else null. */
+  created_by_provider_id: nullable(integer),
+  ...RECORD_COLUMNS,
+});
+
 export class ModelStore implements ConnectionModels {
   constructor(
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly providers: ProviderStore; readonly workspaces: WorkspaceStore },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS models (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        llm TEXT NOT NULL,
-        provider TEXT NOT NULL,
-        key TEXT NOT NULL,
-        url TEXT,
-        is_default INTEGER NOT NULL DEFAULT 0,
-        workspace_model_provider_id INTEGER REFERENCES providers(id),
-        created_by_provider_id INTEGER REFERENCES providers(id),
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS models_workspace ON models (workspace_id, deleted_at);
-    `);
-  }
+  ) {}
 
   /** A page of the workspace's non-deleted Models, oldest first (the route answers a bare array). */
   list(caller: Caller, page: Page): ModelRecord[] {
@@ -180,19 +188,35 @@ const SELECT = `SELECT m.id, m.guid, m.workspace_id, m.llm, m.provider, m.url, m
                        m.created_at, m.updated_at, m.created_by_id, m.last_updated_by_id, p.guid AS provider_guid
                 FROM models m LEFT JOIN providers p ON p.id = m.workspace_model_provider_id`;
 
-function toRecord(row: Record<string, unknown>): ModelRecord {
-  const provider = row.provider as ProviderType;
+/** What SELECT reads: every column but the credential and the soft-delete mark, and the linked connection's GUID. */
+const ROW = MODELS.pick(
+  "id",
+  "guid",
+  "workspace_id",
+  "llm",
+  "provider",
+  "url",
+  "is_default",
+  "workspace_model_provider_id",
+  "created_at",
+  "updated_at",
+  "created_by_id",
+  "last_updated_by_id",
+).extend({ provider_guid: nullable(text) });
+
+function toRecord(raw: RawRow): ModelRecord {
+  const row = ROW.decode(raw);
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    llm: row.llm as string,
-    workspaceId: row.workspace_id as number,
-    provider,
-    providerId: catalogId(provider),
-    workspaceModelProviderId: (row.workspace_model_provider_id as number | null) ?? null,
-    providerGuid: (row.provider_guid as string | null) ?? null,
-    url: (row.url as string | null) ?? null,
-    default: fromFlag(row.is_default),
+    id: row.id,
+    guid: row.guid,
+    llm: row.llm,
+    workspaceId: row.workspace_id,
+    provider: row.provider,
+    providerId: catalogId(row.provider),
+    workspaceModelProviderId: row.workspace_model_provider_id,
+    providerGuid: row.provider_guid,
+    url: row.url,
+    default: row.is_default,
     ...audited(row),
   };
 }

@@ -1,6 +1,7 @@
+import { type RawRow, flag, integer, json, nullable, oneOf, table, text } from "./columns";
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, RECORD_COLUMNS, audited, fromFlag, newGuid, toFlag, toJson } from "./records";
+import { type Audited, type Caller, RECORD_COLUMNS, audited, newGuid, toFlag, toJson } from "./records";
 import type { WorkspaceStore } from "./workspaces";
 
 /**
@@ -68,29 +69,28 @@ export interface ConnectionModels {
   detachConnection(caller: Caller, connectionId: number): void;
 }
 
+/** The `providers` table: connections, their credential (`key`, never part of a record) included. */
+export const PROVIDERS = table("providers", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  provider: oneOf(PROVIDER_CATALOG),
+  key: text,
+  name: nullable(text),
+  nickname: text,
+  url: nullable(text),
+  is_default: flag,
+  /** As submitted at create (`[{ name, value }]`); kept, never answered. */
+  metadata: nullable(json()),
+  ...RECORD_COLUMNS,
+});
+
 export class ProviderStore {
   constructor(
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly models: ConnectionModels; readonly workspaces: WorkspaceStore },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS providers (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        provider TEXT NOT NULL,
-        key TEXT NOT NULL,
-        name TEXT,
-        nickname TEXT NOT NULL,
-        url TEXT,
-        is_default INTEGER NOT NULL DEFAULT 0,
-        metadata TEXT,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS providers_workspace ON providers (workspace_id, deleted_at);
-    `);
-  }
+  ) {}
 
   /** Every non-deleted connection of the workspace, oldest first (the route has no pagination). */
   list(caller: Caller): ProviderRecord[] {
@@ -185,15 +185,16 @@ export class ProviderStore {
   }
 }
 
-function toRecord(row: Record<string, unknown>): ProviderRecord {
+function toRecord(raw: RawRow): ProviderRecord {
+  const row = PROVIDERS.decode(raw);
   return {
-    id: row.id as number,
-    guid: row.guid as string,
-    provider: row.provider as ProviderType,
-    name: (row.name as string | null) ?? null,
-    nickname: row.nickname as string,
-    url: (row.url as string | null) ?? null,
-    default: fromFlag(row.is_default),
+    id: row.id,
+    guid: row.guid,
+    provider: row.provider,
+    name: row.name,
+    nickname: row.nickname,
+    url: row.url,
+    default: row.is_default,
     ...audited(row),
   };
 }

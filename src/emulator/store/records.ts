@@ -1,5 +1,6 @@
 /** What every stored record shares: identity, audit fields, JSON columns and paging. */
 import { randomUUID } from "node:crypto";
+import { nullable, text } from "./columns";
 
 /** Who is calling: the workspace the API key selects and the user it belongs to. */
 export interface Caller {
@@ -28,28 +29,36 @@ export interface Audited {
 
 /**
  * The columns every kind's table ends with: the audit fields and the soft-delete mark (a deleted record
- * keeps its row with `deleted_at` set).
+ * keeps its row with `deleted_at` set). Spread into each table's description.
  */
-export const RECORD_COLUMNS =
-  "created_at TEXT NOT NULL, updated_at TEXT NOT NULL, created_by_id TEXT NOT NULL, last_updated_by_id TEXT, deleted_at TEXT";
+export const RECORD_COLUMNS = {
+  created_at: text,
+  updated_at: text,
+  created_by_id: text,
+  last_updated_by_id: nullable(text),
+  deleted_at: nullable(text),
+} as const;
 
-/** A row's audit columns as record fields. */
-export const audited = (row: Record<string, unknown>): Audited => ({
-  createdAt: row.created_at as string,
-  updatedAt: row.updated_at as string,
-  createdById: row.created_by_id as string,
-  lastUpdatedById: (row.last_updated_by_id as string | null) ?? null,
+/** A decoded row's audit columns as record fields. */
+export const audited = (row: {
+  created_at: string;
+  updated_at: string;
+  created_by_id: string;
+  last_updated_by_id: string | null;
+}): Audited => ({
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  createdById: row.created_by_id,
+  lastUpdatedById: row.last_updated_by_id,
 });
 
 export const newGuid = (): string => randomUUID();
 
-/** JSON columns: stored as text, `null` stays SQL NULL. */
+/** JSON columns: stored as text, `null` stays SQL NULL (read back by `json` of ./columns). */
 export const toJson = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
-export const fromJson = <T>(text: unknown): T | null => (typeof text === "string" ? (JSON.parse(text) as T) : null);
 
-/** SQLite stores booleans as 0/1. */
+/** SQLite stores booleans as 0/1 (read back by `flag` of ./columns). */
 export const toFlag = (value: boolean | null | undefined): number => (value ? 1 : 0);
-export const fromFlag = (value: unknown): boolean => value === 1 || value === 1n;
 
 /** Lowercase words joined by dashes: "Customer Support!" -> "customer-support". */
 export function slugify(name: string): string {

@@ -1,3 +1,4 @@
+import { type RawRow, integer, nullable, table, text } from "./columns";
 import type { Database, SqlValue } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid } from "./records";
@@ -12,6 +13,16 @@ export interface SessionRecord extends Audited {
   extUserId: string | null;
 }
 
+export const SESSIONS = table("sessions", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  action_id: integer,
+  name: nullable(text),
+  ext_user_id: nullable(text),
+  ...RECORD_COLUMNS,
+});
+
 /**
  * Sessions. Data records link to a Session (on their create or update, or through an Action run that
  * names it); the Data store keeps those links and lists a Session's Data.
@@ -21,20 +32,7 @@ export class SessionStore {
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly actions: ActionStore },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS sessions (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        action_id INTEGER NOT NULL REFERENCES actions(id),
-        name TEXT,
-        ext_user_id TEXT,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS sessions_workspace ON sessions (workspace_id, deleted_at);
-    `);
-  }
+  ) {}
 
   /** Non-deleted Sessions of the workspace, oldest first; with `extUserId`, only that external user's. */
   list(caller: Caller, filter: { extUserId?: string | undefined }, page: Page): Paged<SessionRecord> {
@@ -104,13 +102,9 @@ const COLUMNS = "s.*, a.guid AS action_guid";
 const FROM = "FROM sessions s JOIN actions a ON a.id = s.action_id";
 const SELECT = `SELECT ${COLUMNS} ${FROM}`;
 
-function toRecord(row: Record<string, unknown>): SessionRecord {
-  return {
-    id: row.id as number,
-    guid: row.guid as string,
-    name: (row.name as string | null) ?? null,
-    actionGuid: row.action_guid as string,
-    extUserId: (row.ext_user_id as string | null) ?? null,
-    ...audited(row),
-  };
+const ROW = SESSIONS.extend({ action_guid: text });
+
+function toRecord(raw: RawRow): SessionRecord {
+  const row = ROW.decode(raw);
+  return { id: row.id, guid: row.guid, name: row.name, actionGuid: row.action_guid, extUserId: row.ext_user_id, ...audited(row) };
 }

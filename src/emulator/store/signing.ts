@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock";
+import { blob, integer, table, text } from "./columns";
 import type { Database } from "./database";
 import { ForbiddenError } from "./errors";
 
@@ -44,21 +45,19 @@ export interface SignedQuery {
  * and stored in it (the `file_signing_key` table, kept under the name it had when only files were signed),
  * so URLs issued before a restart keep working.
  */
+/** The one row (id 1) holding the signing secret. */
+export const FILE_SIGNING_KEY = table("file_signing_key", { id: integer, secret: blob, created_at: text });
+
+const SECRET = FILE_SIGNING_KEY.pick("secret");
+
 export class UrlSigner {
   private readonly secret: Buffer;
   private readonly clock: Clock;
 
   constructor(db: Database) {
     this.clock = db.clock;
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS file_signing_key (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
-        secret BLOB NOT NULL,
-        created_at TEXT NOT NULL
-      );
-    `);
     db.run("INSERT OR IGNORE INTO file_signing_key (id, secret, created_at) VALUES (1, ?, ?)", randomBytes(32), db.clock.iso());
-    this.secret = Buffer.from(db.get<{ secret: Uint8Array }>("SELECT secret FROM file_signing_key WHERE id = 1")!.secret);
+    this.secret = Buffer.from(SECRET.decode(db.get("SELECT secret FROM file_signing_key WHERE id = 1")!).secret);
   }
 
   /** Signs `guid` as `subject` for the URL lifetime counted from `issuedAt` (the service's now unless a test moves the clock). */

@@ -1,6 +1,8 @@
+import { z } from "zod";
+import { type RawRow, integer, json, nullable, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
+import { type Audited, type Caller, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
 import type { WorkspaceStore } from "./workspaces";
 
 export interface SkillMetadataEntry {
@@ -31,25 +33,25 @@ interface SkillInput {
   guid?: string | undefined;
 }
 
+/** A Skill's metadata entries as stored (each as submitted, `value` null when a fixture left it out). */
+const StoredMetadata = z.array(z.looseObject({ name: z.string(), required: z.boolean(), value: z.unknown(), type: z.string().optional() }));
+
+export const SKILLS = table("skills", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  name: text,
+  type: text,
+  metadata: nullable(json((value) => StoredMetadata.safeParse(value))),
+  ...RECORD_COLUMNS,
+});
+
 export class SkillStore {
   constructor(
     private readonly db: Database,
     /** The other stores this one calls (the `Store` itself, read when called). */
     private readonly store: { readonly workspaces: WorkspaceStore },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS skills (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        name TEXT NOT NULL,
-        type TEXT NOT NULL,
-        metadata TEXT,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS skills_workspace ON skills (workspace_id, deleted_at);
-    `);
-  }
+  ) {}
 
   /** Every non-deleted Skill of the workspace, oldest first: Skill lists ignore paging (spec). */
   list(caller: Caller): SkillRecord[] {
@@ -153,13 +155,8 @@ export class SkillStore {
   }
 }
 
-function toRecord(row: Record<string, unknown>): SkillRecord {
-  return {
-    id: row.id as number,
-    guid: row.guid as string,
-    name: row.name as string,
-    type: row.type as string,
-    metadata: fromJson<SkillMetadataEntry[]>(row.metadata),
-    ...audited(row),
-  };
+function toRecord(raw: RawRow): SkillRecord {
+  const row = SKILLS.decode(raw);
+  const metadata: SkillMetadataEntry[] | null = row.metadata;
+  return { id: row.id, guid: row.guid, name: row.name, type: row.type, metadata, ...audited(row) };
 }

@@ -1,4 +1,5 @@
 import { type ActionRecord, type ActionStore, PLACEHOLDER } from "./actions";
+import { type RawRow, integer, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid, slugify } from "./records";
@@ -41,6 +42,51 @@ interface RunnableBlock {
   action: ActionRecord;
 }
 
+/** The tables of Workflows, their blocks, their runs and what each block of a run produced. */
+export const WORKFLOWS = table("workflows", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  app_id: integer,
+  name: text,
+  slug: text,
+  ...RECORD_COLUMNS,
+});
+
+export const WORKFLOW_BLOCKS = table("workflow_blocks", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  workflow_id: integer,
+  position: integer,
+  name: text,
+  action_id: integer,
+  ...RECORD_COLUMNS,
+});
+
+export const WORKFLOW_RUNS = table("workflow_runs", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  workflow_id: integer,
+  ...RECORD_COLUMNS,
+});
+
+export const WORKFLOW_RUN_BLOCKS = table("workflow_run_blocks", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  run_id: integer,
+  position: integer,
+  block_guid: text,
+  name: text,
+  action_guid: text,
+  action_name: text,
+  data_guid: text,
+  output: text,
+  ...RECORD_COLUMNS,
+});
+
 /**
  * Workflows and their ordered blocks. The public interface cannot create blocks, so they come from
  * fixtures (`createFixture`). A run executes every non-deleted block in order, each generating one Data
@@ -56,51 +102,7 @@ export class WorkflowStore {
       readonly data: DataStore;
       readonly workspaces: WorkspaceStore;
     },
-  ) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS workflows (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        app_id INTEGER NOT NULL REFERENCES apps(id),
-        name TEXT NOT NULL,
-        slug TEXT NOT NULL,
-        ${RECORD_COLUMNS}
-      );
-      CREATE INDEX IF NOT EXISTS workflows_app ON workflows (app_id, deleted_at);
-      CREATE TABLE IF NOT EXISTS workflow_blocks (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        workflow_id INTEGER NOT NULL REFERENCES workflows(id),
-        position INTEGER NOT NULL,
-        name TEXT NOT NULL,
-        action_id INTEGER NOT NULL REFERENCES actions(id),
-        ${RECORD_COLUMNS}
-      );
-      CREATE TABLE IF NOT EXISTS workflow_runs (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        workflow_id INTEGER NOT NULL REFERENCES workflows(id),
-        ${RECORD_COLUMNS}
-      );
-      CREATE TABLE IF NOT EXISTS workflow_run_blocks (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        run_id INTEGER NOT NULL REFERENCES workflow_runs(id),
-        position INTEGER NOT NULL,
-        block_guid TEXT NOT NULL,
-        name TEXT NOT NULL,
-        action_guid TEXT NOT NULL,
-        action_name TEXT NOT NULL,
-        data_guid TEXT NOT NULL,
-        output TEXT NOT NULL,
-        ${RECORD_COLUMNS}
-      );
-    `);
-  }
+  ) {}
 
   /** Creates a Workflow record without blocks; 429 when the workspace allowance is used up. */
   create(caller: Caller, input: { appGuid: string; name: string; guid?: string | undefined }): WorkflowRecord {
@@ -220,12 +222,13 @@ export class WorkflowStore {
   /** A run of the Workflow: 404 `Workflow not found` or `Run not found`. */
   run(caller: Caller, guid: string, runGuid: string): WorkflowRunRecord {
     const workflow = this.get(caller, guid);
-    const run = this.db.get<{ id: number }>(
+    const found = this.db.get(
       "SELECT id FROM workflow_runs WHERE guid = ? AND workflow_id = ? AND deleted_at IS NULL",
       runGuid,
       workflow.id,
     );
-    if (!run) throw new RecordNotFoundError("Run not found");
+    if (!found) throw new RecordNotFoundError("Run not found");
+    const run = RUN_ID.decode(found);
     const blocks = this.db
       .all("SELECT * FROM workflow_run_blocks WHERE run_id = ? AND deleted_at IS NULL ORDER BY position", run.id)
       .map(toRunBlock);
@@ -234,12 +237,15 @@ export class WorkflowStore {
 
   private storedBlocks(caller: Caller, workflow: WorkflowRecord): RunnableBlock[] {
     return this.db
-      .all<{ guid: string; name: string; action_guid: string }>(
+      .all(
         `SELECT b.guid, b.name, a.guid AS action_guid FROM workflow_blocks b JOIN actions a ON a.id = b.action_id
          WHERE b.workflow_id = ? AND b.deleted_at IS NULL ORDER BY b.position, b.id`,
         workflow.id,
       )
-      .map((row) => ({ guid: row.guid, name: row.name, action: this.store.actions.get(caller, row.action_guid) }));
+      .map((raw) => {
+        const row = STORED_BLOCK.decode(raw);
+        return { guid: row.guid, name: row.name, action: this.store.actions.get(caller, row.action_guid) };
+      });
   }
 
   /** Records a run: one Data record per block, in order, each with the block's emulated output. */
@@ -320,25 +326,23 @@ export function emulatedOutput(prompt: string, values: WorkflowInputObject | und
 
 const SELECT = "SELECT w.*, p.guid AS app_guid FROM workflows w JOIN apps p ON p.id = w.app_id";
 
-function toRecord(row: Record<string, unknown>): WorkflowRecord {
-  return {
-    id: row.id as number,
-    guid: row.guid as string,
-    appId: row.app_id as number,
-    appGuid: row.app_guid as string,
-    name: row.name as string,
-    slug: row.slug as string,
-    ...audited(row),
-  };
+const ROW = WORKFLOWS.extend({ app_guid: text });
+const RUN_ID = WORKFLOW_RUNS.pick("id");
+const STORED_BLOCK = WORKFLOW_BLOCKS.pick("guid", "name").extend({ action_guid: text });
+
+function toRecord(raw: RawRow): WorkflowRecord {
+  const row = ROW.decode(raw);
+  return { id: row.id, guid: row.guid, appId: row.app_id, appGuid: row.app_guid, name: row.name, slug: row.slug, ...audited(row) };
 }
 
-function toRunBlock(row: Record<string, unknown>): RunBlockRecord {
+function toRunBlock(raw: RawRow): RunBlockRecord {
+  const row = WORKFLOW_RUN_BLOCKS.decode(raw);
   return {
-    blockGuid: row.block_guid as string,
-    name: row.name as string,
-    actionGuid: row.action_guid as string,
-    actionName: row.action_name as string,
-    dataGuid: row.data_guid as string,
-    output: row.output as string,
+    blockGuid: row.block_guid,
+    name: row.name,
+    actionGuid: row.action_guid,
+    actionName: row.action_name,
+    dataGuid: row.data_guid,
+    output: row.output,
   };
 }

@@ -1,6 +1,8 @@
+import { z } from "zod";
+import { type RawRow, integer, json, nullable, oneOf, table, text } from "./columns";
 import type { Database } from "./database";
 import { BadRequestError, FeatureLimitReachedError, RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, fromJson, newGuid, toJson } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
 
 /**
  * Features a workspace can be limited on, each counted from the table of the same name (non-deleted
@@ -58,30 +60,31 @@ const LIMIT_NAMES: Record<Feature, string> = {
   context_sources: "Context Source",
 };
 
+/** A workspace's own limits (the defaults fill the rest): JSON of feature names to whole numbers. */
+const StoredLimits = z.partialRecord(z.enum(FEATURES), z.number().int());
+
+export const WORKSPACES = table("workspaces", {
+  id: integer,
+  guid: text,
+  name: text,
+  slug: text,
+  limits: nullable(json((value) => StoredLimits.safeParse(value))),
+  ...RECORD_COLUMNS,
+});
+
+export const WORKSPACE_MEMBERS = table("workspace_members", { workspace_id: integer, user_id: text });
+
+export const API_KEYS = table("api_keys", { key: text, workspace_id: integer, user_id: text, created_at: text });
+
+/** Live rows per workspace and counted table, kept by the triggers of migration 2. */
+export const FEATURE_USAGE = table("feature_usage", { workspace_id: integer, feature: oneOf(FEATURES), used: integer });
+
+const KEY_CALLER = API_KEYS.pick("workspace_id", "user_id");
+const KEY = API_KEYS.pick("key");
+const USED = FEATURE_USAGE.pick("used");
+
 export class WorkspaceStore {
-  constructor(private readonly db: Database) {
-    db.sql.exec(`
-      CREATE TABLE IF NOT EXISTS workspaces (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guid TEXT NOT NULL UNIQUE,
-        name TEXT NOT NULL,
-        slug TEXT NOT NULL,
-        limits TEXT,
-        ${RECORD_COLUMNS}
-      );
-      CREATE TABLE IF NOT EXISTS workspace_members (
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        user_id TEXT NOT NULL,
-        PRIMARY KEY (workspace_id, user_id)
-      );
-      CREATE TABLE IF NOT EXISTS api_keys (
-        key TEXT PRIMARY KEY,
-        workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-        user_id TEXT NOT NULL,
-        created_at TEXT NOT NULL
-      );
-    `);
-  }
+  constructor(private readonly db: Database) {}
 
   /** Creates a workspace with an API key that selects it (fixtures and the CLI; not a public route). */
   createWithKey(input: { name: string; slug: string; apiKey: string; limits?: Limits; guid?: string }): Caller {
@@ -104,12 +107,14 @@ export class WorkspaceStore {
 
   /** The caller an API key stands for, or undefined when the key is unknown or its workspace deleted. */
   authenticate(apiKey: string): Caller | undefined {
-    const row = this.db.get<{ workspace_id: number; user_id: string }>(
+    const found = this.db.get(
       `SELECT k.workspace_id, k.user_id FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
        WHERE k.key = ? AND w.deleted_at IS NULL`,
       apiKey,
     );
-    return row && { workspaceId: row.workspace_id, userId: row.user_id };
+    if (!found) return undefined;
+    const row = KEY_CALLER.decode(found);
+    return { workspaceId: row.workspace_id, userId: row.user_id };
   }
 
   /**
@@ -117,12 +122,13 @@ export class WorkspaceStore {
    * too when no live one has the slug (the most recently deleted first).
    */
   keyOf(slug: string, options: { includeDeleted?: boolean } = {}): string | undefined {
-    return this.db.get<{ key: string }>(
+    const found = this.db.get(
       `SELECT k.key FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
        WHERE w.slug = ? ${options.includeDeleted ? "" : "AND w.deleted_at IS NULL"}
        ORDER BY w.deleted_at IS NOT NULL, w.deleted_at DESC, k.created_at LIMIT 1`,
       slug,
-    )?.key;
+    );
+    return found && KEY.decode(found).key;
   }
 
   /**
@@ -132,8 +138,9 @@ export class WorkspaceStore {
    * slug is not checked again: a workspace created with it meanwhile shares it.
    */
   restoreByKey(apiKey: string): boolean {
-    const row = this.db.get<{ workspace_id: number }>("SELECT workspace_id FROM api_keys WHERE key = ?", apiKey);
-    if (!row) return false;
+    const found = this.db.get("SELECT workspace_id FROM api_keys WHERE key = ?", apiKey);
+    if (!found) return false;
+    const row = KEY_CALLER.pick("workspace_id").decode(found);
     this.db.run(
       "UPDATE workspaces SET deleted_at = NULL, updated_at = ? WHERE id = ? AND deleted_at IS NOT NULL",
       this.db.clock.iso(),
@@ -229,50 +236,26 @@ export class WorkspaceStore {
   }
 
   /**
-   * Keeps `feature_usage` (live rows per workspace and feature) up to date by triggers on every feature
-   * table, so `reserve` and `usage` read one row instead of counting. Triggers rather than calls in each
-   * store: every insert, soft delete, restore, bulk delete and hard delete is covered, whichever store or
-   * statement makes it. Counts are rebuilt from the tables on each start (a file written before the
-   * triggers existed stays right). Call once every feature table exists.
+   * Rebuilds `feature_usage` (live rows per workspace and feature) from the tables. Triggers on every
+   * feature table (made by migration 2, ./migrations.ts) keep it up to date, so `reserve` and `usage` read
+   * one row instead of counting; triggers rather than calls in each store, so every insert, soft delete,
+   * restore, bulk delete and hard delete is covered, whichever store or statement makes it. The counts are
+   * rebuilt on each start all the same (cheap, and right whatever edited the file). A feature added to
+   * `FEATURES` needs a migration creating its triggers.
    */
   trackUsage(): void {
-    const bump = (side: "NEW" | "OLD", feature: Feature, delta: 1 | -1) =>
-      `INSERT INTO feature_usage (workspace_id, feature, used) VALUES (${side}.workspace_id, '${feature}', ${delta})
-       ON CONFLICT (workspace_id, feature) DO UPDATE SET used = used + ${delta};`;
     this.db.transaction(() => {
-      this.db.sql.exec(`
-        CREATE TABLE IF NOT EXISTS feature_usage (
-          workspace_id INTEGER NOT NULL,
-          feature TEXT NOT NULL,
-          used INTEGER NOT NULL,
-          PRIMARY KEY (workspace_id, feature)
-        ) WITHOUT ROWID;
-        DELETE FROM feature_usage;
-      `);
+      this.db.sql.exec("DELETE FROM feature_usage");
       for (const feature of FEATURES) {
-        const live = (side: "NEW" | "OLD") => `WHEN ${side}.deleted_at IS NULL`;
-        const moved = `AFTER UPDATE OF deleted_at, workspace_id ON ${feature}`;
-        this.db.sql.exec(`
-          CREATE TRIGGER IF NOT EXISTS ${feature}_usage_insert AFTER INSERT ON ${feature} ${live("NEW")}
-          BEGIN ${bump("NEW", feature, 1)} END;
-          CREATE TRIGGER IF NOT EXISTS ${feature}_usage_delete AFTER DELETE ON ${feature} ${live("OLD")}
-          BEGIN ${bump("OLD", feature, -1)} END;
-          CREATE TRIGGER IF NOT EXISTS ${feature}_usage_leave ${moved} ${live("OLD")}
-          BEGIN ${bump("OLD", feature, -1)} END;
-          CREATE TRIGGER IF NOT EXISTS ${feature}_usage_enter ${moved} ${live("NEW")}
-          BEGIN ${bump("NEW", feature, 1)} END;
-          INSERT INTO feature_usage (workspace_id, feature, used)
-            SELECT workspace_id, '${feature}', count(*) FROM ${feature} WHERE deleted_at IS NULL GROUP BY workspace_id;
-        `);
+        this.db.sql.exec(`INSERT INTO feature_usage (workspace_id, feature, used)
+          SELECT workspace_id, '${feature}', count(*) FROM ${feature} WHERE deleted_at IS NULL GROUP BY workspace_id`);
       }
     });
   }
 
   private count(workspaceId: number, feature: Feature): number {
-    return (
-      this.db.get<{ used: number }>("SELECT used FROM feature_usage WHERE workspace_id = ? AND feature = ?", workspaceId, feature)?.used ??
-      0
-    );
+    const found = this.db.get("SELECT used FROM feature_usage WHERE workspace_id = ? AND feature = ?", workspaceId, feature);
+    return found ? USED.decode(found).used : 0;
   }
 
   private insert(userId: string, input: { name: string; slug: string; limits?: Limits; guid?: string }): WorkspaceRecord {
@@ -296,13 +279,7 @@ export class WorkspaceStore {
   }
 }
 
-function toRecord(row: Record<string, unknown>): WorkspaceRecord {
-  return {
-    id: row.id as number,
-    guid: row.guid as string,
-    name: row.name as string,
-    slug: row.slug as string,
-    limits: { ...DEFAULT_LIMITS, ...fromJson<Limits>(row.limits) },
-    ...audited(row),
-  };
+function toRecord(raw: RawRow): WorkspaceRecord {
+  const row = WORKSPACES.decode(raw);
+  return { id: row.id, guid: row.guid, name: row.name, slug: row.slug, limits: { ...DEFAULT_LIMITS, ...row.limits }, ...audited(row) };
 }
