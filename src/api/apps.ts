@@ -55,7 +55,7 @@ export const appEndpoints = {
   list: endpoint({ method: "GET", path: "/apps", response: App, list: "envelope" }),
   create: endpoint({ method: "POST", path: "/apps", body: AppCreate, response: App }),
   get: endpoint({ method: "GET", path: "/apps/{guid}", response: App }),
-  update: endpoint({ method: "PUT", path: "/apps/{guid}", body: AppUpdate, response: App }),
+  update: endpoint({ method: "PUT", path: "/apps/{guid}", body: AppUpdate, response: App, shown: false }),
   /** Answers the App once more (a soft delete). */
   delete: endpoint({ method: "DELETE", path: "/apps/{guid}", response: App }),
   actions: endpoint({ method: "GET", path: "/apps/{guid}/actions", response: ActionSummary, list: "bare" }),
@@ -65,7 +65,10 @@ export const appsApi = {
   list: (client: GmsClient) => listAll(client, appEndpoints.list),
   create: (client: GmsClient, body: AppCreate, findCreated: FindCreated) => createWith(client, appEndpoints.create, { body, findCreated }),
   get: (client: GmsClient, guid: string) => call(client, appEndpoints.get, { params: { guid } }),
-  update: (client: GmsClient, guid: string, body: AppUpdate) => call(client, appEndpoints.update, { params: { guid }, body }),
+  /** The response body is not shown by the spec: callers read the App back. */
+  async update(client: GmsClient, guid: string, body: AppUpdate): Promise<void> {
+    await call(client, appEndpoints.update, { params: { guid }, body });
+  },
   async delete(client: GmsClient, guid: string): Promise<void> {
     await call(client, appEndpoints.delete, { params: { guid } });
   },

@@ -1,27 +1,33 @@
+/** The Model endpoints: LLMs of the workspace on a provider type, linked to a Provider connection or to none. */
 import { z } from "zod";
-import { collect, type EncodedPath, type GmsClient, paginateUntilShort, path } from "../client";
-import { type FindCreated, UnnamedAuditFields, Guid, HttpUrl, Timestamp } from "./common";
+import type { GmsClient } from "../client";
+import { DeleteMessage, type FindCreated, Guid, HttpUrl, Timestamp, UnnamedAuditFields } from "./common";
+import { call, createWith, endpoint, listAll, pathOf } from "./endpoint";
+import { wire } from "./wire";
 
 /** A Model as GET, list and PUT return it: no credential. */
-export const Model = z.object({
-  guid: Guid,
-  llm: z.string(),
-  // Spec: "provider name (nullable), provider GUID (nullable)" without their wire names: the emulator's.
-  /** The provider type (catalog name). */
-  provider_name: z.string().nullable().optional(),
-  /** The linked Provider connection, if any. */
-  provider_guid: Guid.nullable().optional(),
-  default: z.boolean(),
-  deleted: z.boolean(),
-  ...UnnamedAuditFields,
-});
-export type Model = z.infer<typeof Model>;
+export const Model = wire(
+  z.object({
+    guid: Guid,
+    llm: z.string(),
+    // Spec: "provider name (nullable), provider GUID (nullable)" without their wire names: the emulator's.
+    /** The provider type (catalog name), when the service says. */
+    provider_name: z.string().nullable().optional(),
+    /** The linked Provider connection, if any. */
+    provider_guid: Guid.nullable().optional(),
+    default: z.boolean(),
+    deleted: z.boolean(),
+    ...UnnamedAuditFields,
+  }),
+);
+/** A Model as the code uses it. */
+export type ModelRecord = z.output<typeof Model>;
 
 /**
- * What POST /models answers: the persistence-shaped record, camelCase, numeric ids, and (the spec's
- * quirk) the submitted `key`. Treat it as a secret: never log or expose it.
+ * What POST /models answers: the persistence-shaped record, camelCase on the wire too, numeric ids, and (the
+ * spec's quirk) the submitted `key`. Treat it as a secret: never log or expose it.
  */
-export const ModelCreated = z.object({
+const ModelCreatedWire = z.object({
   id: z.number().int(),
   guid: Guid,
   llm: z.string(),
@@ -37,80 +43,68 @@ export const ModelCreated = z.object({
   lastUpdatedById: z.string().nullable(),
   key: z.string(),
 });
-export type ModelCreated = z.infer<typeof ModelCreated>;
-
-export const ModelCreate = z.object({
-  llm: z.string().min(1),
-  /**
-   * A provider type of the catalog, in any case (an unknown one answers 400), or the GUID of a Provider
-   * connection of the workspace (404 when there is none), whose type the Model takes and to which it is linked.
-   */
-  provider: z.string().min(1),
-  key: z.string().min(1),
-  url: HttpUrl.nullable().optional(),
-  default: z.boolean().default(false),
-});
-export type ModelCreate = z.infer<typeof ModelCreate>;
-
-/** PUT changes `llm` only; other fields are ignored. */
-export const ModelUpdate = z.object({ llm: z.string().min(1) });
-export type ModelUpdate = z.infer<typeof ModelUpdate>;
-
-/** A Model as the code uses it. */
-export type ModelRecord = {
-  guid: string;
-  llm: string;
-  /** The provider type (catalog name), when the service says. */
-  providerName: string | null | undefined;
-  /** The linked Provider connection, if any. */
-  providerGuid: string | null | undefined;
-  default: boolean;
-  createdAt: string | undefined;
-  updatedAt: string | undefined;
-};
-
-export const toModelRecord = (model: Model): ModelRecord => ({
-  guid: model.guid,
-  llm: model.llm,
-  providerName: model.provider_name,
-  providerGuid: model.provider_guid,
-  default: model.default,
-  createdAt: model.created_at,
-  updatedAt: model.updated_at,
-});
+export const ModelCreated = wire(ModelCreatedWire);
+export type ModelCreated = z.output<typeof ModelCreated>;
 
 /**
- * The only fields of the create response that are read; zod drops the rest, the echoed key included. The
+ * The only fields of the create response the client reads; zod drops the rest, the echoed key included. The
  * connection's numeric id is optional: a create whose answer was lost reads the public record, without it.
  */
-const ModelCreatedLink = ModelCreated.pick({ guid: true, workspaceModelProviderId: true }).partial({ workspaceModelProviderId: true });
-export type ModelCreatedLink = z.infer<typeof ModelCreatedLink>;
+const ModelCreatedLink = wire(
+  ModelCreatedWire.pick({ guid: true, workspaceModelProviderId: true }).partial({ workspaceModelProviderId: true }),
+);
+export type ModelCreatedLink = z.output<typeof ModelCreatedLink>;
 
-const recordPath = (guid: string): EncodedPath => path`/models/${guid}`;
+export const ModelCreate = wire(
+  z.object({
+    llm: z.string().min(1),
+    /**
+     * A provider type of the catalog, in any case (an unknown one answers 400), or the GUID of a Provider
+     * connection of the workspace (404 when there is none), whose type the Model takes and to which it is linked.
+     */
+    provider: z.string().min(1),
+    key: z.string().min(1),
+    url: HttpUrl.nullable().optional(),
+    /** The service's default is false (left out, it is not sent). */
+    default: z.boolean().optional(),
+  }),
+);
+export type ModelCreate = z.output<typeof ModelCreate>;
+
+/** PUT changes `llm` only; other fields are ignored. */
+export const ModelUpdate = wire(z.object({ llm: z.string().min(1) }));
+export type ModelUpdate = z.output<typeof ModelUpdate>;
+
+export const modelEndpoints = {
+  /** Bare arrays with no `has_next_page`: paged until a short page. */
+  list: endpoint({ method: "GET", path: "/models", response: Model, list: "bare" }),
+  /** The persistence-shaped record, echoing the submitted key (the client reads `ModelCreatedLink` of it only). */
+  create: endpoint({ method: "POST", path: "/models", body: ModelCreate, response: ModelCreated }),
+  get: endpoint({ method: "GET", path: "/models/{guid}", response: Model }),
+  update: endpoint({ method: "PUT", path: "/models/{guid}", body: ModelUpdate, response: Model }),
+  /** Spec: response not shown; the emulator answers `{ message: "Model <guid> deleted" }` (the Providers' shape). */
+  delete: endpoint({ method: "DELETE", path: "/models/{guid}", response: DeleteMessage, shown: false }),
+};
 
 export const modelsApi = {
   /** The Model's own path (to delete an abandoned create). */
-  recordPath,
-  /** Bare arrays with no `has_next_page`: paged until a short page. */
-  async list(client: GmsClient): Promise<ModelRecord[]> {
-    return (await collect(paginateUntilShort(client, { path: path`/models`, item: Model }))).map(toModelRecord);
-  },
+  recordPath: (guid: string) => pathOf(modelEndpoints.get, { guid }),
+  list: (client: GmsClient) => listAll(client, modelEndpoints.list),
   /**
    * Answers the GUID and the linked connection's numeric id only (the id is left out when a lost answer was
    * looked up): the response is the persistence record and echoes the submitted key, so nothing else of it
    * is parsed and the key never reaches a caller.
    */
-  async create(client: GmsClient, body: z.input<typeof ModelCreate>, findCreated: FindCreated): Promise<ModelCreatedLink> {
-    return client.create({ path: path`/models`, body, schema: ModelCreatedLink, findCreated, identity: [body.llm, body.provider] });
-  },
-  async get(client: GmsClient, guid: string): Promise<ModelRecord> {
-    return toModelRecord(await client.request({ method: "GET", path: recordPath(guid), schema: Model }));
-  },
+  create: (client: GmsClient, body: ModelCreate, findCreated: FindCreated): Promise<ModelCreatedLink> =>
+    createWith(
+      client,
+      { ...modelEndpoints.create, response: ModelCreatedLink },
+      { body, findCreated, identity: [body.llm, body.provider] },
+    ),
+  get: (client: GmsClient, guid: string) => call(client, modelEndpoints.get, { params: { guid } }),
   /** PUT changes `llm` only and answers the public record. */
-  async update(client: GmsClient, guid: string, body: ModelUpdate): Promise<ModelRecord> {
-    return toModelRecord(await client.request({ method: "PUT", path: recordPath(guid), body, schema: Model }));
-  },
+  update: (client: GmsClient, guid: string, body: ModelUpdate) => call(client, modelEndpoints.update, { params: { guid }, body }),
   async delete(client: GmsClient, guid: string): Promise<void> {
-    await client.request({ method: "DELETE", path: recordPath(guid), schema: z.unknown() });
+    await call(client, modelEndpoints.delete, { params: { guid } });
   },
 };

@@ -1,111 +1,102 @@
+/** The Skill endpoints: the Skills of the workspace, their types, and prompting one. */
 import { z } from "zod";
-import { type GmsClient, listIgnoringPaging, path } from "../client";
-import { type FindCreated, UnnamedAuditFields, Guid } from "./common";
+import { type GmsClient, listIgnoringPaging } from "../client";
+import { DeleteMessage, type FindCreated, Guid, UnnamedAuditFields } from "./common";
+import { call, createWith, endpoint, pathOf } from "./endpoint";
+import { wire } from "./wire";
 
 /**
  * One metadata entry of a Skill: a named setting, whether it is required, its value (any JSON; the key
  * must be present, the spec marks only `type` optional) and its value type.
  */
-export const SkillMetadataEntry = z.object({
+const SkillMetadataEntryWire = z.object({
   name: z.string(),
   required: z.boolean(),
   value: z.unknown(),
   type: z.string().optional(),
 });
-export type SkillMetadataEntry = z.infer<typeof SkillMetadataEntry>;
+export const SkillMetadataEntry = wire(SkillMetadataEntryWire);
+export type SkillMetadataEntry = z.output<typeof SkillMetadataEntry>;
 
-export const Skill = z.object({
-  guid: Guid,
-  name: z.string(),
-  type: z.string(),
-  metadata: z.array(SkillMetadataEntry).nullable(),
-  ...UnnamedAuditFields,
-});
-export type Skill = z.infer<typeof Skill>;
+export const Skill = wire(
+  z.object({
+    guid: Guid,
+    name: z.string(),
+    type: z.string(),
+    metadata: z.array(SkillMetadataEntryWire).nullable(),
+    ...UnnamedAuditFields,
+  }),
+);
+/** A Skill as the code uses it. */
+export type SkillRecord = z.output<typeof Skill>;
 
 /**
  * A Skill type with the metadata definitions its Skills use. The spec does not show this shape; it is
  * the emulator's.
  */
-export const SkillType = z.object({
-  name: z.string(),
-  metadata: z.array(z.object({ name: z.string(), required: z.boolean(), type: z.string().nullable() })),
-});
-export type SkillType = z.infer<typeof SkillType>;
+export const SkillType = wire(
+  z.object({
+    name: z.string(),
+    metadata: z.array(z.object({ name: z.string(), required: z.boolean(), type: z.string().nullable() })),
+  }),
+);
+export type SkillType = z.output<typeof SkillType>;
 
-export const SkillCreate = z.object({
-  name: z.string().min(1),
-  type: z.string().min(1),
-  metadata: z.array(SkillMetadataEntry).nullable().optional(),
-  /** Older clients' name of `metadata`. */
-  meta_data: z.array(SkillMetadataEntry).nullable().optional(),
-});
-export type SkillCreate = z.infer<typeof SkillCreate>;
+export const SkillCreate = wire(
+  z.object({
+    name: z.string().min(1),
+    type: z.string().min(1),
+    metadata: z.array(SkillMetadataEntryWire).nullable().optional(),
+    /** Older clients' name of `metadata`. */
+    meta_data: z.array(SkillMetadataEntryWire).nullable().optional(),
+  }),
+);
+export type SkillCreate = z.output<typeof SkillCreate>;
 
 /** PUT renames; `type` and `metadata` are not replaced even when sent. */
-export const SkillUpdate = z.object({ name: z.string().min(1) });
-export type SkillUpdate = z.infer<typeof SkillUpdate>;
+export const SkillUpdate = wire(z.object({ name: z.string().min(1) }));
+export type SkillUpdate = z.output<typeof SkillUpdate>;
 
 /** `prompt` is the only accepted field: no streaming, async, Session or structured-output options. */
-export const SkillPrompt = z.strictObject({ prompt: z.string() });
-export type SkillPrompt = z.infer<typeof SkillPrompt>;
+export const SkillPrompt = wire(z.strictObject({ prompt: z.string() }));
+export type SkillPrompt = z.output<typeof SkillPrompt>;
 
-export const SkillPromptResponse = z.object({ msg: z.string() });
-export type SkillPromptResponse = z.infer<typeof SkillPromptResponse>;
+export const SkillPromptResponse = wire(z.object({ msg: z.string() }));
+export type SkillPromptResponse = z.output<typeof SkillPromptResponse>;
 
-/** A Skill as the code uses it. */
-export type SkillRecord = {
-  guid: string;
-  name: string;
-  type: string;
-  metadata: SkillMetadataEntry[] | null;
-  createdAt: string | undefined;
-  updatedAt: string | undefined;
+export const skillEndpoints = {
+  /**
+   * The envelope of every non-deleted Skill: skip and limit are accepted but not applied, and `has_next_page`
+   * (computed as if they were) must not be relied on.
+   */
+  list: endpoint({ method: "GET", path: "/skills", response: Skill, list: "envelope" }),
+  /** Spec: exact shape not shown; the emulator answers a bare array of `SkillType`, with no paging. */
+  types: endpoint({ method: "GET", path: "/skills/types", response: z.array(SkillType) }),
+  create: endpoint({ method: "POST", path: "/skills", body: SkillCreate, response: Skill }),
+  get: endpoint({ method: "GET", path: "/skills/{guid}", response: Skill }),
+  update: endpoint({ method: "PUT", path: "/skills/{guid}", body: SkillUpdate, response: Skill }),
+  /** Spec: response not shown; the emulator answers `{ message: "Skill <guid> deleted" }` (the Providers' shape). */
+  delete: endpoint({ method: "DELETE", path: "/skills/{guid}", response: DeleteMessage, shown: false }),
+  prompt: endpoint({ method: "POST", path: "/skills/{skill}/prompt", body: SkillPrompt, response: SkillPromptResponse }),
 };
 
-export const toSkillRecord = (skill: Skill): SkillRecord => ({
-  guid: skill.guid,
-  name: skill.name,
-  type: skill.type,
-  metadata: skill.metadata,
-  createdAt: skill.created_at,
-  updatedAt: skill.updated_at,
-});
-
 export const skillsApi = {
-  /** The service ignores skip/limit and answers every Skill at once. */
-  async list(client: GmsClient): Promise<SkillRecord[]> {
-    return (await listIgnoringPaging(client, { path: path`/skills`, item: Skill })).map(toSkillRecord);
-  },
+  /** The service ignores skip/limit and answers every Skill at once: one request, its `data` read. */
+  list: (client: GmsClient): Promise<SkillRecord[]> =>
+    listIgnoringPaging(client, { path: pathOf(skillEndpoints.list), item: skillEndpoints.list.response }),
   /**
    * Create copies the configured Skill of the same name, so every Skill made under one name shares its
    * name and type: the matching Skills are listed before the POST, and only what was not among them can
    * be the new one.
    */
-  async create(client: GmsClient, body: SkillCreate, findCreated: FindCreated): Promise<SkillRecord> {
-    return toSkillRecord(
-      await client.create({
-        path: path`/skills`,
-        body,
-        schema: Skill,
-        findCreated,
-        listBeforeCreate: true,
-        identity: [body.name, body.type],
-      }),
-    );
-  },
-  async get(client: GmsClient, guid: string): Promise<SkillRecord> {
-    return toSkillRecord(await client.request({ method: "GET", path: path`/skills/${guid}`, schema: Skill }));
-  },
+  create: (client: GmsClient, body: SkillCreate, findCreated: FindCreated) =>
+    createWith(client, skillEndpoints.create, { body, findCreated, listBeforeCreate: true, identity: [body.name, body.type] }),
+  get: (client: GmsClient, guid: string) => call(client, skillEndpoints.get, { params: { guid } }),
   /** PUT renames only, and answers the Skill. */
-  async update(client: GmsClient, guid: string, body: SkillUpdate): Promise<SkillRecord> {
-    return toSkillRecord(await client.request({ method: "PUT", path: path`/skills/${guid}`, body, schema: Skill }));
-  },
+  update: (client: GmsClient, guid: string, body: SkillUpdate) => call(client, skillEndpoints.update, { params: { guid }, body }),
   async delete(client: GmsClient, guid: string): Promise<void> {
-    await client.request({ method: "DELETE", path: path`/skills/${guid}`, schema: z.unknown() });
+    await call(client, skillEndpoints.delete, { params: { guid } });
   },
   /** The workspace's Skill types: a bare array. */
-  types(client: GmsClient): Promise<SkillType[]> {
-    return client.request({ method: "GET", path: path`/skills/types`, schema: z.array(SkillType) });
-  },
+  types: (client: GmsClient): Promise<SkillType[]> => call(client, skillEndpoints.types),
 };

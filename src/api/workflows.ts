@@ -1,9 +1,15 @@
+/** The Workflow endpoints: the record, its App's list, runs (trigger, playground) and their results. */
 import { z } from "zod";
-import { collect, type GmsClient, paginateUntilShort, path } from "../client";
-import { type FindCreated, UnnamedAuditFields, Guid, JsonObject } from "./common";
+import type { GmsClient } from "../client";
+import { DeleteMessage, type FindCreated, Guid, JsonObject, UnnamedAuditFields } from "./common";
+import { call, createWith, endpoint, listAll, pathOf } from "./endpoint";
 import { putRecord } from "./put-record";
+import { wire } from "./wire";
 
-/** A Workflow record (blocks are never part of it). */
+/**
+ * A Workflow record (blocks are never part of it), in the wire's names: the schema test/provider/put-record.test.ts
+ * reads a record with. `WorkflowCodec` is the same record decoded into the package's names.
+ */
 export const Workflow = z.object({
   guid: Guid,
   name: z.string(),
@@ -12,122 +18,123 @@ export const Workflow = z.object({
   app: Guid.optional(),
   ...UnnamedAuditFields,
 });
-export type Workflow = z.infer<typeof Workflow>;
+export const WorkflowCodec = wire(Workflow);
+/** A Workflow as the code uses it. */
+export type WorkflowRecord = z.output<typeof WorkflowCodec>;
 
-/** A Workflow as listed under its App (`GET /apps/{guid}/workflows`): the spec shows no element fields, so only these are read. */
-export const WorkflowSummary = z.object({ guid: Guid, name: z.string(), created_at: z.string().optional() });
-export type WorkflowSummary = z.infer<typeof WorkflowSummary>;
+/**
+ * A Workflow as the client reads it from its App's list (`GET /apps/{guid}/workflows`): the spec shows no element
+ * fields, so only these are read (the emulator answers whole Workflows, `WorkflowCodec`).
+ */
+export const WorkflowSummary = wire(z.object({ guid: Guid, name: z.string(), created_at: z.string().optional() }));
+/** A Workflow as its App lists it. */
+export type WorkflowSummaryRecord = z.output<typeof WorkflowSummary>;
 
-export const WorkflowCreate = z.object({
-  name: z.string().min(1),
-  app: Guid,
-});
-export type WorkflowCreate = z.infer<typeof WorkflowCreate>;
+export const WorkflowCreate = wire(
+  z.object({
+    name: z.string().min(1),
+    app: Guid,
+  }),
+);
+export type WorkflowCreate = z.output<typeof WorkflowCreate>;
 
-export const WorkflowUpdate = z.object({
-  name: z.string().min(1),
-});
-export type WorkflowUpdate = z.infer<typeof WorkflowUpdate>;
+export const WorkflowUpdate = wire(z.object({ name: z.string().min(1) }));
+export type WorkflowUpdate = z.output<typeof WorkflowUpdate>;
 
-/** Run input: an array of objects, each mapping keys to a string, a nested object or null. */
+/** Run input: an array of objects, each mapping keys to a string, a nested object or null (free keys: never renamed). */
 // Spec: not shown what a nested object may hold; the emulator accepts any JSON object there.
 export const WorkflowInput = z.array(z.record(z.string(), z.union([z.string(), z.null(), JsonObject])));
 export type WorkflowInput = z.infer<typeof WorkflowInput>;
 
 // Spec: not shown whether `input` may be null; the emulator treats null like an absent input (pydantic Optional).
-const OptionalInput = WorkflowInput.nullish().transform((input) => input ?? undefined);
+const OptionalInput = WorkflowInput.nullish();
 
-export const WorkflowTrigger = z.object({ input: OptionalInput });
-export type WorkflowTrigger = z.infer<typeof WorkflowTrigger>;
+/** Spec: not shown whether a body is required; every field is optional, so none is accepted too. */
+export const WorkflowTrigger = wire(z.object({ input: OptionalInput }).optional());
+export type WorkflowTrigger = z.output<typeof WorkflowTrigger>;
 
 // Spec: not shown; the emulator takes a temporary block as `{ name, action: <Action GUID> }`.
-export const PlaygroundBlock = z.object({
+const PlaygroundBlock = z.object({
   name: z.string().min(1),
   action: Guid,
 });
-export type PlaygroundBlock = z.infer<typeof PlaygroundBlock>;
 
-export const WorkflowPlayground = z.object({
-  workflow: Guid,
-  input: OptionalInput,
-  blocks: z.array(PlaygroundBlock).optional(),
-});
-export type WorkflowPlayground = z.infer<typeof WorkflowPlayground>;
-
-export const TriggeredBlock = z.object({
-  feedback_url: z.string(),
-  data_guid: Guid,
-  result_url: z.string(),
-  action: z.object({ guid: Guid, name: z.string() }),
-});
-export type TriggeredBlock = z.infer<typeof TriggeredBlock>;
+export const WorkflowPlayground = wire(
+  z.object({
+    workflow: Guid,
+    input: OptionalInput,
+    blocks: z.array(PlaygroundBlock).optional(),
+  }),
+);
+export type WorkflowPlayground = z.output<typeof WorkflowPlayground>;
 
 /** The trigger response (the playground answers the same shape). */
-export const WorkflowTriggered = z.object({
-  msg: z.literal("Workflow triggered"),
-  status: z.literal("success"),
-  blocks: z.array(TriggeredBlock),
-  run_guid: Guid,
-  has_output_block: z.boolean(),
-});
-export type WorkflowTriggered = z.infer<typeof WorkflowTriggered>;
+export const WorkflowTriggered = wire(
+  z.object({
+    msg: z.literal("Workflow triggered"),
+    status: z.literal("success"),
+    blocks: z.array(
+      z.object({
+        feedback_url: z.string(),
+        data_guid: Guid,
+        result_url: z.string(),
+        action: z.object({ guid: Guid, name: z.string() }),
+      }),
+    ),
+    run_guid: Guid,
+    has_output_block: z.boolean(),
+  }),
+);
+export type WorkflowTriggered = z.output<typeof WorkflowTriggered>;
 
-export const WorkflowResult = z.object({ result: z.string() });
-export type WorkflowResult = z.infer<typeof WorkflowResult>;
+export const WorkflowResult = wire(z.object({ result: z.string() }));
+export type WorkflowResult = z.output<typeof WorkflowResult>;
 
 /** The Dataset variant of a run result; `final` is always "" (a documented quirk of the service). */
-export const WorkflowDatasetResult = z.object({
-  final: z.literal(""),
-  // Spec: not shown which GUID a block carries; the emulator gives the block's own GUID.
-  blocks: z.array(z.object({ guid: Guid, name: z.string(), output: z.string() })),
-});
-export type WorkflowDatasetResult = z.infer<typeof WorkflowDatasetResult>;
+export const WorkflowDatasetResult = wire(
+  z.object({
+    final: z.literal(""),
+    // Spec: not shown which GUID a block carries; the emulator gives the block's own GUID.
+    blocks: z.array(z.object({ guid: Guid, name: z.string(), output: z.string() })),
+  }),
+);
+export type WorkflowDatasetResult = z.output<typeof WorkflowDatasetResult>;
 
-/** A Workflow as the code uses it. */
-export type WorkflowRecord = {
-  guid: string;
-  name: string;
-  app: string | undefined;
-  slug: string;
-  createdAt: string | undefined;
-  updatedAt: string | undefined;
-};
-
-export const toWorkflowRecord = (workflow: Workflow): WorkflowRecord => ({
-  guid: workflow.guid,
-  name: workflow.name,
-  app: workflow.app,
-  slug: workflow.slug,
-  createdAt: workflow.created_at,
-  updatedAt: workflow.updated_at,
-});
-
-/** A Workflow as its App lists it. */
-export type WorkflowSummaryRecord = {
-  guid: string;
-  name: string;
-  createdAt: string | undefined;
+export const workflowEndpoints = {
+  /** Spec: no element fields shown; the emulator answers whole Workflows, a bare array honouring skip/limit. */
+  ofApp: endpoint({ method: "GET", path: "/apps/{guid}/workflows", response: WorkflowCodec, list: "bare" }),
+  /** Spec: guid, name, slug, timestamps, creator (record only, no blocks). */
+  create: endpoint({ method: "POST", path: "/workflows", body: WorkflowCreate, response: WorkflowCodec }),
+  get: endpoint({ method: "GET", path: "/workflows/{guid}", response: WorkflowCodec }),
+  /** Spec: response not shown; the emulator answers the updated Workflow (the client relies on nothing in it: `putRecord`). */
+  update: endpoint({ method: "PUT", path: "/workflows/{guid}", body: WorkflowUpdate, response: WorkflowCodec, shown: false }),
+  /** Spec: response not shown ("soft delete"); the emulator answers `{ message: "Workflow <guid> deleted" }`. */
+  delete: endpoint({ method: "DELETE", path: "/workflows/{guid}", response: DeleteMessage, shown: false }),
+  trigger: endpoint({ method: "POST", path: "/workflows/{guid}/trigger", body: WorkflowTrigger, response: WorkflowTriggered }),
+  /** Spec: response not shown; the emulator answers the trigger's shape for the run it records. */
+  playground: endpoint({
+    method: "POST",
+    path: "/workflows/playground",
+    body: WorkflowPlayground,
+    response: WorkflowTriggered,
+    shown: false,
+  }),
+  /** The spec writes `{run_guid}`; the parameter is named `runGuid` here (the name a malformed one is reported under). */
+  result: endpoint({ method: "GET", path: "/workflows/{guid}/result/{runGuid}", response: WorkflowResult }),
+  datasetResult: endpoint({ method: "GET", path: "/workflows/{guid}/result/{runGuid}/dataset", response: WorkflowDatasetResult }),
 };
 
 export const workflowsApi = {
-  /** The Workflows of an App: a bare array paged until a short page. */
-  async listOfApp(client: GmsClient, app: string): Promise<WorkflowSummaryRecord[]> {
-    const workflows = await collect(paginateUntilShort(client, { path: path`/apps/${app}/workflows`, item: WorkflowSummary }));
-    return workflows.map((workflow) => ({ guid: workflow.guid, name: workflow.name, createdAt: workflow.created_at }));
-  },
-  async create(client: GmsClient, body: WorkflowCreate, findCreated: FindCreated): Promise<WorkflowRecord> {
-    return toWorkflowRecord(
-      await client.create({ path: path`/workflows`, body, schema: Workflow, findCreated, identity: [body.app, body.name] }),
-    );
-  },
-  async get(client: GmsClient, guid: string): Promise<WorkflowRecord> {
-    return toWorkflowRecord(await client.request({ method: "GET", path: path`/workflows/${guid}`, schema: Workflow }));
-  },
-  /** PUT takes (and requires) `name` only. */
-  async update(client: GmsClient, guid: string, body: WorkflowUpdate): Promise<WorkflowRecord> {
-    return toWorkflowRecord(await putRecord(client, path`/workflows/${guid}`, body, Workflow));
-  },
+  /** The Workflows of an App: a bare array paged until a short page, read as summaries (the spec shows no element fields). */
+  listOfApp: (client: GmsClient, app: string): Promise<WorkflowSummaryRecord[]> =>
+    listAll(client, { ...workflowEndpoints.ofApp, response: WorkflowSummary }, { params: { guid: app } }),
+  create: (client: GmsClient, body: WorkflowCreate, findCreated: FindCreated) =>
+    createWith(client, workflowEndpoints.create, { body, findCreated, identity: [body.app, body.name] }),
+  get: (client: GmsClient, guid: string) => call(client, workflowEndpoints.get, { params: { guid } }),
+  /** PUT takes (and requires) `name` only; its answer is used only when it is the Workflow, else the Workflow is read back. */
+  update: (client: GmsClient, guid: string, body: WorkflowUpdate): Promise<WorkflowRecord> =>
+    putRecord(client, pathOf(workflowEndpoints.update, { guid }), z.encode(WorkflowUpdate, body), WorkflowCodec),
   async delete(client: GmsClient, guid: string): Promise<void> {
-    await client.request({ method: "DELETE", path: path`/workflows/${guid}`, schema: z.unknown() });
+    await call(client, workflowEndpoints.delete, { params: { guid } });
   },
 };
