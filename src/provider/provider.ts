@@ -32,25 +32,16 @@ import type { InputField } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
 import { SECRET_INPUTS, secretStrings } from "./secret-inputs";
 import { containsUnknown, sameValue } from "./values";
-import { LOCAL_CLOCK, type RecordedWindow, serviceWindow } from "./window";
+import { LOCAL_CLOCK, type RecordedWindow, serviceWindow, STACK_IDS_FILE, UNRESOLVED_CREATE } from "./window";
 import { Guid } from "../api/common";
 
 type Props = Record<string, unknown>;
 
 const PROVIDER_KEY = "__provider";
 
-/** The output of a placeholder resource: the window in which its lost create may have made the object. */
-export const UNRESOLVED_CREATE = "__unresolvedCreate";
 /** The output of a partially created resource: what is recorded of it may not be what exists. */
 export const INCOMPLETE = "__incomplete";
-
-/**
- * The environment variable naming a file that lists, one per line, the id of every resource in the stack's
- * state as the operation loaded it. The engines of src/testing write it; a user's `pulumi up` can too
- * (`pulumi stack export | jq -r '.deployment.resources[].id // empty'`). A placeholder never takes an object
- * listed there: it is another resource's.
- */
-export const STACK_IDS_FILE = "GMS_STACK_IDS_FILE";
+export { STACK_IDS_FILE, UNRESOLVED_CREATE };
 
 /**
  * What a placeholder records: the window its lost create may have made the object in and, for a kind whose

@@ -3,10 +3,12 @@
  * `createdAt` are stamped by. Two kinds of window reach the provider:
  * - the provider's own (a create whose answer was lost, see ../client/create.ts), read on the service's
  *   clock from its `Date` headers and already widened by that reading's uncertainty: used as they are;
- * - LocalEngine's, for a create a killed run left in flight (src/testing/state.ts), read on the engine
- *   machine's clock and marked `clock: "local"`. That clock may be minutes away from the service's, so the
- *   window is shifted by the skew measured now, the service's `Date` header against this machine's clock
- *   (the provider host runs on the engine's machine), and widened by what that measurement cannot tell.
+ * - LocalEngine's, for a create a killed run left in flight, read on the engine machine's clock and marked
+ *   `clock: "local"`. That clock may be minutes away from the service's, so the window is shifted by the skew
+ *   measured now, the service's `Date` header against this machine's clock (the provider host runs on the
+ *   engine's machine), and widened by what that measurement cannot tell.
+ * `gmsPlaceholders` is the one hook through which the offline engines (src/testing) learn this package's placeholder
+ * of such a create and how its provider is told the stack's ids: they know no marker, id form or type of this package.
  */
 import type { CreationWindow } from "../client";
 
@@ -48,3 +50,33 @@ export function serviceWindow(window: RecordedWindow, clock: ServiceClock, now: 
   const landsBy = Math.max(until, since + (clock.requestDeadlineMs ?? 0));
   return { since: since + skew - SKEW_MARGIN_MS, until: landsBy + skew + SKEW_MARGIN_MS };
 }
+
+/** The output of a placeholder resource: the window in which its lost create may have made the object (./provider.ts reads it). */
+export const UNRESOLVED_CREATE = "__unresolvedCreate";
+
+/**
+ * The environment variable naming a file that lists, one per line, the id of every resource in the stack's
+ * state as the operation loaded it. The engines of src/testing write it; a user's `pulumi up` can too
+ * (`pulumi stack export | jq -r '.deployment.resources[].id // empty'`). A placeholder never takes an object
+ * listed there: it is another resource's.
+ */
+export const STACK_IDS_FILE = "GMS_STACK_IDS_FILE";
+/** This package's dynamic resources: only their provider resolves a placeholder. */
+const PLACEHOLDER_TYPES = "pulumi-nodejs:dynamic/gms:";
+
+/** The offline engines' one hook into this package's placeholders (`PlaceholderHook` of src/testing/placeholder-hook.ts). */
+export const gmsPlaceholders = {
+  /**
+   * A create a killed run left unsettled (it may or may not have made its object): this package's placeholder, which
+   * the next `up` or `destroy` deletes (deleting the object if the provider finds it in the window) and `refresh`
+   * resolves; undefined for a resource of another provider, which the engine forgets. `since` and `until` are the
+   * engine machine's clock readings: when the create was sent, and when the load found it.
+   */
+  lostCreate(create: { id: string; type: string; inputs: Record<string, unknown>; since: string; until: string }) {
+    if (!create.type.startsWith(PLACEHOLDER_TYPES)) return undefined;
+    const window: RecordedWindow = { since: create.since, until: create.until, clock: LOCAL_CLOCK };
+    return { id: `unresolved-${create.id}`, outputs: { ...create.inputs, [UNRESOLVED_CREATE]: window } };
+  },
+  /** The file of the ids the stack's state holds, which no placeholder takes. */
+  stackIdsVariable: STACK_IDS_FILE,
+};

@@ -5,8 +5,9 @@
  * running at the deadline, fails the step while state records the fine-tune (it exists), so the next
  * `up` replaces it and `destroy` deletes it. A fine-tune whose recorded status is `failed` (a refresh reads
  * it whole) is replaced by the next `up` too. Only the name changes in place; everything else replaces.
+ * The wait reads and sleeps on a clock (`makeFineTuneKind(clock)`; `fineTuneKind` has the system clock), so a
+ * test can run it on a fake one.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
@@ -18,6 +19,7 @@ import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/fine-tune";
+import { type Clock, systemClock } from "../provider/clock";
 
 /** What create waits at most for the job to leave `processing` when `waitTimeoutSeconds` is left out. */
 const DEFAULT_WAIT_SECONDS = 3600;
@@ -50,115 +52,121 @@ const DataIds = z
 
 const sortedIds = (ids: readonly number[]): number[] => [...ids].sort((a, b) => a - b);
 
-export const fineTuneKind = defineKind({
-  name: "FineTune",
-  description:
-    "A fine-tune: a model trained at an external model provider from Data records of an App. Create starts the provider job and waits until " +
-    "it leaves `processing`; a job the provider fails fails the step (the fine-tune is recorded and replaced by the next update, as is one a " +
-    "refresh shows `failed`). Only the name changes in place.",
-  inputs: {
-    name: updatable(z.string().min(1, "must not be empty"), "The fine-tune's name; renamed in place.", { required: true }),
-    app: replaceOnly(Guid, "The GUID of the App whose Data records train the model. Another App replaces the fine-tune.", {
-      required: true,
-    }),
-    dataset: replaceOnly(Guid, "The GUID of the Dataset the fine-tune is made against. Another Dataset replaces the fine-tune.", {
-      required: true,
-    }),
-    dataIds: replaceOnly(
-      DataIds,
-      `The internal numeric ids of the Data records to train on (not their GUIDs; the Data routes do not show them), at least ` +
-        `${MIN_FINE_TUNE_RECORDS}, each once. Compared as a set (Pulumi keeps them sorted). Every one must resolve: a create whose answer ` +
-        "shows records the service skipped deletes the fine-tune again and names them. A change replaces the fine-tune.",
-      { required: true },
-    ),
-    baseModel: replaceOnly(
-      z.string().min(1, "must name the provider's base model, for example gpt-4o-mini"),
-      "The provider's base model to train, for example `gpt-4o-mini`. A change replaces the fine-tune.",
-      { required: true },
-    ),
-    providerConnection: replaceOnly(
-      z
-        .number({ error: `must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}` })
-        .int(`must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}`)
-        .positive("must be a positive id"),
-      "The numeric id of the ProviderConnection whose provider runs the job (the service's `workspaceModelProviderId`): a Model's " +
-        "`workspaceModelProviderId` output is that of the connection it is linked to. Not returned by the service, so refresh keeps " +
-        "the declared value (`providerConnectionGuid` shows the connection). A change replaces the fine-tune.",
-      { required: true, writeOnly: true },
-    ),
-    waitTimeoutSeconds: updatable(
-      z.number().positive("must be positive").max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} (one day)`),
-      `How long create waits for the provider job to leave \`processing\` (default ${DEFAULT_WAIT_SECONDS} s). A job still running ` +
-        "then fails the step, and state records the fine-tune: `pulumi refresh` once the job has succeeded keeps it, the next `pulumi up` " +
-        "without one replaces it. Changing it changes nothing in the service.",
-      { writeOnly: true },
-    ),
-  },
-  outputs: {
-    guid: computed(z.string(), "The fine-tune's GUID."),
-    status: computed(
-      FineTuneStatus,
-      "The job's status: `processing` while the provider trains, then `succeeded` or `failed`. Refresh reads it; `failed` makes the next " +
-        "`pulumi up` replace the fine-tune (a new job), any other status causes no diff.",
-    ),
-    vendorFinetuneName: computed(z.string(), "The provider-side job name."),
-    failureReason: computed(z.string().nullable(), "Why the provider failed the job; null unless `status` is `failed`."),
-    trainingDataset: computed(z.string(), "The GUID of the Dataset the service built from the resolved Data records to upload."),
-    providerConnectionGuid: computed(z.string(), "The GUID of the ProviderConnection `providerConnection` names."),
-    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
-    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
-  },
-  async create(client, inputs) {
-    const what = `Cannot create FineTune "${inputs.name}"`;
-    const body = {
-      name: inputs.name!,
-      app: inputs.app!,
-      dataset: inputs.dataset!,
-      data_ids: inputs.dataIds!,
-      base_model: inputs.baseModel!,
-      workspaceModelProviderId: inputs.providerConnection!,
-    };
-    let created: FineTuneRecord;
-    try {
-      created = await fineTunesApi.create(client, body, () => this.findCreated(client, inputs));
-    } catch (error) {
-      throw failure(what, error, createAdvice(error));
-    }
-    const resolved = new Set(created.dataIds);
-    const skipped = inputs.dataIds!.filter((id) => !resolved.has(id));
-    if (skipped.length > 0) {
-      return abandonCreate(client, {
-        path: fineTunesApi.recordPath(created.guid),
-        kindLabel: "fine-tune",
-        guid: created.guid,
-        message:
-          `${what}: the service found no Data record for ${skipped.length === 1 ? "Data ID" : "Data IDs"} ${skipped.join(", ")} ` +
-          `in the workspace and trained on the other ${created.dataIds.length}. Remove ${skipped.length === 1 ? "it" : "them"} from dataIds.`,
-        record: toOutputs(created),
-      });
-    }
-    return toOutputs(await waitForJob(client, created, inputs.waitTimeoutSeconds ?? DEFAULT_WAIT_SECONDS));
-  },
-  // A failed job never trains again: the next `up` starts a new one, even after a refresh dropped the partial-create mark.
-  replaceWhen: (olds) => (olds.status === "failed" ? "status" : undefined),
-  async findCreated(client, inputs) {
-    const fineTunes = await fineTunesApi.listOfApp(client, inputs.app!);
-    return fineTunes
-      .filter((fineTune) => fineTune.name === inputs.name && fineTune.dataset === inputs.dataset && fineTune.baseModel === inputs.baseModel)
-      .map((fineTune) => ({ guid: fineTune.guid, createdAt: fineTune.createdAt }));
-  },
-  async read(client, guid) {
-    return toOutputs(await fineTunesApi.get(client, guid));
-  },
-  async update(client, guid, news, changed, state) {
-    // The name is the one field the service changes; the wait applies to create only.
-    if (!changed.has("name")) return state;
-    return toOutputs(await fineTunesApi.rename(client, guid, { name: news.name! }));
-  },
-  async delete(client, guid) {
-    await fineTunesApi.delete(client, guid);
-  },
-});
+/** The FineTune kind, its wait on `clock`. */
+export const makeFineTuneKind = (clock: Clock = systemClock) =>
+  defineKind({
+    name: "FineTune",
+    description:
+      "A fine-tune: a model trained at an external model provider from Data records of an App. Create starts the provider job and waits until " +
+      "it leaves `processing`; a job the provider fails fails the step (the fine-tune is recorded and replaced by the next update, as is one a " +
+      "refresh shows `failed`). Only the name changes in place.",
+    inputs: {
+      name: updatable(z.string().min(1, "must not be empty"), "The fine-tune's name; renamed in place.", { required: true }),
+      app: replaceOnly(Guid, "The GUID of the App whose Data records train the model. Another App replaces the fine-tune.", {
+        required: true,
+      }),
+      dataset: replaceOnly(Guid, "The GUID of the Dataset the fine-tune is made against. Another Dataset replaces the fine-tune.", {
+        required: true,
+      }),
+      dataIds: replaceOnly(
+        DataIds,
+        `The internal numeric ids of the Data records to train on (not their GUIDs; the Data routes do not show them), at least ` +
+          `${MIN_FINE_TUNE_RECORDS}, each once. Compared as a set (Pulumi keeps them sorted). Every one must resolve: a create whose answer ` +
+          "shows records the service skipped deletes the fine-tune again and names them. A change replaces the fine-tune.",
+        { required: true },
+      ),
+      baseModel: replaceOnly(
+        z.string().min(1, "must name the provider's base model, for example gpt-4o-mini"),
+        "The provider's base model to train, for example `gpt-4o-mini`. A change replaces the fine-tune.",
+        { required: true },
+      ),
+      providerConnection: replaceOnly(
+        z
+          .number({ error: `must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}` })
+          .int(`must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}`)
+          .positive("must be a positive id"),
+        "The numeric id of the ProviderConnection whose provider runs the job (the service's `workspaceModelProviderId`): a Model's " +
+          "`workspaceModelProviderId` output is that of the connection it is linked to. Not returned by the service, so refresh keeps " +
+          "the declared value (`providerConnectionGuid` shows the connection). A change replaces the fine-tune.",
+        { required: true, writeOnly: true },
+      ),
+      waitTimeoutSeconds: updatable(
+        z.number().positive("must be positive").max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} (one day)`),
+        `How long create waits for the provider job to leave \`processing\` (default ${DEFAULT_WAIT_SECONDS} s). A job still running ` +
+          "then fails the step, and state records the fine-tune: `pulumi refresh` once the job has succeeded keeps it, the next `pulumi up` " +
+          "without one replaces it. Changing it changes nothing in the service.",
+        { writeOnly: true },
+      ),
+    },
+    outputs: {
+      guid: computed(z.string(), "The fine-tune's GUID."),
+      status: computed(
+        FineTuneStatus,
+        "The job's status: `processing` while the provider trains, then `succeeded` or `failed`. Refresh reads it; `failed` makes the next " +
+          "`pulumi up` replace the fine-tune (a new job), any other status causes no diff.",
+      ),
+      vendorFinetuneName: computed(z.string(), "The provider-side job name."),
+      failureReason: computed(z.string().nullable(), "Why the provider failed the job; null unless `status` is `failed`."),
+      trainingDataset: computed(z.string(), "The GUID of the Dataset the service built from the resolved Data records to upload."),
+      providerConnectionGuid: computed(z.string(), "The GUID of the ProviderConnection `providerConnection` names."),
+      createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+      updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+    },
+    async create(client, inputs) {
+      const what = `Cannot create FineTune "${inputs.name}"`;
+      const body = {
+        name: inputs.name!,
+        app: inputs.app!,
+        dataset: inputs.dataset!,
+        data_ids: inputs.dataIds!,
+        base_model: inputs.baseModel!,
+        workspaceModelProviderId: inputs.providerConnection!,
+      };
+      let created: FineTuneRecord;
+      try {
+        created = await fineTunesApi.create(client, body, () => this.findCreated(client, inputs));
+      } catch (error) {
+        throw failure(what, error, createAdvice(error));
+      }
+      const resolved = new Set(created.dataIds);
+      const skipped = inputs.dataIds!.filter((id) => !resolved.has(id));
+      if (skipped.length > 0) {
+        return abandonCreate(client, {
+          path: fineTunesApi.recordPath(created.guid),
+          kindLabel: "fine-tune",
+          guid: created.guid,
+          message:
+            `${what}: the service found no Data record for ${skipped.length === 1 ? "Data ID" : "Data IDs"} ${skipped.join(", ")} ` +
+            `in the workspace and trained on the other ${created.dataIds.length}. Remove ${skipped.length === 1 ? "it" : "them"} from dataIds.`,
+          record: toOutputs(created),
+        });
+      }
+      return toOutputs(await waitForJob(client, created, inputs.waitTimeoutSeconds ?? DEFAULT_WAIT_SECONDS, clock));
+    },
+    // A failed job never trains again: the next `up` starts a new one, even after a refresh dropped the partial-create mark.
+    replaceWhen: (olds) => (olds.status === "failed" ? "status" : undefined),
+    async findCreated(client, inputs) {
+      const fineTunes = await fineTunesApi.listOfApp(client, inputs.app!);
+      return fineTunes
+        .filter(
+          (fineTune) => fineTune.name === inputs.name && fineTune.dataset === inputs.dataset && fineTune.baseModel === inputs.baseModel,
+        )
+        .map((fineTune) => ({ guid: fineTune.guid, createdAt: fineTune.createdAt }));
+    },
+    async read(client, guid) {
+      return toOutputs(await fineTunesApi.get(client, guid));
+    },
+    async update(client, guid, news, changed, state) {
+      // The name is the one field the service changes; the wait applies to create only.
+      if (!changed.has("name")) return state;
+      return toOutputs(await fineTunesApi.rename(client, guid, { name: news.name! }));
+    },
+    async delete(client, guid) {
+      await fineTunesApi.delete(client, guid);
+    },
+  });
+
+export const fineTuneKind = makeFineTuneKind();
 
 /** What to check when the service refuses the create. */
 function createAdvice(error: unknown): string | undefined {
@@ -175,7 +183,7 @@ function createAdvice(error: unknown): string | undefined {
  * Polls the job's status until it leaves `processing`, logging progress. `succeeded` answers the record;
  * a failed job, the deadline or a failed check throws a `CreatedButFailedError` (the fine-tune exists).
  */
-async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSeconds: number): Promise<FineTuneRecord> {
+async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSeconds: number, clock: Clock): Promise<FineTuneRecord> {
   const label = `FineTune "${created.name}" (${created.guid})`;
   const exists = (message: string, record: FineTuneRecord) =>
     new CreatedButFailedError(
@@ -184,9 +192,9 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
       record.guid,
       toOutputs(record),
     );
-  const started = Date.now();
+  const started = clock.now();
   const deadline = started + timeoutSeconds * 1000;
-  const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  const elapsed = () => `${((clock.now() - started) / 1000).toFixed(1)} s`;
   let delay = FIRST_POLL_MS;
   let checks = 0;
   let lastLog = started;
@@ -195,7 +203,7 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
   if (latest.status === "processing")
     await pulumi.log.info(`${label}: waiting up to ${timeoutSeconds} s for provider job ${created.vendorFinetuneName} to leave processing`);
   while (latest.status === "processing") {
-    const left = deadline - Date.now();
+    const left = deadline - clock.now();
     if (left <= 0) {
       throw exists(
         `${label} was created, but its provider job ${latest.vendorFinetuneName} was still processing after ${elapsed()} (${checks} checks); ` +
@@ -203,7 +211,7 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
         latest,
       );
     }
-    await sleep(Math.min(delay, left));
+    await clock.sleep(Math.min(delay, left));
     delay = Math.min(delay * 2, MAX_POLL_MS);
     try {
       latest = { ...latest, ...(await fineTunesApi.status(client, created.guid)) };
@@ -213,8 +221,8 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
       throw exists(`${label} was created, but checking its provider job failed: ${failureText(error)}.`, latest);
     }
     checks += 1;
-    if (latest.status === "processing" && Date.now() - lastLog >= PROGRESS_EVERY_MS) {
-      lastLog = Date.now();
+    if (latest.status === "processing" && clock.now() - lastLog >= PROGRESS_EVERY_MS) {
+      lastLog = clock.now();
       await pulumi.log.info(`${label}: provider job ${latest.vendorFinetuneName} still processing after ${elapsed()}`);
     }
   }

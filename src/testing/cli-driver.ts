@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type * as automation from "@pulumi/pulumi/automation";
 import type { CliDriverJob, CliDriverMessage } from "./cli-engine";
+import { gmsPlaceholders } from "../provider/window";
 import { StackIdsFile } from "./host";
 
 function send(message: CliDriverMessage): Promise<void> {
@@ -59,7 +60,7 @@ async function run(job: CliDriverJob): Promise<void> {
   await stack.setAllConfig(job.config);
   // The provider learns the id of every resource of the state as it is before the operation (a placeholder
   // never takes one of them): the CLI hands the provider host its own environment.
-  const stackIds = new StackIdsFile();
+  const stackIds = new StackIdsFile(gmsPlaceholders.stackIdsVariable);
   if (job.operation !== "preview") {
     const exported = (await stack.exportStack()) as { deployment?: { resources?: { id?: string }[] } };
     stackIds.write((exported.deployment?.resources ?? []).map((resource) => resource.id));

@@ -17,7 +17,8 @@
  *   provider: started when the first one needs it, once per operation, `configure`d with the stack's `gms:*`
  *   config by the plugin's names (`baseUrl`, `apiKey`, ...), secrets sent as secrets since it accepts them.
  *   The steps below are the same for both; only the provider of a type token and how values are sent differ;
- * - per registration: `check` (olds = the previous inputs); create when new; otherwise `diff` (olds =
+ * - per registration (the decisions are planner.ts's, pure functions that `Deployment` asks and runs the step of):
+ *   `check` (olds = the previous inputs); create when new; otherwise `diff` (olds =
  *   the previous OUTPUTS, pulumi#9086; a DIFF_UNKNOWN falls back to comparing inputs), then same, update
  *   (olds = the previous outputs) or replace: the replacement is created first and the old object deleted
  *   after the program, or the old one is deleted first when the diff or the `deleteBeforeReplace` option
@@ -39,7 +40,8 @@
  *   program no longer declares is deleted only when the program ran to its end. The state is saved
  *   after every step, as the engine checkpoints, so a re-run starts from everything that happened, and
  *   a create is journaled before it is sent, so a run killed mid-create leaves a placeholder the next run
- *   resolves (state.ts);
+ *   resolves (state.ts; what a placeholder is, and the stack's ids the provider is told, come from one hook, the
+ *   `placeholders` option, by default this package's `gmsPlaceholders` of src/provider/window.ts);
  * - steps run in parallel as the engine runs them: a registration is served as soon as it arrives (the
  *   SDK sends it once the resources it depends on are done), up to `parallel` steps at once; deletes run
  *   dependents first, each as soon as everything depending on it is gone, and refresh reads in parallel.
@@ -55,6 +57,7 @@
  * - its children never outlive it: the program process ends when its IPC channel to the engine does, and the
  *   provider host when its standard input (held by the engine) does, so an engine killed outright leaves no
  *   process sending requests whose answers nobody records (parent-watch.ts);
+ * - time (step durations, journal times, the lock's start) is read from the `clock` option, the system clock by default;
  * - one `up`, `refresh` or `destroy` at a time per state file, as a Pulumi backend locks a stack: a second is
  *   refused (LOCKED) naming the holder (lock.ts); unlike Pulumi's file backend, which wants `pulumi cancel`, a
  *   lock left by a process of this machine that is gone is taken over.
@@ -70,13 +73,30 @@
  */
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
+import { gmsPlaceholders } from "../provider/window";
+import { type Clock, systemClock } from "../provider/clock";
 import { type CheckFailure, EngineError } from "./errors";
+import type { PlaceholderHook } from "./placeholder-hook";
 import { type CheckResult, type DiffResult, ProviderHost, ResourceInitError, StackIdsFile } from "./host";
 import { StateLock } from "./lock";
 import { Limiter, OrderedSteps } from "./parallel";
 import { formatHeader, formatHeldBack, formatOutputs, formatStep, formatSummary } from "./plan";
+import {
+  type Fate,
+  type Progress,
+  type RefreshFacts,
+  type RegistrationFacts,
+  type RegistrationPlan,
+  leftOver,
+  planDelete,
+  planLeftOver,
+  planRead,
+  planRefresh,
+  planRegistration,
+  stopsOperation,
+} from "./planner";
 import { type ProgramMessage, ProgramProcess, childEnv } from "./program-process";
-import { type Props, annotateSecrets, changedKeys, containsSecret, makeSecret, markSecretOutputs, reveal, revealProps } from "./properties";
+import { type Props, annotateSecrets, containsSecret, makeSecret, markSecretOutputs, reveal, revealProps } from "./properties";
 import type { RunnerMessage, RunnerReply } from "./protocol";
 import type { EngineResult, HeldBack, Operation, PlanStep, StackOutput, StepOp } from "./results";
 import { type ResourceState, type Snapshot, StateFile } from "./state";
@@ -108,6 +128,13 @@ export interface EngineOptions {
    * still start. Default false, the CLI's default: steps under way finish, and no step starts after a failed one.
    */
   continueOnError?: boolean;
+  /** What step durations, journal times and the lock's start time are read from (default: the system clock). */
+  clock?: Clock;
+  /**
+   * What is special to the provider's placeholders (what a lost create is recorded as, how the provider learns the
+   * stack's ids): the one hook through which the engine learns of them. Default: this package's, `gmsPlaceholders`.
+   */
+  placeholders?: PlaceholderHook;
 }
 
 /** The Pulumi CLI's default for `--parallel`: no bound. */
@@ -142,7 +169,8 @@ export class LocalEngine {
   ): Promise<EngineResult> {
     const log = this.options.log ?? ((line: string) => console.log(line));
     // One operation at a time per state file, taken before anything starts; preview only reads the state.
-    const lock = operation === "preview" ? undefined : StateLock.acquire(resolve(this.options.stateFile), operation, log);
+    const clock = this.options.clock ?? systemClock;
+    const lock = operation === "preview" ? undefined : StateLock.acquire(resolve(this.options.stateFile), operation, log, clock);
     try {
       return await this.operateLocked(operation, run, log);
     } finally {
@@ -178,7 +206,8 @@ export class LocalEngine {
           })
         : undefined;
     // The ids every resource of the loaded state holds, for the provider: a placeholder never takes one of them.
-    const stackIds = new StackIdsFile();
+    const placeholders = options.placeholders ?? gmsPlaceholders;
+    const stackIds = new StackIdsFile(placeholders.stackIdsVariable);
     const starting = ProviderHost.start({
       cwd: resolve(options.programDir),
       project: options.project,
@@ -193,8 +222,9 @@ export class LocalEngine {
       startingPlugin = ProviderHost.startPlugin({ cwd: resolve(options.programDir), env: { ...env, ...stackIds.env } });
       return started("The gms provider plugin", startingPlugin, (plugin) => plugin.configureArgs(config.pluginArgs));
     });
-    const state = new StateFile(resolve(options.stateFile), passphrase);
-    const deployment = new Deployment(operation, options, providers, limiter, state, log);
+    const clock = options.clock ?? systemClock;
+    const state = new StateFile(resolve(options.stateFile), passphrase, { clock, lostCreate: placeholders.lostCreate });
+    const deployment = new Deployment(operation, options, providers, limiter, state, log, clock);
     log(formatHeader(operation, options.project, options.stack));
     try {
       stackIds.write((await deployment.load()).resources.map((resource) => resource.id));
@@ -332,9 +362,6 @@ class Providers {
   }
 }
 
-/** How a resource of the previous state fared in this operation. */
-type Fate = "kept" | "replaced" | "deleted";
-
 type Registration = Extract<RunnerMessage, { kind: "register" }>;
 type Reply = Omit<RunnerReply, "seq">;
 
@@ -378,6 +405,7 @@ class Deployment {
     private readonly limiter: Limiter,
     private readonly state: StateFile,
     private readonly log: (line: string) => void,
+    private readonly clock: Clock,
   ) {
     this.preview = operation === "preview";
     this.ordered = new OrderedSteps((step) => {
@@ -423,22 +451,18 @@ class Deployment {
     // A provider that could not start fails the operation once, not once per resource.
     await this.providers.started();
     this.ordered.flush();
-    // Replaced objects (this run's, and those an earlier, failed run left pending) and undeclared resources.
-    const leftOver = this.previous.filter((old) => {
-      const fate = this.fates.get(old);
-      return fate === "replaced" || (fate === undefined && (old.pendingReplacement || !this.registered.has(old.urn)));
+    const deletes = leftOver(this.previous, (old) => this.fates.get(old), this.registered);
+    const plan = planLeftOver({
+      checkFailed: this.failures.length > 0,
+      programFailed: programFailure !== undefined,
+      firstFailed: [...this.failedUrns][0],
     });
+    if (plan.step === "hold-back") this.holdBack(deletes, plan.reason);
+    else await this.deleteAll(deletes);
     if (this.failures.length > 0) {
-      this.holdBack(leftOver, "resources failed their checks, so no step ran");
       const lines = this.failures.map((failure) => `  ${failure.urn}\n    ${failure.property}: ${failure.reason}`);
       throw new EngineError("CHECK_FAILED", `Resources failed their checks:\n${lines.join("\n")}`, { failures: this.failures });
     }
-    // A program that failed declared only part of what it wants: deleting the rest would destroy what it still needs.
-    if (programFailure) {
-      const why =
-        this.failedUrns.size > 0 ? `a step failed (${[...this.failedUrns][0]}), so the program did not finish` : "the program failed";
-      this.holdBack(leftOver, `${why}; what it no longer declares is deleted by the next \`up\` that runs it to its end`);
-    } else await this.deleteAll(leftOver);
     this.throwFailures(programFailure);
   }
 
@@ -464,21 +488,22 @@ class Deployment {
   }
 
   private async deleteOne(old: ResourceState, key: number): Promise<void> {
-    const fate = this.fates.get(old);
-    // A replaced resource's delete is part of its replace step, not a step of its own.
-    const step = (durationMs?: number): PlanStep | undefined =>
-      fate === undefined ? { op: "delete", ...identity(old), id: old.id, changes: [], replaces: [], durationMs } : undefined;
-    if (this.protectedUrns.has(old.urn) || (this.stoppedBy && !this.preview)) {
-      this.holdBack(
-        [old],
-        this.stoppedBy && !this.protectedUrns.has(old.urn) ? this.stoppedReason : "a resource whose step failed depends on it",
-      );
+    const plan = planDelete({
+      fate: this.fates.get(old),
+      protected: this.protectedUrns.has(old.urn),
+      stoppedBy: this.stoppedBy,
+      preview: this.preview,
+    });
+    if (plan.step === "hold-back") {
+      this.holdBack([old], plan.reason);
       this.protect(old.dependencies, old.parent);
       return this.ordered.settle(key);
     }
+    const step = (durationMs?: number): PlanStep | undefined =>
+      plan.shown ? { op: "delete", ...identity(old), id: old.id, changes: [], replaces: [], durationMs } : undefined;
     if (this.preview) return this.ordered.settle(key, step());
     const provider = await this.providers.for(old.urn, old.type);
-    const started = Date.now();
+    const started = this.clock.now();
     try {
       await provider.delete(old.urn, old.id, old.outputs);
     } catch (error) {
@@ -489,7 +514,7 @@ class Deployment {
     }
     this.fates.set(old, "deleted");
     await this.save();
-    this.ordered.settle(key, step(Date.now() - started));
+    this.ordered.settle(key, step(this.clock.now() - started));
   }
 
   /** Deletes not made, reported in the result and printed, so that nothing is left in place without a word. */
@@ -503,12 +528,7 @@ class Deployment {
 
   /** Without `continueOnError`, the first failed step stops the operation: no step starts after it. */
   private stopAfter(urn: string): void {
-    if (!this.options.continueOnError) this.stoppedBy ??= urn;
-  }
-
-  /** Why a step is not started once the operation stopped. */
-  private get stoppedReason(): string {
-    return `${this.stoppedBy} failed, and no step starts after a failed one (as \`pulumi up\` without --continue-on-error; continueOnError runs the others)`;
+    if (stopsOperation("STEP_FAILED", this.options.continueOnError ?? false)) this.stoppedBy ??= urn;
   }
 
   private protect(dependencies: string[], parent: string | undefined): void {
@@ -551,40 +571,49 @@ class Deployment {
       this.next.push({ order: index, resource: old });
       this.ordered.settle(index);
     };
-    if (old.pendingReplacement) return keep();
-    const started = Date.now();
-    let provider: GrpcProvider;
-    let read: Awaited<ReturnType<ProviderHost["read"]>>;
-    try {
-      provider = await this.providers.for(old.urn, old.type);
-      read = await provider.read(old.urn, old.id, old.outputs, old.inputs);
-    } catch (error) {
-      // Kept as it was; the other resources are still refreshed.
-      this.errors.push(stepError("read", old.urn, error));
-      return keep();
+    const facts: RefreshFacts = { old };
+    const started = this.clock.now();
+    let provider: GrpcProvider | undefined;
+    let read: Awaited<ReturnType<ProviderHost["read"]>> | undefined;
+    /** The read's step, less its op and changes (timed by the read). */
+    let step: Omit<PlanStep, "op" | "changes"> | undefined;
+    for (;;) {
+      const plan = planRefresh(facts);
+      switch (plan.step) {
+        case "keep":
+          return keep();
+        case "read":
+          try {
+            provider = await this.providers.for(old.urn, old.type);
+            read = await provider.read(old.urn, old.id, old.outputs, old.inputs);
+            facts.read = read;
+            step = { ...identity(old), id: old.id, replaces: [], durationMs: this.clock.now() - started };
+          } catch (error) {
+            // Kept as it was; the other resources are still refreshed.
+            this.errors.push(stepError("read", old.urn, error));
+            facts.read = "failed";
+          }
+          continue;
+        case "drop":
+          this.fates.set(old, "deleted");
+          await this.save();
+          return this.ordered.settle(index, { ...step!, op: "delete", changes: [] });
+        case "diff": {
+          const outputs = markSecretOutputs(annotateSecrets(read!.properties, old.outputs), plan.inputs, old.additionalSecretOutputs);
+          this.fates.set(old, "kept");
+          this.next.push({ order: index, resource: { ...old, id: read!.id, inputs: plan.inputs, outputs } });
+          await this.save();
+          facts.outputs = outputs;
+          facts.diff = await provider!.diff(old.urn, read!.id, outputs, old.inputs).catch((error: unknown) => {
+            this.errors.push(stepError("diff", old.urn, error));
+            return "failed" as const;
+          });
+          continue;
+        }
+        default:
+          return this.ordered.settle(index, { ...step!, op: plan.step, changes: plan.changes });
+      }
     }
-    this.fates.set(old, read.id === "" ? "deleted" : "kept");
-    const step = { ...identity(old), id: old.id, replaces: [], durationMs: Date.now() - started };
-    if (read.id === "") {
-      await this.save();
-      return this.ordered.settle(index, { ...step, op: "delete", changes: [] });
-    }
-    const inputs = read.inputs ? annotateSecrets(read.inputs, old.inputs) : old.inputs;
-    const outputs = markSecretOutputs(annotateSecrets(read.properties, old.outputs), inputs, old.additionalSecretOutputs);
-    this.next.push({ order: index, resource: { ...old, id: read.id, inputs, outputs } });
-    await this.save();
-    // As the engine decides it: the diff an `up` of the unchanged program would see right after this refresh
-    // (the provider's diff of the refreshed outputs against the recorded inputs; an unknown diff compares the
-    // inputs), so drift of outputs the program does not set alone (a computed timestamp) is no change.
-    let drifted: boolean;
-    try {
-      const diff = await provider.diff(old.urn, read.id, outputs, old.inputs);
-      drifted = diff.changes === "some" || (diff.changes === "unknown" && changedKeys(inputs, old.inputs).length > 0);
-    } catch (error) {
-      this.errors.push(stepError("diff", old.urn, error));
-      drifted = changedKeys(old.outputs, outputs).length > 0;
-    }
-    this.ordered.settle(index, { ...step, op: drifted ? "refresh" : "same", changes: drifted ? changedKeys(old.outputs, outputs) : [] });
   }
 
   async destroy(): Promise<void> {
@@ -648,40 +677,60 @@ class Deployment {
       // Its dependents are skipped, and what it depends on is not deleted in this operation.
       this.failedUrns.add(urn);
       this.protect(message.dependencies, message.parent);
-      if (error instanceof EngineError && error.code === "STEP_FAILED") this.stopAfter(urn);
+      if (error instanceof EngineError && stopsOperation(error.code, this.options.continueOnError ?? false)) this.stoppedBy ??= urn;
       if (error instanceof EngineError) failedStepUrns.set(error, urn);
       throw error;
     }
   }
 
+  /** Asks the provider what the planner asks for, then runs the step it decides (planner.ts). */
   private async registerStep(urn: string, message: Registration): Promise<Reply> {
-    if (!message.custom) return { urn, id: "", outputs: message.inputs };
-    if (message.unsupported.length > 0) {
-      throw new EngineError(
-        "UNSUPPORTED",
-        `${urn}: the offline engine does not implement the resource option(s) ${message.unsupported.join(", ")}`,
-      );
+    const facts: RegistrationFacts = {
+      goal: { ...message, urn },
+      old: this.previous.find((resource) => resource.urn === urn && !resource.pendingReplacement),
+      progress: this.progress(),
+    };
+    let host: GrpcProvider | undefined;
+    for (;;) {
+      const plan = planRegistration(facts);
+      switch (plan.step) {
+        case "component":
+          return { urn, id: "", outputs: message.inputs };
+        case "refuse":
+          throw new EngineError("UNSUPPORTED", plan.reason);
+        case "check":
+          host = await this.providerOf(urn, message.type);
+          facts.check = await host.check(urn, facts.old ? facts.old.inputs : {}, message.inputs).catch((error: unknown) => {
+            throw stepError("check", urn, error);
+          });
+          // Read once the check is answered: other steps ran meanwhile.
+          facts.progress = this.progress();
+          continue;
+        case "check-failed":
+          this.failures.push(...plan.failures);
+          throw new EngineError("CHECK_FAILED", plan.reason);
+        case "skip":
+          throw new EngineError("SKIPPED", plan.reason);
+        case "diff":
+          facts.diff = await host!.diff(urn, facts.old!.id, facts.old!.outputs, plan.inputs).catch((error: unknown) => {
+            throw stepError("diff", urn, error);
+          });
+          continue;
+        default:
+          return this.runStep(host!, message, urn, facts.old, plan);
+      }
     }
-    const host = await this.providerOf(urn, message.type);
-    const old = this.previous.find((resource) => resource.urn === urn && !resource.pendingReplacement);
-    const checked = await host.check(urn, old ? old.inputs : {}, message.inputs).catch((error: unknown) => {
-      throw stepError("check", urn, error);
-    });
-    if (checked.failures.length > 0) {
-      this.failures.push(...checked.failures.map((failure) => ({ urn, ...failure })));
-      throw new EngineError(
-        "CHECK_FAILED",
-        `${urn} failed its checks: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`,
-      );
-    }
-    // After a check failure no step starts (checks still run, so all failures are reported at once); after a
-    // failed step only the steps that depend on it are skipped.
-    if (this.failures.length > 0) throw new EngineError("SKIPPED", `${urn} was skipped: a resource failed its checks`);
-    const failedDependency = [...message.dependencies, message.parent].find((dependency) => this.failedUrns.has(dependency));
-    if (failedDependency) throw new EngineError("SKIPPED", `${urn} was skipped: ${failedDependency} failed`);
-    if (this.stoppedBy && !this.preview) throw new EngineError("SKIPPED", `${urn} was not started: ${this.stoppedReason}`);
+  }
 
-    const inputs = annotateSecrets(checked.inputs, message.inputs);
+  /** Runs a registration's step: a create, same, update or replacement. */
+  private async runStep(
+    host: GrpcProvider,
+    message: Registration,
+    urn: string,
+    old: ResourceState | undefined,
+    plan: Extract<RegistrationPlan, { step: "create" | "same" | "update" | "replace" | "delete-before-replace" }>,
+  ): Promise<Reply> {
+    const { inputs } = plan;
     const base = {
       urn,
       type: message.type,
@@ -691,25 +740,18 @@ class Deployment {
       additionalSecretOutputs: message.additionalSecretOutputs,
     };
     const order = message.order;
-    const started = Date.now();
+    const started = this.clock.now();
     const step = { urn, type: message.type, name: message.name, replaces: [] as string[] };
-    if (!old) {
+    if (plan.step === "create" || !old) {
       const created = await this.create(host, base, inputs, order);
-      return this.commit(created, order, { ...step, op: "create", changes: [], durationMs: Date.now() - started });
+      return this.commit(created, order, { ...step, op: "create", changes: [], durationMs: this.clock.now() - started });
     }
-
-    const diff = await host.diff(urn, old.id, old.outputs, inputs).catch((error: unknown) => {
-      throw stepError("diff", urn, error);
-    });
-    const changes = changedKeys(old.inputs, inputs);
-    const changed = diff.changes === "some" || (diff.changes === "unknown" && changes.length > 0);
-    // A resource created with errors is updated even without a change, as the engine does, so that it is finished.
-    if (!changed && !old.initErrors) {
+    if (plan.step === "same") {
       this.fates.set(old, "kept");
       const same = { ...base, id: old.id, inputs, outputs: markSecretOutputs(old.outputs, inputs, base.additionalSecretOutputs) };
       return this.commit(same, order, { ...step, op: "same", id: old.id, changes: [] });
     }
-    if (diff.replaces.length === 0) {
+    if (plan.step === "update") {
       this.requireSecretStorage(urn, inputs);
       let outputs = inputs;
       if (!this.preview) {
@@ -721,10 +763,16 @@ class Deployment {
       }
       this.fates.set(old, "kept");
       const entry = { ...base, id: old.id, inputs, outputs: markSecretOutputs(outputs, inputs, base.additionalSecretOutputs) };
-      return this.commit(entry, order, { ...step, op: "update", id: old.id, changes, durationMs: Date.now() - started });
+      return this.commit(entry, order, {
+        ...step,
+        op: "update",
+        id: old.id,
+        changes: plan.changes,
+        durationMs: this.clock.now() - started,
+      });
     }
 
-    const deleteFirst = message.deleteBeforeReplace ?? diff.deleteBeforeReplace;
+    const deleteFirst = plan.step === "delete-before-replace";
     if (deleteFirst && !this.preview) {
       await host.delete(urn, old.id, old.outputs).catch((error: unknown) => {
         throw stepError("delete", urn, error);
@@ -739,10 +787,20 @@ class Deployment {
       ...step,
       op: "replace",
       id: old.id,
-      changes,
-      replaces: diff.replaces,
-      durationMs: Date.now() - started,
+      changes: plan.changes,
+      replaces: plan.replaces,
+      durationMs: this.clock.now() - started,
     });
+  }
+
+  /** What the operation met so far, as the planner reads it. */
+  private progress(): Progress {
+    return {
+      checkFailed: this.failures.length > 0,
+      failed: (urn) => this.failedUrns.has(urn),
+      stoppedBy: this.stoppedBy,
+      preview: this.preview,
+    };
   }
 
   /**
@@ -761,7 +819,7 @@ class Deployment {
     if (this.preview) return { ...base, id: "", inputs, outputs: markSecretOutputs(inputs, inputs, base.additionalSecretOutputs) };
     // Journaled before it is sent: if this process dies before the result is recorded, the next run knows.
     const intent = randomUUID();
-    await this.state.creating({ id: intent, resource: { ...base, inputs }, at: new Date().toISOString() });
+    await this.state.creating({ id: intent, resource: { ...base, inputs }, at: new Date(this.clock.now()).toISOString() });
     try {
       const created = await host.create(base.urn, inputs);
       const entry = {
@@ -813,25 +871,39 @@ class Deployment {
 
   private async read(message: Extract<RunnerMessage, { kind: "read" }>): Promise<Reply> {
     const urn = this.urnOf(message.type, message.name, message.parent);
-    if (message.unsupported.length > 0)
-      throw new EngineError("UNSUPPORTED", `${urn}: the offline engine does not implement ${message.unsupported.join(", ")}`);
-    const host = await this.providerOf(urn, message.type);
-    const started = Date.now();
-    const read = await host.read(urn, message.id, message.inputs).catch((error: unknown) => {
-      throw stepError("read", urn, error);
-    });
-    if (read.id === "") throw new EngineError("STEP_FAILED", `${urn}: no object with id ${message.id} exists`);
-    this.ordered.settle(message.order, {
-      op: "read",
-      urn,
-      type: message.type,
-      name: message.name,
-      id: read.id,
-      changes: [],
-      replaces: [],
-      durationMs: Date.now() - started,
-    });
-    return { urn, id: read.id, outputs: markSecretOutputs(read.properties, message.inputs, message.additionalSecretOutputs) };
+    const facts: Parameters<typeof planRead>[0] = { urn, id: message.id, unsupported: message.unsupported };
+    let started = 0;
+    let read: Awaited<ReturnType<ProviderHost["read"]>> | undefined;
+    for (;;) {
+      const plan = planRead(facts);
+      switch (plan.step) {
+        case "refuse":
+          throw new EngineError("UNSUPPORTED", plan.reason);
+        case "read": {
+          const host = await this.providerOf(urn, message.type);
+          started = this.clock.now();
+          read = await host.read(urn, message.id, message.inputs).catch((error: unknown) => {
+            throw stepError("read", urn, error);
+          });
+          facts.read = read;
+          continue;
+        }
+        case "missing":
+          throw new EngineError("STEP_FAILED", plan.reason);
+        case "done":
+          this.ordered.settle(message.order, {
+            op: "read",
+            urn,
+            type: message.type,
+            name: message.name,
+            id: read!.id,
+            changes: [],
+            replaces: [],
+            durationMs: this.clock.now() - started,
+          });
+          return { urn, id: read!.id, outputs: markSecretOutputs(read!.properties, message.inputs, message.additionalSecretOutputs) };
+      }
+    }
   }
 
   private requireSecretStorage(urn: string, inputs: Props): void {

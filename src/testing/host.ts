@@ -61,17 +61,18 @@ export interface HostOptions {
 }
 
 /**
- * The file that tells the provider the id of every resource in the stack's state (the provider's
- * `GMS_STACK_IDS_FILE`, src/provider/provider.ts), so that a placeholder never takes another resource's
- * object: named in the host's environment when it starts, written once the state is loaded, before any step.
+ * The file that tells the provider the id of every resource in the stack's state, under the variable its
+ * placeholder hook names (`PlaceholderHook.stackIdsVariable`), so that a placeholder never takes another
+ * resource's object: named in the host's environment when it starts, written once the state is loaded, before any step.
  */
 export class StackIdsFile {
-  static readonly ENV = "GMS_STACK_IDS_FILE";
-  readonly path = join(tmpdir(), `gms-stack-ids-${randomUUID()}.txt`);
+  readonly path = join(tmpdir(), `stack-ids-${randomUUID()}.txt`);
+
+  constructor(private readonly variable: string) {}
 
   /** The environment that names the file. */
   get env(): NodeJS.ProcessEnv {
-    return { [StackIdsFile.ENV]: this.path };
+    return { [this.variable]: this.path };
   }
 
   write(ids: Iterable<string | undefined>): void {

@@ -8,6 +8,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
+import { type Clock, systemClock } from "../provider/clock";
 import { EngineError } from "./errors";
 import type { Operation } from "./results";
 
@@ -26,9 +27,9 @@ export class StateLock {
   ) {}
 
   /** Takes the lock of `stateFile` for `operation`, or throws a LOCKED EngineError naming its holder. */
-  static acquire(stateFile: string, operation: Operation, log: (line: string) => void): StateLock {
+  static acquire(stateFile: string, operation: Operation, log: (line: string) => void, clock: Clock = systemClock): StateLock {
     const path = `${stateFile}.lock`;
-    const holder: LockHolder = { pid: process.pid, hostname: hostname(), operation, startedAt: new Date().toISOString() };
+    const holder: LockHolder = { pid: process.pid, hostname: hostname(), operation, startedAt: new Date(clock.now()).toISOString() };
     mkdirSync(dirname(path), { recursive: true });
     for (let attempt = 0; ; attempt++) {
       try {

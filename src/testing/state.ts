@@ -13,9 +13,10 @@
  * A run killed midway leaves the file and the journal: the next load replays the journal, so the next run
  * starts from everything that happened. A create is journaled before it is sent (`creating`) and settled
  * with the checkpoint that records its result; a create the kill left unsettled may or may not have made
- * its object, so the load turns it into what this package's provider records for a create whose answer
- * was lost: a placeholder (`unresolved-<id>`, with the window the object would have been created in)
- * awaiting deletion, which the next `up` or `destroy` deletes, deleting the object if the provider finds it.
+ * its object, so the load hands it to the `lostCreate` hook (placeholder-hook.ts), which answers what its provider
+ * records for a create whose answer was lost (LocalEngine's is this package's placeholder, src/provider/window.ts):
+ * that is recorded as a replaced object awaiting deletion, which the next `up` or `destroy` deletes. Without a
+ * hook, or when it answers nothing, the create is forgotten. Its times are read from the `clock` option.
  *
  * Whatever moment a kill picks, the file and journal it leaves load: the file is replaced by a rename, a
  * torn last line of the journal is ignored (and cut off before the next append, so it never ends up in the
@@ -30,7 +31,9 @@ import { createCipheriv, createDecipheriv, randomBytes, scrypt } from "node:cryp
 import { closeSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { type Clock, systemClock } from "../provider/clock";
 import { EngineError } from "./errors";
+import type { PlaceholderHook } from "./placeholder-hook";
 import { type Props, SECRET_SIG, SIG, containsSecret, mapSecrets } from "./properties";
 
 export interface ResourceState {
@@ -104,15 +107,12 @@ interface JournalLine {
   where: string;
 }
 
-/** Dynamic resources of this package, whose provider resolves a placeholder for a lost create. */
-const PLACEHOLDER_TYPES = "pulumi-nodejs:dynamic/gms:";
-/** The provider's marker of such a placeholder (`UNRESOLVED_CREATE` in src/provider/provider.ts). */
-const UNRESOLVED_CREATE = "__unresolvedCreate";
-/**
- * Says that a placeholder's window was read on this machine's clock, not the service's (`LOCAL_CLOCK` in
- * src/provider/window.ts, which shifts such a window onto the service's clock before comparing).
- */
-const LOCAL_CLOCK = "local";
+export interface StateFileOptions {
+  /** What a create a killed run left unsettled becomes at load (default: nothing, it is forgotten). */
+  lostCreate?: PlaceholderHook["lostCreate"];
+  /** When a load finds such a create (default: the system clock). */
+  clock?: Clock;
+}
 
 const keyOf = (resource: ResourceState): string => `${resource.urn}\n${resource.id}`;
 
@@ -153,6 +153,7 @@ export class StateFile {
   constructor(
     readonly path: string,
     private readonly passphrase: string | undefined,
+    private readonly options: StateFileOptions = {},
   ) {}
 
   /** Whether secrets can be written: a passphrase is known. */
@@ -182,11 +183,10 @@ export class StateFile {
       else if ("settled" in entry) pending.delete(entry.settled);
       else if ("outputs" in entry) outputs = { value: entry.outputs, where };
     }
-    const until = new Date().toISOString();
+    const until = new Date((this.options.clock ?? systemClock).now()).toISOString();
     for (const { create, where } of pending.values()) {
-      if (!create.resource.type.startsWith(PLACEHOLDER_TYPES)) continue;
       const placeholder = this.placeholder(create, until);
-      resources.set(keyOf(placeholder), { resource: placeholder, where });
+      if (placeholder) resources.set(keyOf(placeholder), { resource: placeholder, where });
     }
     const snapshot: Snapshot = { resources: [], outputs: (await this.opened(outputs.value, `${outputs.where} (stack outputs)`)) as Props };
     for (const { resource, where } of resources.values()) {
@@ -249,17 +249,11 @@ export class StateFile {
     return entries;
   }
 
-  /** The placeholder of a create a killed run left unsettled (its secrets still sealed): deleted by the next run, with what it made. */
-  private placeholder(create: PendingCreate, until: string): ResourceState {
-    // Both bounds are this machine's clock readings, while the service stamps its objects by its own clock:
-    // the provider shifts the window by the skew it measures from the service's Date header (src/provider/window.ts).
-    const window = { since: create.at, until, clock: LOCAL_CLOCK };
-    return {
-      ...create.resource,
-      id: `unresolved-${create.id}`,
-      outputs: { ...create.resource.inputs, [UNRESOLVED_CREATE]: window },
-      pendingReplacement: true,
-    };
+  /** What the hook records of a create a killed run left unsettled (its secrets still sealed): deleted by the next run. */
+  private placeholder(create: PendingCreate, until: string): ResourceState | undefined {
+    const { type, inputs } = create.resource;
+    const recorded = this.options.lostCreate?.({ id: create.id, type, inputs, since: create.at, until });
+    return recorded && { ...create.resource, id: recorded.id, outputs: recorded.outputs, pendingReplacement: true };
   }
 
   /**

@@ -1,18 +1,18 @@
 /**
  * FineTune through the real dynamic-provider host against the emulator (a job stays `processing` for three
  * seconds there, and fails when its base model's name contains "fail"), plus scripted services for the
- * failures the emulator does not produce, and the progress lines the wait logs (in-process: the host's
- * standard output, where `pulumi.log` writes without an engine, is not kept).
+ * failures the emulator does not produce, and the progress lines the wait logs (in-process against a scripted
+ * service on a fake clock: the host's standard output, where `pulumi.log` writes without an engine, is not kept,
+ * and the wait's ten-second progress lines need no real seconds).
  */
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as gms from "../../src";
-import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { clientFor } from "../../src/provider/connection";
-import { fineTuneKind } from "../../src/resources/fine-tune";
+import { makeFineTuneKind } from "../../src/resources/fine-tune";
 import { ResourceInitError } from "../../src/testing/host";
 import { type ScriptedServer, type Step, json, startScriptedServer } from "../client/scripted-server";
-import { MISSING_GUID, TEST_FIXTURES, callOverHttp } from "../emulator/harness";
+import { MISSING_GUID } from "../emulator/harness";
 import { logData, providerConnection } from "./fine-tune-fixture";
 import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
 
@@ -422,36 +422,62 @@ describe("FineTune through the dynamic-provider host", () => {
 });
 
 describe("FineTune's progress while it waits", () => {
-  let emulator: RunningEmulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ fixtures: TEST_FIXTURES, fineTuneSeconds: 14 });
+  const GUID = "7c1e3a5b-9d2f-4a6c-8e0b-1f3d5a7c9e2b";
+  const record = (status: string) => ({
+    guid: GUID,
+    name: "Patient tone",
+    app: MISSING_GUID,
+    dataset: MISSING_GUID,
+    training_dataset: MISSING_GUID,
+    data_ids: Array.from({ length: 10 }, (_, index) => index + 1),
+    base_model: "gpt-4o-mini",
+    provider: MISSING_GUID,
+    status,
+    vendor_finetune_name: "ftjob-patient",
+    failure_reason: null,
   });
-  afterAll(() => emulator?.close());
+  const statusOf = (status: string) => json(200, { status, vendor_finetune_name: "ftjob-patient" });
+  let service: ScriptedServer | undefined;
+  afterAll(() => service?.close());
 
-  it("logs a line when it starts waiting, every ten seconds while the job runs, and when it ends", async () => {
-    const { support, ids } = await logData(emulator, 10);
-    const dataset = (await callOverHttp(emulator, "POST", "/datasets", { name: "Progress", app: support })).body.guid;
+  it("logs a line when it starts waiting, every ten seconds while the job runs, and when it ends (on a fake clock)", async () => {
+    // The job stays processing for six checks, about 13 s of polls that back off, and has succeeded at the seventh.
+    service = await startScriptedServer([
+      json(200, record("processing")),
+      ...Array.from({ length: 6 }, () => statusOf("processing")),
+      statusOf("succeeded"),
+      json(200, record("succeeded")),
+    ]);
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const slept: number[] = [];
+    const clock = {
+      now: () => now,
+      sleep: async (ms: number) => {
+        slept.push(ms);
+        now += ms;
+      },
+    };
     const inputs = {
       name: "Patient tone",
-      app: support,
-      dataset,
-      dataIds: ids,
+      app: MISSING_GUID,
+      dataset: MISSING_GUID,
+      dataIds: Array.from({ length: 10 }, (_, index) => index + 1),
       baseModel: "gpt-4o-mini",
-      providerConnection: (await providerConnection(emulator, "Progress")).id,
+      providerConnection: 7,
       waitTimeoutSeconds: undefined,
     };
     const info = vi.spyOn(pulumi.log, "info").mockResolvedValue(undefined);
     try {
-      const client = clientFor({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-      const created = await fineTuneKind.create(client, inputs);
+      const client = clientFor({ baseUrl: service.baseUrl, apiKey: "gms_scripted_key" });
+      const created = await makeFineTuneKind(clock).create(client, inputs);
       expect(created.status).toBe("succeeded");
-      const label = `FineTune "Patient tone" (${created.guid})`;
+      // Polls back off from a quarter of a second to five seconds.
+      expect(slept).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000]);
+      const label = `FineTune "Patient tone" (${GUID})`;
       expect(info.mock.calls.map(([line]) => line)).toEqual([
-        `${label}: waiting up to 3600 s for provider job ${created.vendorFinetuneName} to leave processing`,
-        expect.stringMatching(
-          new RegExp(`^${label.replace(/[()]/g, "\\$&")}: provider job ftjob-\\w+ still processing after 1\\d\\.\\d s$`),
-        ),
-        expect.stringMatching(new RegExp(`^${label.replace(/[()]/g, "\\$&")}: provider job ftjob-\\w+ succeeded after 1\\d\\.\\d s$`)),
+        `${label}: waiting up to 3600 s for provider job ftjob-patient to leave processing`,
+        `${label}: provider job ftjob-patient still processing after 12.8 s`,
+        `${label}: provider job ftjob-patient succeeded after 17.8 s`,
       ]);
     } finally {
       info.mockRestore();

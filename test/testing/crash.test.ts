@@ -20,7 +20,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { mulberry32 } from "../../src/emulator/faults";
-import { LocalEngine, StateFile, installPackageCopy } from "../../src/testing";
+import { LocalEngine, StateFile, gmsPlaceholders, installPackageCopy } from "../../src/testing";
 import { type Census, FIXTURES, KINDS, type KindName, census, fixtureGuids } from "./chaos-scenario";
 
 const NAMES = Array.from({ length: 12 }, (_, i) => `crash-${i}`);
@@ -341,7 +341,7 @@ await new LocalEngine({ ...${JSON.stringify(options(kill.copies, true))}, log: (
   expect(journal(), "the kill left a journal").toContain(kill.at.text);
 
   // Whatever the kill left loads, secrets included.
-  await expect(new StateFile(stateFile, PASSPHRASE).load()).resolves.toBeDefined();
+  await expect(new StateFile(stateFile, PASSPHRASE, { lostCreate: gmsPlaceholders.lostCreate }).load()).resolves.toBeDefined();
   await new LocalEngine({ ...options(kill.copies, true), log: () => undefined }).up();
   // Nothing of the killed run is still to land (with `late`, the up waited out the deadline of what was in flight).
   await emulator.faults.idle();

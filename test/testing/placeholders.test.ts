@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
-import { LocalEngine, StateFile, installPackageCopy } from "../../src/testing";
+import { LocalEngine, StateFile, gmsPlaceholders, installPackageCopy } from "../../src/testing";
 import {
   PLACEHOLDER_FIXTURES,
   type PlaceholderStack,
@@ -61,7 +61,7 @@ describe("placeholders on LocalEngine", () => {
         return engine[operation]();
       },
       async resources() {
-        const { resources } = await new StateFile(stateFile, PASSPHRASE).load();
+        const { resources } = await new StateFile(stateFile, PASSPHRASE, { lostCreate: gmsPlaceholders.lostCreate }).load();
         return Object.fromEntries(resources.map((resource) => [resource.name, { id: resource.id, outputs: resource.outputs }]));
       },
     };
