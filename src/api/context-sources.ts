@@ -1,6 +1,9 @@
+/** The Context Source endpoints: sources under their Context, and their processing. */
 import { z } from "zod";
-import { type EncodedPath, type GmsClient, listBare, NotFoundError, path } from "../client";
-import { type FindCreated, Guid, HttpUrl, JsonObject, Timestamp } from "./common";
+import { type EncodedPath, type GmsClient, NotFoundError } from "../client";
+import { DeleteMessage, type FindCreated, Guid, HttpUrl, JsonObject, Timestamp } from "./common";
+import { call, createWith, endpoint, pathOf } from "./endpoint";
+import { wire } from "./wire";
 import { workspacesApi } from "./workspaces";
 
 /**
@@ -18,33 +21,49 @@ export const LoaderConfigItem = z.object({
 });
 export type LoaderConfigItem = z.infer<typeof LoaderConfigItem>;
 
-/** Chunk size and overlap in characters (the emulator's shape; the spec does not show it). */
-export const SplitterConfig = z.object({
+/** Chunk size and overlap in characters, as the wire names them (the emulator's shape; the spec does not show it). */
+const SplitterFields = z.object({
   chunk_size: z.number().int(),
   chunk_overlap: z.number().int(),
 });
-export type SplitterConfig = z.infer<typeof SplitterConfig>;
+/** The splitter configuration, the one declaration of it: the answer's `splitter_config`, and what PUT's `splitterConfig` is encoded from. */
+export const SplitterConfig = wire(SplitterFields);
+/** Chunk size and overlap in characters. */
+export type Splitting = z.output<typeof SplitterConfig>;
 
 export const IndexingStatus = z.enum(["pending", "processing", "indexed", "failed"]);
 export type IndexingStatus = z.infer<typeof IndexingStatus>;
 
 /**
  * What the last processing run recorded: `{ documents, characters, content_type }` once indexed,
- * `{ error }` once failed; null before the first run ends.
+ * `{ error }` once failed; null before the first run ends. One object with every field optional (the
+ * codec renames inside objects, not inside a union), checked to be one form or the other.
  */
-export const IndexingMetadata = z.union([
-  z.object({ documents: z.number().int(), characters: z.number().int(), content_type: z.string() }),
-  z.object({ error: z.string() }),
-]);
-export type IndexingMetadata = z.infer<typeof IndexingMetadata>;
+const IndexingMetadata = z
+  .object({
+    documents: z.number().int().optional(),
+    characters: z.number().int().optional(),
+    content_type: z.string().optional(),
+    error: z.string().optional(),
+  })
+  .refine(
+    (metadata) =>
+      metadata.error !== undefined
+        ? metadata.documents === undefined && metadata.characters === undefined && metadata.content_type === undefined
+        : metadata.documents !== undefined && metadata.characters !== undefined && metadata.content_type !== undefined,
+    { error: "must be { documents, characters, content_type } or { error }" },
+  );
 
-export const ContextSource = z.object({
+/** What the last processing run recorded, as the code uses it. */
+export type IndexingOutcome = { documents: number; characters: number; contentType: string } | { error: string };
+
+const ContextSourceFields = z.object({
   guid: Guid,
   name: z.string(),
   url: z.string(),
   loader_id: Guid,
   loader_config: z.array(LoaderConfigItem),
-  splitter_config: SplitterConfig,
+  splitter_config: SplitterFields,
   indexing_status: IndexingStatus,
   indexed_at: Timestamp.nullable(),
   indexing_metadata: IndexingMetadata.nullable(),
@@ -53,125 +72,100 @@ export const ContextSource = z.object({
   created_at: Timestamp.optional(),
   updated_at: Timestamp.optional(),
 });
-export type ContextSource = z.infer<typeof ContextSource>;
-
-/** Only `url` is read: the loader is always the Files loader with an empty configuration. */
-export const ContextSourceCreate = z.object({
-  url: HttpUrl,
-});
-export type ContextSourceCreate = z.infer<typeof ContextSourceCreate>;
-
-/**
- * PUT replaces `name`, `splitterConfig` and `loaderConfig` (all required, camelCase on the wire). The
- * splitter configuration's keys are checked by the store (400 `invalid splitter configuration`).
- */
-export const ContextSourceUpdate = z.object({
-  name: z.string().min(1),
-  splitterConfig: JsonObject,
-  loaderConfig: z.array(LoaderConfigItem),
-});
-export type ContextSourceUpdate = z.infer<typeof ContextSourceUpdate>;
-
-export const ContextSourceProcess = z.object({ contextGuid: Guid });
-export type ContextSourceProcess = z.infer<typeof ContextSourceProcess>;
-
-/** Batch processing: GUIDs that match no Context Source of the workspace are ignored. */
-export const ContextSourceProcessBatch = z.object({ sources: z.array(z.string()) });
-export type ContextSourceProcessBatch = z.infer<typeof ContextSourceProcessBatch>;
-
-export const ProcessDispatched = z.object({ msg: z.literal("success") });
-export type ProcessDispatched = z.infer<typeof ProcessDispatched>;
-
-/** What the last processing run recorded, as the code uses it. */
-export type IndexingOutcome = { documents: number; characters: number; contentType: string } | { error: string };
-
-/** Chunk size and overlap in characters. */
-export interface Splitting {
-  chunkSize: number;
-  chunkOverlap: number;
-}
+export const ContextSource = wire(ContextSourceFields);
 
 /** A Context Source as the code uses it. */
-export type ContextSourceRecord = {
-  guid: string;
-  name: string;
-  /** The address the service loads from. */
-  url: string;
-  loaderId: string;
-  loaderConfig: LoaderConfigItem[];
-  splitterConfig: Splitting;
-  indexingStatus: IndexingStatus;
-  indexedAt: string | null;
-  indexingMetadata: IndexingOutcome | null;
-  createdAt: string | undefined;
-  updatedAt: string | undefined;
-};
+export type ContextSourceRecord = Omit<z.output<typeof ContextSource>, "indexingMetadata"> & { indexingMetadata: IndexingOutcome | null };
 
-const toIndexingOutcome = (metadata: IndexingMetadata | null): IndexingOutcome | null =>
-  metadata === null
-    ? null
-    : "error" in metadata
-      ? { error: metadata.error }
-      : { documents: metadata.documents, characters: metadata.characters, contentType: metadata.content_type };
+/** The answer as the code types it: its `indexing_metadata` was checked to be one of the two forms. */
+const asRecord = (source: z.output<typeof ContextSource>): ContextSourceRecord => source as ContextSourceRecord;
 
-export const toContextSourceRecord = (source: ContextSource): ContextSourceRecord => ({
-  guid: source.guid,
-  name: source.name,
-  url: source.url,
-  loaderId: source.loader_id,
-  loaderConfig: source.loader_config,
-  splitterConfig: { chunkSize: source.splitter_config.chunk_size, chunkOverlap: source.splitter_config.chunk_overlap },
-  indexingStatus: source.indexing_status,
-  indexedAt: source.indexed_at,
-  indexingMetadata: toIndexingOutcome(source.indexing_metadata),
-  createdAt: source.created_at,
-  updatedAt: source.updated_at,
-});
+/** Only `url` is read: the loader is always the Files loader with an empty configuration. */
+export const ContextSourceCreate = wire(
+  z.object({
+    url: HttpUrl,
+  }),
+);
+export type ContextSourceCreate = z.output<typeof ContextSourceCreate>;
+
+/**
+ * PUT replaces `name`, `splitterConfig` and `loaderConfig` (all required, camelCase on the wire).
+ * `splitterConfig` is taken as any object (SplitterConfig encoded): its keys are checked by the store (400
+ * `invalid splitter configuration`).
+ */
+export const ContextSourceUpdate = wire(
+  z.object({
+    name: z.string().min(1),
+    splitterConfig: JsonObject,
+    loaderConfig: z.array(LoaderConfigItem),
+  }),
+);
+export type ContextSourceUpdate = z.output<typeof ContextSourceUpdate>;
+
+export const ContextSourceProcess = wire(z.object({ contextGuid: Guid }));
+export type ContextSourceProcess = z.output<typeof ContextSourceProcess>;
+
+/** Batch processing: GUIDs that match no Context Source of the workspace are ignored. */
+export const ContextSourceProcessBatch = wire(z.object({ sources: z.array(z.string()) }));
+export type ContextSourceProcessBatch = z.output<typeof ContextSourceProcessBatch>;
+
+export const ProcessDispatched = wire(z.object({ msg: z.literal("success") }));
+export type ProcessDispatched = z.output<typeof ProcessDispatched>;
 
 /** What PUT replaces: all three are required. */
-export interface ContextSourceConfig {
-  name: string;
-  loaderConfig: LoaderConfigItem[];
-  splitterConfig: Splitting;
-}
+export type ContextSourceConfig = Omit<ContextSourceUpdate, "splitterConfig"> & { splitterConfig: Splitting };
 
-const collectionPath = (context: string): EncodedPath => path`/contexts/${context}/context_sources`;
-const recordPath = (context: string, guid: string): EncodedPath => path`/contexts/${context}/context_sources/${guid}`;
+const SOURCES = "/contexts/{contextGuid}/context_sources";
+
+export const contextSourceEndpoints = {
+  /** The sources of a Context: a bare array with no paging (spec). */
+  list: endpoint({ method: "GET", path: SOURCES, response: wire(z.array(ContextSourceFields)) }),
+  create: endpoint({ method: "POST", path: SOURCES, body: ContextSourceCreate, response: ContextSource }),
+  get: endpoint({ method: "GET", path: `${SOURCES}/{guid}`, response: ContextSource }),
+  update: endpoint({ method: "PUT", path: `${SOURCES}/{guid}`, body: ContextSourceUpdate, response: ContextSource }),
+  /** Spec: the response body is not shown; the emulator answers `{ message: "Context Source <guid> deleted" }`. */
+  delete: endpoint({ method: "DELETE", path: `${SOURCES}/{guid}`, response: DeleteMessage, shown: false }),
+  /** Spec: the body's `contextGuid` is required; the emulator answers 404 unless the source belongs to that Context. */
+  process: endpoint({ method: "POST", path: "/context_sources/{guid}/process", body: ContextSourceProcess, response: ProcessDispatched }),
+  processBatch: endpoint({
+    method: "POST",
+    path: "/context_sources/process_batch",
+    body: ContextSourceProcessBatch,
+    response: ProcessDispatched,
+  }),
+};
+
+const recordPath = (context: string, guid: string): EncodedPath => pathOf(contextSourceEndpoints.get, { contextGuid: context, guid });
 
 /** Context Sources live under their Context: every route but processing names it. */
 export const contextSourcesApi = {
   /** The source's own path (to delete an abandoned create). */
   recordPath,
-  /** The sources of a Context: a bare array with no paging. */
   async list(client: GmsClient, context: string): Promise<ContextSourceRecord[]> {
-    return (await listBare(client, { path: collectionPath(context), item: ContextSource })).map(toContextSourceRecord);
+    return (await call(client, contextSourceEndpoints.list, { params: { contextGuid: context } })).map(asRecord);
   },
   /** Create reads `url` only: the loader is always the Files loader with an empty configuration. */
   async create(client: GmsClient, context: string, body: ContextSourceCreate, findCreated: FindCreated): Promise<ContextSourceRecord> {
-    return toContextSourceRecord(await client.create({ path: collectionPath(context), body, schema: ContextSource, findCreated }));
+    return asRecord(await createWith(client, contextSourceEndpoints.create, { params: { contextGuid: context }, body, findCreated }));
   },
   async get(client: GmsClient, context: string, guid: string): Promise<ContextSourceRecord> {
-    return toContextSourceRecord(await client.request({ method: "GET", path: recordPath(context, guid), schema: ContextSource }));
+    return asRecord(await call(client, contextSourceEndpoints.get, { params: { contextGuid: context, guid } }));
   },
   async update(client: GmsClient, context: string, guid: string, config: ContextSourceConfig): Promise<ContextSourceRecord> {
-    const body = {
-      name: config.name,
-      loaderConfig: config.loaderConfig,
-      splitterConfig: { chunk_size: config.splitterConfig.chunkSize, chunk_overlap: config.splitterConfig.chunkOverlap },
-    } satisfies ContextSourceUpdate;
-    return toContextSourceRecord(await client.request({ method: "PUT", path: recordPath(context, guid), body, schema: ContextSource }));
+    const body = { ...config, splitterConfig: z.encode(SplitterConfig, config.splitterConfig) };
+    return asRecord(await call(client, contextSourceEndpoints.update, { params: { contextGuid: context, guid }, body }));
   },
   async delete(client: GmsClient, context: string, guid: string): Promise<void> {
-    await client.request({ method: "DELETE", path: recordPath(context, guid), schema: z.unknown() });
+    await call(client, contextSourceEndpoints.delete, { params: { contextGuid: context, guid } });
   },
   /** Dispatches processing and returns at once. Dispatching twice only processes twice, so the POST is retried like a GET. */
   async process(client: GmsClient, context: string, guid: string): Promise<void> {
-    const body: ContextSourceProcess = { contextGuid: context };
+    const entry = contextSourceEndpoints.process;
     await client.request({
-      method: "POST",
-      path: path`/context_sources/${guid}/process`,
-      body,
-      schema: ProcessDispatched,
+      method: entry.method,
+      path: pathOf(entry, { guid }),
+      body: z.encode(ContextSourceProcess, { contextGuid: context }),
+      schema: entry.response,
       replayable: true,
     });
   },
@@ -181,7 +175,7 @@ export const contextSourcesApi = {
    */
   async contextOf(client: GmsClient, guid: string): Promise<string> {
     for (const context of await workspacesApi.currentContexts(client)) {
-      const sources = await listBare(client, { path: collectionPath(context.guid), item: z.looseObject({ guid: z.string() }) });
+      const sources = await contextSourcesApi.list(client, context.guid);
       if (sources.some((source) => source.guid === guid)) return context.guid;
     }
     throw new NotFoundError({

@@ -1,14 +1,18 @@
+/** The Eval endpoints: Evals, the global Eval types and an Eval's runs. */
 import { z } from "zod";
-import { collect, type GmsClient, paginateEnvelope, path } from "../client";
-import { type FindCreated, UnnamedAuditFields, Guid, JsonObject, PageQuery } from "./common";
+import type { GmsClient } from "../client";
+import { DeleteMessage, type FindCreated, Guid, JsonObject, PageQuery, UnnamedAuditFields } from "./common";
+import { call, createWith, endpoint, listAll, pathOf } from "./endpoint";
+import { putRecord } from "./put-record";
+import { wire } from "./wire";
 
-/** Eval types are global: every workspace sees the same ones. */
-export const EvalType = z.object({
+const EvalTypeFields = z.object({
   guid: Guid,
   name: z.string(),
   description: z.string().nullable(),
 });
-export type EvalType = z.infer<typeof EvalType>;
+/** An Eval type. Eval types are global: every workspace sees the same ones. */
+export type EvalType = z.output<typeof EvalTypeFields>;
 
 export const EvalVariable = z.object({
   name: z.string(),
@@ -30,38 +34,44 @@ export type EvalTypeSelection = z.infer<typeof EvalTypeSelection>;
 export const EvalDataType = z.enum(["LIVE", "DATASET"]);
 export type EvalDataType = z.infer<typeof EvalDataType>;
 
-export const Eval = z.object({
-  guid: Guid,
-  name: z.string(),
-  /** The Action GUID. */
-  action: Guid,
-  /** The Action version GUID as submitted (the emulator has no versions). */
-  version: Guid.nullable(),
-  eval_types: z.array(z.object({ guid: Guid, name: z.string(), metadata: EvalTypeMetadata.nullable() })),
-  dataset: z.object({ guid: Guid, name: z.string() }).nullable(),
-  sampling_rate: z.number().nullable(),
-  alert_on_fail: z.boolean(),
-  data_type: EvalDataType,
-  ...UnnamedAuditFields,
-});
-export type Eval = z.infer<typeof Eval>;
+/** Spec: an Eval configuration's fields beyond the create fields and a Dataset summary are not shown; these are the emulator's. */
+export const Eval = wire(
+  z.object({
+    guid: Guid,
+    name: z.string(),
+    /** The Action GUID. */
+    action: Guid,
+    /** The Action version GUID as submitted (the emulator has no versions). */
+    version: Guid.nullable(),
+    eval_types: z.array(z.object({ guid: Guid, name: z.string(), metadata: EvalTypeMetadata.nullable() })),
+    dataset: z.object({ guid: Guid, name: z.string() }).nullable(),
+    sampling_rate: z.number().nullable(),
+    alert_on_fail: z.boolean(),
+    data_type: EvalDataType,
+    ...UnnamedAuditFields,
+  }),
+);
 
-export const EvalCreate = z.object({
-  name: z.string().min(1),
-  action: Guid,
-  eval_types: z.array(EvalTypeSelection),
-  dataset: Guid.nullable().optional(),
-  version: Guid.nullable().optional(),
-  sampling_rate: z.number().min(0).max(1).nullable().optional(),
-  alert_on_fail: z.boolean().optional(),
-});
-export type EvalCreate = z.infer<typeof EvalCreate>;
+export const EvalCreate = wire(
+  z.object({
+    name: z.string().min(1),
+    action: Guid,
+    eval_types: z.array(EvalTypeSelection),
+    dataset: Guid.nullable().optional(),
+    version: Guid.nullable().optional(),
+    sampling_rate: z.number().min(0).max(1).nullable().optional(),
+    alert_on_fail: z.boolean().optional(),
+  }),
+);
+export type EvalCreate = z.output<typeof EvalCreate>;
 
 /** PUT replaces the `eval_types` list; the spec does not show the type of `new_record`, so any value passes. */
-export const EvalUpdate = z.object({
-  eval_types: z.array(EvalTypeSelection.extend({ new_record: z.unknown().optional() })),
-});
-export type EvalUpdate = z.infer<typeof EvalUpdate>;
+export const EvalUpdate = wire(
+  z.object({
+    eval_types: z.array(EvalTypeSelection.extend({ new_record: z.unknown().optional() })),
+  }),
+);
+export type EvalUpdate = z.output<typeof EvalUpdate>;
 
 /** GET /evals query: paging plus an optional `dataType` filter (another value is 400, invalid enum). */
 export const EvalListQuery = PageQuery.extend({ dataType: EvalDataType.optional() });
@@ -69,13 +79,15 @@ export type EvalListQuery = z.infer<typeof EvalListQuery>;
 
 /**
  * An Eval run. No route starts a run, so the emulator never returns one; the spec names only the
- * progress fields `metadata.status` and `run_items_completed`, the rest passes through.
+ * progress fields `metadata.status` and `run_items_completed`.
  */
-export const EvalRun = z.looseObject({
-  metadata: z.looseObject({ status: z.string().optional() }).nullable().optional(),
-  run_items_completed: z.number().int().optional(),
-});
-export type EvalRun = z.infer<typeof EvalRun>;
+export const EvalRun = wire(
+  z.object({
+    metadata: z.object({ status: z.string().optional() }).nullable().optional(),
+    run_items_completed: z.number().int().optional(),
+  }),
+);
+export type EvalRun = z.output<typeof EvalRun>;
 
 /** An Eval type as an Eval uses it: its GUID and, when it has any, its variables. */
 export interface EvalTypeChoice {
@@ -83,79 +95,57 @@ export interface EvalTypeChoice {
   variables?: EvalVariable[];
 }
 
-/** An Eval as the code uses it. */
-export type EvalRecord = {
-  guid: string;
-  name: string;
-  action: string;
-  evalTypes: EvalTypeChoice[];
-  /** The Dataset's GUID, or null for live traffic. */
-  dataset: string | null;
-  version: string | null;
-  samplingRate: number | null;
-  alertOnFail: boolean;
-  dataType: EvalDataType;
-  createdAt: string | undefined;
-  updatedAt: string | undefined;
-};
+/** An Eval as the code uses it: its Eval types as choices, its Dataset as a GUID (null for live traffic). */
+export type EvalRecord = Omit<z.output<typeof Eval>, "evalTypes" | "dataset"> & { evalTypes: EvalTypeChoice[]; dataset: string | null };
 
-export const toEvalRecord = (evaluation: Eval): EvalRecord => ({
-  guid: evaluation.guid,
-  name: evaluation.name,
-  action: evaluation.action,
-  evalTypes: evaluation.eval_types.map((type) =>
-    type.metadata?.variables ? { guid: type.guid, variables: type.metadata.variables } : { guid: type.guid },
-  ),
+/** The two fields the code holds in another form than the wire's. */
+const toEvalRecord = (evaluation: z.output<typeof Eval>): EvalRecord => ({
+  ...evaluation,
+  evalTypes: evaluation.evalTypes.map(({ guid, metadata }) => (metadata?.variables ? { guid, variables: metadata.variables } : { guid })),
   dataset: evaluation.dataset?.guid ?? null,
-  version: evaluation.version,
-  samplingRate: evaluation.sampling_rate,
-  alertOnFail: evaluation.alert_on_fail,
-  dataType: evaluation.data_type,
-  createdAt: evaluation.created_at,
-  updatedAt: evaluation.updated_at,
 });
 
 const toSelections = (types: EvalTypeChoice[]): EvalTypeSelection[] =>
   types.map((type) => (type.variables === undefined ? { guid: type.guid } : { guid: type.guid, metadata: { variables: type.variables } }));
 
-export interface EvalFields {
-  name: string;
-  action: string;
-  evalTypes: EvalTypeChoice[];
-  dataset: string | null | undefined;
-  version: string | null | undefined;
-  samplingRate: number | null | undefined;
-  alertOnFail: boolean | undefined;
-}
+/** What the code creates an Eval from. */
+export type EvalFields = Omit<EvalCreate, "evalTypes"> & { evalTypes: EvalTypeChoice[] };
+
+export const evalEndpoints = {
+  /** Spec: the list shape is not shown; the emulator answers the standard envelope (see EvalListQuery for its filter). */
+  list: endpoint({ method: "GET", path: "/evals", response: Eval, list: "envelope" }),
+  /** The Eval types: a bare array, no paging. */
+  types: endpoint({ method: "GET", path: "/evals/types", response: wire(z.array(EvalTypeFields)) }),
+  create: endpoint({ method: "POST", path: "/evals", body: EvalCreate, response: Eval }),
+  get: endpoint({ method: "GET", path: "/evals/{guid}", response: Eval }),
+  /** Spec: the response is not shown; the emulator answers the Eval (the client relies on nothing in it: `putRecord`). */
+  update: endpoint({ method: "PUT", path: "/evals/{guid}", body: EvalUpdate, response: Eval, shown: false }),
+  /** Spec: not shown; the emulator answers the delete message the spec shows for Providers. */
+  delete: endpoint({ method: "DELETE", path: "/evals/{guid}", response: DeleteMessage, shown: false }),
+  /** Spec: "Eval runs with progress metadata", no paging shown; the emulator answers a bare array. */
+  runs: endpoint({ method: "GET", path: "/evals/{guid}/runs", response: EvalRun, list: "bare" }),
+};
 
 export const evalsApi = {
-  async list(client: GmsClient): Promise<EvalRecord[]> {
-    return (await collect(paginateEnvelope(client, { path: path`/evals`, item: Eval }))).map(toEvalRecord);
-  },
-  async create(client: GmsClient, fields: EvalFields, findCreated: FindCreated): Promise<EvalRecord> {
-    const body: EvalCreate = {
-      name: fields.name,
-      action: fields.action,
-      eval_types: toSelections(fields.evalTypes),
-      dataset: fields.dataset,
-      version: fields.version,
-      sampling_rate: fields.samplingRate,
-      alert_on_fail: fields.alertOnFail,
-    };
-    return toEvalRecord(await client.create({ path: path`/evals`, body, schema: Eval, findCreated, identity: [body.name, body.action] }));
-  },
-  async get(client: GmsClient, guid: string): Promise<EvalRecord> {
-    return toEvalRecord(await client.request({ method: "GET", path: path`/evals/${guid}`, schema: Eval }));
-  },
-  /** PUT replaces the whole Eval type list, the only field it takes; its response is not specified, so callers read back. */
-  async update(client: GmsClient, guid: string, evalTypes: EvalTypeChoice[]): Promise<void> {
-    await client.request({ method: "PUT", path: path`/evals/${guid}`, body: { eval_types: toSelections(evalTypes) }, schema: z.unknown() });
+  list: async (client: GmsClient): Promise<EvalRecord[]> => (await listAll(client, evalEndpoints.list)).map(toEvalRecord),
+  create: async (client: GmsClient, fields: EvalFields, findCreated: FindCreated): Promise<EvalRecord> =>
+    toEvalRecord(
+      await createWith(client, evalEndpoints.create, {
+        body: { ...fields, evalTypes: toSelections(fields.evalTypes) },
+        findCreated,
+        identity: [fields.name, fields.action],
+      }),
+    ),
+  get: async (client: GmsClient, guid: string): Promise<EvalRecord> =>
+    toEvalRecord(await call(client, evalEndpoints.get, { params: { guid } })),
+  /** PUT replaces the whole Eval type list, the only field it takes; its response is not shown, so the Eval is read back when it is not one. */
+  async update(client: GmsClient, guid: string, evalTypes: EvalTypeChoice[]): Promise<EvalRecord> {
+    const body = z.encode(EvalUpdate, { evalTypes: toSelections(evalTypes) });
+    return toEvalRecord(await putRecord(client, pathOf(evalEndpoints.update, { guid }), body, Eval));
   },
   async delete(client: GmsClient, guid: string): Promise<void> {
-    await client.request({ method: "DELETE", path: path`/evals/${guid}`, schema: z.unknown() });
+    await call(client, evalEndpoints.delete, { params: { guid } });
   },
-  /** The Eval types (global: every workspace sees the same), a bare array. */
-  types(client: GmsClient): Promise<EvalType[]> {
-    return client.request({ method: "GET", path: path`/evals/types`, schema: z.array(EvalType) });
-  },
+  /** The Eval types (global: every workspace sees the same). */
+  types: (client: GmsClient): Promise<EvalType[]> => call(client, evalEndpoints.types),
 };

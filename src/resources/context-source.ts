@@ -136,7 +136,7 @@ export const contextSourceKind = defineKind({
       required: true,
     }),
     url: replaceOnly(
-      ContextSourceCreate.shape.url,
+      ContextSourceCreate.in.shape.url,
       "The http(s) address the service fetches (it must be reachable from the service). Set exactly one of `url` and `file`. Changing it replaces the source.",
     ),
     file: replaceOnly(

@@ -1,59 +1,28 @@
-import type { Eval, EvalRun, EvalType } from "../../api/evals";
-import { EvalCreate, EvalListQuery, EvalUpdate } from "../../api/evals";
-import type { EvalRecord, EvalTypeRecord } from "../store/evals";
-import { type RouteModule, deleted, envelope, guidParam, parse, parseBody, presentAudit } from "./wire";
+/** `/evals`, served from src/api/evals.ts's entries. */
+import { EvalListQuery, evalEndpoints } from "../../api/evals";
+import type { EvalRecord } from "../store/evals";
+import { serve } from "./serve";
+import { type RouteModule, deleted, parse } from "./wire";
 
-export const presentEval = (evaluation: EvalRecord): Eval => ({
-  guid: evaluation.guid,
-  name: evaluation.name,
-  action: evaluation.actionGuid,
-  version: evaluation.version,
-  eval_types: evaluation.evalTypes,
-  dataset: evaluation.dataset,
-  sampling_rate: evaluation.samplingRate,
-  alert_on_fail: evaluation.alertOnFail,
-  data_type: evaluation.dataType,
-  ...presentAudit(evaluation),
-});
-
-const presentEvalType = (type: EvalTypeRecord): EvalType => ({ guid: type.guid, name: type.name, description: type.description });
+// The store's name for the Action (`actionGuid`) as the entries name it (`action`).
+const evaluation = (record: EvalRecord) => ({ ...record, action: record.actionGuid });
 
 export const evalRoutes: RouteModule = (app, store) => {
-  // Spec: the list shape is not shown; the emulator answers the standard envelope.
-  app.get("/evals", async (request) => {
-    const query = parse(EvalListQuery, request.query, "query");
-    return envelope(store.evals.list(request.caller, query, query.dataType), query, presentEval);
+  serve(app, evalEndpoints.list, ({ caller, page, request }) => {
+    const { dataType } = parse(EvalListQuery, request.query, "query");
+    const { items, total } = store.evals.list(caller, page, dataType);
+    return { items: items.map(evaluation), total };
   });
-
-  app.get("/evals/types", async () => store.evals.listTypes().map(presentEvalType));
-
-  app.post("/evals", async (request) => {
-    const body = parseBody(EvalCreate, request);
-    const evaluation = store.evals.create(request.caller, {
-      name: body.name,
-      actionGuid: body.action,
-      evalTypes: body.eval_types,
-      datasetGuid: body.dataset,
-      version: body.version,
-      samplingRate: body.sampling_rate,
-      alertOnFail: body.alert_on_fail,
-    });
-    return presentEval(evaluation);
-  });
-
-  app.get("/evals/:guid", async (request) => presentEval(store.evals.get(request.caller, guidParam(request))));
-
-  app.put("/evals/:guid", async (request) => {
-    const guid = guidParam(request);
-    return presentEval(store.evals.update(request.caller, guid, { evalTypes: parseBody(EvalUpdate, request).eval_types }));
-  });
-
-  // Spec: not shown; the emulator answers the delete message the spec shows for Providers.
-  app.delete("/evals/:guid", async (request) => deleted("Eval", store.evals.softDelete(request.caller, guidParam(request)).guid));
-
+  serve(app, evalEndpoints.types, () => store.evals.listTypes());
+  serve(app, evalEndpoints.create, ({ caller, body }) =>
+    evaluation(store.evals.create(caller, { ...body, actionGuid: body.action, datasetGuid: body.dataset })),
+  );
+  serve(app, evalEndpoints.get, ({ caller, params }) => evaluation(store.evals.get(caller, params.guid!)));
+  serve(app, evalEndpoints.update, ({ caller, params, body }) => evaluation(store.evals.update(caller, params.guid!, body)));
+  serve(app, evalEndpoints.delete, ({ caller, params }) => deleted("Eval", store.evals.softDelete(caller, params.guid!).guid));
   // No route starts a run, so every Eval has none; a missing Eval is still 404.
-  app.get("/evals/:guid/runs", async (request): Promise<EvalRun[]> => {
-    store.evals.get(request.caller, guidParam(request));
+  serve(app, evalEndpoints.runs, ({ caller, params }) => {
+    store.evals.get(caller, params.guid!);
     return [];
   });
 };

@@ -1,73 +1,46 @@
-import type { FineTune, FineTuneStatusResponse, NumericId } from "../../api/fine-tunes";
-import { FineTuneCreate, FineTuneRename } from "../../api/fine-tunes";
+/** `/finetune` and `/apps/{guid}/finetunes`, served from src/api/fine-tunes.ts's entries. */
+import { type NumericId, fineTuneEndpoints } from "../../api/fine-tunes";
 import type { FineTuneRecord } from "../store/fine-tunes";
-import { type RouteModule, deleted, envelope, guidParam, parseBody, parsePage, presentAudit } from "./wire";
+import { serve } from "./serve";
+import { type RouteModule, deleted, guidParam } from "./wire";
 
-export const presentFineTune = (fineTune: FineTuneRecord): FineTune => ({
-  guid: fineTune.guid,
-  name: fineTune.name,
-  app: fineTune.appGuid,
-  dataset: fineTune.datasetGuid,
-  training_dataset: fineTune.trainingDatasetGuid,
-  data_ids: fineTune.dataIds,
-  base_model: fineTune.baseModel,
-  provider: fineTune.providerGuid,
-  status: fineTune.status,
-  vendor_finetune_name: fineTune.vendorFinetuneName,
-  failure_reason: fineTune.failureReason,
-  ...presentAudit(fineTune),
+// The store's names for the linked records as the entries name them.
+const fineTune = (record: FineTuneRecord) => ({
+  ...record,
+  app: record.appGuid,
+  dataset: record.datasetGuid,
+  trainingDataset: record.trainingDatasetGuid,
+  provider: record.providerGuid,
 });
 
-const presentStatus = (fineTune: FineTuneRecord): FineTuneStatusResponse => ({
-  status: fineTune.status,
-  vendor_finetune_name: fineTune.vendorFinetuneName,
-});
-
-/** `/finetune` and `/apps/{guid}/finetunes`. */
 export const fineTuneRoutes: RouteModule = (app, store) => {
-  app.get("/finetune", async (request) => {
-    const page = parsePage(request);
-    return envelope(store.fineTunes.list(request.caller, page), page, presentFineTune);
+  serve(app, fineTuneEndpoints.list, ({ caller, page }) => {
+    const { items, total } = store.fineTunes.list(caller, page);
+    return { items: items.map(fineTune), total };
   });
-
-  app.post("/finetune", async (request) => {
-    const body = parseBody(FineTuneCreate, request);
-    return presentFineTune(
-      store.fineTunes.create(request.caller, {
+  serve(app, fineTuneEndpoints.create, ({ caller, body }) =>
+    fineTune(
+      store.fineTunes.create(caller, {
         name: body.name,
         appGuid: body.app,
         datasetGuid: body.dataset,
-        dataIds: body.data_ids,
-        baseModel: body.base_model,
+        dataIds: body.dataIds,
+        baseModel: body.baseModel,
         connectionId: body.workspaceModelProviderId,
       }),
-    );
-  });
-
-  app.get("/finetune/:guid", async (request) => presentFineTune(store.fineTunes.get(request.caller, guidParam(request))));
-
-  app.get("/finetune/:guid/status", async (request) => presentStatus(store.fineTunes.get(request.caller, guidParam(request))));
-
-  // Spec: not shown; the emulator answers the renamed fine-tune.
-  app.put("/finetune/:guid", async (request) => {
-    const guid = guidParam(request);
-    return presentFineTune(store.fineTunes.rename(request.caller, guid, parseBody(FineTuneRename, request).name));
-  });
-
-  // Spec: not shown; the emulator answers `{ message: "Fine-tune <guid> deleted" }`.
-  app.delete("/finetune/:guid", async (request) =>
-    deleted("Fine-tune", store.fineTunes.softDelete(request.caller, guidParam(request)).guid),
+    ),
   );
-
-  app.get("/apps/:guid/finetunes", async (request) => {
-    const page = parsePage(request);
-    return store.fineTunes.listByApp(request.caller, guidParam(request), page).map(presentFineTune);
-  });
+  serve(app, fineTuneEndpoints.get, ({ caller, params }) => fineTune(store.fineTunes.get(caller, params.guid!)));
+  serve(app, fineTuneEndpoints.status, ({ caller, params }) => store.fineTunes.get(caller, params.guid!));
+  serve(app, fineTuneEndpoints.rename, ({ caller, params, body }) => fineTune(store.fineTunes.rename(caller, params.guid!, body.name)));
+  serve(app, fineTuneEndpoints.delete, ({ caller, params }) => deleted("Fine-tune", store.fineTunes.softDelete(caller, params.guid!).guid));
+  serve(app, fineTuneEndpoints.ofApp, ({ caller, params, page }) => store.fineTunes.listByApp(caller, params.guid!, page).map(fineTune));
 };
 
 /**
  * Emulator-only routes, registered under `/_emulator` (outside `/v1`, behind the same bearer key): what the
- * spec's routes do not expose but a user of the emulator needs.
+ * spec's routes do not expose but a user of the emulator needs. Hand-written: an entry's path lies below
+ * `/v1`, and no client of the package calls these.
  */
 export const emulatorControlRoutes: RouteModule = (app, store) => {
   // Fine-tune create takes internal numeric ids of Data records and of a Provider connection, which no spec route returns.
