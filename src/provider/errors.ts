@@ -3,12 +3,33 @@ import { CreatedUnreadError, type CreationWindow, GmsError, UnresolvedCreateErro
 import type { Outputs } from "./kind";
 
 /**
+ * Every error the provider, the kinds and the workspace code raise for a user: its message in the user's terms,
+ * and a stable `code` a program can test whatever the wording (listed in docs/provider.md, "Errors"). A failed
+ * request keeps the client's code (`not_found`, `validation`, `rate_limited`, `timeout`, ...); the provider's
+ * own conditions have their own (`adopt_not_found`, `wrong_workspace`, ...).
+ */
+export class ProviderError extends Error {
+  override readonly name: string = "ProviderError";
+
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** The code of what failed: a provider error's or the client's own, else `failed`. */
+export const codeOf = (error: unknown): string => (error instanceof ProviderError || error instanceof GmsError ? error.code : "failed");
+
+/**
  * A create that made its object but failed a later step (and could not delete the object again), or
  * found the object of a lost answer but could not read it. The provider hands it to the engine as a
  * partially created resource (id and properties), so that state records it: the next `up` replaces it
  * and `destroy` removes it.
  */
-export class CreatedButFailedError extends Error {
+export class CreatedButFailedError extends ProviderError {
   override readonly name = "CreatedButFailedError";
 
   constructor(
@@ -17,7 +38,7 @@ export class CreatedButFailedError extends Error {
     /** The object as far as it is known (the service's record, before the failed step). */
     readonly record: Outputs,
   ) {
-    super(message);
+    super("created_but_failed", message);
   }
 }
 
@@ -25,7 +46,7 @@ export class CreatedButFailedError extends Error {
  * A create whose answer was lost and whose lookup could not settle whether the object exists, in the
  * user's terms; it keeps the window the object may have been created in, for the provider to record.
  */
-export class UnresolvedCreateFailure extends Error {
+export class UnresolvedCreateFailure extends ProviderError {
   override readonly name = "UnresolvedCreateFailure";
 
   constructor(
@@ -33,7 +54,7 @@ export class UnresolvedCreateFailure extends Error {
     readonly window: CreationWindow,
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    super("unresolved_create", message, options);
   }
 }
 
@@ -42,7 +63,7 @@ function wrapped(message: string, error: unknown, options?: ErrorOptions): Error
   if (error instanceof UnresolvedCreateError) return new UnresolvedCreateFailure(message, error.window, options);
   // Nothing of the record is known: the next run reads it (see the provider's update).
   if (error instanceof CreatedUnreadError) return new CreatedButFailedError(message, error.guid, {});
-  return new Error(message, options);
+  return new ProviderError(codeOf(error), message, options);
 }
 
 /** What a failed request says, without the request label's noise for a user, and how often it was sent. */
@@ -74,12 +95,6 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
   return redacted;
 }
 
-/**
- * An error for a request that carried a credential. The service's error texts are not known to leave
- * submitted values out, so the key is blanked should one ever echo it; no cause is kept for the same reason.
- */
-export const keyRedacted = (message: string, key: string | undefined): Error => new Error(redactSecrets(message, [key]));
-
 /** `failure` for a request that carried the credential `key`: worded the same, the key blanked, no cause. */
 export const keyRedactedFailure = (key: string | undefined, what: string, error: unknown, advice?: string): Error =>
   wrapped(redactSecrets(described(what, error, advice), [key]), error);
@@ -96,14 +111,14 @@ export const providerAdvice = (error: unknown, url: string | null | undefined): 
  * which object, and what to set instead. The service's answer stays as the cause.
  */
 export const notInWorkspace = (what: string, missing: string, advice: string, cause: unknown): Error =>
-  new Error(`${what}: ${missing} does not exist in the workspace (or was deleted); ${advice}`, { cause });
+  new ProviderError("not_in_workspace", `${what}: ${missing} does not exist in the workspace (or was deleted); ${advice}`, { cause });
 
 /**
  * A create that made its object but failed to finish it: the engine's `ErrorResourceInitFailed` (the object's id,
  * its properties and why), which the engine records as a resource with init errors, finished by the next run.
  * The plugin answers with it; LocalEngine reads it from the dynamic-provider host.
  */
-export class ResourceInitError extends Error {
+export class ResourceInitError extends ProviderError {
   override readonly name = "ResourceInitError";
 
   constructor(
@@ -112,6 +127,6 @@ export class ResourceInitError extends Error {
     readonly properties: Record<string, unknown>,
     readonly reasons: string[],
   ) {
-    super(message);
+    super("created_but_failed", message);
   }
 }

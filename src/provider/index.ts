@@ -6,6 +6,9 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { configure as configureConnection } from "./connection";
 import type { Kind, KindName } from "./kind";
 import { resourceProvider } from "./provider";
+import { ProviderError } from "./errors";
+
+export { ProviderError };
 
 /**
  * Each kind's module, loaded when the provider host first serves a resource of that kind: a host
@@ -35,7 +38,8 @@ export function providerOf(name: KindName): ReturnType<typeof resourceProvider> 
   let provider = providers.get(name);
   if (!provider) {
     const kind = Object.hasOwn(kindModules, name) ? kindModules[name]() : undefined;
-    if (!kind) throw new Error(`pulumi-gms has no resource kind ${name}; is the installed package older than the state?`);
+    if (!kind)
+      throw new ProviderError("unknown_kind", `pulumi-gms has no resource kind ${name}; is the installed package older than the state?`);
     provider = resourceProvider(kind);
     providers.set(name, provider);
   }

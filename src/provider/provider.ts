@@ -27,7 +27,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
 import { type CreatedCandidate, GmsError, type GmsClient, NotFoundError, UnresolvedCreateError } from "../client";
 import { Connection, clientFor, effectiveBaseUrl, sameWorkspace } from "./connection";
-import { CreatedButFailedError, failure, redactSecrets, UnresolvedCreateFailure } from "./errors";
+import { CreatedButFailedError, failure, redactSecrets, UnresolvedCreateFailure, ProviderError, codeOf } from "./errors";
 import type { InputField } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
 import { SECRET_INPUTS, secretStrings } from "./secret-inputs";
@@ -71,7 +71,8 @@ function heldByStack(): ReadonlySet<string> {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    throw new Error(
+    throw new ProviderError(
+      "stack_ids_unreadable",
       `${STACK_IDS_FILE} names ${file}, which cannot be read (${(error as Error).message}); without it a placeholder ` +
         "could take another resource's object for its own",
     );
@@ -113,7 +114,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
   const redacted = (error: unknown, ...props: Props[]): unknown => {
     const secrets = secretValues(...props);
     return error instanceof Error && secrets.length > 0
-      ? Object.assign(new Error(redactSecrets(error.message, secrets)), { name: error.name })
+      ? Object.assign(new ProviderError(codeOf(error), redactSecrets(error.message, secrets)), { name: error.name })
       : error;
   };
 
@@ -125,7 +126,11 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
   const createFailure = (error: unknown, inputs: Props): unknown => {
     const partial = (message: string, id: string, properties: Props) => {
       const text = redactSecrets(message, secretValues(inputs));
-      return Object.assign(new Error(text), { id, properties: { ...properties, [PROVIDER_KEY]: inputs[PROVIDER_KEY] }, reasons: [text] });
+      return Object.assign(new ProviderError("created_but_failed", text), {
+        id,
+        properties: { ...properties, [PROVIDER_KEY]: inputs[PROVIDER_KEY] },
+        reasons: [text],
+      });
     };
     if (error instanceof CreatedButFailedError) {
       return partial(error.message, error.guid, { ...outputsOf(inputs, error.record), [INCOMPLETE]: true });
@@ -179,7 +184,8 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       else matches.push(guid);
     }
     if (matches.length > 1) {
-      throw new Error(
+      throw new ProviderError(
+        "ambiguous_lost_create",
         `${kind.name}: ${matches.length} objects match the create whose answer was lost ` +
           `(${matches.join(", ")}); delete the ones you do not want, then run \`pulumi refresh\``,
       );
@@ -316,7 +322,10 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
 
     async update(id: string, olds: Props, news: Props) {
       if (olds[UNRESOLVED_CREATE] !== undefined)
-        throw new Error(`${kind.name} ${id} is a placeholder for a create whose answer was lost: run \`pulumi refresh\` first`);
+        throw new ProviderError(
+          "placeholder_needs_refresh",
+          `${kind.name} ${id} is a placeholder for a create whose answer was lost: run \`pulumi refresh\` first`,
+        );
       const client = clientOf(news);
       if (!sameValue(olds.connection, news.connection)) await requireSameWorkspace(kind, id, clientOf(olds), client, olds);
       const changed = changedFields(olds, news).filter((name) => kind.inputs[name]!.change === "update");
@@ -326,7 +335,8 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       } catch (error) {
         // A 404 may name something the update refers to; only a read that 404s too means the object is gone.
         if (error instanceof NotFoundError && !(await orUndefinedIfGone(kind.read(client, id, olds)))) {
-          throw new Error(
+          throw new ProviderError(
+            "gone",
             `${kind.name} ${id} no longer exists in the workspace (deleted outside Pulumi?): run ` +
               `\`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`,
           );
@@ -362,7 +372,8 @@ async function requireSameWorkspace(kind: Kind, id: string, before: GmsClient, a
   if (before === after) return;
   const same = await sameWorkspace(before, after);
   if (same === true || (same === undefined && (await orUndefinedIfGone(kind.read(after, id, state))) !== undefined)) return;
-  throw new Error(
+  throw new ProviderError(
+    "wrong_workspace",
     `${kind.name} ${id} lives in another workspace than the one the new connection's API key selects; an object cannot move between workspaces in place. ` +
       "Keep the key of its workspace, or declare the resource under a new name so that Pulumi creates it in the new workspace and deletes this one.",
   );
@@ -381,11 +392,12 @@ async function adoptExisting(
 ): Promise<Outputs> {
   // The declared inputs stand in for the state a read usually gets (e.g. the parent a child lives under).
   const live = await orUndefinedIfGone(kind.read(client, guid, inputs));
-  if (!live) throw new Error(`Cannot adopt ${kind.name} ${guid}: no such object in the workspace`);
+  if (!live) throw new ProviderError("adopt_not_found", `Cannot adopt ${kind.name} ${guid}: no such object in the workspace`);
   const changed = changedFields(live, inputs).filter((name) => live[name] !== undefined && !kind.inputs[name]!.writeOnly);
   const mismatched = changed.filter((name) => kind.inputs[name]!.change === "replace");
   if (mismatched.length > 0) {
-    throw new Error(
+    throw new ProviderError(
+      "adopt_mismatch",
       `Cannot adopt ${kind.name} ${guid}: ${mismatched.join(", ")} ${mismatched.length === 1 ? "differs" : "differ"} ` +
         `from the program and cannot be changed in place; declare the existing value or let Pulumi create a new object`,
     );

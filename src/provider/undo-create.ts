@@ -1,7 +1,7 @@
 /** Rolling back a multi-step create, so that a create that fails midway leaves nothing unmanaged behind. */
 import { z } from "zod";
 import { type EncodedPath, type GmsClient, NotFoundError } from "../client";
-import { CreatedButFailedError, failureText } from "./errors";
+import { CreatedButFailedError, failureText, ProviderError } from "./errors";
 import type { Outputs } from "./kind";
 
 export interface AbandonedCreate {
@@ -32,5 +32,5 @@ export async function abandonCreate(client: GmsClient, created: AbandonedCreate)
       );
     }
   }
-  throw new Error(`${message} The ${kindLabel} it had created (${guid}) was deleted again.`);
+  throw new ProviderError("create_undone", `${message} The ${kindLabel} it had created (${guid}) was deleted again.`);
 }

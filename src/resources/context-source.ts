@@ -25,7 +25,7 @@ import { type GmsClient, NotFoundError, ValidationError } from "../client";
 import { type InputValues, computed, replaceOnly, updatable } from "../provider/fields";
 import { type CheckFailure, defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
-import { failure, failureText, UnresolvedCreateFailure } from "../provider/errors";
+import { failure, failureText, UnresolvedCreateFailure, ProviderError, codeOf } from "../provider/errors";
 import { type Candidate, type Placeholder, placeholderIdentity } from "../provider/provider";
 import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/context-source";
@@ -324,7 +324,7 @@ export const contextSourceKind = defineKind({
     } catch (error) {
       // A 404 may mean the source was deleted outside Pulumi: the provider reads it to tell the user so.
       if (error instanceof NotFoundError) throw error;
-      throw new Error(`Cannot update ContextSource ${guid} (${what}): ${reason(error)}`);
+      throw new ProviderError(codeOf(error), `Cannot update ContextSource ${guid} (${what}): ${reason(error)}`);
     }
     return record ? toOutputs(record, context, (news.file ?? state.file) !== undefined) : state;
   },
@@ -460,12 +460,16 @@ async function upload(client: GmsClient, file: FileContent): Promise<string> {
     try {
       content = readFileSync(resolve(file.path));
     } catch (error) {
-      throw new Error(`Cannot create ContextSource: file ${file.path} can no longer be read (${(error as Error).message}).`);
+      throw new ProviderError(
+        "file_unreadable",
+        `Cannot create ContextSource: file ${file.path} can no longer be read (${(error as Error).message}).`,
+      );
     }
     mimeType = MIME_TYPES[extname(file.path).toLowerCase()];
   }
   if (sha256(content) !== file.hash) {
-    throw new Error(
+    throw new ProviderError(
+      "file_changed",
       `Cannot create ContextSource: ${sourceLabel({ file })} changed after Pulumi checked ` +
         `it; run the update again so that state records the content that is uploaded.`,
     );
@@ -473,7 +477,10 @@ async function upload(client: GmsClient, file: FileContent): Promise<string> {
   try {
     return await filesApi.upload(client, content, mimeType);
   } catch (error) {
-    throw new Error(`Cannot create ContextSource: uploading ${sourceLabel({ file })} through /files/upload failed: ${failureText(error)}.`);
+    throw new ProviderError(
+      codeOf(error),
+      `Cannot create ContextSource: uploading ${sourceLabel({ file })} through /files/upload failed: ${failureText(error)}.`,
+    );
   }
 }
 

@@ -12,7 +12,7 @@ import { type DatasetChanges, type DatasetRecord, datasetsApi } from "../api/dat
 import { NotFoundError } from "../client";
 import { abandonCreate } from "../provider/undo-create";
 import { computed, replaceOnly, updatable } from "../provider/fields";
-import { failure, failureText, notInWorkspace } from "../provider/errors";
+import { failure, failureText, notInWorkspace, ProviderError } from "../provider/errors";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import * as shim from "../shims/dataset";
@@ -108,7 +108,8 @@ export const datasetKind = defineKind({
     if (rewritesItems && news.data && news.data.length > 0) {
       const skipped = missingFrom(await datasetsApi.linkedData(client, guid), news.data);
       if (skipped.length > 0) {
-        throw new Error(
+        throw new ProviderError(
+          "data_not_copied",
           `Dataset "${news.name}" (${guid}) was updated, but ${unresolved(skipped)} Its Items now copy only the other records.`,
         );
       }

@@ -11,7 +11,7 @@ import { Guid } from "../api/common";
 import { type ExperimentFields, experimentsApi } from "../api/experiments";
 import { type CreatedCandidate, type GmsClient, NotFoundError, ValidationError } from "../client";
 import { computed, replaceOnly, updatable } from "../provider/fields";
-import { failure, notInWorkspace } from "../provider/errors";
+import { failure, notInWorkspace, ProviderError } from "../provider/errors";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import * as shim from "../shims/experiment";
@@ -102,14 +102,16 @@ async function explained(client: GmsClient, error: unknown, operation: "create" 
       .filter((field) => !own.has(declared[field]))
       .map((field) => `${field} ${declared[field]}`);
     if (!app || foreign.length === 0) {
-      return new Error(
+      return new ProviderError(
+        "actions_of_another_app",
         `${what}: primaryAction ${declared.primaryAction} and secondaryAction ${declared.secondaryAction} ` +
           `must both be Actions of App ${declared.app}, and at least one is not`,
         { cause: error },
       );
     }
     const available = app.actions.length > 0 ? app.actions.map((action) => `${action.name} (${action.guid})`).join(", ") : "none";
-    return new Error(
+    return new ProviderError(
+      "actions_of_another_app",
       `${what}: both Actions must belong to App "${app.name}" (${declared.app}), but ` +
         `${foreign.join(" and ")} ${foreign.length === 1 ? "belongs" : "belong"} to another App. ` +
         `Actions of "${app.name}": ${available}. Use two of them, or set app to the App that owns the Actions (a different app replaces the Experiment).`,

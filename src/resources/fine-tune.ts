@@ -13,7 +13,7 @@ import { z } from "zod";
 import { Guid } from "../api/common";
 import { FineTuneStatus, MIN_FINE_TUNE_RECORDS, type FineTuneRecord, fineTunesApi } from "../api/fine-tunes";
 import { type GmsClient, NotFoundError } from "../client";
-import { CreatedButFailedError, failure, failureText } from "../provider/errors";
+import { CreatedButFailedError, failure, failureText, ProviderError } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { defineKind } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
@@ -217,7 +217,7 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
       latest = { ...latest, ...(await fineTunesApi.status(client, created.guid)) };
     } catch (error) {
       if (error instanceof NotFoundError)
-        throw new Error(`${label} was deleted (outside Pulumi?) while Pulumi waited for its provider job.`);
+        throw new ProviderError("gone", `${label} was deleted (outside Pulumi?) while Pulumi waited for its provider job.`);
       throw exists(`${label} was created, but checking its provider job failed: ${failureText(error)}.`, latest);
     }
     checks += 1;

@@ -134,14 +134,14 @@ function entryOf<I extends InputFields, const D extends { [K in keyof I]?: z.Zod
 ): z.ZodObject<EntryShape<I, D>, z.core.$strict> {
   for (const name of Object.keys(documentForm)) {
     if (!Object.hasOwn(kind.inputs, name))
-      throw new Error(`The workspace form of ${kind.name} names "${name}", which is no input of the kind`);
+      throw new TypeError(`The workspace form of ${kind.name} names "${name}", which is no input of the kind`);
   }
   const shape = Object.fromEntries(
     Object.entries(kind.inputs).map(([name, declared]) => {
       const form = (documentForm as Record<string, z.ZodType | undefined>)[name];
       const bare = form instanceof z.ZodOptional ? (form.unwrap() as z.ZodType) : form;
       if (declared.secret && !(bare && secretForms.has(bare)))
-        throw new Error(`${kind.name}.${name} is declared secret: its workspace form must be a secretSource, never the value itself`);
+        throw new TypeError(`${kind.name}.${name} is declared secret: its workspace form must be a secretSource, never the value itself`);
       const schema = form ?? declared.schema.describe(declared.description);
       return [name, declared.required ? schema : schema.optional()];
     }),

@@ -4,7 +4,7 @@
  * though the service's Model create response echoes the submitted key.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keyRedacted } from "../../src/provider/errors";
+import { redactSecrets } from "../../src/provider/errors";
 import { json, startScriptedServer } from "../client/scripted-server";
 import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
 
@@ -239,10 +239,10 @@ describe("keys through the dynamic-provider host", () => {
   });
 
   it("blanks a key should the service ever echo it in an error, as a whole token only", () => {
-    expect(keyRedacted(`refused key ${MODEL_KEY} twice: ${MODEL_KEY}.`, MODEL_KEY).message).toBe("refused key [secret] twice: [secret].");
-    expect(keyRedacted(`{"key":"${MODEL_KEY}"} (${MODEL_KEY})`, MODEL_KEY).message).toBe('{"key":"[secret]"} ([secret])');
+    expect(redactSecrets(`refused key ${MODEL_KEY} twice: ${MODEL_KEY}.`, [MODEL_KEY])).toBe("refused key [secret] twice: [secret].");
+    expect(redactSecrets(`{"key":"${MODEL_KEY}"} (${MODEL_KEY})`, [MODEL_KEY])).toBe('{"key":"[secret]"} ([secret])');
     // A key that happens to be part of longer words in unrelated text leaves them alone.
-    expect(keyRedacted("provider openai-compatible at openai.example and openai2", "openai").message).toBe(
+    expect(redactSecrets("provider openai-compatible at openai.example and openai2", ["openai"])).toBe(
       "provider openai-compatible at [secret].example and openai2",
     );
   });
