@@ -8,6 +8,8 @@
  */
 import { z } from "zod";
 import { Guid, HttpUrl, JsonObject } from "./common";
+import { endpoint } from "./endpoint";
+import { wire } from "./wire";
 
 /** A run's input: a string, or an object of variable name to value. */
 const RunInput = z.union([z.string(), JsonObject]);
@@ -25,7 +27,10 @@ const RunMessage = z.object({
   files: z.array(ImageReference).optional(),
 });
 
-/** What the bodies of an Action run and an Experiment prompt share: the input and the run options. */
+/**
+ * What the bodies of an Action run and an Experiment prompt share: the input and the run options, in the
+ * wire's names (src/api/experiments.ts extends it; `ActionRun` is the Action run's body as a codec).
+ */
 export const RunBody = z.object({
   input: RunInput,
   streaming: z.boolean().default(false),
@@ -46,12 +51,15 @@ export type RunBody = z.infer<typeof RunBody>;
 export const oneRunMode = (body: { streaming: boolean; async_mode: boolean }): boolean => !(body.streaming && body.async_mode);
 export const ONE_RUN_MODE = { error: "streaming and async_mode cannot both be true", path: ["async_mode"] };
 
-export const ActionRun = RunBody.extend({
-  action: Guid,
-  // Only for manually controlled Experiment traffic: `action` must be one of the Experiment's two.
-  experiment: Guid.nullable().optional(),
-}).refine(oneRunMode, ONE_RUN_MODE);
-export type ActionRun = z.infer<typeof ActionRun>;
+export const ActionRun = wire(
+  RunBody.extend({
+    action: Guid,
+    // Only for manually controlled Experiment traffic: `action` must be one of the Experiment's two.
+    experiment: Guid.nullable().optional(),
+  }).refine(oneRunMode, ONE_RUN_MODE),
+);
+/** An Action run's body as the code uses it. */
+export type ActionRun = z.output<typeof ActionRun>;
 
 /**
  * A run's answer. Synchronous: `msg` is the text. Streaming: `msg` is "" and `streaming_url`, a signed URL
@@ -69,6 +77,10 @@ export const RunResponse = z.object({
   result_url: z.string().optional(),
 });
 export type RunResponse = z.infer<typeof RunResponse>;
+/** A run's answer decoded into the package's names (src/api/experiments.ts extends the wire-named `RunResponse`). */
+export const RunResponseCodec = wire(RunResponse);
+/** A run's answer as the code uses it. */
+export type RunResponseRecord = z.output<typeof RunResponseCodec>;
 
 /** Which of an Experiment's two Actions served a run. */
 export const Variant = z.enum(["primary", "secondary"]);
@@ -78,17 +90,20 @@ export const Variant = z.enum(["primary", "secondary"]);
  * status is always the official client's `SUCCESS` (the client's task states: PENDING, STARTED, RETRY,
  * FAILURE, SUCCESS).
  */
-export const Generation = z.object({
-  guid: Guid,
-  status: z.literal("SUCCESS"),
-  msg: z.string(),
-  feedback_url: z.string(),
-  action: Guid,
-  /** The Experiment the run went through and the side of it that served the run, else null. */
-  experiment: Guid.nullable(),
-  variant: Variant.nullable(),
-});
-export type Generation = z.infer<typeof Generation>;
+export const Generation = wire(
+  z.object({
+    guid: Guid,
+    status: z.literal("SUCCESS"),
+    msg: z.string(),
+    feedback_url: z.string(),
+    action: Guid,
+    /** The Experiment the run went through and the side of it that served the run, else null. */
+    experiment: Guid.nullable(),
+    variant: Variant.nullable(),
+  }),
+);
+/** A Generation as the code uses it. */
+export type Generation = z.output<typeof Generation>;
 
 /**
  * The stream (`text/event-stream`): one `data: {"token": "..."}` event per token, then `data: END_STREAM`,
@@ -97,3 +112,12 @@ export type Generation = z.infer<typeof Generation>;
 export const StreamToken = z.object({ token: z.string() });
 export type StreamToken = z.infer<typeof StreamToken>;
 export const STREAM_END = "END_STREAM";
+
+export const actionEndpoints = {
+  /** The spec writes `/actions/`; the emulator ignores a trailing slash. Spec: `msg`, `feedback_url`, `streaming` (the rest: see RunResponse). */
+  run: endpoint({ method: "POST", path: "/actions", body: ActionRun, response: RunResponseCodec }),
+  /** Spec: the retrieval route is not shown; the emulator's (see the top of this file). */
+  generation: endpoint({ method: "GET", path: "/generations/{guid}", response: Generation }),
+  // `GET /generations/{guid}/stream` has no entry: it answers server-sent events, not a JSON record, to a signed
+  // URL without an API key (src/emulator/routes/actions.ts serves it by hand).
+};

@@ -1,16 +1,20 @@
+/** The Data endpoints: logged generations, the workspace's and an App's. */
 import { z } from "zod";
-import { type GmsClient, path } from "../client";
-import { Envelope, Guid, JsonObject, Timestamp } from "./common";
+import type { GmsClient } from "../client";
+import { DeleteMessage, Envelope, Guid, JsonObject, Timestamp } from "./common";
+import { call, endpoint } from "./endpoint";
+import { wire } from "./wire";
 
-/** A Data record's input or output: a string, an array or an object. */
+/** A Data record's input or output: a string, an array or an object (its keys are data: never renamed). */
 export const DataValue = z.union([z.string(), z.array(z.unknown()), JsonObject]);
 export type DataValue = z.infer<typeof DataValue>;
 
 const TokenCount = z.number().int().nonnegative();
 
 /**
- * The public fields returned on detail, list and create. Spec: not shown what an optional field never
- * supplied looks like; the emulator answers null.
+ * The public fields returned on detail, list and create, in the wire's names (src/api/datasets.ts reads a
+ * Dataset's linked Data with it). Spec: not shown what an optional field never supplied looks like; the
+ * emulator answers null. `DataCodec` is the same record decoded into the package's names.
  */
 export const Data = z.object({
   guid: Guid,
@@ -26,7 +30,9 @@ export const Data = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
-export type Data = z.infer<typeof Data>;
+export const DataCodec = wire(Data);
+/** A Data record as the code uses it. */
+export type DataRecord = z.output<typeof DataCodec>;
 
 /**
  * Fields create and update share. Relationship GUIDs are optional and null counts as not supplied;
@@ -48,60 +54,48 @@ const DataFields = z.object({
   meta_data: JsonObject.nullable().optional(),
 });
 
-export const DataCreate = DataFields.extend({
-  action: Guid,
-  input: DataValue,
-  output: DataValue,
-  version: Guid.nullable().optional(),
-  runId: z.string().nullable().optional(),
-  guid: Guid.optional(),
-});
-export type DataCreate = z.infer<typeof DataCreate>;
+export const DataCreate = wire(
+  DataFields.extend({
+    action: Guid,
+    input: DataValue,
+    output: DataValue,
+    version: Guid.nullable().optional(),
+    runId: z.string().nullable().optional(),
+    guid: Guid.optional(),
+  }),
+);
+export type DataCreate = z.output<typeof DataCreate>;
 
 /** Every field optional; only supplied fields change. The version travels as `version_id` here. */
-export const DataUpdate = DataFields.extend({
-  action: Guid.nullable().optional(),
-  input: DataValue.optional(),
-  output: DataValue.optional(),
-  version_id: Guid.nullable().optional(),
-});
-export type DataUpdate = z.infer<typeof DataUpdate>;
+export const DataUpdate = wire(
+  DataFields.extend({
+    action: Guid.nullable().optional(),
+    input: DataValue.optional(),
+    output: DataValue.optional(),
+    version_id: Guid.nullable().optional(),
+  }),
+);
+export type DataUpdate = z.output<typeof DataUpdate>;
 
-/** A Data record as the code uses it. */
-export type DataRecord = {
-  guid: string;
-  input: DataValue;
-  output: DataValue;
-  fullPromptSent: string | null;
-  model: string | null;
-  modelProvider: string | null;
-  numInputTokens: number | null;
-  numOutputTokens: number | null;
-  latency: number | null;
-  metadata: Record<string, unknown> | null;
-  createdAt: string;
-  updatedAt: string;
+export const dataEndpoints = {
+  /** Newest first. */
+  list: endpoint({ method: "GET", path: "/data", response: DataCodec, list: "envelope" }),
+  /** Answers the stored Data record. */
+  create: endpoint({ method: "POST", path: "/data", body: DataCreate, response: DataCodec }),
+  get: endpoint({ method: "GET", path: "/data/{guid}", response: DataCodec }),
+  update: endpoint({ method: "PUT", path: "/data/{guid}", body: DataUpdate, response: DataCodec }),
+  /** Spec: response not shown; the emulator answers `{ message: "Data <guid> deleted" }` (the shape the spec shows for Providers). */
+  delete: endpoint({ method: "DELETE", path: "/data/{guid}", response: DeleteMessage, shown: false }),
+  /** The App's Data, an envelope. */
+  ofApp: endpoint({ method: "GET", path: "/apps/{guid}/data", response: DataCodec, list: "envelope" }),
 };
 
-export const toDataRecord = (data: Data): DataRecord => ({
-  guid: data.guid,
-  input: data.input,
-  output: data.output,
-  fullPromptSent: data.full_prompt_sent,
-  model: data.model,
-  modelProvider: data.model_provider,
-  numInputTokens: data.num_input_tokens,
-  numOutputTokens: data.num_output_tokens,
-  latency: data.latency,
-  metadata: data.metadata,
-  createdAt: data.created_at,
-  updatedAt: data.updated_at,
-});
+/** One page of the App's Data as the envelope answers it (`dataApi.firstOfApp` reads no further). */
+const firstPageOfApp = endpoint({ method: "GET", path: dataEndpoints.ofApp.path, response: Envelope(DataCodec) });
 
 export const dataApi = {
   /** The first `limit` Data records logged under an App, newest first (one page of the envelope). */
   async firstOfApp(client: GmsClient, app: string, limit: number): Promise<DataRecord[]> {
-    const page = await client.request({ method: "GET", path: path`/apps/${app}/data`, query: { skip: 0, limit }, schema: Envelope(Data) });
-    return page.data.map(toDataRecord);
+    return (await call(client, firstPageOfApp, { params: { guid: app }, query: { skip: 0, limit } })).data;
   },
 };

@@ -4,7 +4,9 @@
  * (README, "Where the spec is silent").
  */
 import { z } from "zod";
-import { Guid, JsonObject, UnnamedAuditFields } from "./common";
+import { DeleteMessage, Guid, JsonObject, UnnamedAuditFields } from "./common";
+import { endpoint } from "./endpoint";
+import { wire } from "./wire";
 
 // Spec: only a rating kind is shown; `correction` and `issue` are the labels the client library logs beside a rating.
 export const FeedbackType = z.enum(["rating", "correction", "issue"]);
@@ -30,6 +32,7 @@ const VALUE_RULES: Record<FeedbackType, string> = {
   issue: "an issue is non-empty text",
 };
 
+/** The fields as sent: `type`, `value`, `source`, `metadata` (legacy name `meta_data`). */
 const FeedbackBody = z.object({
   type: FeedbackType,
   value: FeedbackValue,
@@ -37,41 +40,80 @@ const FeedbackBody = z.object({
   metadata: JsonObject.nullable().optional(),
   meta_data: JsonObject.nullable().optional(),
 });
-type FeedbackBody = z.infer<typeof FeedbackBody>;
 
-/** Checks the value against the type (400 at `value`), turns a rating word into its number and folds `meta_data` into `metadata`. */
-function checkedFields<B extends FeedbackBody>({ meta_data, ...body }: B, context: z.RefinementCtx) {
-  const value = normalValue(body.type, body.value);
-  if (value === undefined) {
-    context.addIssue({
-      code: "custom",
-      path: ["value"],
-      input: body.value,
-      message: `Invalid value for type '${body.type}': ${VALUE_RULES[body.type]}`,
-    });
-    return z.NEVER;
-  }
-  return { ...body, value, metadata: body.metadata === undefined ? meta_data : body.metadata };
+/** Checks the value against the type: a mismatch is a 400 at `value`. */
+function checkValue(body: { type: FeedbackType; value: FeedbackValue }, context: z.RefinementCtx): void {
+  if (normalValue(body.type, body.value) !== undefined) return;
+  context.addIssue({
+    code: "custom",
+    path: ["value"],
+    input: body.value,
+    message: `Invalid value for type '${body.type}': ${VALUE_RULES[body.type]}`,
+  });
 }
 
-/** What POST /feedback/{guid} takes and PUT replaces: `type`, `value`, `source`, `metadata` (legacy name `meta_data`). */
-export const FeedbackFields = FeedbackBody.transform(checkedFields);
-export type FeedbackFields = z.output<typeof FeedbackFields>;
-
-/** POST /feedback: the same fields plus the Data GUID as `data`. */
-export const FeedbackCreate = FeedbackBody.extend({ data: Guid }).transform(checkedFields);
-export type FeedbackCreate = z.output<typeof FeedbackCreate>;
-
-/** Every Feedback route answers this record. */
-export const Feedback = z.object({
-  guid: Guid,
-  /** The labelled Data record. */
-  data: Guid,
+/** The checked fields as the code uses them: a rating word turned into its number, `meta_data` folded into `metadata`. */
+const CheckedFields = {
   type: FeedbackType,
   value: FeedbackValue,
   source: z.string(),
-  metadata: JsonObject.nullable(),
-  deleted: z.boolean(),
-  ...UnnamedAuditFields,
+  metadata: JsonObject.nullable().optional(),
+};
+
+/** The checked fields of a decoded body (its value already passed `checkValue`). */
+const checked = <B extends { type: FeedbackType; value: FeedbackValue; metadata?: unknown; metaData?: unknown }>({
+  metaData,
+  ...body
+}: B) => ({
+  ...body,
+  value: normalValue(body.type, body.value)!,
+  metadata: body.metadata === undefined ? metaData : body.metadata,
 });
-export type Feedback = z.infer<typeof Feedback>;
+
+/**
+ * What POST /feedback/{guid} takes and PUT replaces: the wire's fields decoded (./wire) and then checked
+ * (a codec both ways: the checked fields encode as they are, `metadata` under its current name).
+ */
+export const FeedbackFields = z.codec(wire(FeedbackBody.superRefine(checkValue)), z.object(CheckedFields), {
+  decode: checked,
+  encode: (fields) => fields,
+});
+export type FeedbackFields = z.output<typeof FeedbackFields>;
+
+/** POST /feedback: the same fields plus the Data GUID as `data`. */
+export const FeedbackCreate = z.codec(
+  wire(FeedbackBody.extend({ data: Guid }).superRefine(checkValue)),
+  z.object({ ...CheckedFields, data: Guid }),
+  { decode: checked, encode: (fields) => fields },
+);
+export type FeedbackCreate = z.output<typeof FeedbackCreate>;
+
+/** Every Feedback route but delete answers this record. */
+export const Feedback = wire(
+  z.object({
+    guid: Guid,
+    /** The labelled Data record. */
+    data: Guid,
+    type: FeedbackType,
+    value: FeedbackValue,
+    source: z.string(),
+    metadata: JsonObject.nullable(),
+    deleted: z.boolean(),
+    ...UnnamedAuditFields,
+  }),
+);
+/** A Feedback as the code uses it. */
+export type Feedback = z.output<typeof Feedback>;
+
+export const feedbackEndpoints = {
+  /** The spec writes `/feedback/`; the emulator ignores a trailing slash. */
+  list: endpoint({ method: "GET", path: "/feedback", response: Feedback, list: "envelope" }),
+  create: endpoint({ method: "POST", path: "/feedback", body: FeedbackCreate, response: Feedback }),
+  /** The GUID in the path is the Data record's; a `data` field in the body is ignored. */
+  createForData: endpoint({ method: "POST", path: "/feedback/{guid}", body: FeedbackFields, response: Feedback }),
+  get: endpoint({ method: "GET", path: "/feedback/{guid}", response: Feedback }),
+  /** Spec: "mutable fields replaced", answering the Feedback; the emulator replaces type, value, source and metadata. */
+  replace: endpoint({ method: "PUT", path: "/feedback/{guid}", body: FeedbackFields, response: Feedback }),
+  /** Spec: response not shown; the emulator answers `{ message: "Feedback <guid> deleted" }`. */
+  delete: endpoint({ method: "DELETE", path: "/feedback/{guid}", response: DeleteMessage, shown: false }),
+};

@@ -1,16 +1,35 @@
+/**
+ * `POST /actions/` and what its streaming and asynchronous modes hand out: `/generations/{guid}` (both served
+ * from src/api/actions.ts's entries) and its stream (hand-written: see there).
+ */
 import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
-import type { Generation, RunBody, RunResponse, StreamToken } from "../../api/actions";
-import { ActionRun, STREAM_END } from "../../api/actions";
+import { z } from "zod";
+import {
+  type ActionRun,
+  type RunBody,
+  type RunResponse,
+  RunResponseCodec,
+  type RunResponseRecord,
+  STREAM_END,
+  type StreamToken,
+  actionEndpoints,
+} from "../../api/actions";
 import { SignedFileQuery } from "../../api/files";
 import type { Store } from "../store";
 import type { GenerationRecord, RunOptions } from "../store/generations";
 import { splitTokens } from "../store/generations";
-import { type RouteContext, type RouteModule, guidParam, parse, parseBody } from "./wire";
+import { serve } from "./serve";
+import { type RouteContext, type RouteModule, guidParam, parse } from "./wire";
 
-/** The store's run options from the wire fields a run body and an Experiment prompt share. */
-export const runOptions = (body: RunBody): RunOptions => ({
+/**
+ * The store's run options from the fields a run body and an Experiment prompt share (the same names in the
+ * wire's and the package's, so either body will do).
+ */
+export const runOptions = (
+  body: Pick<ActionRun, "input" | "cache" | "session" | "environment" | "extUserId" | "messages">,
+): RunOptions => ({
   input: body.input,
   cache: body.cache,
   sessionGuid: body.session,
@@ -38,50 +57,58 @@ const streamingUrl = (store: Store, base: string, generation: GenerationRecord) 
  * A run's answer in the mode its body asked for: the text itself, a signed stream URL, or a Generation GUID
  * and the URL that reads it; `base` is the origin plus `/v1`.
  */
-export function presentRun(
+export function runAnswer(
   store: Store,
   generation: GenerationRecord,
-  mode: Pick<RunBody, "streaming" | "async_mode">,
+  mode: Pick<ActionRun, "streaming" | "asyncMode">,
   base: string,
-): RunResponse {
-  const logged = { feedback_url: feedbackUrl(base, generation), data_guid: generation.dataGuid };
-  if (mode.streaming) return { msg: "", ...logged, streaming: true, streaming_url: streamingUrl(store, base, generation) };
-  if (mode.async_mode) {
-    const result_url = `${base}/generations/${generation.guid}`;
-    return { msg: "", ...logged, streaming: false, generation_guid: generation.guid, result_url };
+): RunResponseRecord {
+  const logged = { feedbackUrl: feedbackUrl(base, generation), dataGuid: generation.dataGuid };
+  if (mode.streaming) return { msg: "", ...logged, streaming: true, streamingUrl: streamingUrl(store, base, generation) };
+  if (mode.asyncMode) {
+    return { msg: "", ...logged, streaming: false, generationGuid: generation.guid, resultUrl: `${base}/generations/${generation.guid}` };
   }
   return { msg: generation.output, ...logged, streaming: false };
 }
 
-/** `POST /actions/` and what its streaming and asynchronous modes hand out: `/generations/{guid}` and its stream. */
+/**
+ * The same answer in the wire's names, for the Experiment prompt route (src/emulator/routes/experiments.ts),
+ * which reads its body in the wire's names and is not served from an entry yet.
+ */
+export const presentRun = (
+  store: Store,
+  generation: GenerationRecord,
+  mode: Pick<RunBody, "streaming" | "async_mode">,
+  base: string,
+): RunResponse => z.encode(RunResponseCodec, runAnswer(store, generation, { streaming: mode.streaming, asyncMode: mode.async_mode }, base));
+
 export const actionRoutes: RouteModule = (app, store, context) => {
   const base = () => runUrlBase(app, context);
 
-  app.post("/actions", async (request) => {
-    const body = parseBody(ActionRun, request);
-    const generation = store.generations.run(request.caller, body.action, { ...runOptions(body), experimentGuid: body.experiment });
-    return presentRun(store, generation, body, base());
+  serve(app, actionEndpoints.run, ({ caller, body }) => {
+    const generation = store.generations.run(caller, body.action, { ...runOptions(body), experimentGuid: body.experiment });
+    return runAnswer(store, generation, body, base());
   });
 
   // Spec: the retrieval route is not shown; the emulator generates at once, so a generation is always complete
   // (`SUCCESS`, the official client's task state).
-  app.get("/generations/:guid", async (request): Promise<Generation> => {
-    const generation = store.generations.get(request.caller, guidParam(request));
+  serve(app, actionEndpoints.generation, ({ caller, params }) => {
+    const generation = store.generations.get(caller, params.guid!);
     return {
       guid: generation.guid,
-      status: "SUCCESS",
+      status: "SUCCESS" as const,
       msg: generation.output,
-      feedback_url: feedbackUrl(base(), generation),
+      feedbackUrl: feedbackUrl(base(), generation),
       action: generation.actionGuid,
       experiment: generation.experimentGuid,
       variant: generation.variant,
     };
   });
 
-  // Spec: the stream's format is not shown; the emulator serves what the official client reads: server-sent
-  // events, one `{"token": ...}` each, then END_STREAM. Public like a signed file URL: the query's signature,
-  // which only a streaming run hands out, authorises the read, not a bearer key (the client's EventSource
-  // sends none).
+  // Stays hand-written: no entry serves it. Spec: the stream's format is not shown; the emulator serves what the
+  // official client reads: server-sent events (`text/event-stream`, not a JSON record), one `{"token": ...}` each,
+  // then END_STREAM. Public like a signed file URL: the query's signature, which only a streaming run hands out,
+  // authorises the read, not a bearer key (the client's EventSource sends none).
   app.get("/generations/:guid/stream", { config: { public: true } }, async (request, reply) => {
     const guid = guidParam(request);
     const generation = store.generations.readSignedStream(guid, parse(SignedFileQuery, request.query, "query"));

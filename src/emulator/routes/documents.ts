@@ -1,72 +1,43 @@
-import type { Document, DocumentCreated, DocumentStatus } from "../../api/documents";
-import { DocumentBulkDelete, DocumentCreate, DocumentListQuery, DocumentUpdate } from "../../api/documents";
-import type { DocumentRecord } from "../store/documents";
-import { type RouteModule, deleted, envelope, params, parse, parseBody } from "./wire";
+/** The Documents of a Context, under `/contexts/{contextGuid}/documents`, served from src/api/documents.ts's entries. */
+import { DocumentBulkDelete, DocumentListQuery, type DocumentUpdate, documentEndpoints } from "../../api/documents";
+import { serve } from "./serve";
+import { type RouteModule, deleted, parse } from "./wire";
 
-export const presentDocument = (document: DocumentRecord): Document => ({
-  guid: document.guid,
-  content: document.content,
-  filter: document.filter,
-  metadata: document.metadata,
-  embedding: document.embedding,
-  created_at: document.createdAt,
-  updated_at: document.updatedAt,
+/** The store's input from create's or update's fields: `content` else `text`, `metadata` else `meta_data`. */
+const documentInput = (body: DocumentUpdate) => ({
+  content: body.content ?? body.text,
+  filter: body.filter,
+  metadata: body.metadata ?? body.metaData,
 });
 
-const BASE = "/contexts/:contextGuid/documents";
-
-/** The Documents of a Context, under `/contexts/{contextGuid}/documents`. */
 export const documentRoutes: RouteModule = (app, store) => {
-  app.get(BASE, async (request) => {
-    const { contextGuid } = params(request, "contextGuid");
-    const { query, ...page } = parse(DocumentListQuery, request.query, "query");
-    return envelope(store.documents.list(request.caller, contextGuid, page, query), page, presentDocument);
+  const endpoints = documentEndpoints;
+  serve(app, endpoints.list, ({ caller, params, page, request }) => {
+    const { query } = parse(DocumentListQuery, request.query, "query");
+    return store.documents.list(caller, params.contextGuid!, page, query);
   });
-
-  app.post(BASE, async (request): Promise<DocumentCreated> => {
-    const { contextGuid } = params(request, "contextGuid");
-    const body = parseBody(DocumentCreate, request);
-    const created = store.documents.create(request.caller, contextGuid, {
-      content: (body.content ?? body.text)!,
-      filter: body.filter,
-      metadata: body.metadata ?? body.meta_data,
-    });
-    return { docs: created.map((document) => document.guid), status: "success" };
+  // The entry's check makes sure `content` or `text` is there.
+  serve(app, endpoints.create, ({ caller, params, body }) => {
+    const input = documentInput(body);
+    const created = store.documents.create(caller, params.contextGuid!, { ...input, content: input.content! });
+    return { docs: created.map((document) => document.guid), status: "success" as const };
   });
-
-  app.get(`${BASE}/:guid`, async (request) => {
-    const { contextGuid, guid } = params(request, "contextGuid", "guid");
-    return presentDocument(store.documents.get(request.caller, contextGuid, guid));
+  serve(app, endpoints.get, ({ caller, params }) => store.documents.get(caller, params.contextGuid!, params.guid!));
+  serve(app, endpoints.update, ({ caller, params, body }) =>
+    store.documents.update(caller, params.contextGuid!, params.guid!, documentInput(body)),
+  );
+  serve(app, endpoints.embed, ({ caller, params }) => {
+    store.documents.embed(caller, params.contextGuid!, params.guid!);
+    return { status: "success" as const };
   });
-
-  // Spec: the update response is not shown; the emulator answers the updated Document.
-  app.put(`${BASE}/:guid`, async (request) => {
-    const { contextGuid, guid } = params(request, "contextGuid", "guid");
-    const body = parseBody(DocumentUpdate, request);
-    const input = { content: body.content ?? body.text, filter: body.filter, metadata: body.metadata ?? body.meta_data };
-    return presentDocument(store.documents.update(request.caller, contextGuid, guid, input));
+  serve(app, endpoints.delete, ({ caller, params }) => {
+    store.documents.softDelete(caller, params.contextGuid!, params.guid!);
+    return deleted("Document", params.guid!);
   });
-
-  // Spec: the embed response is not shown; the emulator embeds at once and answers `{ status: "success" }`.
-  app.post(`${BASE}/:guid/embed`, async (request): Promise<DocumentStatus> => {
-    const { contextGuid, guid } = params(request, "contextGuid", "guid");
-    store.documents.embed(request.caller, contextGuid, guid);
-    return { status: "success" };
-  });
-
-  app.delete(`${BASE}/:guid`, async (request) => {
-    const { contextGuid, guid } = params(request, "contextGuid", "guid");
-    store.documents.softDelete(request.caller, contextGuid, guid);
-    return deleted("Document", guid);
-  });
-
-  // Spec: whether `filter` travels in the body or the query is not shown; the emulator reads both (the
-  // body wins), and a null filter counts as none (every Document of the Context is deleted).
-  app.delete(BASE, async (request): Promise<DocumentStatus> => {
-    const { contextGuid } = params(request, "contextGuid");
-    const fromBody = parse(DocumentBulkDelete, request.body ?? {}, "body").filter;
+  // A null filter counts as none: every Document of the Context is deleted.
+  serve(app, endpoints.deleteMany, ({ caller, params, body, request }) => {
     const fromQuery = parse(DocumentBulkDelete, request.query, "query").filter;
-    store.documents.deleteMany(request.caller, contextGuid, fromBody ?? fromQuery);
-    return { status: "success" };
+    store.documents.deleteMany(caller, params.contextGuid!, body?.filter ?? fromQuery);
+    return { status: "success" as const };
   });
 };

@@ -1,45 +1,21 @@
-import type { Feedback } from "../../api/feedback";
-import { FeedbackCreate, FeedbackFields } from "../../api/feedback";
+/** `/feedback`: labels on Data records, served from src/api/feedback.ts's entries. */
+import { feedbackEndpoints } from "../../api/feedback";
 import type { FeedbackRecord } from "../store/feedback";
-import { type RouteModule, deleted, envelope, guidParam, parseBody, parsePage, presentAudit } from "./wire";
+import { serve } from "./serve";
+import { type RouteModule, deleted } from "./wire";
 
-export const presentFeedback = (feedback: FeedbackRecord): Feedback => ({
-  guid: feedback.guid,
-  data: feedback.dataGuid,
-  type: feedback.type,
-  value: feedback.value,
-  source: feedback.source,
-  metadata: feedback.metadata,
-  // Deleted Feedback never reaches a public read.
-  deleted: false,
-  ...presentAudit(feedback),
-});
+// The stored Feedback under the name the wire gives its Data record; deleted Feedback never reaches a public read.
+const feedback = (record: FeedbackRecord) => ({ ...record, data: record.dataGuid, deleted: false });
 
-/** `/feedback`: labels on Data records. */
 export const feedbackRoutes: RouteModule = (app, store) => {
-  app.get("/feedback", async (request) => {
-    const page = parsePage(request);
-    return envelope(store.feedback.list(request.caller, page), page, presentFeedback);
+  const endpoints = feedbackEndpoints;
+  serve(app, endpoints.list, ({ caller, page }) => {
+    const { items, total } = store.feedback.list(caller, page);
+    return { items: items.map(feedback), total };
   });
-
-  app.post("/feedback", async (request) => {
-    const { data, ...fields } = parseBody(FeedbackCreate, request);
-    return presentFeedback(store.feedback.create(request.caller, data, fields));
-  });
-
-  // The GUID in the path is the Data record's; a `data` field in the body is ignored.
-  app.post("/feedback/:guid", async (request) => {
-    const dataGuid = guidParam(request);
-    return presentFeedback(store.feedback.create(request.caller, dataGuid, parseBody(FeedbackFields, request)));
-  });
-
-  app.get("/feedback/:guid", async (request) => presentFeedback(store.feedback.get(request.caller, guidParam(request))));
-
-  app.put("/feedback/:guid", async (request) => {
-    const guid = guidParam(request);
-    return presentFeedback(store.feedback.replace(request.caller, guid, parseBody(FeedbackFields, request)));
-  });
-
-  // Spec: not shown; the emulator answers `{ message: "Feedback <guid> deleted" }`.
-  app.delete("/feedback/:guid", async (request) => deleted("Feedback", store.feedback.softDelete(request.caller, guidParam(request)).guid));
+  serve(app, endpoints.create, ({ caller, body: { data, ...fields } }) => feedback(store.feedback.create(caller, data, fields)));
+  serve(app, endpoints.createForData, ({ caller, params, body }) => feedback(store.feedback.create(caller, params.guid!, body)));
+  serve(app, endpoints.get, ({ caller, params }) => feedback(store.feedback.get(caller, params.guid!)));
+  serve(app, endpoints.replace, ({ caller, params, body }) => feedback(store.feedback.replace(caller, params.guid!, body)));
+  serve(app, endpoints.delete, ({ caller, params }) => deleted("Feedback", store.feedback.softDelete(caller, params.guid!).guid));
 };

@@ -1,7 +1,12 @@
-import type { FileUploaded } from "../../api/files";
-import { FileUpload, SignedFileQuery } from "../../api/files";
+/**
+ * `/files/upload`, served from src/api/files.ts's entry, and the signed URLs it hands out, which the emulator
+ * serves itself by hand: a download is no route of the spec and answers bytes, not a record, public (authorised
+ * by the URL's signature, not a key) and with the headers below.
+ */
+import { SignedFileQuery, fileEndpoints } from "../../api/files";
 import { STORED_MEDIA_TYPE_HEADER, isValidMediaType } from "../store/files";
-import { type RouteModule, guidParam, parse, parseBody } from "./wire";
+import { serve } from "./serve";
+import { type RouteModule, guidParam, parse } from "./wire";
 
 /**
  * Media types a download keeps, with the file name extension it is offered under: types a browser will
@@ -30,10 +35,9 @@ export function servedMediaType(stored: string): { contentType: string; extensio
   return extension ? { contentType: stored, extension } : { contentType: "application/octet-stream", extension: "bin" };
 }
 
-/** `/files/upload` and the signed URLs it hands out, which the emulator serves itself. */
 export const fileRoutes: RouteModule = (app, store, context) => {
-  app.post("/files/upload", async (request): Promise<FileUploaded> => {
-    const file = store.files.upload(request.caller, parseBody(FileUpload, request).data);
+  serve(app, fileEndpoints.upload, ({ caller, body }) => {
+    const file = store.files.upload(caller, body.data);
     const { expires, signature } = store.files.sign(file.guid);
     const query = new URLSearchParams({ expires: String(expires), signature });
     // Absolute, on the emulator's own origin (never the request's Host header, which the client chooses).

@@ -1,42 +1,24 @@
-import type { Session } from "../../api/sessions";
-import { SessionCreate, SessionListQuery, SessionUpdate } from "../../api/sessions";
+/** `/sessions` and `/sessions/{guid}/data`, served from src/api/sessions.ts's entries. */
+import { SessionListQuery, sessionEndpoints } from "../../api/sessions";
 import type { SessionRecord } from "../store/sessions";
-import { presentData } from "./data";
-import { type RouteModule, deleted, envelope, guidParam, parse, parseBody, parsePage, presentAudit } from "./wire";
+import { serve } from "./serve";
+import { type RouteModule, deleted, parse } from "./wire";
 
-export const presentSession = (session: SessionRecord): Session => ({
-  guid: session.guid,
-  name: session.name,
-  action: session.actionGuid,
-  ext_user_id: session.extUserId,
-  ...presentAudit(session),
-});
+/** The stored Session under the name the wire gives its Action (`action`, the store's `actionGuid`). */
+const session = (record: SessionRecord) => ({ ...record, action: record.actionGuid });
 
-/** `/sessions` and `/sessions/{guid}/data`. */
 export const sessionRoutes: RouteModule = (app, store) => {
-  app.get("/sessions", async (request) => {
-    const query = parse(SessionListQuery, request.query, "query");
-    return envelope(store.sessions.list(request.caller, { extUserId: query.extUserId }, query), query, presentSession);
+  const endpoints = sessionEndpoints;
+  serve(app, endpoints.list, ({ caller, page, request }) => {
+    const { extUserId } = parse(SessionListQuery, request.query, "query");
+    const { items, total } = store.sessions.list(caller, { extUserId }, page);
+    return { items: items.map(session), total };
   });
-
-  app.post("/sessions", async (request) => {
-    const body = parseBody(SessionCreate, request);
-    return presentSession(store.sessions.create(request.caller, { actionGuid: body.action, name: body.name, extUserId: body.extUserId }));
-  });
-
-  app.get("/sessions/:guid", async (request) => presentSession(store.sessions.get(request.caller, guidParam(request))));
-
-  // Spec: not shown; the emulator answers the updated Session.
-  app.put("/sessions/:guid", async (request) => {
-    const guid = guidParam(request);
-    return presentSession(store.sessions.update(request.caller, guid, parseBody(SessionUpdate, request)));
-  });
-
-  // Spec: not shown; the emulator answers `{ message: "Session <guid> deleted" }`.
-  app.delete("/sessions/:guid", async (request) => deleted("Session", store.sessions.softDelete(request.caller, guidParam(request)).guid));
-
-  app.get("/sessions/:guid/data", async (request) => {
-    const page = parsePage(request);
-    return envelope(store.data.listBySession(request.caller, guidParam(request), page), page, presentData);
-  });
+  serve(app, endpoints.create, ({ caller, body }) =>
+    session(store.sessions.create(caller, { actionGuid: body.action, name: body.name, extUserId: body.extUserId })),
+  );
+  serve(app, endpoints.get, ({ caller, params }) => session(store.sessions.get(caller, params.guid!)));
+  serve(app, endpoints.update, ({ caller, params, body }) => session(store.sessions.update(caller, params.guid!, body)));
+  serve(app, endpoints.delete, ({ caller, params }) => deleted("Session", store.sessions.softDelete(caller, params.guid!).guid));
+  serve(app, endpoints.data, ({ caller, params, page }) => store.data.listBySession(caller, params.guid!, page));
 };

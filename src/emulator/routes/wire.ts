@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { type DeleteMessage, GuidParams, PageQuery } from "../../api/common";
 import type { Store } from "../store";
-import type { Audited, Paged } from "../store/records";
+import type { Paged } from "../store/records";
 
 /** What the server hands every route module besides the store. */
 export interface RouteContext {
@@ -45,14 +45,6 @@ export function params<K extends string>(request: FastifyRequest, ...names: K[])
   const shape = Object.fromEntries(names.map((name) => [name, GuidParams.shape.guid])) as Record<K, typeof GuidParams.shape.guid>;
   return parse(z.object(shape), request.params, "path") as Record<K, string>;
 }
-
-/** A record's audit fields in wire names, to spread into its representation. */
-export const presentAudit = (record: Audited) => ({
-  created_at: record.createdAt,
-  updated_at: record.updatedAt,
-  created_by_id: record.createdById,
-  last_updated_by_id: record.lastUpdatedById,
-});
 
 /** What a delete answers: `{ message: "<Kind> <guid> deleted" }`. */
 export const deleted = (kind: string, guid: string): DeleteMessage => ({ message: `${kind} ${guid} deleted` });
