@@ -32,7 +32,8 @@ export const AppUpdate = wire(
       name: z.string().min(1).optional(),
       description: z.string().nullable().optional(),
     })
-    .refine((body) => body.name !== undefined || body.description !== undefined, {
+    // The spec: `name`, `description`, either or both; an empty body changes nothing and is refused.
+    .refine((body) => Object.values(body).some((value) => value !== undefined), {
       error: "name or description is required",
     }),
 );

@@ -7,7 +7,8 @@
  * The description is of the schema as the last migration leaves it (./migrations.ts holds the history);
  * `Table.mismatches` compares it with a database, and the Store refuses to start on any difference.
  */
-import type { DatabaseSync } from "node:sqlite";
+import type { Camelized } from "../../api/wire";
+import type { DatabaseSync, SQLInputValue as SqlInput } from "node:sqlite";
 
 /** SQLite's storage classes as column types are declared in this project's tables. */
 export type SqlType = "INTEGER" | "TEXT" | "REAL" | "BLOB";
@@ -178,6 +179,65 @@ export class Table<C extends Columns = Columns> extends RowCodec<C> {
 }
 
 export const table = <const C extends Columns>(name: string, columns: C): Table<C> => new Table(name, columns);
+
+/** A value as its column stores it: a flag as 0/1, a JSON column's value as its text. */
+const stored = (value: unknown): SqlInput =>
+  typeof value === "boolean"
+    ? Number(value)
+    : value !== null && typeof value === "object" && !(value instanceof Uint8Array)
+      ? JSON.stringify(value)
+      : (value as SqlInput);
+
+const camelCase = (name: string): string => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+/** A table's row in the package's names: the record a store returns and a route's codec encodes. */
+export type RecordOf<C extends Columns> = Camelized<RowOf<C>>;
+
+/**
+ * A table's rows as records in the package's names, written and read generically: a store whose fields are
+ * its columns writes no INSERT, UPDATE or row mapper, so a plain field is its column in the description (and
+ * the migration that adds it). `values` name columns in the package's names; a key that is no column is left out.
+ */
+export class RecordTable<C extends Columns> {
+  private readonly byField: Map<string, string>;
+
+  constructor(readonly table: Table<C>) {
+    this.byField = new Map(Object.keys(table.columns).map((column) => [camelCase(column), column]));
+  }
+
+  /** The decoded row in the package's names. */
+  record(row: RawRow): RecordOf<C> {
+    const decoded = this.table.decode(row) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(decoded).map(([column, value]) => [camelCase(column), value])) as RecordOf<C>;
+  }
+
+  /** `INSERT` of the given fields (the others take their column's default); returns the new row's id. */
+  insert(db: { run(query: string, ...params: SqlInput[]): number }, values: Partial<RecordOf<C>>): number {
+    const columns = this.columnsOf(values);
+    const placeholders = columns.map(() => "?").join(", ");
+    return db.run(
+      `INSERT INTO ${this.table.name} (${columns.map(([column]) => column).join(", ")}) VALUES (${placeholders})`,
+      ...columns.map(([, value]) => value),
+    );
+  }
+
+  /** `UPDATE … SET` of the given fields (an undefined one keeps its value, a null one is cleared) of row `id`. */
+  update(db: { run(query: string, ...params: SqlInput[]): number }, id: number, values: Partial<RecordOf<C>>): void {
+    const columns = this.columnsOf(values);
+    if (columns.length === 0) return;
+    db.run(
+      `UPDATE ${this.table.name} SET ${columns.map(([column]) => `${column} = ?`).join(", ")} WHERE id = ?`,
+      ...columns.map(([, value]) => value),
+      id,
+    );
+  }
+
+  private columnsOf(values: Partial<RecordOf<C>>): [string, SqlInput][] {
+    return Object.entries(values)
+      .filter(([field, value]) => value !== undefined && this.byField.has(field))
+      .map(([field, value]) => [this.byField.get(field)!, stored(value)]);
+  }
+}
 
 /** A `SELECT count(*) AS n` row. */
 export const COUNT = new RowCodec("count", { n: integer });
