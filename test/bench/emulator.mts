@@ -3,7 +3,8 @@
  * - `GET /v1/apps/{guid}` and `POST /v1/apps` requests per second, next to a bare Fastify + node:sqlite
  *   server doing the same work (same apps table, auth by an API key lookup, same JSON shape), and the
  *   ratio emulator/bare;
- * - the time of the first and the last page of `GET /v1/apps` over a long list, and their ratio.
+ * - the time of the first and the last page of `GET /v1/apps` over a long list, and their ratio;
+ * - the cost of the last of 10,000 creates of one App name (each takes the next free slug suffix) against the first.
  * Loopback HTTP with keep-alive, SQLite files (the CLI's default storage), bounded in count and time.
  * Prints figures only: timings are never pass/fail.
  *   npm run bench   (or: node test/bench/emulator.mts [requests] [concurrency] [long-list-length])
@@ -268,6 +269,25 @@ async function main(): Promise<void> {
     const seedMs = Number(process.hrtime.bigint() - seeding) / 1e6;
     console.log(
       `seeded ${LONG_LIST} Apps through AppStore.create in ${seedMs.toFixed(0)} ms (${((seedMs / LONG_LIST) * 1e3).toFixed(1)} µs each)`,
+    );
+    // Apps of one name: each takes the next free slug suffix. The cost of the last creates against the first.
+    const sameName = (count: number) => {
+      const times: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const started = process.hrtime.bigint();
+        emulator.store.apps.create(caller, { name: "Same name" });
+        times.push(Number(process.hrtime.bigint() - started) / 1e3);
+      }
+      return times;
+    };
+    const SAME = 10_000;
+    const same = sameName(SAME);
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    const firstCreates = mean(same.slice(1, 101));
+    const lastCreates = mean(same.slice(-100));
+    console.log(
+      `${SAME} Apps of one name through AppStore.create: creates 2-101 ${firstCreates.toFixed(1)} µs each, creates ` +
+        `${SAME - 99}-${SAME} ${lastCreates.toFixed(1)} µs each, last/first ${(lastCreates / firstCreates).toFixed(2)}`,
     );
     const lastSkip = Math.max(0, LONG_LIST - PAGE_LIMIT);
     const page = (skip: number) => () => longList.status("GET", `/v1/apps?skip=${skip}&limit=${PAGE_LIMIT}`);
