@@ -5,6 +5,7 @@
  *              [--clock-offset MS]
  */
 import { parseArgs } from "node:util";
+import { NODE_ADVICE, NODE_NEEDED, nodeTooOld } from "../node-version";
 import { type FaultSpec, formatFaultSpec, parseFaultSpec } from "./faults";
 import { normalizePublicUrl } from "./routes/origin";
 
@@ -128,17 +129,40 @@ async function main(): Promise<void> {
   }
 
   // The storage is the built-in node:sqlite: say so plainly on an older Node.js instead of a stack trace.
-  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
-  if (major < 22 || (major === 22 && minor < 19)) {
-    process.stderr.write(`gms-emulator needs Node.js 22.19 or later (node:sqlite, undici); this is ${process.version}\n`);
+  if (nodeTooOld()) {
+    process.stderr.write(
+      `gms-emulator needs Node.js ${NODE_NEEDED} or later (node:sqlite, undici); this is ${process.version}: ${NODE_ADVICE}\n`,
+    );
     process.exit(1);
   }
-  const { startEmulator } = await import("./index.js");
+  const { startEmulator, readFixturesFile } = await import("./index.js");
+  // Read here, not by startEmulator: the start lines count what the file declares.
+  let fixtures: ReturnType<typeof readFixturesFile> | undefined;
+  if (values.fixtures !== undefined) {
+    try {
+      fixtures = readFixturesFile(values.fixtures);
+    } catch (error) {
+      process.stderr.write(
+        `gms-emulator: invalid fixtures (docs/emulator.md, "Fixtures", lists what they need)\n${(error as Error).message}\n`,
+      );
+      process.exit(1);
+    }
+  }
+  const fixtureKeys = fixtures?.workspaces.length ?? 0;
+  // startEmulator makes the default workspace only when neither fixtures nor --workspace declare one: a lone
+  // --api-key beside fixtures that declare workspaces selects nothing, and is said to be ignored.
+  const defaultWorkspace = fixtureKeys === 0 && names.length === 0;
+  if (!defaultWorkspace && names.length === 0 && keys.length === 1) {
+    process.stderr.write(
+      `gms-emulator: --api-key ignored: the fixtures declare ${fixtureKeys} workspace(s), each with its apiKey ` +
+        "(add a workspace with --workspace NAME --api-key KEY)\n",
+    );
+  }
   const emulator = await startEmulator({
     host: values.host,
     port,
     db: values.db,
-    fixtures: values.fixtures,
+    fixtures,
     apiKey: names.length === 0 ? keys[0] : undefined,
     workspaces: names.map((name, index) => ({ name, apiKey: keys[index]! })),
     logRequests: values.log,
@@ -154,8 +178,19 @@ async function main(): Promise<void> {
   // A key given on the command line or in the fixtures is the caller's secret, and not echoed; a key the
   // emulator generated (or recalled from the database) is printed: nothing else tells it.
   if (emulator.generatedApiKey) process.stdout.write(`api key: ${emulator.generatedApiKey}\n`);
-  const given = emulator.apiKeys.length - (emulator.generatedApiKey ? 1 : 0);
-  if (given > 0) process.stdout.write(`api keys: ${given} as given (--api-key, fixtures), not printed\n`);
+  // Only the sources that gave keys, each with its count.
+  const sources: [string, number][] = [
+    ["fixtures", fixtureKeys],
+    ["--workspace/--api-key", names.length],
+    ["--api-key", defaultWorkspace && !emulator.generatedApiKey ? 1 : 0],
+  ];
+  const given = sources.filter(([, count]) => count > 0);
+  const total = given.reduce((sum, [, count]) => sum + count, 0);
+  if (total > 0) {
+    process.stdout.write(
+      `api keys: ${total} as given (${given.map(([source, count]) => `${source}: ${count}`).join(", ")}), not printed\n`,
+    );
+  }
 
   let closing = false;
   const shutdown = (signal: string) => {
