@@ -42,6 +42,7 @@ import type { InputField, InputFields } from "../provider/fields";
 import type { KindName } from "../provider/kind";
 import { kinds } from "../resources";
 import { REPORT_INPUT, YamlFileError, issueMessage, parseYaml } from "../yaml-file";
+import { unknownKeyMessage } from "./suggest";
 
 /** A kind's own field schema, described in the document's terms where they differ from the kind's. */
 const described = <F extends InputField>(declared: F, description: string): F["schema"] =>
@@ -463,11 +464,61 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
 export const EMPTY_DOCUMENT =
   "declares no resources: an empty workspace would delete everything this stack manages; remove the component (or the stack) to do that on purpose";
 
-/** The schema a document is validated with: the shape, then the cross-field rules. */
-export const workspaceSchema = (baseDir?: string) =>
-  WorkspaceDocument.superRefine((spec, context) => {
+/**
+ * The schema a document is validated with: the shape, then the cross-field rules. An unknown key, at any
+ * level where the document is strict, is reported on its own (one problem per key, located at the key) and
+ * names the nearest key its object accepts when that is close enough to be a typo of it (`suggest.ts`).
+ */
+export const workspaceSchema = (baseDir?: string) => {
+  const checked = WorkspaceDocument.superRefine((spec, context) => {
     for (const problem of crossCheck(spec, baseDir)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
   });
+  return z.unknown().transform((value, context): ParsedWorkspaceSpec => {
+    // The keys each object with unknown keys accepts, by the object itself: the issue that reports it carries it as its input.
+    const accepted = new WeakMap<object, string[]>();
+    const result = checked.safeParse(value, {
+      ...REPORT_INPUT,
+      error: (issue) => {
+        // The options of a union that are objects each report the same input: the keys of all of them are accepted.
+        if (issue.code === "unrecognized_keys" && isObject(issue.input))
+          accepted.set(issue.input, [
+            ...(accepted.get(issue.input) ?? []),
+            ...Object.keys((issue.inst as z.ZodObject | undefined)?.shape ?? {}),
+          ]);
+        return undefined;
+      },
+    });
+    if (result.success) return result.data;
+    const valid = (input: unknown) => (isObject(input) ? (accepted.get(input) ?? []) : []);
+    for (const issue of result.error.issues) {
+      if (issue.code === "unrecognized_keys") {
+        for (const key of issue.keys) context.addIssue({ ...issue, keys: [key], message: unknownKeyMessage(key, valid(issue.input)) });
+      } else if (issue.code === "invalid_union") {
+        // A value matching no option of a union (`{ config }` or `{ env }`, say) keeps the union's message, which names the
+        // options, and adds the keys that no option accepts.
+        const unknown = keysNoOptionAccepts(issue);
+        const note = unknown.map((key) => unknownKeyMessage(key, valid(issue.input)).replace("unknown key", `unknown key "${key}"`));
+        context.addIssue({ ...issue, ...(note.length ? { message: `${issue.message} (${note.join("; ")})` } : {}) } as z.core.$ZodRawIssue);
+      } else {
+        context.addIssue(issue as z.core.$ZodRawIssue);
+      }
+    }
+    return z.NEVER;
+  });
+};
+
+const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
+
+/** The keys of a value that every option of a union that is an object reported as unknown; none when no option is an object. */
+function keysNoOptionAccepts(issue: z.core.$ZodIssueInvalidUnion): string[] {
+  const unknownPerOption = issue.errors
+    .map((option) => option.flatMap((inner) => (inner.code === "unrecognized_keys" && inner.path.length === 0 ? inner.keys : [])))
+    .filter(
+      (keys, index) => keys.length > 0 || issue.errors[index]!.some((inner) => inner.code !== "invalid_type" || inner.path.length > 0),
+    );
+  if (unknownPerOption.length === 0) return [];
+  return unknownPerOption[0]!.filter((key) => unknownPerOption.every((keys) => keys.includes(key)));
+}
 
 /** A problem located in the document: line and column when it came from a file. */
 export interface LocatedProblem {

@@ -139,7 +139,7 @@ evals:
     samplingRate: high
 `;
     expect(problems(text)).toEqual([
-      '4:5: apps.support.descripton: Unrecognized key: "descripton"',
+      '4:5: apps.support.descripton: unknown key; did you mean "description"?',
       "10:19: evals.live.samplingRate: Invalid input: expected number, received string",
     ]);
   });
@@ -286,7 +286,7 @@ ${tune("Orphan", "support", "golden", "[1, 2, 3]")}`;
   it("a document given as an object is checked the same way, problems named by field path", () => {
     expect(() =>
       loadWorkspaceObject({ apps: { support: { name: "Support", color: "blue" } }, models: { m: { llm: "x", provider: "none" } } }, "spec"),
-    ).toThrow('spec: apps.support.color: Unrecognized key: "color"');
+    ).toThrow("spec: apps.support.color: unknown key");
     expect(() => loadWorkspaceObject({ models: { m: { llm: "x", provider: "none" } } }, "spec")).toThrow(
       'spec: models.m.provider: no ProviderConnection "none" is declared under providerConnections (declared: none)',
     );
