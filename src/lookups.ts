@@ -15,8 +15,8 @@ import { evalsApi } from "./api/evals";
 import { FineTuneStatus, type FineTuneRecord, fineTunesApi } from "./api/fine-tunes";
 import { skillsApi } from "./api/skills";
 import { workspacesApi } from "./api/workspaces";
-import type { GmsClient } from "./client";
-import { Connection, clientFor } from "./provider/connection";
+import { GmsError, type GmsClient } from "./client";
+import { ConfigurationError, Connection, clientFor, configure as configureConnection } from "./provider/connection";
 
 const connectionArg = {
   connection: Connection.optional().describe(
@@ -184,12 +184,32 @@ export type WorkspaceInfo = LookupResultOf<"getWorkspace">;
 export type ActionInfo = LookupResultOf<"getAction">;
 export type NamedGuid = LookupResultOf<"getContext">;
 
+/**
+ * The program's client: `args.connection`, else the stack's `gms:*` settings (or the GMS_* variables), as the
+ * provider reads them, so that an error names the setting as the program wrote it (`gms:baseUrl`, not
+ * `connection.baseUrl`).
+ */
 function programClient(args: LookupArgs | undefined): GmsClient {
   const config = new pulumi.Config("gms");
-  return clientFor({
-    baseUrl: args?.connection?.baseUrl ?? config.get("baseUrl"),
-    apiKey: args?.connection?.apiKey ?? config.get("apiKey"),
-  });
+  configureConnection({ get: (key) => (key.startsWith("gms:") ? config.get(key.slice("gms:".length)) : undefined) });
+  return clientFor(args?.connection);
+}
+
+/**
+ * A lookup the program called failed to reach the service or was refused (a connection, configuration or
+ * service error): a `pulumi.RunError`, so that the CLI and LocalEngine print its message alone, no stack, with
+ * the client's stable `code`.
+ */
+export class LookupFailedError extends pulumi.RunError {
+  override readonly name = "LookupFailedError";
+  constructor(
+    readonly lookup: LookupName,
+    readonly code: string,
+    message: string,
+    override readonly cause: unknown,
+  ) {
+    super(message);
+  }
 }
 
 /** An argument bag whose values, at any depth, may be Outputs or promises. */
@@ -244,8 +264,15 @@ const lookups: { [N in LookupName]: (client: GmsClient, args: LookupArgsOf<N>) =
 /** The program's form of a lookup: the client of the stack's configuration, or of `args.connection`. */
 const inProgram =
   <N extends LookupName>(name: N) =>
-  async (args: LookupArgsOf<N>): Promise<LookupResultOf<N>> =>
-    lookups[name](programClient(args), args);
+  async (args: LookupArgsOf<N>): Promise<LookupResultOf<N>> => {
+    try {
+      return await lookups[name](programClient(args), args);
+    } catch (error) {
+      if (error instanceof GmsError || error instanceof ConfigurationError)
+        throw new LookupFailedError(name, error instanceof GmsError ? error.code : "configuration", `${name}: ${error.message}`, error);
+      throw error;
+    }
+  };
 
 /** The workspace the API key selects, with its Apps. */
 export const getWorkspace = (args: LookupArgsOf<"getWorkspace"> = {}) => inProgram("getWorkspace")(args);

@@ -67,10 +67,12 @@ describe("lookups", () => {
       expect(pulumi.RunError.isInstance(error), String(error)).toBe(true);
       expect((error as Error).message).toMatch(/^No .* named "Nope"\. Available: .*\.$/);
     }
-    // Other failures (here: no API key) are not RunErrors: they keep their stack.
+    // A refused key (or a connection or configuration error) is a RunError too: its message alone, no stack,
+    // naming the lookup, with the client's code.
     const other = await gms.getWorkspace({ connection: { baseUrl: emulator.url, apiKey: "gms_wrong" } }).catch((caught: unknown) => caught);
-    expect(other).toBeInstanceOf(Error);
-    expect(pulumi.RunError.isInstance(other)).toBe(false);
+    expect(other).toBeInstanceOf(gms.LookupFailedError);
+    expect(pulumi.RunError.isInstance(other)).toBe(true);
+    expect(other).toMatchObject({ lookup: "getWorkspace", code: "authentication", message: expect.stringMatching(/^getWorkspace: GET /) });
   });
 
   it("finds an App's fine-tunes with their job status, and one by name", async () => {

@@ -252,7 +252,7 @@ export class LocalEngine {
       const failure =
         error instanceof EngineError ? error : new EngineError("STEP_FAILED", String((error as Error)?.message ?? error), { cause: error });
       failure.result = deployment.result();
-      log(formatSummary(failure.result));
+      log(formatSummary(failure.result, true));
       log(`error: ${failure.message}`);
       throw failure;
     } finally {
@@ -553,21 +553,28 @@ class Deployment {
   }
 
   /**
-   * Every failure of the operation, reported together once everything that could run has run. A program
-   * failure that only repeats a failed step (a dependent awaited its output) is not reported twice.
+   * Every failure of the operation, reported together once everything that could run has run, in a fixed order
+   * whatever order the steps finished in: the program's own failure first (as the program's, never counted as a
+   * step), then each failed step once, in the order the program registered the resources (resources only in the
+   * old state after them, in its order). A program failure that only repeats a failed step (a dependent awaited
+   * its output) is not reported twice.
    */
   private throwFailures(programFailure?: EngineError): void {
-    const failures = [...this.errors];
+    const order = new Map([...this.urns, ...this.previous.map((old) => old.urn)].map((urn, index) => [urn, index] as const));
+    const position = (failure: EngineError) => order.get(failedStepUrns.get(failure) ?? urnInMessage(failure)) ?? order.size;
+    const steps = [...this.errors].sort((a, b) => position(a) - position(b) || a.message.localeCompare(b.message));
     // The SDK's own words for a program that awaited an output of a resource whose step failed or was skipped.
     const repeatsFailedStep = (failure: EngineError) =>
-      failures.some((step) => failure.message.includes(step.message)) ||
+      steps.some((step) => failure.message.includes(step.message)) ||
       (this.failedUrns.size > 0 && /resource \S+ \[[^\]]+\] failed to register/.test(failure.message));
-    if (programFailure && !repeatsFailedStep(programFailure)) failures.push(programFailure);
+    const program = programFailure && !repeatsFailedStep(programFailure) ? programFailure : undefined;
+    const failures = program ? [program, ...steps] : steps;
     if (failures.length === 0) return;
     if (failures.length === 1) throw failures[0]!;
+    const stepCount = steps.length === 1 ? "1 step failed" : `${steps.length} steps failed`;
     const error = new EngineError(
       failures[0]!.code,
-      `${failures.length} steps failed:\n${failures.map((failure) => `  ${failure.message}`).join("\n")}`,
+      `${program ? `The program failed, and ${stepCount}` : stepCount}:\n${failures.map((failure) => `  ${failure.message}`).join("\n")}`,
       { cause: failures[0] },
     );
     error.errors = failures;
@@ -972,6 +979,9 @@ class Deployment {
 
 /** The URN of the registration each failed step's error belongs to. */
 const failedStepUrns = new WeakMap<EngineError, string>();
+
+/** The URN a step's error names (`create of <urn> failed: ...`, as stepError words it), or "". */
+const urnInMessage = (failure: EngineError): string => /^\w+ of (urn:\S+) failed/.exec(failure.message)?.[1] ?? "";
 
 const identity = (resource: ResourceState) => ({ urn: resource.urn, type: resource.type, name: resource.name });
 

@@ -46,8 +46,12 @@ export function formatStep(step: PlanStep, preview = false): string {
 /** `  - pulumi-nodejs:dynamic/gms:App old not deleted: <why>`: a delete the operation held back. */
 export const formatHeldBack = (held: HeldBack): string => `  - ${held.type} ${held.name} not deleted: ${held.reason}`;
 
-/** `Resources: 1 to create, 2 to update, 3 unchanged` (past tense after the operation ran). */
-export function formatSummary(result: CliResult): string {
+/**
+ * `Resources: 1 to create, 2 to update, 3 unchanged` (past tense after the operation ran). A preview that failed
+ * planned nothing a user can rely on: it says so rather than count what it registered before the failure.
+ */
+export function formatSummary(result: CliResult, failed = false): string {
+  if (failed && result.operation === "preview") return "Resources: none planned (the preview failed)";
   const order: StepOp[] = ["create", "update", "replace", "delete", "refresh", "read", "same"];
   const tense = result.operation === "preview" ? FUTURE : PAST;
   const parts = order.filter((op) => result.counts[op] > 0).map((op) => `${result.counts[op]} ${tense[op]}`);
