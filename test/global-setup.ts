@@ -1,15 +1,38 @@
 /**
- * Builds the package once before the tests: the provider and engine tests run the compiled package the
- * way a user's program does (installed under node_modules, required by the dynamic-provider host).
- * Type errors do not stop the build here (tsc still emits); `npm test` type-checks before vitest runs.
+ * Before the tests: builds the package once (the provider and engine tests run the compiled package the way a
+ * user's program does, installed under node_modules, required by the dynamic-provider host). Type errors do not
+ * stop the build here (tsc still emits); `npm test` type-checks before vitest runs.
+ *
+ * Every temporary file of the run (the tests', and the CLI's, the hosts' and the programs' they start) goes into
+ * one folder of the machine's temp directory, `gms-test-<pid>-…` (TMPDIR, which os.tmpdir() and child processes
+ * read), removed when the run ends: the run leaves nothing behind, even when a test is killed midway. What a test
+ * left there is named first (prefixes and counts), so that a test that forgets to clean up is seen and fixed.
  */
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export default function setup(): void {
+export default function setup(): () => void {
   const root = join(__dirname, "..");
   const build = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "src")], { encoding: "utf8" });
   // tsc exits 2 when it reports type errors but emitted anyway; anything else is a failed build.
   if (build.status !== 0 && build.status !== 2) throw new Error(`build failed (${build.status}): ${build.stdout}${build.stderr}`);
   if (build.status === 2) process.stderr.write(`build emitted with type errors:\n${build.stdout}`);
+
+  const runTemp = mkdtempSync(join(tmpdir(), `gms-test-${process.pid}-`));
+  process.env.TMPDIR = runTemp;
+  return () => {
+    const left = readdirSync(runTemp);
+    if (left.length > 0) {
+      const byPrefix = new Map<string, number>();
+      for (const name of left) {
+        const prefix = name.replace(/[-_.]?[A-Za-z0-9]{6}$/, "").replace(/-\d+$/, "");
+        byPrefix.set(prefix, (byPrefix.get(prefix) ?? 0) + 1);
+      }
+      const list = [...byPrefix].map(([prefix, count]) => `${prefix} (${count})`).join(", ");
+      process.stderr.write(`temp: the tests left ${left.length} entries, removed now: ${list}\n`);
+    }
+    rmSync(runTemp, { recursive: true, force: true });
+  };
 }

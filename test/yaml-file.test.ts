@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { readFixturesFile } from "../src/emulator/fixtures";
 import { parseYaml } from "../src/yaml-file";
 import { z } from "zod";
@@ -69,12 +69,15 @@ describe("YAML with located errors", () => {
 
   it("is what the emulator's fixtures loader uses", () => {
     const dir = mkdtempSync(join(tmpdir(), "gms-fixtures-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, "fixtures.yaml");
     writeFileSync(
       file,
       "workspaces:\n  - name: Acme\n    slug: acme\n    apiKey: gms_test_acme\n    apps:\n      " +
         "- name: Support\n        data:\n          - { action: Nope, input: hi, output: ho }\n",
     );
-    expect(() => readFixturesFile(file)).toThrow(`${file}:8:23: workspaces.0.apps.0.data.0.action: unknown Action "Nope" of App "Support"`);
+    expect(() => readFixturesFile(file)).toThrow(
+      `${file}:8:23: workspaces[0].apps[0].data[0].action: unknown Action "Nope" of App "Support" (its Actions: none)`,
+    );
   });
 });

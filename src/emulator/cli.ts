@@ -171,6 +171,22 @@ async function main(): Promise<void> {
     fineTuneSeconds,
     clockOffsetMs,
   });
+  // Before the start lines: whoever reads them may signal at once.
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    process.stdout.write(`gms-emulator: ${signal}, shutting down\n`);
+    emulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`gms-emulator: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.stdout.write(`gms-emulator listening on ${emulator.url}\n`);
   process.stdout.write(`database: ${values.db}\n`);
   if (faults) process.stdout.write(`faults: ${formatFaultSpec(faults)}\n`);
@@ -191,22 +207,6 @@ async function main(): Promise<void> {
       `api keys: ${total} as given (${given.map(([source, count]) => `${source}: ${count}`).join(", ")}), not printed\n`,
     );
   }
-
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    process.stdout.write(`gms-emulator: ${signal}, shutting down\n`);
-    emulator.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`gms-emulator: ${(error as Error).message}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
 }
 
 main().catch((error: unknown) => {

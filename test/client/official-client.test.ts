@@ -503,7 +503,12 @@ describe("fine-tunes through the official client", () => {
     const guid = await createFineTune("Processed elsewhere");
 
     await expect(klu.fineTune.process(guid, "gpt-4o-mini")).rejects.toHaveProperty("name", "FineTuneNotFoundError");
-    expect(lastExchange()).toMatchObject({ method: "POST", path: "/v1/finetune/process/", status: 404, answer: { detail: "Not Found" } });
+    expect(lastExchange()).toMatchObject({
+      method: "POST",
+      path: "/v1/finetune/process/",
+      status: 404,
+      answer: { detail: expect.stringMatching(/^Not Found: no route matches /) },
+    });
   });
 });
 
@@ -651,7 +656,7 @@ describe("Workspaces and Contexts through the official client: older paths", () 
       method: "GET",
       path: `/v1/workspace/${workspace}`,
       status: 404,
-      answer: { detail: "Not Found" },
+      answer: { detail: expect.stringMatching(/^Not Found: no route matches /) },
     });
     await expect(klu.workspaces.getCurrent()).rejects.toHaveProperty("name", "WorkspaceOrUserNotFoundError");
     expect(lastExchange()).toMatchObject({ method: "GET", path: "/v1/workspace/current", status: 404 });

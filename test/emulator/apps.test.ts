@@ -178,6 +178,8 @@ describe("apps routes", () => {
     expect((await emulator.call("POST", "/v1/apps", { name: 42 })).status).toBe(400);
     const broken = await emulator.call("POST", "/v1/apps", "{not json", { headers: { "content-type": "application/json" } });
     expect(broken.status).toBe(400);
-    expect(broken.body).toEqual({ detail: "Malformed JSON body" });
+    expect(broken.body).toEqual({
+      detail: "Malformed JSON body at line 1, column 2 (offset 1): expected a property name in double quotes or '}', found a letter",
+    });
   });
 });

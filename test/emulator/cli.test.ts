@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 
 const CLI = join(__dirname, "../../dist/emulator/cli.js");
 
@@ -38,7 +38,7 @@ describe("gms-emulator CLI", () => {
     const cli = startCli(["--port", "0", "--db", ":memory:", "--api-key", "gms_cli_test_key"]);
     const { url, keys } = await cli.ready;
     expect(keys).toEqual([]);
-    expect(cli.output().stdout).toContain("api keys: 1 as given (--api-key, fixtures), not printed\n");
+    expect(cli.output().stdout).toContain("api keys: 1 as given (--api-key: 1), not printed\n");
     expect(cli.output().stdout).not.toContain("gms_cli_test_key");
     const current = await fetch(`${url}/workspaces/current`, { headers: { authorization: "Bearer gms_cli_test_key" } });
     expect(current.status).toBe(200);
@@ -49,6 +49,7 @@ describe("gms-emulator CLI", () => {
 
   it("loads fixtures, keeps data in the database file across restarts, and reuses the generated key", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gms-cli-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const fixtures = join(dir, "fixtures.yaml");
     writeFileSync(
       fixtures,
@@ -199,7 +200,7 @@ describe("gms-emulator CLI", () => {
       "gms_beta",
     ]);
     const { url } = await cli.ready;
-    expect(cli.output().stdout).toContain("api keys: 2 as given (--api-key, fixtures), not printed\n");
+    expect(cli.output().stdout).toContain("api keys: 2 as given (--workspace/--api-key: 2), not printed\n");
     expect(cli.output().stdout).not.toMatch(/gms_acme|gms_beta/);
     for (const [key, name, slug] of [
       ["gms_acme", "Acme Corp", "acme-corp"],
@@ -226,5 +227,78 @@ describe("gms-emulator CLI", () => {
     const help = startCli(["--help"]);
     expect(await help.exited).toBe(0);
     expect(help.output().stdout).toContain("--workspace NAME  a workspace to have, with the --api-key that follows it");
+  });
+
+  it("names only the key sources it used, with their counts, and says when a lone --api-key is ignored", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gms-cli-sources-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const fixtures = join(dir, "fixtures.yaml");
+    writeFileSync(
+      fixtures,
+      "workspaces:\n  - { name: Acme, slug: acme, apiKey: gms_cli_acme_key }\n  - { name: Beta, slug: beta, apiKey: gms_cli_beta_key }\n",
+    );
+    const keyLines = (stdout: string) => stdout.split("\n").filter((line) => line.startsWith("api key"));
+
+    const fromFixtures = startCli(["--port", "0", "--db", ":memory:", "--fixtures", fixtures]);
+    await fromFixtures.ready;
+    expect(keyLines(fromFixtures.output().stdout)).toEqual(["api keys: 2 as given (fixtures: 2), not printed"]);
+    fromFixtures.child.kill("SIGTERM");
+    expect(await fromFixtures.exited).toBe(0);
+
+    const both = startCli([
+      "--port",
+      "0",
+      "--db",
+      ":memory:",
+      "--fixtures",
+      fixtures,
+      "--workspace",
+      "Gamma",
+      "--api-key",
+      "gms_cli_gamma_key",
+    ]);
+    const { url } = await both.ready;
+    expect(keyLines(both.output().stdout)).toEqual(["api keys: 3 as given (fixtures: 2, --workspace/--api-key: 1), not printed"]);
+    for (const key of ["gms_cli_acme_key", "gms_cli_beta_key", "gms_cli_gamma_key"]) {
+      expect((await fetch(`${url}/workspaces/current`, { headers: { authorization: `Bearer ${key}` } })).status, key).toBe(200);
+    }
+    both.child.kill("SIGTERM");
+    expect(await both.exited).toBe(0);
+
+    // Beside fixtures that declare workspaces a lone --api-key selects nothing: said, not counted.
+    const ignored = startCli(["--port", "0", "--db", ":memory:", "--fixtures", fixtures, "--api-key", "gms_cli_lone_key"]);
+    const ignoredUrl = (await ignored.ready).url;
+    expect(keyLines(ignored.output().stdout)).toEqual(["api keys: 2 as given (fixtures: 2), not printed"]);
+    expect(ignored.output().stderr).toContain("gms-emulator: --api-key ignored: the fixtures declare 2 workspace(s), each with its apiKey");
+    expect(ignored.output().stderr).not.toContain("gms_cli_lone_key");
+    expect((await fetch(`${ignoredUrl}/workspaces/current`, { headers: { authorization: "Bearer gms_cli_lone_key" } })).status).toBe(401);
+    ignored.child.kill("SIGTERM");
+    expect(await ignored.exited).toBe(0);
+
+    // Fixtures without workspaces: the default workspace, its key generated and printed; nothing counted as given.
+    const evalTypesOnly = join(dir, "eval-types.yaml");
+    writeFileSync(evalTypesOnly, "evalTypes:\n  - { name: Exact match }\n");
+    const generated = startCli(["--port", "0", "--db", ":memory:", "--fixtures", evalTypesOnly]);
+    const { keys } = await generated.ready;
+    expect(keyLines(generated.output().stdout)).toEqual([`api key: ${keys[0]}`]);
+    generated.child.kill("SIGTERM");
+    expect(await generated.exited).toBe(0);
+  });
+
+  it("refuses invalid fixtures naming each field's path and the fix, never the key", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gms-cli-bad-fixtures-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const fixtures = join(dir, "fixtures.yaml");
+    writeFileSync(fixtures, "workspaces:\n  - { name: Acme, slug: acme, apiKey: gms_ok_key }\n  - { name: Beta, apiKey: sk-7x }\n");
+    const cli = startCli(["--port", "0", "--db", ":memory:", "--fixtures", fixtures]);
+    expect(await cli.exited).toBe(1);
+    const { stdout, stderr } = cli.output();
+    expect(stdout).toBe("");
+    expect(stderr).toContain("gms-emulator: invalid fixtures");
+    expect(stderr).toContain(
+      `${fixtures}:3:5: workspaces[1].slug: is required: the workspace's slug: lowercase letters, digits and dashes, e.g. acme`,
+    );
+    expect(stderr).toContain(`${fixtures}:3:27: workspaces[1].apiKey: must be at least 8 characters: the key that selects this workspace`);
+    expect(stderr).not.toContain("sk-7x");
   });
 });

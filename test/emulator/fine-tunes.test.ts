@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi, onTestFinished } from "vitest";
 import { startEmulator } from "../../src/emulator";
 import { ACME_KEY, MISSING_GUID, OTHER_KEY, TEST_FIXTURES, createTestEmulator } from "./harness";
 
@@ -137,7 +137,9 @@ describe("fine-tune routes", () => {
   });
 
   it("keeps a job's status across a restart on the same database", async () => {
-    const path = join(mkdtempSync(join(tmpdir(), "gms-finetune-db-")), "gms.db");
+    const dbDir = mkdtempSync(join(tmpdir(), "gms-finetune-db-"));
+    onTestFinished(() => rmSync(dbDir, { recursive: true, force: true }));
+    const path = join(dbDir, "gms.db");
     const first = createTestEmulator(TEST_FIXTURES, path);
     vi.useFakeTimers({ toFake: ["Date"] });
     const start = Date.parse("2030-01-01T00:00:00.000Z");
@@ -378,6 +380,7 @@ describe("fine-tune timing options", () => {
 
   it("the CLI takes --finetune-seconds and refuses a value that is not a number of seconds", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gms-finetune-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const fixtures = join(dir, "fixtures.yaml");
     writeFileSync(
       fixtures,

@@ -53,7 +53,9 @@ describe("server", () => {
     }
     const broken = await send("application/json", "{name: Support}");
     expect(broken.statusCode).toBe(400);
-    expect(broken.json()).toEqual({ detail: "Malformed JSON body" });
+    expect(broken.json()).toEqual({
+      detail: "Malformed JSON body at line 1, column 2 (offset 1): expected a property name in double quotes or '}', found a letter",
+    });
     expect((await emulator.call("GET", "/v1/apps")).body.total_count).toBe(2);
   });
 
@@ -66,17 +68,18 @@ describe("server", () => {
     expect((await emulator.call("GET", "/v1/apps")).body.total_count).toBe(2);
   });
 
-  it("answers 404 Not Found for an unknown route, with or without a key", async () => {
+  it("answers an unknown route 404 naming the cause, a known path under another method 405, with or without a key", async () => {
     for (const apiKey of [ACME_KEY, null]) {
-      for (const [method, path] of [
-        ["GET", "/v1/nothing-here"],
-        ["POST", "/v1/apps/extra/segments/here"],
-        ["GET", "/apps"],
-        ["PATCH", "/v1/apps"],
+      for (const [method, path, status, detail] of [
+        ["GET", "/v1/nothing-here", 404, /^Not Found: no route matches GET \/v1\/nothing-here; nearest known route: /],
+        ["POST", "/v1/apps/extra/segments/here", 404, /^Not Found: no route matches POST \/v1\/apps\/extra\/segments\/here/],
+        ["GET", "/apps", 404, "Not Found: /apps does not start with /v1, under which every route sits; try /v1/apps"],
+        ["PATCH", "/v1/apps", 405, "Method Not Allowed: /v1/apps allows GET, HEAD, POST, not PATCH"],
       ] as const) {
         const reply = await emulator.call(method, path, undefined, { apiKey });
-        expect(reply.status, `${method} ${path}`).toBe(404);
-        expect(reply.body).toEqual({ detail: "Not Found" });
+        expect(reply.status, `${method} ${path}`).toBe(status);
+        expect(Object.keys(reply.body)).toEqual(["detail"]);
+        expect(reply.body.detail).toMatch(detail);
       }
     }
   });
@@ -216,7 +219,10 @@ describe("server JSON nesting limit", () => {
     expect(reply.statusCode).toBe(200);
     expect(reply.json().input).toBe(text);
     // Malformed JSON that is not deep still reads as malformed.
-    expect((await emulator.send("POST", "/v1/data", '{"action":')).json()).toEqual({ detail: "Malformed JSON body" });
+    expect((await emulator.send("POST", "/v1/data", '{"action":')).json()).toEqual({
+      detail:
+        "Malformed JSON body at line 1, column 11 (offset 10): expected a JSON value (object, array, string, number, true, false or null), found end of body",
+    });
   });
 });
 

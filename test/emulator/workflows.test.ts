@@ -381,7 +381,7 @@ describe("workflow fixtures", () => {
     try {
       expect(() => loadFixtures(store, fixtures)).toThrow(FixturesError);
       expect(() => loadFixtures(store, fixtures)).toThrow(
-        /workspaces\.0\.apps\.0\.workflows\.0\.blocks\.0\.action: unknown Action "Missing"/,
+        /workspaces\[0\]\.apps\[0\]\.workflows\[0\]\.blocks\[0\]\.action: unknown Action "Missing"/,
       );
       expect(store.workspaces.authenticate("gms_test_bad_key")).toBeUndefined();
     } finally {
