@@ -99,10 +99,28 @@ describe("action run routes", () => {
     expect((await run({ action: poem, input: "" })).body.msg).toBe("Write a poem about the sea");
   });
 
+  it("takes a string input as the value of the prompt's one variable, logs it as sent and caches it as that variable's value", async () => {
+    const reply = await run({ action: summarize, input: "a jammed printer" });
+    expect(reply).toMatchObject({ status: 200, body: { msg: "Summarize: a jammed printer" } });
+    const data = (await emulator.call("GET", `/v1/data/${dataOf(reply.body.feedback_url)}`)).body;
+    expect(data).toMatchObject({
+      input: "a jammed printer",
+      output: "Summarize: a jammed printer",
+      full_prompt_sent: "Summarize: a jammed printer",
+    });
+    expect((await run({ action: echo, input: "" })).body.msg).toBe("");
+    // The string and the object giving the one variable the same value are the same input to the cache.
+    const hit = await run({ action: summarize, input: { text: "a jammed printer" }, cache: true });
+    expect(hit.body.feedback_url).toBe(reply.body.feedback_url);
+    expect((await run({ action: summarize, input: "a jammed printer", cache: true })).body.feedback_url).toBe(reply.body.feedback_url);
+    expect(await dataCount()).toBe(2);
+  });
+
   it("answers 400 naming the variables when the input does not fit the Action's variables, and logs nothing", async () => {
     for (const [action, input, detail] of [
-      [summarize, "just text", "Input must be an object with a value for each variable: text"],
+      // A string fills one variable only: with several, which one it is for is ambiguous.
       [greet, "just text", "Input must be an object with a value for each variable: name, place"],
+      [greet, "", "Input must be an object with a value for each variable: name, place"],
       [poem, { verse: "one" }, "Input must be a string: the prompt has no variables"],
       [greet, { name: "Ada" }, "Missing input variable: place"],
       [greet, {}, "Missing input variables: name, place"],

@@ -335,13 +335,12 @@ describe("experiment prompt route", () => {
     expect((await prompt(experiment, { input })).body).toMatchObject({ variant: "primary", msg: "Hello Ada from Paris" });
     expect((await prompt(experiment, { input })).body).toMatchObject({ variant: "secondary", msg: "Summarize: t" });
 
-    // An Action without variables serves its prompt as it is when the other one's variables are given.
+    // An Action without variables serves its prompt as it is when the other one's variables are given; with one
+    // variable between them, a string is that variable's value.
     const mixed = await experimentOf(poem, summarize);
     expect((await prompt(mixed, { input: { text: "t" } })).body).toMatchObject({ variant: "primary", msg: "Write a poem" });
-    expect(await prompt(mixed, { input: "t" })).toMatchObject({
-      status: 400,
-      body: { detail: "Input must be an object with a value for each variable: text" },
-    });
+    expect((await prompt(mixed, { input: "t" })).body).toMatchObject({ variant: "secondary", msg: "Summarize: t" });
+    expect((await prompt(mixed, { input: { text: "u" }, force_action: summarize })).body.msg).toBe("Summarize: u");
     // Two Actions without variables take a string.
     const plain = await experimentOf(poem, poem);
     expect((await prompt(plain, { input: "about rain" })).body.msg).toBe("Write a poem\nabout rain");
@@ -439,6 +438,39 @@ describe("experiment prompt route", () => {
       variant: null,
     });
     expect((await prompt(experiment, { input: { text: "t" } })).body.variant).toBe("primary");
+  });
+
+  it("checks an Action run naming the Experiment against the union of both Actions' variables, all of them required", async () => {
+    const experiment = await experimentOf(greet, summarize);
+    const actionRun = (action: string, input: unknown) => emulator.call("POST", "/v1/actions", { action, input, experiment });
+    const union = { name: "Ada", place: "Paris", text: "t" };
+    const summarized = await actionRun(summarize, union);
+    expect(summarized).toMatchObject({ status: 200, body: { msg: "Summarize: t" } });
+    expect(await metadataOf(summarized)).toEqual({ environment: "Production", experiment, variant: "secondary", forced: true });
+    expect(await actionRun(greet, union)).toMatchObject({ status: 200, body: { msg: "Hello Ada from Paris" } });
+    for (const [action, input, detail] of [
+      [summarize, { text: "t" }, "Missing input variables: name, place"],
+      [summarize, { name: "Ada", text: "t" }, "Missing input variable: place"],
+      [greet, { name: "Ada", place: "Paris" }, "Missing input variable: text"],
+      [greet, { ...union, tone: "dry" }, "Unknown input variable: tone"],
+      [summarize, "t", "Input must be an object with a value for each variable: name, place, text"],
+    ] as const) {
+      expect(await actionRun(action, input), JSON.stringify(input)).toMatchObject({ status: 400, body: { detail } });
+    }
+    expect(await dataCount()).toBe(2);
+    // Without the Experiment the Action's own variables are the whole input.
+    expect(await emulator.call("POST", "/v1/actions", { action: summarize, input: union })).toMatchObject({
+      status: 400,
+      body: { detail: "Unknown input variables: name, place" },
+    });
+    // With one variable between both Actions, a string is its value.
+    const mixed = await experimentOf(poem, summarize);
+    const poemRun = await emulator.call("POST", "/v1/actions", { action: poem, input: "t", experiment: mixed });
+    expect(poemRun).toMatchObject({ status: 200, body: { msg: "Write a poem" } });
+    expect(await emulator.call("POST", "/v1/actions", { action: poem, input: {}, experiment: mixed })).toMatchObject({
+      status: 400,
+      body: { detail: "Missing input variable: text" },
+    });
   });
 
   it("answers a cached generation with cache and records no assignment for it", async () => {

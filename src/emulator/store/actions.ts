@@ -30,7 +30,7 @@ export interface ActionRecord extends Audited {
   actionType: string;
   model: string | null;
   prompt: string;
-  /** The prompt's `{{variable}}` names: a run's input must give each of them, or be a string when there are none. */
+  /** The prompt's `{{variable}}` names: a run's input gives each of them, or is a string when there is at most one. */
   variables: string[];
   /** The environments the Action is deployed to (runs name one of them). */
   environments: string[];

@@ -10,7 +10,10 @@ import type { SessionStore } from "./sessions";
 import type { SignedQuery, UrlSignature, UrlSigner } from "./signing";
 import { emulatedOutput } from "./workflows";
 
-/** A run's input: a string (for a prompt without variables) or the value of each variable by name. */
+/**
+ * A run's input: a string or the value of each variable by name (spec: "a string, or key-value pairs"). A string
+ * is the value of the one variable when there is exactly one, and the text that follows the prompt when there are none.
+ */
 export type RunInput = string | Record<string, unknown>;
 
 /** A chat message sent along with a run. */
@@ -92,14 +95,18 @@ export class GenerationStore {
 
   /**
    * Runs an Action. With an Experiment (manually controlled traffic) the caller has chosen the Action,
-   * which must be one of the Experiment's two (400), and the run is recorded as a forced assignment.
+   * which must be one of the Experiment's two (400), and the run is recorded as a forced assignment; the
+   * input must then give every variable of both Actions, as an Experiment prompt's does (spec: "If the two
+   * Actions have different variable sets, all inputs must be provided").
    */
   run(caller: Caller, actionGuid: string, options: RunOptions & { experimentGuid?: string | null | undefined }): GenerationRecord {
     return this.db.transaction(() => {
       const action = this.store.actions.get(caller, actionGuid);
-      const experiment = options.experimentGuid ? this.store.experiments.get(caller, options.experimentGuid) : undefined;
-      const assignment = experiment && { experiment, variant: this.store.experiments.variantOf(experiment, action.guid), forced: true };
-      return this.generate(caller, action, action.variables, options, assignment);
+      if (!options.experimentGuid) return this.generate(caller, action, action.variables, options, undefined);
+      const experiment = this.store.experiments.get(caller, options.experimentGuid);
+      const variant = this.store.experiments.variantOf(experiment, action.guid);
+      const { variables } = this.experimentActions(caller, experiment);
+      return this.generate(caller, action, variables, options, { experiment, variant, forced: true });
     });
   }
 
@@ -111,14 +118,19 @@ export class GenerationStore {
   promptExperiment(caller: Caller, guid: string, options: RunOptions & { actionGuid?: string | undefined }): ExperimentGeneration {
     return this.db.transaction(() => {
       const experiment = this.store.experiments.get(caller, guid);
-      const primary = this.store.actions.get(caller, experiment.primaryActionGuid);
-      const secondary = this.store.actions.get(caller, experiment.secondaryActionGuid);
+      const { primary, secondary, variables } = this.experimentActions(caller, experiment);
       const forced = options.actionGuid !== undefined;
       const variant = forced ? this.store.experiments.variantOf(experiment, options.actionGuid!) : this.nextVariant(experiment);
-      const variables = [...new Set([...primary.variables, ...secondary.variables])];
       const action = variant === "primary" ? primary : secondary;
       return { generation: this.generate(caller, action, variables, options, { experiment, variant, forced }), variant };
     });
+  }
+
+  /** An Experiment's two Actions and the union of their variables (the primary's first, in the order they appear). */
+  private experimentActions(caller: Caller, experiment: ExperimentRecord) {
+    const primary = this.store.actions.get(caller, experiment.primaryActionGuid);
+    const secondary = this.store.actions.get(caller, experiment.secondaryActionGuid);
+    return { primary, secondary, variables: [...new Set([...primary.variables, ...secondary.variables])] };
   }
 
   /** A generation of the caller's workspace; otherwise 404 `Generation not found`. */
@@ -162,17 +174,18 @@ export class GenerationStore {
     const environment = options.environment ?? DEFAULT_ENVIRONMENT;
     // Spec: the status for an Action not deployed to the environment is not shown; the emulator answers 400.
     if (!action.environments.includes(environment)) throw new BadRequestError(`Action is not deployed to ${environment}`);
-    checkInput(options.input, variables);
+    const values = inputValues(options.input, variables);
     // Resolved here too, so that a cache hit refuses an unknown Session as a generation does.
     if (options.sessionGuid) this.store.sessions.get(caller, options.sessionGuid);
-    const key = cacheKey(options.input);
+    const key = cacheKey(values);
     const hit = options.cache ? this.cached(caller, action, key) : undefined;
     if (hit) return hit;
 
-    const output = render(action.prompt, options.input);
+    const output = render(action.prompt, values);
     const fullPromptSent = [output, ...(options.messages ?? []).map((message) => `${message.role}: ${message.content}`)].join("\n");
     const data = this.store.data.create(caller, {
       actionGuid: action.guid,
+      // As sent: a string that filled the one variable stays a string in the log.
       input: options.input,
       output,
       fullPromptSent,
@@ -234,13 +247,18 @@ export class GenerationStore {
 export const splitTokens = (text: string): string[] => text.match(/\S+\s*|\s+/g) ?? [];
 
 /**
- * 400 unless the input fits the variables: an object giving exactly those variables, each a string,
- * number or boolean, or a string when there are none. Details name the variables at fault.
+ * The values the input gives the variables, or 400 unless it fits them: an object giving exactly those
+ * variables, each a string, number or boolean; or a string, which is the value of the one variable when
+ * there is exactly one (spec: the input is "a string, or key-value pairs"), is refused when there are
+ * several (which variable it fills is ambiguous), and stays a string when there are none (the spec asks for
+ * key-value pairs only "when the prompt template has {{variable}} placeholders", so a string is the input of
+ * a prompt without them; an object is refused there). Details name the variables at fault.
  */
-function checkInput(input: RunInput, variables: string[]): void {
+function inputValues(input: RunInput, variables: string[]): RunInput {
   if (typeof input === "string") {
-    if (variables.length > 0) throw new BadRequestError(`Input must be an object with a value for each variable: ${variables.join(", ")}`);
-    return;
+    if (variables.length === 1) return { [variables[0]!]: input };
+    if (variables.length > 1) throw new BadRequestError(`Input must be an object with a value for each variable: ${variables.join(", ")}`);
+    return input;
   }
   if (variables.length === 0) throw new BadRequestError("Input must be a string: the prompt has no variables");
   const missing = variables.filter((name) => !Object.hasOwn(input, name));
@@ -252,20 +270,24 @@ function checkInput(input: RunInput, variables: string[]): void {
       throw new BadRequestError(`Input variable ${name} must be a string, number or boolean`);
     }
   }
+  return input;
 }
 
 const named = (names: string[]): string => `${names.length === 1 ? "variable" : "variables"}: ${names.join(", ")}`;
 
 /**
- * The generated text: the prompt with each `{{variable}}` filled from an object input, or the prompt and
- * a string input on lines of their own (either alone when the other is empty).
+ * The generated text: the prompt with each `{{variable}}` filled from the values, or (a prompt without
+ * variables) the prompt and a string input on lines of their own (either alone when the other is empty).
  */
 function render(prompt: string, input: RunInput): string {
   if (typeof input === "string") return [prompt, input].filter((part) => part !== "").join("\n");
   return emulatedOutput(prompt, Object.fromEntries(Object.entries(input).map(([name, value]) => [name, String(value)])));
 }
 
-/** Identical inputs share a key whatever the order of their variables. */
+/**
+ * Identical inputs share a key whatever the order of their variables; keyed on the values the input gives, a
+ * string that fills a prompt's one variable shares the key of the object giving that variable the same value.
+ */
 function cacheKey(input: RunInput): string {
   if (typeof input === "string") return JSON.stringify(input);
   return JSON.stringify(Object.fromEntries(Object.entries(input).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
