@@ -228,7 +228,7 @@ describe("the native Provider", () => {
     expect(registration.secrets).toEqual(["apiKey"]);
     expect(registration.additionalSecretOutputs).toEqual(["apiKey"]);
     expect(native.Provider.isInstance(provider)).toBe(true);
-    expect(native.Provider.isInstance(new native.App("not-a-provider", { name: "x" }))).toBe(false);
+    expect(native.Provider.isInstance(new native.App("not-a-provider", { name: "not a provider" }))).toBe(false);
   });
 
   it("ties a resource given { provider } to it", async () => {

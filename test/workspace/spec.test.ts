@@ -441,7 +441,7 @@ describe("the Workspace component declares fine-tunes", () => {
         spec: {
           providerConnections: { openai: { provider: "openai", key: { env: "GMS_SPEC_TEST_OPENAI_KEY" } } },
           models: { gpt: { llm: "gpt-4o", provider: "openai" } },
-          datasets: { examples: { name: "Examples", app: "Support" } },
+          datasets: { examples: { name: "Examples for Support", app: "Support" } },
           fineTunes: {
             tone: {
               name: "Tone",
