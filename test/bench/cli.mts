@@ -16,12 +16,14 @@
  * a round measuring everything in turn, so that a slow spell of a shared machine weighs on both sides of a
  * ratio alike. Without a CLI (`npm run pulumi:install` builds one) it prints why its figures are skipped.
  *   npm run bench   (or: node test/bench/cli.mts [N,N,...] [parallel] [rounds])
+ * Under `npm run bench` (test/bench/report.mts) it also writes its section of docs/benchmarks.md (section.mts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type PulumiCli, PulumiCliEngine, findPulumiCli, installPackageCopy } from "../../dist/testing/index.js";
 import type * as EngineBench from "./engine.mts";
+import type * as SectionModule from "./section.mts";
 
 // engine.mts's helpers (it runs its own bench only as the entry point). A type-only import may name the .mts
 // file; the module itself is imported by a path TypeScript does not resolve, as Node strips the types at run time.
@@ -30,6 +32,8 @@ const { KEY, engineRun, floor, median, ms, ratio, seconds, startEmulator } = (aw
 type EngineRun = EngineBench.EngineRun;
 type Floor = EngineBench.Floor;
 type Operation = EngineBench.Operation;
+const sectionModule = "./section.mts";
+const { Section, tableMs, tableRatio } = (await import(sectionModule)) as typeof SectionModule;
 
 const SIZES = (process.argv[2] ?? "100,300").split(",").map(Number);
 const PARALLEL = Number(process.argv[3] ?? 10);
@@ -92,14 +96,17 @@ async function cliRun(cli: PulumiCli, url: string, program: Program, n: number, 
 type CliRun = Awaited<ReturnType<typeof cliRun>>;
 
 const lookup = findPulumiCli();
+const section = new Section();
 if (!lookup.found) {
-  console.log(`Pulumi CLI figures skipped: ${lookup.reason}`);
+  section.print(`Pulumi CLI figures skipped: ${lookup.reason}`);
+  section.text(`Skipped: no Pulumi CLI was found (${lookup.reason}). \`npm run pulumi:install\` builds one.`);
+  section.write();
 } else {
   const { cli } = lookup;
   const dir = mkdtempSync(join(tmpdir(), "gms-bench-cli-"));
   const { url, child } = await startEmulator(dir);
   try {
-    console.log(
+    section.print(
       `The real Pulumi CLI ${cli.version} (${cli.bin}) vs LocalEngine vs raw undici (emulator in its own process; ` +
         `CLI --parallel ${PARALLEL}, LocalEngine parallel=${PARALLEL}, concurrent floor ${PARALLEL} in flight; median of ${ROUNDS} rounds, ` +
         `each measuring everything in turn)`,
@@ -131,11 +138,14 @@ if (!lookup.found) {
       }
     }
     const empty = median(empties);
-    console.log(
+    section.print(
       `CLI fixed cost (a program that declares nothing): up ${ms(empty.up.seconds)}, no-op ${ms(empty.noop.seconds)}, ` +
         `destroy ${ms(empty.destroy.seconds)}`,
     );
+    const table: string[][] = [];
+    const perResource: string[][] = [];
     for (const n of SIZES) {
+      const perShare: string[] = [];
       const of = runs.get(n)!;
       const [sequential, concurrent, local, apps, trivial, unsaved] = [
         of.sequential,
@@ -145,7 +155,7 @@ if (!lookup.found) {
         of.trivial,
         of.unsaved,
       ].map((rounds) => median(rounds as Record<string, Operation | number>[])) as [Floor, Floor, EngineRun, CliRun, CliRun, CliRun];
-      console.log(`N=${n}`);
+      section.print(`N=${n}`);
       const rows: [string, "up" | "noop" | "destroy", keyof Floor][] = [
         ["up", "up", "create"],
         ["no-op up", "noop", "read"],
@@ -154,18 +164,33 @@ if (!lookup.found) {
       for (const [name, operation, request] of rows) {
         const [cliApps, cliTrivial, localApps] = [apps[operation].seconds, trivial[operation].seconds, local[operation].seconds];
         const [seq, par] = [sequential[request], concurrent[request]];
-        console.log(
+        table.push([
+          String(n),
+          name,
+          tableMs(cliApps),
+          tableMs(cliTrivial),
+          tableMs(unsaved[operation].seconds),
+          tableMs(localApps),
+          tableMs(seq),
+          tableMs(par),
+          tableRatio(cliApps, localApps),
+          tableRatio(cliApps, par),
+          tableRatio(cliTrivial, cliApps),
+          tableRatio(unsaved[operation].seconds, cliApps),
+        ]);
+        section.print(
           `  ${name.padEnd(8)} CLI ${ms(cliApps)}  floor seq ${ms(seq)} ${ratio(cliApps, seq)}  floor x${PARALLEL} ${ms(par)} ` +
             `${ratio(cliApps, par)}  LocalEngine ${ms(localApps)} (CLI ${ratio(cliApps, localApps).trim()} of it)`,
         );
         // The Apps beyond the trivial resources: this package's provider plus the HTTP calls (their floor beside it).
         const share = cliApps - cliTrivial;
-        console.log(
+        perShare.push(`${name} ${((share * 1000) / n).toFixed(2)} ms`);
+        section.print(
           `  ${"".padEnd(8)} CLI, trivial dynamic resource ${ms(cliTrivial)} (the engine, SDK and host alone; ` +
             `${ratio(cliTrivial, cliApps).trim()} of the Apps' time); the Apps beyond it ${ms(share)} ` +
             `(${((share * 1000) / n).toFixed(2)} ms per resource; the floor x${PARALLEL} ${ms(par)})`,
         );
-        console.log(
+        section.print(
           `  ${"".padEnd(8)} CLI, the Apps with PULUMI_SKIP_CHECKPOINTS=true ${ms(unsaved[operation].seconds)} ` +
             `(${ratio(unsaved[operation].seconds, cliApps).trim()} of the Apps' time; ` +
             "the difference is the file backend writing the whole checkpoint after every step)",
@@ -173,12 +198,53 @@ if (!lookup.found) {
       }
       const per = (name: string, value: Operation, fixed: Operation) =>
         `${name} ${(((value.seconds - fixed.seconds) * 1000) / n).toFixed(2)} ms`;
-      console.log(
+      perResource.push([
+        String(n),
+        `${per("up", apps.up, empty.up)}, ${per("no-op", apps.noop, empty.noop)}, ${per("destroy", apps.destroy, empty.destroy)}`,
+        `${per("up", trivial.up, empty.up)}, ${per("no-op", trivial.noop, empty.noop)}, ${per("destroy", trivial.destroy, empty.destroy)}`,
+        perShare.join(", "),
+      ]);
+      section.print(
         `  CLI per resource beyond its fixed cost: ${per("up", apps.up, empty.up)}, ${per("no-op", apps.noop, empty.noop)}, ` +
           `${per("destroy", apps.destroy, empty.destroy)}; trivial: ${per("up", trivial.up, empty.up)}, ` +
           `${per("no-op", trivial.noop, empty.noop)}, ${per("destroy", trivial.destroy, empty.destroy)}`,
       );
     }
+    section.text(
+      `The real Pulumi CLI ${cli.version} (PulumiCliEngine: the Automation API's inline program, the CLI's engine, its dynamic-provider ` +
+        `host, a file backend) at \`--parallel ${PARALLEL}\`, running \`up\`, a no-op \`up\` and \`destroy\` of N Apps against the ` +
+        `emulator (in its own process), next to LocalEngine (parallel=${PARALLEL}) and the same API calls made directly with undici ` +
+        `(one after another, and ${PARALLEL} in flight). "CLI, trivial" is the same count of a \`pulumi.dynamic.Resource\` whose create ` +
+        "returns at once (no HTTP): the CLI's engine, the SDK and the dynamic-provider host with no provider work, so that this " +
+        'package\'s share is separable. "CLI, `PULUMI_SKIP_CHECKPOINTS`" is the Apps with the file backend writing no checkpoint after ' +
+        `each step. Medians of ${ROUNDS} rounds, each measuring everything in turn.`,
+    );
+    section.table(
+      ["CLI fixed cost (a program that declares nothing)", "up", "no-op up", "destroy"],
+      [["real CLI", tableMs(empty.up.seconds), tableMs(empty.noop.seconds), tableMs(empty.destroy.seconds)]],
+    );
+    section.table(
+      [
+        "N",
+        "operation",
+        "real CLI",
+        "CLI, trivial resource",
+        "CLI, `PULUMI_SKIP_CHECKPOINTS`",
+        "LocalEngine",
+        "raw calls, seq",
+        `raw calls, ${PARALLEL} at once`,
+        "CLI/LocalEngine",
+        `CLI/raw x${PARALLEL}`,
+        "trivial/CLI",
+        "skip checkpoints/CLI",
+      ],
+      table,
+    );
+    section.table(
+      ["N", "CLI per resource beyond its fixed cost (Apps)", "trivial resource", "the Apps beyond the trivial resource, per resource"],
+      perResource,
+    );
+    section.write();
   } finally {
     child.kill();
     rmSync(dir, { recursive: true, force: true });

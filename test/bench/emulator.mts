@@ -8,6 +8,7 @@
  * Loopback HTTP with keep-alive, SQLite files (the CLI's default storage), bounded in count and time.
  * Prints figures only: timings are never pass/fail.
  *   npm run bench   (or: node test/bench/emulator.mts [requests] [concurrency] [long-list-length])
+ * Under `npm run bench` (test/bench/report.mts) it also writes its section of docs/benchmarks.md (section.mts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +18,11 @@ import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Pool } from "undici";
 import { startEmulator } from "../../dist/emulator/index.js";
+import type * as SectionModule from "./section.mts";
+
+// section.mts by a path TypeScript does not resolve (Node strips the types at run time; see cli.mts).
+const sectionModule = "./section.mts";
+const { Section, tableRatio } = (await import(sectionModule)) as typeof SectionModule;
 
 const REQUESTS = Number(process.argv[2] ?? 5000);
 const CONCURRENCY = Number(process.argv[3] ?? 16);
@@ -237,8 +243,9 @@ async function main(): Promise<void> {
   const bare = await startBareServer(join(dir, "bare.db"), KEY);
   const servers = { emulator: client(emulator.url, KEY), bare: client(bare.url, KEY) };
   const longList = client(emulator.url, LONG_KEY);
+  const section = new Section();
   try {
-    console.log(
+    section.print(
       `node ${process.version}, SQLite file storage, ${REQUESTS} requests per route at concurrency ${CONCURRENCY}, ` +
         `long list of ${LONG_LIST} Apps`,
     );
@@ -256,7 +263,7 @@ async function main(): Promise<void> {
       );
     }
     for (const [route, rate] of Object.entries(rates)) {
-      console.log(
+      section.print(
         `${route.padEnd(20)} emulator ${format(rate.emulator)}   bare ${format(rate.bare)}   ` +
           `emulator/bare ${(rate.emulator.perSecond / rate.bare.perSecond).toFixed(2)}`,
       );
@@ -267,7 +274,7 @@ async function main(): Promise<void> {
     const seeding = process.hrtime.bigint();
     for (let i = 0; i < LONG_LIST; i++) emulator.store.apps.create(caller, { name: `Listed ${i}` });
     const seedMs = Number(process.hrtime.bigint() - seeding) / 1e6;
-    console.log(
+    section.print(
       `seeded ${LONG_LIST} Apps through AppStore.create in ${seedMs.toFixed(0)} ms (${((seedMs / LONG_LIST) * 1e3).toFixed(1)} µs each)`,
     );
     // Apps of one name: each takes the next free slug suffix. The cost of the last creates against the first.
@@ -285,7 +292,7 @@ async function main(): Promise<void> {
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
     const firstCreates = mean(same.slice(1, 101));
     const lastCreates = mean(same.slice(-100));
-    console.log(
+    section.print(
       `${SAME} Apps of one name through AppStore.create: creates 2-101 ${firstCreates.toFixed(1)} µs each, creates ` +
         `${SAME - 99}-${SAME} ${lastCreates.toFixed(1)} µs each, last/first ${(lastCreates / firstCreates).toFixed(2)}`,
     );
@@ -295,10 +302,48 @@ async function main(): Promise<void> {
     const first = await meanLatency(page(0));
     const last = await meanLatency(page(lastSkip));
     const failures = first.failures + last.failures;
-    console.log(
+    section.print(
       `GET /v1/apps limit=${PAGE_LIMIT}  first page (skip=0) ${first.ms.toFixed(2)} ms   last page (skip=${lastSkip}) ${last.ms.toFixed(2)} ms   ` +
         `last/first ${(last.ms / first.ms).toFixed(2)}   (mean of ${PAGE_REQUESTS} sequential requests each${failures ? `, ${failures} failures` : ""})`,
     );
+
+    section.text(
+      `Node ${process.version}, SQLite file storage, loopback HTTP with keep-alive. Requests per second of the emulator next to a bare ` +
+        `Fastify + node:sqlite server doing the same work (same apps table, auth by an API key lookup, same JSON shape), ` +
+        `${REQUESTS} requests per route at concurrency ${CONCURRENCY} (or as many as fit in ${DEADLINE_MS / 1000} s).`,
+    );
+    const cell = (rate: Rate) => `${rate.perSecond.toFixed(0)}${rate.failures ? ` (${rate.failures} failures)` : ""}`;
+    section.table(
+      ["route", "emulator req/s", "bare req/s", "emulator/bare", "requests each"],
+      Object.entries(rates).map(([route, rate]) => [
+        `\`${route}\``,
+        cell(rate.emulator),
+        cell(rate.bare),
+        tableRatio(rate.emulator.perSecond, rate.bare.perSecond),
+        `${rate.emulator.done} / ${rate.bare.done}`,
+      ]),
+    );
+    section.text(
+      `A long list of ${LONG_LIST} Apps, seeded through \`AppStore.create\` (each create checks the allowance and the slug), ` +
+        `then ${SAME} Apps of one name (each takes the next free slug suffix), then pages of \`GET /v1/apps\` ` +
+        `(limit ${PAGE_LIMIT}, mean of ${PAGE_REQUESTS} sequential requests each${failures ? `, ${failures} failures` : ""}).`,
+    );
+    section.table(
+      ["figure", "value"],
+      [
+        [
+          `seeding ${LONG_LIST} Apps through AppStore.create`,
+          `${seedMs.toFixed(0)} ms (${((seedMs / LONG_LIST) * 1e3).toFixed(1)} µs each)`,
+        ],
+        [`Apps of one name: creates 2-101`, `${firstCreates.toFixed(1)} µs each`],
+        [`Apps of one name: creates ${SAME - 99}-${SAME}`, `${lastCreates.toFixed(1)} µs each`],
+        ["Apps of one name: last/first", tableRatio(lastCreates, firstCreates)],
+        ["`GET /v1/apps` first page (skip=0)", `${first.ms.toFixed(2)} ms`],
+        [`\`GET /v1/apps\` last page (skip=${lastSkip})`, `${last.ms.toFixed(2)} ms`],
+        ["`GET /v1/apps` last/first", tableRatio(last.ms, first.ms)],
+      ],
+    );
+    section.write();
   } finally {
     await Promise.all([servers.emulator.close(), servers.bare.close(), longList.close()]);
     await emulator.close();

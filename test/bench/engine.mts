@@ -15,6 +15,7 @@
  * Each figure is the median of a few rounds (3 by default), a round measuring the floors and the engine in
  * turn, so that a slow spell of a shared machine weighs on both sides of a ratio alike.
  *   npm run bench   (or: node test/bench/engine.mts [N,N,...] [parallel] [rounds])
+ * Under `npm run bench` (test/bench/report.mts) it also writes its section of docs/benchmarks.md (section.mts).
  * test/bench/cli.mts imports its helpers (the emulator, the floor, LocalEngine's runs) to set the real Pulumi CLI beside them.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -26,6 +27,11 @@ import { createInterface } from "node:readline";
 import { Pool } from "undici";
 import { LocalEngine, installPackageCopy } from "../../dist/testing/index.js";
 import { childEnv } from "../../dist/testing/program-process.js";
+import type * as SectionModule from "./section.mts";
+
+// section.mts by a path TypeScript does not resolve (Node strips the types at run time; see cli.mts).
+const sectionModule = "./section.mts";
+const { Section, tableMs, tableRatio } = (await import(sectionModule)) as typeof SectionModule;
 
 export const KEY = "gms_bench_engine_key";
 const root = join(import.meta.dirname, "..", "..");
@@ -172,8 +178,9 @@ export function median<T extends Record<string, Operation | number>>(rounds: T[]
 async function main(SIZES: number[], PARALLEL: number, ROUNDS: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "gms-bench-"));
   const { url, child } = await startEmulator(dir);
+  const section = new Section();
   try {
-    console.log(
+    section.print(
       `LocalEngine vs raw undici (emulator in its own process; engine parallel=${PARALLEL}, concurrent floor ${PARALLEL} in flight; ` +
         `median of ${ROUNDS} rounds, each measuring the floors and the engine in turn, so a slow spell of the machine moves both)`,
     );
@@ -189,23 +196,50 @@ async function main(SIZES: number[], PARALLEL: number, ROUNDS: number): Promise<
       }
     }
     const empty = median(empties);
-    console.log(
+    section.print(
       `fixed cost: up of an empty program ${ms(empty.up.seconds)}, no-op ${ms(empty.noop.seconds)}, destroy ${ms(empty.destroy.seconds)}` +
         ` (the empty program alone under the SDK's mocks ${ms(empty.sdk)})`,
     );
+    section.text(
+      `LocalEngine (\`pulumi-gms/testing\`: the real program process and dynamic-provider host) running \`up\`, a no-op \`up\` and ` +
+        `\`destroy\` of N Apps against the emulator (in its own process, SQLite file), at parallel=${PARALLEL}, next to the same API ` +
+        `calls made directly with undici one after another (floor seq) and ${PARALLEL} in flight (floor x${PARALLEL}). A no-op \`up\` ` +
+        `makes no request; its floor is the N reads a refresh would make, for scale. "The SDK alone" is the program run under the ` +
+        `SDK's own mocks (no engine, host or service), which the Pulumi CLI pays at least. Medians of ${ROUNDS} rounds, each ` +
+        "measuring the floors and the engine in turn.",
+    );
+    section.table(
+      ["fixed cost (a program that declares nothing)", "up", "no-op up", "destroy", "the program alone under the SDK's mocks"],
+      [["LocalEngine", tableMs(empty.up.seconds), tableMs(empty.noop.seconds), tableMs(empty.destroy.seconds), tableMs(empty.sdk)]],
+    );
+    const rows: string[][] = [];
     for (const n of SIZES) {
       const of = runs.get(n)!;
       const [sequential, concurrent, engine] = [median(of.sequential), median(of.concurrent), median(of.engine)];
-      console.log(`N=${n}`);
-      const row = (name: string, value: Operation, seq: number, par: number) =>
-        console.log(
+      section.print(`N=${n}`);
+      const row = (name: string, value: Operation, seq: number, par: number, fixed: Operation) => {
+        rows.push([
+          String(n),
+          name,
+          tableMs(value.seconds),
+          tableMs(seq),
+          tableRatio(value.seconds, seq),
+          tableMs(par),
+          tableRatio(value.seconds, par),
+          tableMs(engine.sdk),
+          tableRatio(value.seconds, engine.sdk),
+          `${(((value.seconds - fixed.seconds) * 1000) / n).toFixed(2)} ms (floor ${((seq * 1000) / n).toFixed(2)})`,
+          value.bytes === undefined ? "?" : `${(value.bytes / 1024).toFixed(1)} KB`,
+        ]);
+        section.print(
           `  ${name.padEnd(8)} engine ${ms(value.seconds)}  floor seq ${ms(seq)} ${ratio(value.seconds, seq)}  ` +
             `floor x${PARALLEL} ${ms(par)} ${ratio(value.seconds, par)}  state written ${kb(value.bytes)}`,
         );
-      row("up", engine.up, sequential.create, concurrent.create);
-      row("no-op up", engine.noop, sequential.read, concurrent.read);
-      row("destroy", engine.destroy, sequential.remove, concurrent.remove);
-      console.log(
+      };
+      row("up", engine.up, sequential.create, concurrent.create, empty.up);
+      row("no-op up", engine.noop, sequential.read, concurrent.read, empty.noop);
+      row("destroy", engine.destroy, sequential.remove, concurrent.remove, empty.destroy);
+      section.print(
         `  the SDK alone (the program under the SDK's own mocks, one process) ${ms(engine.sdk)}: ` +
           `up ${ratio(engine.up.seconds, engine.sdk).trim()} of it, no-op up ${ratio(engine.noop.seconds, engine.sdk).trim()}`,
       );
@@ -213,11 +247,28 @@ async function main(SIZES: number[], PARALLEL: number, ROUNDS: number): Promise<
       // the SDK), then a cost per resource next to the sequential floor's cost per request.
       const per = (name: string, value: Operation, fixed: Operation, seq: number) =>
         `${name} ${(((value.seconds - fixed.seconds) * 1000) / n).toFixed(2)} ms (floor ${((seq * 1000) / n).toFixed(2)})`;
-      console.log(
+      section.print(
         `  per resource beyond the fixed cost: ${per("up", engine.up, empty.up, sequential.create)}, ` +
           `${per("no-op", engine.noop, empty.noop, sequential.read)}, ${per("destroy", engine.destroy, empty.destroy, sequential.remove)}`,
       );
     }
+    section.table(
+      [
+        "N",
+        "operation",
+        "LocalEngine",
+        "floor seq",
+        "LocalEngine/floor seq",
+        `floor x${PARALLEL}`,
+        `LocalEngine/floor x${PARALLEL}`,
+        "the SDK alone",
+        "LocalEngine/SDK alone",
+        "per resource beyond the fixed cost",
+        "state written",
+      ],
+      rows,
+    );
+    section.write();
   } finally {
     child.kill();
     rmSync(dir, { recursive: true, force: true });
