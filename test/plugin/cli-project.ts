@@ -49,6 +49,8 @@ export interface CliProject {
   pulumi(...args: string[]): Promise<string>;
   /** Replaces the project's Pulumi.yaml. */
   write(projectYaml: string): void;
+  /** `pulumi stack init <stack>`, then `pulumi config set` of each setting (`{ secret }` with `--secret`). */
+  initStack(stack: string, config: Record<string, string | { secret: string }>): Promise<void>;
   close(): void;
 }
 
@@ -67,20 +69,26 @@ export function startCliProject(cli: PulumiCli, prefix: string, projectYaml: str
   );
   const write = (text: string) => writeFileSync(join(dir, "Pulumi.yaml"), text);
   write(projectYaml);
+  const pulumi = (...args: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      const child = spawn(cli.bin, [...args, "--non-interactive", "--color", "never"], { cwd: dir, env: cliEnv });
+      let output = "";
+      for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      child.on("error", reject);
+      child.on("close", (code) =>
+        code === 0 ? resolve(output) : reject(new Error(`pulumi ${args.join(" ")} exited ${code}:\n${output}`)),
+      );
+    });
   return {
     dir,
     root,
     write,
-    pulumi: (...args) =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(cli.bin, [...args, "--non-interactive", "--color", "never"], { cwd: dir, env: cliEnv });
-        let output = "";
-        for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-        child.on("error", reject);
-        child.on("close", (code) =>
-          code === 0 ? resolve(output) : reject(new Error(`pulumi ${args.join(" ")} exited ${code}:\n${output}`)),
-        );
-      }),
+    pulumi,
+    async initStack(stack, config) {
+      await pulumi("stack", "init", stack);
+      for (const [key, value] of Object.entries(config))
+        await (typeof value === "string" ? pulumi("config", "set", key, value) : pulumi("config", "set", "--secret", key, value.secret));
+    },
     close: () => rmSync(root, { recursive: true, force: true }),
   };
 }

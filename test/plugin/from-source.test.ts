@@ -66,10 +66,7 @@ describe.skipIf(!cli)(`the plugin from source (a Node.js project's plugins.provi
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "gms-from-source", private: true, type: "module", main: "index.js" }));
     writeFileSync(join(dir, "index.js"), PROGRAM);
     installPackageCopy(dir);
-    await pulumi("stack", "init", "dev");
-    await pulumi("config", "set", "gms:baseUrl", emulator.url);
-    await pulumi("config", "set", "--secret", "gms:apiKey", API_KEY);
-    await pulumi("config", "set", "--secret", "openaiKey", OPENAI_KEY);
+    await project.initStack("dev", { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: API_KEY }, openaiKey: { secret: OPENAI_KEY } });
   }, TIMEOUT);
   afterAll(async () => {
     await emulator?.close();

@@ -132,13 +132,13 @@ describe.skipIf(!cli)(`pulumi import of every kind through the plugin, on the re
     printed.push(output);
     return output;
   };
-  const newStack = async (name: string) => {
-    await pulumi("stack", "init", name);
-    await pulumi("config", "set", "gms:baseUrl", emulator.url);
-    await pulumi("config", "set", "--secret", "gms:apiKey", ACME_KEY);
-    await pulumi("config", "set", "--secret", "providerKey", PROVIDER_KEY);
-    await pulumi("config", "set", "--secret", "modelKey", MODEL_KEY);
-  };
+  const newStack = (name: string) =>
+    project.initStack(name, {
+      "gms:baseUrl": emulator.url,
+      "gms:apiKey": { secret: ACME_KEY },
+      providerKey: { secret: PROVIDER_KEY },
+      modelKey: { secret: MODEL_KEY },
+    });
   let ids: Record<string, string>;
 
   beforeAll(async () => {

@@ -101,12 +101,13 @@ describe.skipIf(!cli)(`a Python program of gms:index:* resources on the real CLI
     }
     writeFileSync(join(project.dir, "__main__.py"), PROGRAM);
     project.write(`name: gms-python\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: ${venv(root)}\n`);
-    await pulumi("stack", "init", "dev");
-    await pulumi("config", "set", "gms:baseUrl", emulator.url);
-    await pulumi("config", "set", "--secret", "gms:apiKey", API_KEY);
-    await pulumi("config", "set", "--secret", "openaiKey", OPENAI_KEY);
-    await pulumi("config", "set", "secondUrl", emulator.url);
-    await pulumi("config", "set", "--secret", "secondKey", SECOND_KEY);
+    await project.initStack("dev", {
+      "gms:baseUrl": emulator.url,
+      "gms:apiKey": { secret: API_KEY },
+      openaiKey: { secret: OPENAI_KEY },
+      secondUrl: emulator.url,
+      secondKey: { secret: SECOND_KEY },
+    });
   }, TIMEOUT);
   afterAll(async () => {
     await emulator?.close();

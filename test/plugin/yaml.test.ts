@@ -53,10 +53,7 @@ describe.skipIf(!cli)(`a Pulumi YAML program of gms:index:* resources on the rea
   beforeAll(async () => {
     emulator = await startEmulator({ port: 0, db: ":memory:", workspaces: [{ name: "YAML", apiKey: API_KEY }] });
     project = startCliProject(cli!, "gms-plugin-yaml", PROGRAM);
-    await pulumi("stack", "init", "dev");
-    await pulumi("config", "set", "gms:baseUrl", emulator.url);
-    await pulumi("config", "set", "--secret", "gms:apiKey", API_KEY);
-    await pulumi("config", "set", "--secret", "openaiKey", OPENAI_KEY);
+    await project.initStack("dev", { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: API_KEY }, openaiKey: { secret: OPENAI_KEY } });
   }, TIMEOUT);
   afterAll(async () => {
     await emulator?.close();
