@@ -10,7 +10,7 @@
  * for the provider (the Model's `__linkTo`) are still sent: see `./model-link`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { refuseTwin } from "../provider/identity";
+import { warnTwin } from "../provider/identity";
 import type { Kind } from "../provider/kind";
 import { type KindArgs, type KindOutputs, kindProps, rememberDeclared, withSecretOutputs } from "../provider/resource";
 
@@ -53,7 +53,7 @@ export abstract class NativeResource extends pulumi.CustomResource {
     opts: pulumi.CustomResourceOptions = {},
     derive?: DeriveInputs,
   ) {
-    if (opts.id === undefined) refuseTwin(kind.name, name, args, opts.provider);
+    if (opts.id === undefined) warnTwin(kind.name, name, args, opts.provider);
     super(nativeToken(kind), name, kindProps(kind, args, derive?.(args, opts) ?? {}), withSecretOutputs(kind, opts));
     rememberDeclared(this, args);
   }

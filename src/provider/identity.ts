@@ -1,11 +1,11 @@
 /**
- * Two resources of one program that would be the same object: the same kind, the same identifying fields (an
- * App's name, a Workflow's App and name, a ProviderConnection's name or nickname, ...) and the same workspace. The
- * service itself allows most such twins (a second App of a name gets the slug `name-2`), but a program cannot
- * manage them apart: a create whose answer was lost, and an `adopt`, find their object by those fields in the
- * service's lists, so one could take the other's object and leave its own behind. The YAML form refuses such
- * twins (src/workspace/spec.ts, `crossCheck`), and a program in code is refused the same way, when its second
- * twin is declared, naming both. Values that are Outputs (known later) are not compared.
+ * Two resources of one program that would look alike to the service: the same kind, the same identifying fields
+ * (an App's name, a Workflow's App and name, a ProviderConnection's name or nickname, ...) and the same workspace.
+ * The service allows such twins (a second App of a name gets the slug `name-2`), and the provider keeps them apart
+ * (creates of one identity are sent one at a time, and a lost create never takes an object the stack holds: the
+ * chaos suites declare twins and converge), so a program may declare them; but a lookup by name finds only one of
+ * them, and the YAML form, which refers to objects by name, refuses them. A program in code is warned once per
+ * twin, naming both. Values that are Outputs (known later) are not compared.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { KindName } from "./kind";
@@ -40,10 +40,13 @@ const whereOf = (args: Record<string, unknown>, provider: unknown): string | und
 /** The first logical name declared with each identity, per kind, fields, workspace and values. */
 const seen = new Map<string, string>();
 
-/** Refuses a resource whose identity an earlier one of this program already declared (see the top of this file). */
-export function refuseTwin(kind: KindName, name: string, args: Record<string, unknown>, provider?: unknown): void {
+/**
+ * Warns (pulumi.log.warn) when an earlier resource of this program already declared this one's identity (see the
+ * top of this file); returns the warning, or undefined.
+ */
+export function warnTwin(kind: KindName, name: string, args: Record<string, unknown>, provider?: unknown): string | undefined {
   const where = whereOf(args, provider);
-  if (where === undefined) return;
+  if (where === undefined) return undefined;
   for (const fields of IDENTITIES[kind] ?? []) {
     const values = fields.map((field) => args[field]);
     if (values.some((value) => typeof value !== "string" || value === "")) continue;
@@ -54,10 +57,11 @@ export function refuseTwin(kind: KindName, name: string, args: Record<string, un
       continue;
     }
     const described = fields.map((field, index) => `${field} ${JSON.stringify(values[index])}`).join(" and ");
-    throw new pulumi.RunError(
-      `${kind} "${name}" has the ${described} of ${kind} "${first}" in the same workspace: the two would be the same object ` +
-        "(a lost create or an adopt finds its object by these fields), so they cannot be managed apart. Give one another " +
-        `${fields.join(" or ")}, or declare it once.`,
-    );
+    const warning =
+      `${kind} "${name}" has the ${described} of ${kind} "${first}" in the same workspace: the service keeps both, but a ` +
+      `lookup by ${fields.join(" and ")} finds only one, and the YAML form refuses such twins. Give one another ${fields.join(" or ")} if that matters.`;
+    void pulumi.log.warn(warning);
+    return warning;
   }
+  return undefined;
 }

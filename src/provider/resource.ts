@@ -7,7 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import type { Connection } from "./connection";
 import type { InputField, InputFields, OutputFields } from "./fields";
-import { refuseTwin } from "./identity";
+import { warnTwin } from "./identity";
 import { COMMON_INPUTS, type Kind } from "./kind";
 import { providerText } from "./provider-text";
 import { SECRET_INPUTS, secretInputNames } from "./secret-inputs";
@@ -111,7 +111,7 @@ export abstract class GmsResource<
     props[SECRET_INPUTS] = secretInputNames(Object.fromEntries(Object.entries(args).filter(([name]) => !secrets.includes(name))));
     // What `pulumi.dynamic.Resource` registers, with `__provider` written without loading the closure serializer.
     props.__provider = providerText(provider);
-    refuseTwin(kind.name, name, args, opts.provider);
+    warnTwin(kind.name, name, args, opts.provider);
     super(`pulumi-nodejs:dynamic/gms:${kind.name}`, name, props, withSecretOutputs(k, opts));
     rememberDeclared(this, args);
   }
