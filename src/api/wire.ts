@@ -23,7 +23,8 @@ export type Camelized<T> = T extends readonly (infer Item)[]
       : { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelized<T[K]> }
     : T;
 
-const camelCase = (name: string): string => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+/** `created_at` → `createdAt`: a wire name in the package's case (also a stored column's, src/emulator/store/columns.ts). */
+export const camelCase = (name: string): string => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
 type Direction = "decode" | "encode";
 

@@ -12,33 +12,12 @@ import type { InputField, OutputField } from "../provider/fields";
 import { COMMON_INPUTS, type Kind, type KindName } from "../provider/kind";
 import { kinds } from "../resources";
 import { PACKAGE_NAME } from "../schema/package-schema";
+import type { JsonSchema } from "../schema/package-schema";
 import { workspaceJsonSchema } from "../workspace/schema-json";
 import { SECTION_OF } from "../workspace/spec";
 
 /** The command that writes the pages; each page names it on its first line, and the staleness check names it too. */
 export const DOCS_COMMAND = "npm run docs";
-
-/** The subset of JSON Schema that zod's `toJSONSchema` produces here. */
-interface JsonSchema {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  additionalProperties?: JsonSchema | boolean;
-  items?: JsonSchema;
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  enum?: unknown[];
-  const?: unknown;
-  default?: unknown;
-  format?: string;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: number;
-  exclusiveMaximum?: number;
-  minItems?: number;
-  description?: string;
-  pulumiType?: string;
-}
 
 const toJsonSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
   z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;

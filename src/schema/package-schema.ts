@@ -39,8 +39,8 @@ interface ObjectTypeSpec {
   required?: string[];
 }
 
-/** The subset of JSON Schema that `z.toJSONSchema` produces, plus the annotations below. */
-interface JsonSchema {
+/** The subset of JSON Schema that `z.toJSONSchema` produces, plus the annotations below (also read by src/docs/render.ts). */
+export interface JsonSchema {
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
@@ -51,6 +51,12 @@ interface JsonSchema {
   enum?: unknown[];
   const?: unknown;
   default?: unknown;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minItems?: number;
   description?: string;
   /** Names the Pulumi object type (zod `.meta({ title })`); otherwise the name comes from where the shape is used. */
   title?: string;

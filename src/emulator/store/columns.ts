@@ -7,7 +7,7 @@
  * The description is of the schema as the last migration leaves it (./migrations.ts holds the history);
  * `Table.mismatches` compares it with a database, and the Store refuses to start on any difference.
  */
-import type { Camelized } from "../../api/wire";
+import { type Camelized, camelCase } from "../../api/wire";
 import type { DatabaseSync, SQLInputValue as SqlInput } from "node:sqlite";
 
 /** SQLite's storage classes as column types are declared in this project's tables. */
@@ -187,8 +187,6 @@ const stored = (value: unknown): SqlInput =>
     : value !== null && typeof value === "object" && !(value instanceof Uint8Array)
       ? JSON.stringify(value)
       : (value as SqlInput);
-
-const camelCase = (name: string): string => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
 /** A table's row in the package's names: the record a store returns and a route's codec encodes. */
 export type RecordOf<C extends Columns> = Camelized<RowOf<C>>;
