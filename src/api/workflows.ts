@@ -1,9 +1,7 @@
 /** The Workflow endpoints: the record, its App's list, runs (trigger, playground) and their results. */
 import { z } from "zod";
-import type { GmsClient } from "../client";
-import { DeleteMessage, type FindCreated, Guid, JsonObject, UnnamedAuditFields } from "./common";
-import { call, createWith, endpoint, listAll, pathOf } from "./endpoint";
-import { putRecord } from "./put-record";
+import { DeleteMessage, Guid, JsonObject, UnnamedAuditFields } from "./common";
+import { endpoint } from "./endpoint";
 import { wire } from "./wire";
 
 /**
@@ -23,12 +21,10 @@ export const WorkflowCodec = wire(Workflow);
 export type WorkflowRecord = z.output<typeof WorkflowCodec>;
 
 /**
- * A Workflow as the client reads it from its App's list (`GET /apps/{guid}/workflows`): the spec shows no element
- * fields, so only these are read (the emulator answers whole Workflows, `WorkflowCodec`).
+ * A Workflow as the client reads it from its App's list (`GET /apps/{guid}/workflows`, the Workflow kind's lost-create
+ * lookup): the spec shows no element fields, so only these are read (the emulator answers whole Workflows, `WorkflowCodec`).
  */
 export const WorkflowSummary = wire(z.object({ guid: Guid, name: z.string(), created_at: z.string().optional() }));
-/** A Workflow as its App lists it. */
-export type WorkflowSummaryRecord = z.output<typeof WorkflowSummary>;
 
 export const WorkflowCreate = wire(
   z.object({
@@ -122,19 +118,4 @@ export const workflowEndpoints = {
   /** The spec writes `{run_guid}`; the parameter is named `runGuid` here (the name a malformed one is reported under). */
   result: endpoint({ method: "GET", path: "/workflows/{guid}/result/{runGuid}", response: WorkflowResult }),
   datasetResult: endpoint({ method: "GET", path: "/workflows/{guid}/result/{runGuid}/dataset", response: WorkflowDatasetResult }),
-};
-
-export const workflowsApi = {
-  /** The Workflows of an App: a bare array paged until a short page, read as summaries (the spec shows no element fields). */
-  listOfApp: (client: GmsClient, app: string): Promise<WorkflowSummaryRecord[]> =>
-    listAll(client, { ...workflowEndpoints.ofApp, response: WorkflowSummary }, { params: { guid: app } }),
-  create: (client: GmsClient, body: WorkflowCreate, findCreated: FindCreated) =>
-    createWith(client, workflowEndpoints.create, { body, findCreated, identity: [body.app, body.name] }),
-  get: (client: GmsClient, guid: string) => call(client, workflowEndpoints.get, { params: { guid } }),
-  /** PUT takes (and requires) `name` only; its answer is used only when it is the Workflow, else the Workflow is read back. */
-  update: (client: GmsClient, guid: string, body: WorkflowUpdate): Promise<WorkflowRecord> =>
-    putRecord(client, pathOf(workflowEndpoints.update, { guid }), z.encode(WorkflowUpdate, body), WorkflowCodec),
-  async delete(client: GmsClient, guid: string): Promise<void> {
-    await call(client, workflowEndpoints.delete, { params: { guid } });
-  },
 };

@@ -1,10 +1,11 @@
 /**
- * A kind's API operations derived from its endpoint entries (src/api/endpoint.ts) and its field declarations, for
- * a kind whose fields are the record's: a field is bound to the wire by its name, which is the package-side name
- * of a wire field in the entries' codecs (src/api/wire.ts). What the create body's codec takes is what create
- * sends, what the update body's codec takes is what an update may send (the changed fields among them), the
- * record a GET answers is what read returns, and the lost-create lookup lists the collection and keeps the
- * records whose create fields equal the inputs. A kind writes code only for its quirks.
+ * A kind's API operations derived from its endpoint entries (src/api/endpoint.ts) and its field declarations: a
+ * field is bound to the wire by its name, which is the package-side name of a wire field in the entries' codecs
+ * (src/api/wire.ts). What the create body's codec takes is what create sends, what the update body's codec takes
+ * is what an update may send (the changed fields among them), the record a GET answers is what read returns, and
+ * the lost-create lookup lists the collection and keeps the records whose create fields equal the inputs. A kind
+ * writes code only for its quirks, through `RestOptions` (a narrower lookup, a field every PUT requires, a failure
+ * in the user's terms) or, for an operation that is more than one call, an override built on the derived ones.
  */
 import { z } from "zod";
 import { type Endpoint, call, createWith, listAll } from "../api/endpoint";
@@ -15,6 +16,7 @@ import type { Kind, Outputs } from "./kind";
 import { sameValue } from "./values";
 
 export interface RestEndpoints {
+  /** The collection the lost-create lookup lists (under a parent when its path has parameters: `RestOptions.listBy`). */
   list: Endpoint;
   create: Endpoint;
   get: Endpoint;
@@ -22,67 +24,108 @@ export interface RestEndpoints {
   delete: Endpoint;
 }
 
-/** The package-side names a body codec takes (the output side of `wire(...)`). */
-function bodyNames(entry: Endpoint | undefined): string[] {
-  const side = (entry?.body as { out?: z.ZodType } | undefined)?.out;
+/** The operations a kind of this form derives (see the top of this file). */
+type RestOperations = "create" | "findCreated" | "read" | "update" | "delete";
+export type DerivedOperations<I extends InputFields> = Pick<Kind<I>, RestOperations>;
+
+type FieldName<I extends InputFields> = keyof I & string;
+
+export interface RestOptions<I extends InputFields> {
+  /** Names the object in a failed create's message (`Cannot create App "Support"`). */
+  label(inputs: InputValues<I>): string;
+  /**
+   * The create fields that tell a created object apart, compared by the lost-create lookup; creates of the same
+   * values are sent one at a time, so the lookup never meets a twin made at the same moment. Default: every field
+   * create sends.
+   */
+  matchOn?: readonly FieldName<I>[];
+  /** The list's path parameters, each from the input of that name: `{ guid: "app" }` lists `/apps/{app}/workflows`. */
+  listBy?: Readonly<Record<string, FieldName<I>>>;
+  /** Lists before the POST, so that an object that existed before it is never taken for the created one. */
+  listBeforeCreate?: boolean;
+  /** Fields every update sends, changed or not (a PUT that requires them). */
+  alwaysSent?: readonly FieldName<I>[];
+  /**
+   * A refused create or update in the user's terms. Default: a create's failure names the object (`label`), an
+   * update's error stays the client's (its 404 means the object is gone). `state` is the stored object, on update.
+   */
+  explain?(client: GmsClient, error: unknown, operation: "create" | "update", inputs: InputValues<I>, state?: Outputs): Promise<unknown>;
+  /** The operations that are more than the derived call, written over the derived ones. */
+  overrides?(derived: DerivedOperations<I>): Partial<DerivedOperations<I>>;
+}
+
+/** The package-side names an object codec takes (the output side of `wire(...)`, or the schema itself). */
+function namesOf(schema: z.ZodType | undefined): string[] {
+  const side = (schema as { out?: z.ZodType } | undefined)?.out ?? schema;
   return side instanceof z.ZodObject ? Object.keys(side.shape) : [];
 }
 
 const pick = (values: Record<string, unknown>, names: readonly string[]) =>
   Object.fromEntries(names.filter((name) => values[name] !== undefined).map((name) => [name, values[name]]));
 
-/**
- * create, findCreated, read, update and delete of a kind from its entries. `label` names the object in a
- * failed create's message (`Cannot create App "Support"`).
- */
-export function restOperations<I extends InputFields>(
-  endpoints: RestEndpoints,
-  label: (inputs: InputValues<I>) => string,
-): Pick<Kind<I>, RestOperations> {
-  const createNames = bodyNames(endpoints.create);
-  const updateNames = new Set(bodyNames(endpoints.update));
-  const findCreated = async (client: GmsClient, inputs: InputValues<I>): Promise<CreatedCandidate[]> => {
-    const sent = pick(inputs, createNames);
-    const records = (await listAll(client, endpoints.list)) as Outputs[];
-    return records
-      .filter((record) => createNames.every((name) => sameValue(record[name] ?? null, sent[name] ?? null)))
-      .map((record) => ({ guid: record.guid as string, createdAt: record.createdAt as string | undefined }));
+/** create, findCreated, read, update and delete of a kind from its entries and options. */
+function restOperations<I extends InputFields>(endpoints: RestEndpoints, options: RestOptions<I>): DerivedOperations<I> {
+  const createNames = namesOf(endpoints.create.body);
+  const updateNames = new Set(namesOf(endpoints.update?.body));
+  const matchOn: readonly string[] = options.matchOn ?? createNames;
+  const listBy = Object.entries(options.listBy ?? {});
+  // Fields the list's path carries are matched by listing under them; the records need not repeat them.
+  const compared = matchOn.filter((name) => !listBy.some(([, field]) => field === name));
+  const explain = async (client: GmsClient, error: unknown, operation: "create" | "update", inputs: InputValues<I>, state?: Outputs) => {
+    if (options.explain) return options.explain(client, error, operation, inputs, state);
+    return operation === "create" ? failure(`Cannot create ${options.label(inputs)}`, error) : error;
   };
-  return {
+
+  // The operations as the kind ends up with them, overrides included: a derived one calls the others through it.
+  const ops = {} as DerivedOperations<I>;
+  const derived: DerivedOperations<I> = {
     async create(client, inputs) {
+      const values = inputs as Record<string, unknown>;
       try {
-        const body = pick(inputs, createNames);
-        return (await createWith(client, endpoints.create, { body, findCreated: () => findCreated(client, inputs) })) as Outputs;
+        return (await createWith(client, endpoints.create, {
+          body: pick(values, createNames),
+          findCreated: () => ops.findCreated(client, inputs),
+          listBeforeCreate: options.listBeforeCreate,
+          identity: matchOn.map((name) => values[name] ?? null),
+        })) as Outputs;
       } catch (error) {
-        throw failure(`Cannot create ${label(inputs)}`, error);
+        throw await explain(client, error, "create", inputs);
       }
     },
-    findCreated,
+    async findCreated(client, inputs): Promise<CreatedCandidate[]> {
+      const values = inputs as Record<string, unknown>;
+      const params = Object.fromEntries(listBy.map(([param, field]) => [param, values[field] as string]));
+      const records = (await listAll(client, endpoints.list, { params })) as Outputs[];
+      return records
+        .filter((record) => compared.every((name) => sameValue(record[name] ?? null, values[name] ?? null)))
+        .map((record) => ({ guid: record.guid as string, createdAt: record.createdAt as string | undefined }));
+    },
     read: async (client, guid) => (await call(client, endpoints.get, { params: { guid } })) as Outputs,
-    async update(client, guid, news, changed) {
-      if (!endpoints.update) throw new TypeError(`${label(news)}: the kind declares no update endpoint`);
-      const body = pick(
-        news,
-        [...changed].filter((name) => updateNames.has(name)),
-      );
-      const answer = (await call(client, endpoints.update, { params: { guid }, body })) as Outputs | undefined;
+    async update(client, guid, news, changed, state) {
+      const entry = endpoints.update;
+      if (!entry) throw new TypeError(`${options.label(news)}: the kind declares no update endpoint`);
+      const sent = [...new Set([...changed, ...(options.alwaysSent ?? [])])].filter((name) => updateNames.has(name));
+      let answer: Outputs | undefined;
+      try {
+        answer = (await call(client, entry, { params: { guid }, body: pick(news as Record<string, unknown>, sent) })) as Outputs | undefined;
+      } catch (error) {
+        throw await explain(client, error, "update", news, state);
+      }
       // An answer the spec does not show is not relied on: the record is read back.
-      return endpoints.update.shown === false || answer === undefined ? this.read(client, guid, {}) : answer;
+      return entry.shown === false || answer === undefined ? ops.read(client, guid, state) : answer;
     },
     async delete(client, guid) {
       await call(client, endpoints.delete, { params: { guid } });
     },
   };
+  return Object.assign(ops, derived, options.overrides?.(derived));
 }
 
-/** The operations a kind of this form derives (see the top of this file). */
-type RestOperations = "create" | "findCreated" | "read" | "update" | "delete";
-
-/** A kind declared by its fields alone, its operations derived from `endpoints`: `defineKind` for such a kind. */
+/** A kind declared by its fields, its operations derived from `endpoints` (see the top of this file): `defineKind` for such a kind. */
 export function restKind<I extends InputFields, O extends OutputFields>(
   declaration: Omit<Kind<I, O>, RestOperations>,
   endpoints: RestEndpoints,
-  label: (inputs: InputValues<I>) => string,
+  options: RestOptions<I>,
 ): Kind<I, O> {
-  return { ...declaration, ...restOperations<I>(endpoints, label) } as Kind<I, O>;
+  return { ...declaration, ...restOperations<I>(endpoints, options) } as Kind<I, O>;
 }

@@ -29,7 +29,7 @@ export const appKind = restKind(
   },
   appEndpoints,
   // A failed create names the App: `Cannot create App "Support"` (429 once the workspace's App allowance is used up).
-  (inputs) => `App "${inputs.name}"`,
+  { label: (inputs) => `App "${inputs.name}"` },
 );
 
 export type AppArgs = KindArgs<typeof appKind>;

@@ -50,7 +50,8 @@ describe("Workflow through the dynamic-provider host", () => {
       deleteBeforeReplace: false,
     });
     const updated = await bed.counting(() => bed.host.update(urnOf(workflow!), id, properties, renamed));
-    expect(updated.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`PUT /v1/workflows/${id}`]);
+    // The spec shows no PUT response: the Workflow is read back.
+    expect(updated.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`PUT /v1/workflows/${id}`, `GET /v1/workflows/${id}`]);
     expect(updated.requests[0]!.status).toBe(200);
     expect(updated.result.properties).toMatchObject({ name: "Ticket routing", slug: "ticket-triage", app: support });
     expect((await bed.api("GET", `/workflows/${id}`)).body.name).toBe("Ticket routing");
@@ -83,7 +84,7 @@ describe("Workflow through the dynamic-provider host", () => {
     const inputs = await checked({ adopt: existing.guid });
     const adopted = await bed.counting(() => bed.host.create(urnOf(workflow!), inputs));
     expect(adopted.result.id).toBe(existing.guid);
-    expect(adopted.requests.map((r) => r.method)).toEqual(["GET", "PUT"]);
+    expect(adopted.requests.map((r) => r.method)).toEqual(["GET", "PUT", "GET"]);
     expect(adopted.result.properties).toMatchObject({ guid: existing.guid, name: "Ticket triage", slug: "legacy-flow" });
     expect((await bed.api("GET", `/workflows/${existing.guid}`)).body.name).toBe("Ticket triage");
 
