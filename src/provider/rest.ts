@@ -105,9 +105,10 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
       const entry = endpoints.update;
       if (!entry) throw new TypeError(`${options.label(news)}: the kind declares no update endpoint`);
       const sent = [...new Set([...changed, ...(options.alwaysSent ?? [])])].filter((name) => updateNames.has(name));
+      const body = pick(news as Record<string, unknown>, sent);
       let answer: Outputs | undefined;
       try {
-        answer = (await call(client, entry, { params: { guid }, body: pick(news as Record<string, unknown>, sent) })) as Outputs | undefined;
+        answer = (await call(client, entry, { params: { guid }, body })) as Outputs | undefined;
       } catch (error) {
         throw await explain(client, error, "update", news, state);
       }
