@@ -35,27 +35,13 @@ export const IndexingStatus = z.enum(["pending", "processing", "indexed", "faile
 export type IndexingStatus = z.infer<typeof IndexingStatus>;
 
 /**
- * What the last processing run recorded: `{ documents, characters, content_type }` once indexed,
- * `{ error }` once failed; null before the first run ends. One object with every field optional (the
- * codec renames inside objects, not inside a union), checked to be one form or the other.
+ * What the last processing run recorded: `{ documents, characters, content_type }` once indexed, `{ error }` once
+ * failed; null before the first run ends.
  */
-const IndexingMetadata = z
-  .object({
-    documents: z.number().int().optional(),
-    characters: z.number().int().optional(),
-    content_type: z.string().optional(),
-    error: z.string().optional(),
-  })
-  .refine(
-    (metadata) =>
-      metadata.error !== undefined
-        ? metadata.documents === undefined && metadata.characters === undefined && metadata.content_type === undefined
-        : metadata.documents !== undefined && metadata.characters !== undefined && metadata.content_type !== undefined,
-    { error: "must be { documents, characters, content_type } or { error }" },
-  );
-
-/** What the last processing run recorded, as the code uses it. */
-export type IndexingOutcome = { documents: number; characters: number; contentType: string } | { error: string };
+const IndexingMetadata = z.union([
+  z.strictObject({ documents: z.number().int(), characters: z.number().int(), content_type: z.string() }),
+  z.strictObject({ error: z.string() }),
+]);
 
 const ContextSourceFields = z.object({
   guid: Guid,
@@ -75,10 +61,10 @@ const ContextSourceFields = z.object({
 export const ContextSource = wire(ContextSourceFields);
 
 /** A Context Source as the code uses it. */
-export type ContextSourceRecord = Omit<z.output<typeof ContextSource>, "indexingMetadata"> & { indexingMetadata: IndexingOutcome | null };
+export type ContextSourceRecord = z.output<typeof ContextSource>;
+/** What the last processing run recorded, as the code uses it. */
+export type IndexingOutcome = NonNullable<ContextSourceRecord["indexingMetadata"]>;
 
-/** The answer as the code types it: its `indexing_metadata` was checked to be one of the two forms. */
-const asRecord = (source: z.output<typeof ContextSource>): ContextSourceRecord => source as ContextSourceRecord;
 
 /** Only `url` is read: the loader is always the Files loader with an empty configuration. */
 export const ContextSourceCreate = wire(
@@ -142,18 +128,18 @@ export const contextSourcesApi = {
   /** The source's own path (to delete an abandoned create). */
   recordPath,
   async list(client: GmsClient, context: string): Promise<ContextSourceRecord[]> {
-    return (await call(client, contextSourceEndpoints.list, { params: { contextGuid: context } })).map(asRecord);
+    return (await call(client, contextSourceEndpoints.list, { params: { contextGuid: context } }));
   },
   /** Create reads `url` only: the loader is always the Files loader with an empty configuration. */
   async create(client: GmsClient, context: string, body: ContextSourceCreate, findCreated: FindCreated): Promise<ContextSourceRecord> {
-    return asRecord(await createWith(client, contextSourceEndpoints.create, { params: { contextGuid: context }, body, findCreated }));
+    return await createWith(client, contextSourceEndpoints.create, { params: { contextGuid: context }, body, findCreated });
   },
   async get(client: GmsClient, context: string, guid: string): Promise<ContextSourceRecord> {
-    return asRecord(await call(client, contextSourceEndpoints.get, { params: { contextGuid: context, guid } }));
+    return await call(client, contextSourceEndpoints.get, { params: { contextGuid: context, guid } });
   },
   async update(client: GmsClient, context: string, guid: string, config: ContextSourceConfig): Promise<ContextSourceRecord> {
     const body = { ...config, splitterConfig: z.encode(SplitterConfig, config.splitterConfig) };
-    return asRecord(await call(client, contextSourceEndpoints.update, { params: { contextGuid: context, guid }, body }));
+    return await call(client, contextSourceEndpoints.update, { params: { contextGuid: context, guid }, body });
   },
   async delete(client: GmsClient, context: string, guid: string): Promise<void> {
     await call(client, contextSourceEndpoints.delete, { params: { contextGuid: context, guid } });

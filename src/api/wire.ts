@@ -5,9 +5,9 @@
  * what it sends (`z.encode`), the emulator decodes what it is sent and encodes what it answers. No kind writes
  * a mapper in either direction.
  *
- * Keys are renamed in objects only (nested objects and arrays of them included), never inside a record of
- * free keys (`z.record`: metadata, input values), whose keys are data. A name that is not the camelCase of its
- * wire name is given in `renames`.
+ * Keys are renamed in objects only (nested objects, arrays of them and unions of them included), never inside
+ * a record of free keys (`z.record`: metadata, input values), whose keys are data. A value of a union takes the
+ * first option that accepts it (on the wire's side when decoding, on the package's when encoding).
  */
 import { z } from "zod";
 
@@ -39,35 +39,53 @@ function inner(schema: z.ZodType): z.ZodType {
 }
 
 /** `value` (shaped by `schema`) with every object key renamed in `direction`. */
-function convert(schema: z.ZodType, value: unknown, direction: Direction, renames: Readonly<Record<string, string>>): unknown {
+function convert(schema: z.ZodType, value: unknown, direction: Direction): unknown {
   if (value === null || value === undefined) return value;
   const shape = inner(schema);
-  if (shape instanceof z.ZodArray && Array.isArray(value))
-    return value.map((item) => convert(shape.element as z.ZodType, item, direction, renames));
+  if (shape instanceof z.ZodArray && Array.isArray(value)) return value.map((item) => convert(shape.element as z.ZodType, item, direction));
+  if (shape instanceof z.ZodUnion) {
+    const options = shape.options as z.ZodType[];
+    const taken = options.find((option) => (direction === "decode" ? option : packageSide(option)).safeParse(value).success);
+    return taken ? convert(taken, value, direction) : value;
+  }
   if (shape instanceof z.ZodObject && typeof value === "object") {
     const source = value as Record<string, unknown>;
     const converted: Record<string, unknown> = {};
     for (const [wireName, field] of Object.entries(shape.shape as Record<string, z.ZodType>)) {
-      const name = renames[wireName] ?? camelCase(wireName);
+      const name = camelCase(wireName);
       const [from, to] = direction === "decode" ? [wireName, name] : [name, wireName];
-      if (source[from] !== undefined) converted[to] = convert(field, source[from], direction, renames);
+      if (source[from] !== undefined) converted[to] = convert(field, source[from], direction);
     }
     return converted;
   }
   return value;
 }
 
+/** Each wire schema's package side, made once. */
+const packageSides = new WeakMap<z.ZodType, z.ZodType>();
+
 /** The package-side schema of a wire schema: the same checks, object keys in the package's names. */
-function packageSide(schema: z.ZodType, renames: Readonly<Record<string, string>>): z.ZodType {
-  if (schema instanceof z.ZodOptional) return packageSide(schema.unwrap() as z.ZodType, renames).optional();
-  if (schema instanceof z.ZodNullable) return packageSide(schema.unwrap() as z.ZodType, renames).nullable();
-  if (schema instanceof z.ZodDefault) return packageSide(schema.unwrap() as z.ZodType, renames);
-  if (schema instanceof z.ZodArray) return z.array(packageSide(schema.element as z.ZodType, renames));
+function packageSide(schema: z.ZodType): z.ZodType {
+  let side = packageSides.get(schema);
+  if (side === undefined) {
+    side = packageSideOf(schema);
+    packageSides.set(schema, side);
+  }
+  return side;
+}
+
+function packageSideOf(schema: z.ZodType): z.ZodType {
+  if (schema instanceof z.ZodOptional) return packageSide(schema.unwrap() as z.ZodType).optional();
+  if (schema instanceof z.ZodNullable) return packageSide(schema.unwrap() as z.ZodType).nullable();
+  if (schema instanceof z.ZodDefault) return packageSide(schema.unwrap() as z.ZodType);
+  if (schema instanceof z.ZodArray) return z.array(packageSide(schema.element as z.ZodType));
+  if (schema instanceof z.ZodUnion) return z.union((schema.options as z.ZodType[]).map(packageSide));
   if (schema instanceof z.ZodObject) {
     const fields = Object.entries(schema.shape as Record<string, z.ZodType>).map(
-      ([wireName, field]) => [renames[wireName] ?? camelCase(wireName), packageSide(field, renames)] as const,
+      ([wireName, field]) => [camelCase(wireName), packageSide(field)] as const,
     );
-    return z.object(Object.fromEntries(fields));
+    // A strict object stays strict, so that a union's options stay told apart.
+    return schema.def.catchall instanceof z.ZodNever ? z.strictObject(Object.fromEntries(fields)) : z.object(Object.fromEntries(fields));
   }
   return schema;
 }
@@ -75,9 +93,9 @@ function packageSide(schema: z.ZodType, renames: Readonly<Record<string, string>
 /** A wire body or response, as a codec from the wire's names to the package's (see the top of this file). */
 export type WireCodec<W extends z.ZodType> = z.ZodCodec<W, z.ZodType<Camelized<z.output<W>>, Camelized<z.output<W>>>>;
 
-export function wire<W extends z.ZodType>(schema: W, renames: Readonly<Record<string, string>> = {}): WireCodec<W> {
-  return z.codec(schema, packageSide(schema, renames) as z.ZodType<Camelized<z.output<W>>, Camelized<z.output<W>>>, {
-    decode: (value) => convert(schema, value, "decode", renames) as Camelized<z.output<W>>,
-    encode: (value) => convert(schema, value, "encode", renames) as never,
+export function wire<W extends z.ZodType>(schema: W): WireCodec<W> {
+  return z.codec(schema, packageSide(schema) as z.ZodType<Camelized<z.output<W>>, Camelized<z.output<W>>>, {
+    decode: (value) => convert(schema, value, "decode") as Camelized<z.output<W>>,
+    encode: (value) => convert(schema, value, "encode") as never,
   });
 }
