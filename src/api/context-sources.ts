@@ -65,7 +65,6 @@ export type ContextSourceRecord = z.output<typeof ContextSource>;
 /** What the last processing run recorded, as the code uses it. */
 export type IndexingOutcome = NonNullable<ContextSourceRecord["indexingMetadata"]>;
 
-
 /** Only `url` is read: the loader is always the Files loader with an empty configuration. */
 export const ContextSourceCreate = wire(
   z.object({
@@ -128,7 +127,7 @@ export const contextSourcesApi = {
   /** The source's own path (to delete an abandoned create). */
   recordPath,
   async list(client: GmsClient, context: string): Promise<ContextSourceRecord[]> {
-    return (await call(client, contextSourceEndpoints.list, { params: { contextGuid: context } }));
+    return await call(client, contextSourceEndpoints.list, { params: { contextGuid: context } });
   },
   /** Create reads `url` only: the loader is always the Files loader with an empty configuration. */
   async create(client: GmsClient, context: string, body: ContextSourceCreate, findCreated: FindCreated): Promise<ContextSourceRecord> {

@@ -10,10 +10,7 @@ describe("wire(): one declaration in the wire's names, a codec to the package's"
       // Free keys are data: never renamed.
       meta_data: z.record(z.string(), z.unknown()).nullable(),
       indexing_metadata: z
-        .union([
-          z.strictObject({ documents: z.number(), content_type: z.string() }),
-          z.strictObject({ error_text: z.string() }),
-        ])
+        .union([z.strictObject({ documents: z.number(), content_type: z.string() }), z.strictObject({ error_text: z.string() })])
         .nullable(),
     }),
   );
@@ -46,7 +43,11 @@ describe("wire(): one declaration in the wire's names, a codec to the package's"
   });
 
   it("refuses a value that no option of a union takes, on either side", () => {
-    expect(Record.safeParse({ ...onTheWire, indexing_metadata: { documents: 2, content_type: "x", error_text: "both" } }).success).toBe(false);
-    expect(() => z.encode(Record, { ...inCode, indexingMetadata: { documents: 2, contentType: "x", errorText: "both" } as never })).toThrow();
+    expect(Record.safeParse({ ...onTheWire, indexing_metadata: { documents: 2, content_type: "x", error_text: "both" } }).success).toBe(
+      false,
+    );
+    expect(() =>
+      z.encode(Record, { ...inCode, indexingMetadata: { documents: 2, contentType: "x", errorText: "both" } as never }),
+    ).toThrow();
   });
 });
