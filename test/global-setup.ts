@@ -1,12 +1,16 @@
 /**
  * Before the tests: builds the package once (the provider and engine tests run the compiled package the way a
- * user's program does, installed under node_modules, required by the dynamic-provider host). Type errors do not
+ * user's program does, installed under node_modules, required by the dynamic-provider host). The build is
+ * incremental (dist/.tsbuildinfo): after `npm ci`, whose `prepare` built it, an unchanged tree costs a few seconds. Type errors do not
  * stop the build here (tsc still emits); `npm test` type-checks before vitest runs.
  *
  * Every temporary file of the run (the tests', and the CLI's, the hosts' and the programs' they start) goes into
  * one folder of the machine's temp directory, `gms-test-<pid>-…` (TMPDIR, which os.tmpdir() and child processes
  * read), removed when the run ends: the run leaves nothing behind, even when a test is killed midway. What a test
  * left there is named first (prefixes and counts), so that a test that forgets to clean up is seen and fixed.
+ *
+ * Every Node.js process the tests start (programs, provider hosts, the CLI's language hosts) shares one compile
+ * cache in that folder (`NODE_COMPILE_CACHE`), so that `@pulumi/pulumi` is compiled once per run, not once per process.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -22,8 +26,10 @@ export default function setup(): () => void {
 
   const runTemp = mkdtempSync(join(tmpdir(), `gms-test-${process.pid}-`));
   process.env.TMPDIR = runTemp;
+  const compileCache = "node-compile-cache";
+  process.env.NODE_COMPILE_CACHE ??= join(runTemp, compileCache);
   return () => {
-    const left = readdirSync(runTemp);
+    const left = readdirSync(runTemp).filter((name) => name !== compileCache);
     if (left.length > 0) {
       const byPrefix = new Map<string, number>();
       for (const name of left) {

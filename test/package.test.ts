@@ -71,6 +71,7 @@ describe("the npm tarball", () => {
         file.startsWith("scripts/") ||
         file.startsWith("examples/") ||
         file.startsWith("node_modules/") ||
+        file.endsWith(".tsbuildinfo") ||
         file.split("/").includes(".pulumi-cli") ||
         (file.startsWith("src/") && file !== "src/workspace/workspace.schema.json") ||
         (/\.(c|m)?ts$/.test(file) && !/\.d\.(c|m)?ts$/.test(file)) ||
