@@ -576,7 +576,8 @@ describe("twins in a document are declared with the warnings twins in code get",
     new Dataset("code-golden-2", { name: "Golden code", connection });
     new Dataset("code-golden-3", { name: "Golden", connection });
     expect(warnings).toEqual([
-      `Dataset "code-golden-2" has the name "Golden code" of Dataset "code-golden" ${keeps} name finds only one of them. Give one another name if that matters.`,
+      `Dataset "code-golden-2" has the name "Golden code" of Dataset "code-golden" ${keeps} name finds only one of them. ` +
+        "Give one another name if that matters.",
       `Dataset "code-golden-3" has the name "Golden" of Dataset "twins-golden" ${keeps} name finds only one of them. Give one another name if that matters.`,
     ]);
   });
