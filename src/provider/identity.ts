@@ -1,16 +1,18 @@
 /**
  * Two resources of one program that would look alike to the service: the same kind, the same identifying fields
  * (an App's name, a Workflow's App and name, a ProviderConnection's name or nickname, ...) and the same workspace.
- * The service allows such twins (a second App of a name gets the slug `name-2`), and the provider keeps them apart
- * (creates of one identity are sent one at a time, and a lost create never takes an object the stack holds: the
- * chaos suites declare twins and converge), so a program may declare them; but a lookup by name finds only one of
- * them, and the YAML form, which refers to objects by name, refuses them. A program in code is warned once per
- * twin, naming both. Values that are Outputs (known later) are not compared.
+ * The service allows such twins (no route refuses a name in use: a second App of a name gets the slug `name-2`, and a
+ * Skill's create even takes the name of an existing Skill), and the provider keeps them apart (creates of one identity
+ * are sent one at a time, and a lost create never takes an object the stack holds: the chaos suites declare twins and
+ * converge), so a program may declare them, in code as in the YAML form (whose children are these same resources);
+ * but a lookup by name finds only one of them. Each twin is warned about once, naming both. A value that is an Output
+ * (known later) is compared as the Output itself: the same Output (an App's `id` given to two Workflows) is the same
+ * value, and two Outputs are never known to be.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { KindName } from "./kind";
 
-/** The identifying fields of each kind, as the YAML form's `crossCheck` compares them. */
+/** The identifying fields of each kind. */
 const IDENTITIES: Partial<Record<KindName, string[][]>> = {
   App: [["name"]],
   ProviderConnection: [["name"], ["nickname"]],
@@ -24,14 +26,17 @@ const IDENTITIES: Partial<Record<KindName, string[][]>> = {
   FineTune: [["app", "name"]],
 };
 
+/** A number for each provider object and each Output compared, the same for the same object. */
+const objectIds = new WeakMap<object, number>();
+let objects = 0;
+const idOf = (object: object): number => {
+  if (!objectIds.has(object)) objectIds.set(object, ++objects);
+  return objectIds.get(object)!;
+};
+
 /** Where a resource's calls go, as far as the program says: its `connection`, or its explicit provider object. */
-const providerIds = new WeakMap<object, number>();
-let providers = 0;
 const whereOf = (args: Record<string, unknown>, provider: unknown): string | undefined => {
-  if (provider && typeof provider === "object") {
-    if (!providerIds.has(provider)) providerIds.set(provider, ++providers);
-    return `provider ${providerIds.get(provider)}`;
-  }
+  if (provider && typeof provider === "object") return `provider ${idOf(provider)}`;
   const connection = args.connection;
   if (connection === undefined) return "default";
   return pulumi.Output.isInstance(connection) ? undefined : JSON.stringify(connection);
@@ -49,17 +54,20 @@ export function warnTwin(kind: KindName, name: string, args: Record<string, unkn
   if (where === undefined) return undefined;
   for (const fields of IDENTITIES[kind] ?? []) {
     const values = fields.map((field) => args[field]);
-    if (values.some((value) => typeof value !== "string" || value === "")) continue;
-    const key = JSON.stringify([kind, fields, where, values]);
+    if (!values.every((value) => (typeof value === "string" && value !== "") || pulumi.Output.isInstance(value))) continue;
+    const compared = values.map((value) => (typeof value === "string" ? value : { output: idOf(value as object) }));
+    const key = JSON.stringify([kind, fields, where, compared]);
     const first = seen.get(key);
     if (first === undefined) {
       seen.set(key, name);
       continue;
     }
-    const described = fields.map((field, index) => `${field} ${JSON.stringify(values[index])}`).join(" and ");
+    const described = fields.map((field, index) =>
+      typeof values[index] === "string" ? `${field} ${JSON.stringify(values[index])}` : field,
+    );
     const warning =
-      `${kind} "${name}" has the ${described} of ${kind} "${first}" in the same workspace: the service keeps both, but a ` +
-      `lookup by ${fields.join(" and ")} finds only one, and the YAML form refuses such twins. Give one another ${fields.join(" or ")} if that matters.`;
+      `${kind} "${name}" has the ${described.join(" and ")} of ${kind} "${first}" in the same workspace: the service keeps both, ` +
+      `but a lookup by ${fields.join(" and ")} finds only one of them. Give one another ${fields.join(" or ")} if that matters.`;
     void pulumi.log.warn(warning);
     return warning;
   }

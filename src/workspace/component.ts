@@ -4,9 +4,9 @@
  *
  * Order of events, so that a mistake costs nothing:
  * 1. in the constructor, synchronously: the document is parsed and validated (shape, references to
- *    declared entries, duplicates, files, secrets available, at least one entry); any problem throws a
- *    WorkspaceSpecError (a `pulumi.RunError`: the CLI prints its message, no stack) naming file, line,
- *    column and field, before the component or anything else registers;
+ *    declared entries, names a lookup could not tell apart, files, secrets available, at least one entry);
+ *    any problem throws a WorkspaceSpecError (a `pulumi.RunError`: the CLI prints its message, no stack)
+ *    naming file, line, column and field, before the component or anything else registers;
  * 2. the children are declared at once (so `workspace.apps["support"]` exists), but none registers
  *    before the preflight (preflight.ts: lookups by name and the App allowance) has passed: it is an
  *    explicit dependency of each. A failed preflight fails the program in preview, before any write;
@@ -84,6 +84,14 @@ export class Workspace extends pulumi.ComponentResource {
     const child = (key: string) => `${name}-${key}`;
     const each = <E, R>(entries: Record<string, E> | undefined, make: (key: string, entry: E) => R): Record<string, R> =>
       Object.fromEntries(Object.entries(entries ?? {}).map(([key, entry]) => [key, make(key, entry)]));
+    /** One value per name, so that children naming the same object get the same Output (which twin warnings compare). */
+    const onePerName = <T>(make: (name: string) => T) => {
+      const made = new Map<string, T>();
+      return (name: string): T => {
+        if (!made.has(name)) made.set(name, make(name));
+        return made.get(name)!;
+      };
+    };
 
     this.providerConnections = each(spec.providerConnections, (key, entry) => {
       const { key: _secret, ...fields } = entry;
@@ -94,7 +102,7 @@ export class Workspace extends pulumi.ComponentResource {
     // A child refers to another by its `id` (the GUID), not its `guid` output: in preview an updated
     // resource's outputs are unknown (the dynamic provider has no preview) but its id is not, so the
     // dependents of an in-place change do not show as replaced.
-    const appGuid = (ref: string): pulumi.Input<string> => this.apps[ref]?.id ?? resolved((r) => r.existingApps[ref]!);
+    const appGuid = onePerName((ref): pulumi.Input<string> => this.apps[ref]?.id ?? resolved((r) => r.existingApps[ref]!));
     const declaredApp = (ref: string) => (this.apps[ref] ? [this.apps[ref]] : []);
 
     this.skills = each(spec.skills, (key, entry) => new Skill(child(key), { ...entry, connection }, options()));
@@ -165,13 +173,14 @@ export class Workspace extends pulumi.ComponentResource {
       );
     });
 
+    const contextGuid = onePerName((context) => resolved((r) => r.contexts[context]!));
     this.contextSources = each(spec.contextSources, (key, entry) => {
       const { context, file, ...fields } = entry;
       return new ContextSource(
         child(key),
         {
           ...fields,
-          context: resolved((r) => r.contexts[context]!),
+          context: contextGuid(context),
           // A FileAsset path is relative to the program directory (the provider host's working directory).
           ...(file === undefined
             ? {}

@@ -17,7 +17,7 @@ import {
   getWorkspace,
   type WorkspaceInfo,
 } from "../lookups";
-import type { LoadedSpec, Path, SpecProblem } from "./spec";
+import { type LoadedSpec, type Path, type SpecProblem, actionUses } from "./spec";
 
 /** The GUIDs the document's names resolve to (plain objects: this travels through a Pulumi Output). */
 export interface Resolution {
@@ -35,13 +35,6 @@ export const actionKey = (app: string, action: string): string => `${app}\n${act
 
 const quoted = (names: string[]) => names.map((name) => `"${name}"`).join(", ") || "none";
 
-interface ActionUse {
-  app: string;
-  appPath: Path;
-  action: string;
-  path: Path;
-}
-
 /** Resolves the document's lookups and checks the App allowance; throws the located problems. */
 export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise<Resolution> {
   const { spec } = loaded;
@@ -52,22 +45,13 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
   const declaredApps = spec.apps ?? {};
 
   const appRefs: { app: string; path: Path }[] = [];
-  const actionUses: ActionUse[] = [];
   for (const [key, workflow] of section(spec.workflows)) appRefs.push({ app: workflow.app, path: ["workflows", key, "app"] });
   for (const [key, dataset] of section(spec.datasets))
     if (typeof dataset.app === "string") appRefs.push({ app: dataset.app, path: ["datasets", key, "app"] });
   for (const [key, fineTune] of section(spec.fineTunes)) appRefs.push({ app: fineTune.app, path: ["fineTunes", key, "app"] });
-  for (const [key, experiment] of section(spec.experiments)) {
-    const appPath = ["experiments", key, "app"];
-    appRefs.push({ app: experiment.app, path: appPath });
-    actionUses.push({ app: experiment.app, appPath, action: experiment.primaryAction, path: ["experiments", key, "primaryAction"] });
-    actionUses.push({ app: experiment.app, appPath, action: experiment.secondaryAction, path: ["experiments", key, "secondaryAction"] });
-  }
-  for (const [key, entry] of section(spec.evals)) {
-    const appPath = ["evals", key, "action", "app"];
-    appRefs.push({ app: entry.action.app, path: appPath });
-    actionUses.push({ app: entry.action.app, appPath, action: entry.action.action, path: ["evals", key, "action", "action"] });
-  }
+  const uses = actionUses(spec);
+  // An Experiment's two Actions share its `app`: one reference.
+  for (const use of new Map(uses.map((use) => [use.appPath.join("."), use])).values()) appRefs.push({ app: use.app, path: use.appPath });
 
   let workspace: WorkspaceInfo | undefined;
   if (appRefs.length > 0 || Object.keys(declaredApps).length > 0) workspace = await getWorkspace(lookup);
@@ -85,7 +69,7 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
 
   // Actions: one listing per App, for the Apps that resolve (a missing App is reported above).
   const actionsByApp = new Map<string, Promise<ActionInfo[]>>();
-  for (const use of actionUses) {
+  for (const use of uses) {
     const declared = declaredApps[use.app];
     const guid = existing.get(declared ? declared.name : use.app);
     if (guid === undefined) {
@@ -156,8 +140,15 @@ export async function preflight(loaded: LoadedSpec, lookup: LookupArgs): Promise
     }
   }
 
-  // The allowance: an App is new unless one of its name exists (an App this stack already manages does).
-  const newApps = Object.entries(declaredApps).filter(([, app]) => !existing.has(app.name));
+  // The allowance: an App is new unless an App of its name exists that no earlier App of that name here took (an App
+  // this stack already manages does; of twins, as many as exist).
+  const unclaimed = new Map<string, number>();
+  for (const app of workspace?.apps ?? []) unclaimed.set(app.name, (unclaimed.get(app.name) ?? 0) + 1);
+  const newApps = Object.entries(declaredApps).filter(([, app]) => {
+    const left = unclaimed.get(app.name) ?? 0;
+    unclaimed.set(app.name, left - 1);
+    return left <= 0;
+  });
   if (newApps.length > 0) {
     const usage = (await getUsage(lookup)).find((entry) => entry.feature === "apps");
     if (usage && usage.used + newApps.length > usage.limit) {

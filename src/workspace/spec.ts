@@ -18,13 +18,17 @@
  *   `experiment.app`), Contexts (`contextSource.context`), Eval types (`eval.evalTypes`) and Skill types
  *   (`skill.type`): by name, looked up during preview, as the public interface cannot create them.
  *
- * "Duplicate" means two entries that would be the same object of the service, or that a lookup by name
- * could not tell apart: a logical name used twice in one map (a YAML syntax error: map keys are unique,
- * reported at the second with the map's path);
- * two Apps with the same `name`; two ProviderConnections with the same `name` or `nickname`; two Models
- * of one ProviderConnection with the same `llm`; two Workflows or fine-tunes of one App with the same `name`; two
- * Datasets, Evals, Experiments or Skills with the same `name`; two Context Sources filling one Context
- * from the same `url` or `file`; and more than one `default: true` ProviderConnection or Model.
+ * Two entries with the same identifying fields (two Apps of one `name`, two Datasets of one `name`, two Workflows of
+ * one App and `name`, ...) are twins, and are declared with the warning a program in code gets for them
+ * (src/provider/identity.ts): the service keeps both (no route refuses a name in use: a second App of a name gets the
+ * slug `name-2`, and a Skill's create even takes the name of an existing Skill), and the document refers to its entries
+ * by logical name, never by these fields. The one lookup by such a field is of a declared App's Actions, found by the
+ * App's `name` (preflight.ts): two declared Apps of one `name` are refused when an Eval or an Experiment refers to
+ * Actions of one of them. Two Context Sources of one Context and `file` are not even twins: each uploads the file on
+ * its own create and reads its own signed URL, by which the provider finds it again, and one file under two splitter
+ * configurations is a fair use. What else is refused: a logical name used twice in one map (a YAML syntax error: map
+ * keys are unique, reported at the second with the map's path) and more than one `default: true` ProviderConnection
+ * or Model.
  *
  * A document must declare at least one entry: the component manages exactly what its document declares,
  * so an empty one (an empty file, say) would delete everything the stack manages.
@@ -295,9 +299,35 @@ export interface SpecProblem {
 /** The absolute path of a Context Source's `file`, which is relative to the document. */
 export const contextFilePath = (baseDir: string, file: string): string => resolve(baseDir, file);
 
+/** A reference to an Action: the App that holds it as the document writes it, and the Action's name, each with its path. */
+export interface ActionUse {
+  app: string;
+  appPath: Path;
+  action: string;
+  path: Path;
+}
+
+/** Every reference to an Action: each Eval's `action`, each Experiment's two Actions within its `app`. */
+export function actionUses(spec: ParsedWorkspaceSpec): ActionUse[] {
+  const uses: ActionUse[] = [];
+  for (const [key, experiment] of Object.entries(spec.experiments ?? {})) {
+    const appPath = ["experiments", key, "app"];
+    uses.push({ app: experiment.app, appPath, action: experiment.primaryAction, path: ["experiments", key, "primaryAction"] });
+    uses.push({ app: experiment.app, appPath, action: experiment.secondaryAction, path: ["experiments", key, "secondaryAction"] });
+  }
+  for (const [key, entry] of Object.entries(spec.evals ?? {}))
+    uses.push({
+      app: entry.action.app,
+      appPath: ["evals", key, "action", "app"],
+      action: entry.action.action,
+      path: ["evals", key, "action", "action"],
+    });
+  return uses;
+}
+
 /**
- * The rules across fields and entries: references to declared entries, duplicates, url/file. `baseDir`
- * (the document's directory) enables the check that each `file` exists.
+ * The rules across fields and entries: references to declared entries, the name of a declared App whose Actions are
+ * looked up, one default, url/file. `baseDir` (the document's directory) enables the check that each `file` exists.
  */
 export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefined): SpecProblem[] {
   const problems: SpecProblem[] = [];
@@ -309,98 +339,24 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
 
   if ((Object.keys(WorkspaceDocument.shape) as Section[]).every((section) => declared(section).length === 0)) add([], EMPTY_DOCUMENT);
 
-  /** Reports every entry after the first whose identity (when defined) an earlier entry already has. */
-  const unique = <S extends Section>(
-    section: S,
-    field: string,
-    identity: (entry: NonNullable<ParsedWorkspaceSpec[S]>[string]) => string | undefined,
-    what: (value: string) => string,
-  ) => {
-    const seen = new Map<string, string>();
-    for (const [key, entry] of list(section)) {
-      const value = identity(entry);
-      if (value === undefined) continue;
-      const first = seen.get(value);
-      if (first === undefined) seen.set(value, key);
-      else add([section, key, field], `${what(value)} is already declared as ${section}.${first}: two entries would be the same object`);
+  // The Actions of a declared App are looked up by the App's name (preflight.ts): another declared App of that name
+  // would make the lookup ambiguous. Twins nothing looks up are declared, with a warning (see the top of this file).
+  const viaActions = actionUses(spec).filter((use) => spec.apps?.[use.app] !== undefined);
+  const firstApp = new Map<string, string>();
+  for (const [key, app] of list("apps")) {
+    const first = firstApp.get(app.name);
+    if (first === undefined) {
+      firstApp.set(app.name, key);
+      continue;
     }
-  };
-
-  unique(
-    "apps",
-    "name",
-    (app) => app.name,
-    (name) => `an App named "${name}"`,
-  );
-  unique(
-    "providerConnections",
-    "name",
-    (connection) => connection.name ?? undefined,
-    (name) => `a ProviderConnection named "${name}"`,
-  );
-  unique(
-    "providerConnections",
-    "nickname",
-    (connection) => connection.nickname,
-    (nickname) => `a ProviderConnection nicknamed "${nickname}"`,
-  );
-  unique(
-    "models",
-    "llm",
-    (model) => `${model.provider}\n${model.llm}`,
-    (id) => `a Model "${id.split("\n")[1]}" on ProviderConnection ${id.split("\n")[0]}`,
-  );
-  unique(
-    "workflows",
-    "name",
-    (workflow) => `${workflow.app}\n${workflow.name}`,
-    (id) => `a Workflow named "${id.split("\n")[1]}" in App ${id.split("\n")[0]}`,
-  );
-  unique(
-    "datasets",
-    "name",
-    (dataset) => dataset.name,
-    (name) => `a Dataset named "${name}"`,
-  );
-  unique(
-    "evals",
-    "name",
-    (entry) => entry.name,
-    (name) => `an Eval named "${name}"`,
-  );
-  unique(
-    "experiments",
-    "name",
-    (experiment) => experiment.name,
-    (name) => `an Experiment named "${name}"`,
-  );
-  unique(
-    "skills",
-    "name",
-    (skill) => skill.name,
-    (name) => `a Skill named "${name}"`,
-  );
-  unique(
-    "contextSources",
-    "url",
-    (source) => (source.url === undefined ? undefined : `${source.context}\n${source.url}`),
-    (id) => `a Context Source of Context "${id.split("\n")[0]}" reading ${id.split("\n")[1]}`,
-  );
-  unique(
-    "contextSources",
-    "file",
-    (source) =>
-      source.file === undefined
-        ? undefined
-        : `${source.context}\n${baseDir === undefined ? source.file : contextFilePath(baseDir, source.file)}`,
-    (id) => `a Context Source of Context "${id.split("\n")[0]}" uploading ${id.split("\n")[1]}`,
-  );
-  unique(
-    "fineTunes",
-    "name",
-    (fineTune) => `${fineTune.app}\n${fineTune.name}`,
-    (id) => `a fine-tune named "${id.split("\n")[1]}" in App ${id.split("\n")[0]}`,
-  );
+    const refs = [...new Set(viaActions.filter((use) => spec.apps![use.app]!.name === app.name).map((use) => use.appPath.join(".")))];
+    if (refs.length === 0) continue;
+    add(
+      ["apps", key, "name"],
+      `an App named "${app.name}" is already declared as apps.${first}; ${refs.join(", ")} ${refs.length === 1 ? "refers" : "refer"} ` +
+        `to Actions of App "${app.name}", which are looked up by the App's name, so the two cannot be told apart. Give one another name`,
+    );
+  }
   for (const section of ["providerConnections", "models"] as const) {
     const defaults = list(section).filter(([, entry]) => entry.default === true);
     for (const [key] of defaults.slice(1))

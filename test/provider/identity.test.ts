@@ -2,7 +2,7 @@
  * Two resources of one program that look alike to the service (same kind, same identifying fields, same workspace)
  * are declared, and warned about once each, naming both (src/provider/identity.ts says why a warning and not an
  * error: the service keeps both and the provider keeps them apart). Other workspaces, other providers and values
- * not yet known are not twins.
+ * not yet known are not twins, unless they are the same Output.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -47,5 +47,16 @@ describe("twins in one program", () => {
     expect(warnTwin("Workflow", "flow-a", { name: "Flow", app: "1b6f3c2e-5d4a-4e1f-9a8b-7c6d5e4f3a2b" })).toBeUndefined();
     expect(warnTwin("Workflow", "flow-b", { name: "Flow", app: "2b6f3c2e-5d4a-4e1f-9a8b-7c6d5e4f3a2b" })).toBeUndefined();
     expect(warnTwin("App", "billing-later", { name: pulumi.output("Billing") })).toBeUndefined();
+    expect(warnTwin("App", "billing-later-too", { name: pulumi.output("Billing") })).toBeUndefined();
+  });
+
+  it("compares an Output as itself: the same Output given twice (an App's id) is one value, named by its field", () => {
+    const app = new gms.App("outputs", { name: "Outputs" });
+    expect(warnTwin("Workflow", "intake", { name: "Intake", app: app.id })).toBeUndefined();
+    expect(warnTwin("Workflow", "intake-2", { name: "Intake", app: app.id })).toBe(
+      'Workflow "intake-2" has the app and name "Intake" of Workflow "intake" in the same workspace: the service keeps both, ' +
+        "but a lookup by app and name finds only one of them. Give one another app or name if that matters.",
+    );
+    expect(warnTwin("Workflow", "intake-3", { name: "Intake", app: app.id.apply((id) => id) })).toBeUndefined();
   });
 });

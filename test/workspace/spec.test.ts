@@ -8,12 +8,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import Ajv from "ajv";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { getWorkspace } from "../../src/lookups";
 import { preflight } from "../../src/workspace/preflight";
 import { TEST_FIXTURES } from "../emulator/harness";
+import { Dataset } from "../../src/resources/dataset";
 import { Workspace } from "../../src/workspace/component";
 import type { InputFields } from "../../src/provider/fields";
 import { kinds } from "../../src/resources";
@@ -184,7 +185,7 @@ evals:
     ]);
   });
 
-  it("duplicate names: two entries that would be the same object are located at the second", () => {
+  it("twins, entries of one kind with the same name, are declared: the service keeps both and the document refers to logical names", () => {
     const text = `apps:
   support:
     name: Support
@@ -197,6 +198,18 @@ workflows:
   intake-2:
     name: Intake
     app: support
+datasets:
+  golden:
+    name: Golden
+  golden-2:
+    name: Golden
+skills:
+  search:
+    name: web-search
+    type: web
+  search-2:
+    name: web-search
+    type: web
 contextSources:
   handbook:
     context: Handbook
@@ -205,11 +218,45 @@ contextSources:
     context: Handbook
     file: handbook.md
 `;
+    const { spec } = loadWorkspaceText(text, "w.yaml", EXAMPLE);
+    expect(Object.keys(spec.apps!)).toEqual(["support", "helpdesk"]);
+    expect(Object.keys(spec.workflows!)).toEqual(["intake", "intake-2"]);
+    expect(Object.keys(spec.datasets!)).toEqual(["golden", "golden-2"]);
+    expect(Object.keys(spec.skills!)).toEqual(["search", "search-2"]);
+    expect(Object.keys(spec.contextSources!)).toEqual(["handbook", "handbook-again"]);
+  });
+
+  it("two declared Apps of one name are refused where Actions are looked up by that name, at the second, naming what refers", () => {
+    const text = `apps:
+  support:
+    name: Support
+  helpdesk:
+    name: Support
+  sales:
+    name: Sales
+  sales-2:
+    name: Sales
+experiments:
+  tone:
+    name: Tone
+    app: support
+    primaryAction: Summarize
+    secondaryAction: Classify
+evals:
+  match:
+    name: Match
+    action: { app: helpdesk, action: Summarize }
+    evalTypes: [Exact match]
+`;
     expect(problems(text)).toEqual([
-      '5:11: apps.helpdesk.name: an App named "Support" is already declared as apps.support: two entries would be the same object',
-      '11:11: workflows.intake-2.name: a Workflow named "Intake" in App support is already declared as workflows.intake: two entries would be the same object',
-      `19:11: contextSources.handbook-again.file: a Context Source of Context "Handbook" uploading ` +
-        `${join(EXAMPLE, "handbook.md")} is already declared as contextSources.handbook: two entries would be the same object`,
+      '5:11: apps.helpdesk.name: an App named "Support" is already declared as apps.support; experiments.tone.app, ' +
+        'evals.match.action.app refer to Actions of App "Support", which are looked up by the App\'s name, so the two ' +
+        "cannot be told apart. Give one another name",
+    ]);
+    expect(problems(text.replace("action: { app: helpdesk", "action: { app: sales").replace("app: support\n", "app: sales-2\n"))).toEqual([
+      '9:11: apps.sales-2.name: an App named "Sales" is already declared as apps.sales; experiments.tone.app, ' +
+        'evals.match.action.app refer to Actions of App "Sales", which are looked up by the App\'s name, so the two ' +
+        "cannot be told apart. Give one another name",
     ]);
   });
 
@@ -234,7 +281,7 @@ contextSources:
     ]);
   });
 
-  it("fine-tunes: the Dataset must be declared here, two of one App cannot share a name, and their Data IDs follow the kind's rules", () => {
+  it("fine-tunes: the Dataset must be declared here, and their Data IDs follow the kind's rules", () => {
     const tune = (name: string, app: string, dataset: string, dataIds = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]") =>
       `    name: ${name}\n    app: ${app}\n    dataset: ${dataset}\n    dataIds: ${dataIds}\n    baseModel: gpt-4o-mini\n    providerConnection: 3\n`;
     const text = `apps:
@@ -251,7 +298,6 @@ ${tune("Tone", "Sales", "examples")}  orphan:
 ${tune("Orphan", "support", "golden", "[1, 2, 3]")}`;
     expect(problems(text)).toEqual([
       "33:14: fineTunes.orphan.dataIds: must list at least 10 Data IDs: the service trains only when that many resolve",
-      '16:11: fineTunes.tone-again.name: a fine-tune named "Tone" in App support is already declared as fineTunes.tone: two entries would be the same object',
       '32:14: fineTunes.orphan.dataset: no Dataset "golden" is declared under datasets (declared: examples)',
     ]);
     // Check's own normalization applies: the Data IDs come out sorted.
@@ -465,6 +511,78 @@ describe("the Workspace component declares fine-tunes", () => {
   });
 });
 
+describe("twins in a document are declared with the warnings twins in code get", () => {
+  let emulator: RunningEmulator;
+  const warnings: string[] = [];
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, fixtures: join(EXAMPLE, "fixtures.yaml") });
+    await pulumi.runtime.setMocks(
+      { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: () => ({}) },
+      "workspace-twins-test",
+      "dev",
+      true,
+    );
+    vi.spyOn(pulumi.log, "warn").mockImplementation(async (message) => {
+      warnings.push(message);
+    });
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await emulator?.close();
+  });
+
+  it("one warning per twin, naming both, the same text as in code; another App, or another upload of a file, is no twin", async () => {
+    const connection = { baseUrl: emulator.url, apiKey: emulator.apiKey };
+    const handbook = join(EXAMPLE, "handbook.md");
+    const faq = { context: "Handbook", url: "https://example.com/faq" };
+    const workspace = new Workspace("twins", {
+      spec: {
+        apps: { support: { name: "Twin Support" }, helpdesk: { name: "Twin Support" } },
+        workflows: {
+          intake: { name: "Intake", app: "support" },
+          "intake-2": { name: "Intake", app: "support" },
+          "intake-elsewhere": { name: "Intake", app: "helpdesk" },
+          triage: { name: "Triage", app: "Support Bot" },
+          "triage-2": { name: "Triage", app: "Support Bot" },
+        },
+        datasets: { golden: { name: "Golden" }, "golden-2": { name: "Golden" } },
+        contextSources: {
+          faq,
+          "faq-2": faq,
+          handbook: { context: "Handbook", file: handbook },
+          "handbook-2": { context: "Handbook", file: handbook },
+        },
+      },
+      connection,
+    });
+    const keeps = "in the same workspace: the service keeps both, but a lookup by";
+    expect(warnings).toEqual([
+      `App "twins-helpdesk" has the name "Twin Support" of App "twins-support" ${keeps} name finds only one of them. Give one another name if that matters.`,
+      `Workflow "twins-intake-2" has the app and name "Intake" of Workflow "twins-intake" ${keeps} app and name finds only one of them. ` +
+        "Give one another app or name if that matters.",
+      `Workflow "twins-triage-2" has the app and name "Triage" of Workflow "twins-triage" ${keeps} app and name finds only one of them. ` +
+        "Give one another app or name if that matters.",
+      `Dataset "twins-golden-2" has the name "Golden" of Dataset "twins-golden" ${keeps} name finds only one of them. Give one another name if that matters.`,
+      `ContextSource "twins-faq-2" has the context and url "https://example.com/faq" of ContextSource "twins-faq" ${keeps} context and url ` +
+        "finds only one of them. Give one another context or url if that matters.",
+    ]);
+    // The children are declared, after the preflight.
+    const value = <T>(output: pulumi.Output<T>) => new Promise<T>((resolve) => output.apply(resolve));
+    expect(await value(workspace.workflows["intake-2"]!.app)).toBe("twins-support-id");
+
+    // Twins in code, and a resource in code that is the twin of one in the document: one rule, one text.
+    warnings.length = 0;
+    new Dataset("code-golden", { name: "Golden code", connection });
+    new Dataset("code-golden-2", { name: "Golden code", connection });
+    new Dataset("code-golden-3", { name: "Golden", connection });
+    expect(warnings).toEqual([
+      `Dataset "code-golden-2" has the name "Golden code" of Dataset "code-golden" ${keeps} name finds only one of them. ` +
+        "Give one another name if that matters.",
+      `Dataset "code-golden-3" has the name "Golden" of Dataset "twins-golden" ${keeps} name finds only one of them. Give one another name if that matters.`,
+    ]);
+  });
+});
+
 describe("the preflight", () => {
   let emulator: RunningEmulator;
   beforeAll(async () => {
@@ -481,6 +599,18 @@ describe("the preflight", () => {
     expect(error).toBeInstanceOf(WorkspaceSpecError);
     expect((error as Error).message).toBe(
       'w.yaml:3:14: contextSources.faq.context: no Context "FAQs" in the workspace (it has: "Handbook", "FAQ"); Contexts are created outside the public interface',
+    );
+  });
+
+  it("counts as new the declared twins beyond the Apps of their name that exist", async () => {
+    // The workspace allows 5 Apps and has one, Support Bot: of six declared Apps of that name, one is the existing one.
+    const text = `apps:\n${["a", "b", "c", "d", "e", "f"].map((key) => `  ${key}:\n    name: Support Bot\n`).join("")}`;
+    const error = await preflight(loadWorkspaceText(text, "w.yaml", EXAMPLE), {
+      connection: { baseUrl: emulator.url, apiKey: emulator.apiKey },
+    }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toBe(
+      'w.yaml:13:5: apps.f: the workspace allows 5 Apps and has 1: the 5 new App(s) declared here would make 6. Would not fit: f ("Support Bot"). ' +
+        "Remove them, delete Apps the workspace no longer needs, or raise the workspace's limit; nothing was created",
     );
   });
 });
