@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -10,5 +11,8 @@ export default defineConfig({
     reporters: ["default", "./test/summary-reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Most files spend their time waiting on child processes (programs, provider hosts, the CLI) and sockets, so more
+    // files than cores run at once keep the cores busy: vitest's default (cores - 1) runs one file at a time on 2 cores.
+    maxWorkers: Math.max(3, availableParallelism()),
   },
 });
