@@ -13,13 +13,17 @@ import {
   type GmsClient,
   type HttpMethod,
   paginateEnvelope,
+  listIgnoringPaging,
   paginateUntilShort,
   path,
   type QueryValue,
 } from "../client";
 
-/** How a list answers: the paging envelope `{data, total_count, has_next_page}`, or a bare array honouring skip/limit. */
-export type ListForm = "envelope" | "bare";
+/**
+ * How a list answers: the paging envelope `{data, total_count, has_next_page}`, a bare array honouring skip/limit, or
+ * the envelope with every record in `data` whatever skip/limit ask (`unpaged`: its `has_next_page` is not relied on).
+ */
+export type ListForm = "envelope" | "bare" | "unpaged";
 
 export interface Endpoint<
   Body extends z.ZodType | undefined = z.ZodType | undefined,
@@ -94,9 +98,10 @@ export function call<E extends Endpoint>(client: GmsClient, entry: E, args: Call
   });
 }
 
-/** Every item of a list endpoint, page by page as its form pages. */
+/** Every item of a list endpoint, page by page as its form pages (an unpaged list in one call). */
 export function listAll<E extends Endpoint>(client: GmsClient, entry: E, args: Omit<CallArgs<E>, "body"> = {}): Promise<RecordOf<E>[]> {
   const options = { path: pathOf(entry, args.params), query: args.query, item: entry.response as unknown as z.ZodType<RecordOf<E>> };
+  if (entry.list === "unpaged") return listIgnoringPaging(client, options);
   return collect(entry.list === "bare" ? paginateUntilShort(client, options) : paginateEnvelope(client, options));
 }
 

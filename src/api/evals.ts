@@ -1,9 +1,8 @@
 /** The Eval endpoints: Evals, the global Eval types and an Eval's runs. */
 import { z } from "zod";
 import type { GmsClient } from "../client";
-import { DeleteMessage, type FindCreated, Guid, JsonObject, PageQuery, UnnamedAuditFields } from "./common";
-import { call, createWith, endpoint, listAll, pathOf } from "./endpoint";
-import { putRecord } from "./put-record";
+import { DeleteMessage, Guid, JsonObject, PageQuery, UnnamedAuditFields } from "./common";
+import { call, endpoint } from "./endpoint";
 import { wire } from "./wire";
 
 const EvalTypeFields = z.object({
@@ -52,6 +51,9 @@ export const Eval = wire(
   }),
 );
 
+/** An Eval as the entries answer it (the code holds two of its fields in another form: `EvalRecord`). */
+export type EvalAnswer = z.output<typeof Eval>;
+
 export const EvalCreate = wire(
   z.object({
     name: z.string().min(1),
@@ -63,7 +65,6 @@ export const EvalCreate = wire(
     alert_on_fail: z.boolean().optional(),
   }),
 );
-export type EvalCreate = z.output<typeof EvalCreate>;
 
 /** PUT replaces the `eval_types` list; the spec does not show the type of `new_record`, so any value passes. */
 export const EvalUpdate = wire(
@@ -96,20 +97,18 @@ export interface EvalTypeChoice {
 }
 
 /** An Eval as the code uses it: its Eval types as choices, its Dataset as a GUID (null for live traffic). */
-export type EvalRecord = Omit<z.output<typeof Eval>, "evalTypes" | "dataset"> & { evalTypes: EvalTypeChoice[]; dataset: string | null };
+export type EvalRecord = Omit<EvalAnswer, "evalTypes" | "dataset"> & { evalTypes: EvalTypeChoice[]; dataset: string | null };
 
-/** The two fields the code holds in another form than the wire's. */
-const toEvalRecord = (evaluation: z.output<typeof Eval>): EvalRecord => ({
+/** An Eval as the code uses it from the record: the two fields the code holds in another form than the wire's. */
+export const toEvalRecord = (evaluation: EvalAnswer): EvalRecord => ({
   ...evaluation,
   evalTypes: evaluation.evalTypes.map(({ guid, metadata }) => (metadata?.variables ? { guid, variables: metadata.variables } : { guid })),
   dataset: evaluation.dataset?.guid ?? null,
 });
 
-const toSelections = (types: EvalTypeChoice[]): EvalTypeSelection[] =>
+/** Eval type choices as a create or update sends them. */
+export const toSelections = (types: EvalTypeChoice[]): EvalTypeSelection[] =>
   types.map((type) => (type.variables === undefined ? { guid: type.guid } : { guid: type.guid, metadata: { variables: type.variables } }));
-
-/** What the code creates an Eval from. */
-export type EvalFields = Omit<EvalCreate, "evalTypes"> & { evalTypes: EvalTypeChoice[] };
 
 export const evalEndpoints = {
   /** Spec: the list shape is not shown; the emulator answers the standard envelope (see EvalListQuery for its filter). */
@@ -118,7 +117,7 @@ export const evalEndpoints = {
   types: endpoint({ method: "GET", path: "/evals/types", response: wire(z.array(EvalTypeFields)) }),
   create: endpoint({ method: "POST", path: "/evals", body: EvalCreate, response: Eval }),
   get: endpoint({ method: "GET", path: "/evals/{guid}", response: Eval }),
-  /** Spec: the response is not shown; the emulator answers the Eval (the client relies on nothing in it: `putRecord`). */
+  /** Spec: the response is not shown; the emulator answers the Eval (the client relies on nothing in it: it reads the Eval back). */
   update: endpoint({ method: "PUT", path: "/evals/{guid}", body: EvalUpdate, response: Eval, shown: false }),
   /** Spec: not shown; the emulator answers the delete message the spec shows for Providers. */
   delete: endpoint({ method: "DELETE", path: "/evals/{guid}", response: DeleteMessage, shown: false }),
@@ -127,25 +126,6 @@ export const evalEndpoints = {
 };
 
 export const evalsApi = {
-  list: async (client: GmsClient): Promise<EvalRecord[]> => (await listAll(client, evalEndpoints.list)).map(toEvalRecord),
-  create: async (client: GmsClient, fields: EvalFields, findCreated: FindCreated): Promise<EvalRecord> =>
-    toEvalRecord(
-      await createWith(client, evalEndpoints.create, {
-        body: { ...fields, evalTypes: toSelections(fields.evalTypes) },
-        findCreated,
-        identity: [fields.name, fields.action],
-      }),
-    ),
-  get: async (client: GmsClient, guid: string): Promise<EvalRecord> =>
-    toEvalRecord(await call(client, evalEndpoints.get, { params: { guid } })),
-  /** PUT replaces the whole Eval type list, the only field it takes; its response is not shown, so the Eval is read back when it is not one. */
-  async update(client: GmsClient, guid: string, evalTypes: EvalTypeChoice[]): Promise<EvalRecord> {
-    const body = z.encode(EvalUpdate, { evalTypes: toSelections(evalTypes) });
-    return toEvalRecord(await putRecord(client, pathOf(evalEndpoints.update, { guid }), body, Eval));
-  },
-  async delete(client: GmsClient, guid: string): Promise<void> {
-    await call(client, evalEndpoints.delete, { params: { guid } });
-  },
   /** The Eval types (global: every workspace sees the same). */
   types: (client: GmsClient): Promise<EvalType[]> => call(client, evalEndpoints.types),
 };

@@ -1,10 +1,8 @@
 /** The Experiment endpoints. */
 import { z } from "zod";
-import type { GmsClient } from "../client";
 import { ONE_RUN_MODE, RunBody, RunResponse, Variant, oneRunMode } from "./actions";
-import { DeleteMessage, type FindCreated, Guid, UnnamedAuditFields } from "./common";
-import { call, createWith, endpoint, listAll, pathOf } from "./endpoint";
-import { putRecord } from "./put-record";
+import { DeleteMessage, Guid, UnnamedAuditFields } from "./common";
+import { endpoint } from "./endpoint";
 import { wire } from "./wire";
 
 /** An Experiment: an A/B comparison of two Actions of one App. */
@@ -21,8 +19,6 @@ export const Experiment = wire(
     ...UnnamedAuditFields,
   }),
 );
-/** An Experiment as the code uses it. */
-export type ExperimentRecord = z.output<typeof Experiment>;
 
 export const ExperimentCreate = wire(
   z.object({
@@ -87,27 +83,8 @@ export const experimentEndpoints = {
   list: endpoint({ method: "GET", path: "/experiments", response: Experiment, list: "envelope" }),
   create: endpoint({ method: "POST", path: "/experiments", body: ExperimentCreate, response: Experiment }),
   get: endpoint({ method: "GET", path: "/experiments/{guid}", response: Experiment }),
-  /** Spec: the response is not shown; the emulator answers the updated Experiment (the client relies on nothing in it: `putRecord`). */
+  /** Spec: the response is not shown; the emulator answers the updated Experiment (the client relies on nothing in it: it reads the record back). */
   update: endpoint({ method: "PUT", path: "/experiments/{guid}", body: ExperimentUpdate, response: Experiment, shown: false }),
   /** Spec: not shown; the emulator answers `{ message: "Experiment <guid> deleted" }`. */
   delete: endpoint({ method: "DELETE", path: "/experiments/{guid}", response: DeleteMessage, shown: false }),
-};
-
-export const experimentsApi = {
-  list: (client: GmsClient): Promise<ExperimentRecord[]> => listAll(client, experimentEndpoints.list),
-  create: (client: GmsClient, fields: ExperimentFields, findCreated: FindCreated): Promise<ExperimentRecord> =>
-    createWith(client, experimentEndpoints.create, { body: fields, findCreated }),
-  get: (client: GmsClient, guid: string): Promise<ExperimentRecord> => call(client, experimentEndpoints.get, { params: { guid } }),
-  /** Sends the fields given (the App cannot change); the answer is not shown, so the Experiment is read back when it is not one. */
-  update(client: GmsClient, guid: string, fields: Partial<Omit<ExperimentFields, "app">>): Promise<ExperimentRecord> {
-    const body = z.encode(ExperimentUpdate, {
-      name: fields.name,
-      primaryAction: fields.primaryAction,
-      secondaryAction: fields.secondaryAction,
-    });
-    return putRecord(client, pathOf(experimentEndpoints.update, { guid }), body, Experiment);
-  },
-  async delete(client: GmsClient, guid: string): Promise<void> {
-    await call(client, experimentEndpoints.delete, { params: { guid } });
-  },
 };

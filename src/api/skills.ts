@@ -1,8 +1,8 @@
 /** The Skill endpoints: the Skills of the workspace, their types, and prompting one. */
 import { z } from "zod";
-import { type GmsClient, listIgnoringPaging } from "../client";
-import { DeleteMessage, type FindCreated, Guid, UnnamedAuditFields } from "./common";
-import { call, createWith, endpoint, pathOf } from "./endpoint";
+import type { GmsClient } from "../client";
+import { DeleteMessage, Guid, UnnamedAuditFields } from "./common";
+import { call, endpoint } from "./endpoint";
 import { wire } from "./wire";
 
 /**
@@ -27,8 +27,6 @@ export const Skill = wire(
     ...UnnamedAuditFields,
   }),
 );
-/** A Skill as the code uses it. */
-export type SkillRecord = z.output<typeof Skill>;
 
 /**
  * A Skill type with the metadata definitions its Skills use. The spec does not show this shape; it is
@@ -51,11 +49,9 @@ export const SkillCreate = wire(
     meta_data: z.array(SkillMetadataEntryWire).nullable().optional(),
   }),
 );
-export type SkillCreate = z.output<typeof SkillCreate>;
 
 /** PUT renames; `type` and `metadata` are not replaced even when sent. */
 export const SkillUpdate = wire(z.object({ name: z.string().min(1) }));
-export type SkillUpdate = z.output<typeof SkillUpdate>;
 
 /** `prompt` is the only accepted field: no streaming, async, Session or structured-output options. */
 export const SkillPrompt = wire(z.strictObject({ prompt: z.string() }));
@@ -67,9 +63,10 @@ export type SkillPromptResponse = z.output<typeof SkillPromptResponse>;
 export const skillEndpoints = {
   /**
    * The envelope of every non-deleted Skill: skip and limit are accepted but not applied, and `has_next_page`
-   * (computed as if they were) must not be relied on.
+   * (computed as if they were) must not be relied on. Create copies the configured Skill of the same name, so
+   * the Skill kind lists before its POST: only what was not among the Skills of that name and type can be the new one.
    */
-  list: endpoint({ method: "GET", path: "/skills", response: Skill, list: "envelope" }),
+  list: endpoint({ method: "GET", path: "/skills", response: Skill, list: "unpaged" }),
   /** Spec: exact shape not shown; the emulator answers a bare array of `SkillType`, with no paging. */
   types: endpoint({ method: "GET", path: "/skills/types", response: z.array(SkillType) }),
   create: endpoint({ method: "POST", path: "/skills", body: SkillCreate, response: Skill }),
@@ -81,22 +78,6 @@ export const skillEndpoints = {
 };
 
 export const skillsApi = {
-  /** The service ignores skip/limit and answers every Skill at once: one request, its `data` read. */
-  list: (client: GmsClient): Promise<SkillRecord[]> =>
-    listIgnoringPaging(client, { path: pathOf(skillEndpoints.list), item: skillEndpoints.list.response }),
-  /**
-   * Create copies the configured Skill of the same name, so every Skill made under one name shares its
-   * name and type: the matching Skills are listed before the POST, and only what was not among them can
-   * be the new one.
-   */
-  create: (client: GmsClient, body: SkillCreate, findCreated: FindCreated) =>
-    createWith(client, skillEndpoints.create, { body, findCreated, listBeforeCreate: true, identity: [body.name, body.type] }),
-  get: (client: GmsClient, guid: string) => call(client, skillEndpoints.get, { params: { guid } }),
-  /** PUT renames only, and answers the Skill. */
-  update: (client: GmsClient, guid: string, body: SkillUpdate) => call(client, skillEndpoints.update, { params: { guid }, body }),
-  async delete(client: GmsClient, guid: string): Promise<void> {
-    await call(client, skillEndpoints.delete, { params: { guid } });
-  },
   /** The workspace's Skill types: a bare array. */
   types: (client: GmsClient): Promise<SkillType[]> => call(client, skillEndpoints.types),
 };

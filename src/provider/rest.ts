@@ -4,8 +4,9 @@
  * (src/api/wire.ts). What the create body's codec takes is what create sends, what the update body's codec takes
  * is what an update may send (the changed fields among them), the record a GET answers is what read returns, and
  * the lost-create lookup lists the collection and keeps the records whose create fields equal the inputs. A kind
- * writes code only for its quirks, through `RestOptions` (a narrower lookup, a field every PUT requires, a failure
- * in the user's terms) or, for an operation that is more than one call, an override built on the derived ones.
+ * writes code only for its quirks, through `RestOptions` (a narrower lookup, a field every PUT requires, a field
+ * held in another form than the wire's, a failure in the user's terms) or, for an operation that is more than one
+ * call, an override built on the derived ones.
  */
 import { z } from "zod";
 import { type Endpoint, call, createWith, listAll } from "../api/endpoint";
@@ -46,6 +47,17 @@ export interface RestOptions<I extends InputFields> {
   /** Fields every update sends, changed or not (a PUT that requires them). */
   alwaysSent?: readonly FieldName<I>[];
   /**
+   * A field's value as the body codecs take it, where the kind holds it in another form than the wire's (Eval's
+   * `{guid, variables}` type choices are sent as `{guid, metadata: {variables}}` selections). Default: as it is.
+   */
+  sentAs?: { [F in FieldName<I>]?: (value: NonNullable<InputValues<I>[F]>) => unknown };
+  /**
+   * The kind's outputs from a record the entries answer, where it holds a field in another form than the record's
+   * (Eval's Dataset is a GUID, answered as `{guid, name}`): applied to every record, created, read, updated or listed
+   * by the lookup, so the lookup compares the inputs with records in their form. Default: the record as it is.
+   */
+  received?(record: Outputs): Outputs;
+  /**
    * A refused create or update in the user's terms. Default: a create's failure names the object (`label`), an
    * update's error stays the client's (its 404 means the object is gone). `state` is the stored object, on update.
    */
@@ -71,6 +83,11 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
   const listBy = Object.entries(options.listBy ?? {});
   // Fields the list's path carries are matched by listing under them; the records need not repeat them.
   const compared = matchOn.filter((name) => !listBy.some(([, field]) => field === name));
+  const forms = (options.sentAs ?? {}) as Record<string, ((value: unknown) => unknown) | undefined>;
+  // The fields `names` of the inputs, each in the form the body codecs take.
+  const bodyOf = (inputs: InputValues<I>, names: readonly string[]) =>
+    Object.fromEntries(Object.entries(pick(inputs, names)).map(([name, value]) => [name, forms[name] ? forms[name](value) : value]));
+  const received = (record: unknown) => (options.received ? options.received(record as Outputs) : (record as Outputs));
   const explain = async (client: GmsClient, error: unknown, operation: "create" | "update", inputs: InputValues<I>, state?: Outputs) => {
     if (options.explain) return options.explain(client, error, operation, inputs, state);
     return operation === "create" ? failure(`Cannot create ${options.label(inputs)}`, error) : error;
@@ -82,12 +99,13 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
     async create(client, inputs) {
       const values = inputs as Record<string, unknown>;
       try {
-        return (await createWith(client, endpoints.create, {
-          body: pick(values, createNames),
+        const created = await createWith(client, endpoints.create, {
+          body: bodyOf(inputs, createNames),
           findCreated: () => ops.findCreated(client, inputs),
           listBeforeCreate: options.listBeforeCreate,
           identity: matchOn.map((name) => values[name] ?? null),
-        })) as Outputs;
+        });
+        return received(created);
       } catch (error) {
         throw await explain(client, error, "create", inputs);
       }
@@ -95,25 +113,25 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
     async findCreated(client, inputs): Promise<CreatedCandidate[]> {
       const values = inputs as Record<string, unknown>;
       const params = Object.fromEntries(listBy.map(([param, field]) => [param, values[field] as string]));
-      const records = (await listAll(client, endpoints.list, { params })) as Outputs[];
+      const records = (await listAll(client, endpoints.list, { params })).map(received);
       return records
         .filter((record) => compared.every((name) => sameValue(record[name] ?? null, values[name] ?? null)))
         .map((record) => ({ guid: record.guid as string, createdAt: record.createdAt as string | undefined }));
     },
-    read: async (client, guid) => (await call(client, endpoints.get, { params: { guid } })) as Outputs,
+    read: async (client, guid) => received(await call(client, endpoints.get, { params: { guid } })),
     async update(client, guid, news, changed, state) {
       const entry = endpoints.update;
       if (!entry) throw new TypeError(`${options.label(news)}: the kind declares no update endpoint`);
       const sent = [...new Set([...changed, ...(options.alwaysSent ?? [])])].filter((name) => updateNames.has(name));
-      const body = pick(news as Record<string, unknown>, sent);
-      let answer: Outputs | undefined;
+      const body = bodyOf(news, sent);
+      let answer: unknown;
       try {
-        answer = (await call(client, entry, { params: { guid }, body })) as Outputs | undefined;
+        answer = await call(client, entry, { params: { guid }, body });
       } catch (error) {
         throw await explain(client, error, "update", news, state);
       }
       // An answer the spec does not show is not relied on: the record is read back.
-      return entry.shown === false || answer === undefined ? ops.read(client, guid, state) : answer;
+      return entry.shown === false || answer === undefined ? ops.read(client, guid, state) : received(answer);
     },
     async delete(client, guid) {
       await call(client, endpoints.delete, { params: { guid } });

@@ -1,17 +1,19 @@
 /**
  * Eval: scores an Action's generations, on live traffic or over a Dataset, with a list of Eval types.
  * Only the type list changes in place (the only field the service's PUT takes); everything else
- * replaces the Eval.
+ * replaces the Eval. Its operations are derived from its endpoint entries (src/api/evals.ts); its quirks: the
+ * lost-create lookup compares the name and the Action, the Eval types and the Dataset are held in another form
+ * than the wire's, every PUT sends the whole type list, and a reference that does not resolve is explained.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
-import { EvalDataType, EvalVariable, evalsApi } from "../api/evals";
-import { type CreatedCandidate, type GmsClient, NotFoundError } from "../client";
-import { computed, replaceOnly, updatable } from "../provider/fields";
-import { defineKind } from "../provider/kind";
-import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { type EvalAnswer, EvalDataType, EvalVariable, evalEndpoints, evalsApi, toEvalRecord, toSelections } from "../api/evals";
+import { type GmsClient, NotFoundError } from "../client";
 import { failure } from "../provider/errors";
+import { computed, replaceOnly, updatable } from "../provider/fields";
+import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { restKind } from "../provider/rest";
 import * as shim from "../shims/eval";
 
 const EvalTypeEntry = z.strictObject({
@@ -20,84 +22,58 @@ const EvalTypeEntry = z.strictObject({
 });
 type EvalTypeEntry = z.infer<typeof EvalTypeEntry>;
 
-export const evalKind = defineKind({
-  name: "Eval",
-  description:
-    "An Eval: scores an Action's generations with Eval types, on live traffic or over a Dataset. Only the Eval types change in place.",
-  inputs: {
-    name: replaceOnly(
-      z.string().min(1, "must not be empty"),
-      "The Eval's name. The service cannot rename an Eval: changing it replaces the Eval.",
-      { required: true },
-    ),
-    action: replaceOnly(Guid, "The GUID of the Action whose generations are scored.", { required: true }),
-    evalTypes: updatable(
-      z.array(EvalTypeEntry),
-      "The Eval types that score, each `{guid, variables?}` where `variables` is a list of `{name, " +
-        "value}` (value: string, number, boolean or object). Eval type GUIDs come from `GET /evals/types`.",
-      { required: true },
-    ),
-    dataset: replaceOnly(Guid.nullable(), "The GUID of a Dataset to score, or null to score live traffic.", { default: null }),
-    version: replaceOnly(Guid.nullable(), "The GUID of the Action version to score, or null.", { default: null }),
-    samplingRate: replaceOnly(
-      z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1").nullable(),
-      "The share of live generations scored, from 0 to 1, or null for the service's default.",
-      { default: null },
-    ),
-    alertOnFail: replaceOnly(z.boolean(), "Whether a failing score raises an alert.", { default: false }),
+export const evalKind = restKind(
+  {
+    name: "Eval",
+    description:
+      "An Eval: scores an Action's generations with Eval types, on live traffic or over a Dataset. Only the Eval types change in place.",
+    inputs: {
+      name: replaceOnly(
+        z.string().min(1, "must not be empty"),
+        "The Eval's name. The service cannot rename an Eval: changing it replaces the Eval.",
+        { required: true },
+      ),
+      action: replaceOnly(Guid, "The GUID of the Action whose generations are scored.", { required: true }),
+      evalTypes: updatable(
+        z.array(EvalTypeEntry),
+        "The Eval types that score, each `{guid, variables?}` where `variables` is a list of `{name, " +
+          "value}` (value: string, number, boolean or object). Eval type GUIDs come from `GET /evals/types`.",
+        { required: true },
+      ),
+      dataset: replaceOnly(Guid.nullable(), "The GUID of a Dataset to score, or null to score live traffic.", { default: null }),
+      version: replaceOnly(Guid.nullable(), "The GUID of the Action version to score, or null.", { default: null }),
+      samplingRate: replaceOnly(
+        z.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1").nullable(),
+        "The share of live generations scored, from 0 to 1, or null for the service's default.",
+        { default: null },
+      ),
+      alertOnFail: replaceOnly(z.boolean(), "Whether a failing score raises an alert.", { default: false }),
+    },
+    outputs: {
+      guid: computed(z.string(), "The Eval's GUID."),
+      dataType: computed(EvalDataType, "`DATASET` when the Eval scores a Dataset, else `LIVE`."),
+      createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+      updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+    },
   },
-  outputs: {
-    guid: computed(z.string(), "The Eval's GUID."),
-    dataType: computed(EvalDataType, "`DATASET` when the Eval scores a Dataset, else `LIVE`."),
-    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
-    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
-  },
-  async create(client, inputs) {
-    const fields = {
-      name: inputs.name!,
-      action: inputs.action!,
-      evalTypes: inputs.evalTypes ?? [],
-      dataset: inputs.dataset,
-      version: inputs.version,
-      samplingRate: inputs.samplingRate,
-      alertOnFail: inputs.alertOnFail,
-    };
-    try {
-      return await evalsApi.create(client, fields, () => findEvals(client, inputs));
-    } catch (error) {
-      throw await explained(client, `Cannot create Eval "${inputs.name}"`, error, inputs);
-    }
-  },
-  findCreated: findEvals,
-  async read(client, guid) {
-    return evalsApi.get(client, guid);
-  },
-  async update(client, guid, news) {
-    // PUT takes the whole Eval type list, the one updatable field; its response is not specified, so read back.
-    try {
-      await evalsApi.update(client, guid, news.evalTypes ?? []);
-    } catch (error) {
+  evalEndpoints,
+  {
+    label: (inputs) => `Eval "${inputs.name}"`,
+    matchOn: ["name", "action"],
+    // PUT takes the whole Eval type list, the one updatable field, and requires it.
+    alwaysSent: ["evalTypes"],
+    // The Eval types are held as `{guid, variables?}` choices and the Dataset as a GUID: the wire's forms differ.
+    sentAs: { evalTypes: toSelections },
+    received: (record) => toEvalRecord(record as EvalAnswer),
+    async explain(client, error, operation, inputs, state) {
+      if (operation === "create") return explained(client, `Cannot create Eval "${inputs.name}"`, error, inputs);
+      // An update's other failures stay the client's errors: a 404 of the Eval itself means it is gone.
       if (error instanceof NotFoundError && /eval type/i.test(error.detail))
-        throw await explained(client, `Cannot update the Eval types of Eval ${guid}`, error, news);
-      throw error;
-    }
-    return this.read(client, guid, {});
+        return explained(client, `Cannot update the Eval types of Eval ${state?.guid}`, error, inputs);
+      return error;
+    },
   },
-  async delete(client, guid) {
-    await evalsApi.delete(client, guid);
-  },
-});
-
-/** The Evals that match what a create sends (see Kind.findCreated). */
-async function findEvals(
-  client: GmsClient,
-  inputs: { name?: string | undefined; action?: string | undefined },
-): Promise<CreatedCandidate[]> {
-  const evals = await evalsApi.list(client);
-  return evals
-    .filter((evaluation) => evaluation.name === inputs.name && evaluation.action === inputs.action)
-    .map((evaluation) => ({ guid: evaluation.guid, createdAt: evaluation.createdAt }));
-}
+);
 
 /** The references a create or update names, for explaining a 404. */
 interface References {

@@ -2,98 +2,58 @@
  * Experiment: an A/B comparison of two Actions of one App. The name and both Actions update in place;
  * another App replaces the Experiment. The service refuses Actions of another App with a bare
  * "Both Actions must belong to the App", so the error is rewritten to name the App, say which Action is
- * foreign and list the Actions the App has.
+ * foreign and list the Actions the App has. Its operations are derived from its endpoint entries
+ * (src/api/experiments.ts); its quirks: the lost-create lookup compares the name and the two Actions (the spec
+ * does not show an Experiment's App), and a refused create or update is explained as above.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { type ActionRecord, appsApi } from "../api/apps";
 import { Guid } from "../api/common";
-import { type ExperimentFields, experimentsApi } from "../api/experiments";
-import { type CreatedCandidate, type GmsClient, NotFoundError, ValidationError } from "../client";
-import { computed, replaceOnly, updatable } from "../provider/fields";
+import { type ExperimentFields, experimentEndpoints } from "../api/experiments";
+import { type GmsClient, NotFoundError, ValidationError } from "../client";
 import { failure, notInWorkspace, ProviderError } from "../provider/errors";
-import { defineKind } from "../provider/kind";
+import { computed, replaceOnly, updatable } from "../provider/fields";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { restKind } from "../provider/rest";
 import * as shim from "../shims/experiment";
 
-export const experimentKind = defineKind({
-  name: "Experiment",
-  description: "An Experiment: an A/B comparison of two Actions of one App.",
-  inputs: {
-    name: updatable(z.string().min(1, "must not be empty"), "The Experiment's name.", { required: true }),
-    app: replaceOnly(Guid, "The GUID of the App whose Actions are compared; another App replaces the Experiment.", { required: true }),
-    primaryAction: updatable(Guid, "The GUID of the primary (A) Action; it must belong to the App.", { required: true }),
-    secondaryAction: updatable(Guid, "The GUID of the secondary (B) Action; it must belong to the App.", { required: true }),
+export const experimentKind = restKind(
+  {
+    name: "Experiment",
+    description: "An Experiment: an A/B comparison of two Actions of one App.",
+    inputs: {
+      name: updatable(z.string().min(1, "must not be empty"), "The Experiment's name.", { required: true }),
+      app: replaceOnly(Guid, "The GUID of the App whose Actions are compared; another App replaces the Experiment.", { required: true }),
+      primaryAction: updatable(Guid, "The GUID of the primary (A) Action; it must belong to the App.", { required: true }),
+      secondaryAction: updatable(Guid, "The GUID of the secondary (B) Action; it must belong to the App.", { required: true }),
+    },
+    outputs: {
+      guid: computed(z.string(), "The Experiment's GUID."),
+      status: computed(z.string(), "The Experiment's status as the service reports it (e.g. `active`)."),
+      createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+      updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+    },
   },
-  outputs: {
-    guid: computed(z.string(), "The Experiment's GUID."),
-    status: computed(z.string(), "The Experiment's status as the service reports it (e.g. `active`)."),
-    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
-    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+  experimentEndpoints,
+  {
+    label: (inputs) => `Experiment "${inputs.name}"`,
+    // The spec does not list `app` among an Experiment's fields: the lookup does not rely on it.
+    matchOn: ["name", "primaryAction", "secondaryAction"],
+    async explain(client, error, operation, inputs, state) {
+      // The App cannot change in place, so an update's Actions are checked against the Experiment's own App.
+      const app = (operation === "update" ? (state?.app as string | undefined) : undefined) ?? inputs.app!;
+      const declared = { name: inputs.name!, app, primaryAction: inputs.primaryAction!, secondaryAction: inputs.secondaryAction! };
+      return explained(client, error, operation, declared);
+    },
   },
-  async create(client, inputs) {
-    const fields = { name: inputs.name!, app: inputs.app!, primaryAction: inputs.primaryAction!, secondaryAction: inputs.secondaryAction! };
-    try {
-      return await experimentsApi.create(client, fields, () => findExperiments(client, inputs));
-    } catch (error) {
-      throw await explained(client, error, "create", {
-        name: inputs.name!,
-        app: inputs.app!,
-        primaryAction: inputs.primaryAction!,
-        secondaryAction: inputs.secondaryAction!,
-      });
-    }
-  },
-  findCreated: findExperiments,
-  async read(client, guid) {
-    return experimentsApi.get(client, guid);
-  },
-  async update(client, guid, news, changed, state) {
-    const changes: Partial<ExperimentFields> = {};
-    if (changed.has("name")) changes.name = news.name;
-    if (changed.has("primaryAction")) changes.primaryAction = news.primaryAction;
-    if (changed.has("secondaryAction")) changes.secondaryAction = news.secondaryAction;
-    try {
-      return await experimentsApi.update(client, guid, changes);
-    } catch (error) {
-      // The App cannot change in place, so the Actions are checked against the Experiment's own App.
-      const app = (state.app as string | undefined) ?? news.app!;
-      throw await explained(client, error, "update", {
-        name: news.name!,
-        app,
-        primaryAction: news.primaryAction!,
-        secondaryAction: news.secondaryAction!,
-      });
-    }
-  },
-  async delete(client, guid) {
-    await experimentsApi.delete(client, guid);
-  },
-});
-
-/** The Experiments that match what a create sends (see Kind.findCreated). */
-async function findExperiments(
-  client: GmsClient,
-  inputs: { name?: string | undefined; primaryAction?: string | undefined; secondaryAction?: string | undefined },
-): Promise<CreatedCandidate[]> {
-  const experiments = await experimentsApi.list(client);
-  return experiments
-    .filter(
-      (experiment) =>
-        experiment.name === inputs.name &&
-        experiment.primaryAction === inputs.primaryAction &&
-        experiment.secondaryAction === inputs.secondaryAction,
-    )
-    .map((experiment) => ({ guid: experiment.guid, createdAt: experiment.createdAt }));
-}
-
-type Declared = ExperimentFields;
+);
 
 /**
  * The service's refusals in the program's terms. Only on the error path does this cost requests: the
  * App and its Action list, to say which declared Action is foreign and which Actions would do.
  */
-async function explained(client: GmsClient, error: unknown, operation: "create" | "update", declared: Declared): Promise<unknown> {
+async function explained(client: GmsClient, error: unknown, operation: "create" | "update", declared: ExperimentFields): Promise<unknown> {
   const what = `Cannot ${operation} Experiment "${declared.name}"`;
   if (error instanceof ValidationError && /must belong to the App/i.test(error.detail)) {
     const app = await describeApp(client, declared.app);

@@ -2,8 +2,8 @@
  * Serving an endpoint entry of src/api (see ../../api/endpoint.ts): its route is registered from the entry's
  * method and path, its path parameters and body are parsed with the entry's codecs (a mismatch is the 400 the
  * error handler words), and the handler's record is answered encoded by the entry's response codec, so a route
- * writes no presenter. A list answers the entry's form: the paging envelope around a page of records, or a bare
- * array.
+ * writes no presenter. A list answers the entry's form: the paging envelope around a page of records, a bare
+ * array, or the envelope around every record (unpaged).
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
@@ -21,7 +21,7 @@ export interface Served<E extends Endpoint> {
   request: FastifyRequest;
 }
 
-/** What a handler returns: a page for an envelope list, the records for a bare one, else the record. */
+/** What a handler returns: a page for an envelope list, the records for a bare or unpaged one, else the record. */
 export type Answer<E extends Endpoint> = [Exclude<E["list"], undefined>] extends [never]
   ? RecordOf<E>
   : [Exclude<E["list"], undefined>] extends ["envelope"]
@@ -50,7 +50,16 @@ export function serve<E extends Endpoint>(
       const answer = handler({ caller: request.caller, params, body, page, request });
       if (entry.list === "envelope") return envelope(answer as Paged<unknown>, page, encode);
       if (entry.list === "bare") return (answer as unknown[]).map(encode);
+      if (entry.list === "unpaged") return unpaged(answer as unknown[], page, encode);
       return encode(answer);
     },
   });
+}
+
+/**
+ * An unpaged list (the spec's Skill list): skip and limit are accepted but not applied, `data` holds every record,
+ * and `has_next_page` is computed as if the page had been applied (the client must not rely on it).
+ */
+function unpaged(records: unknown[], page: PageQuery, encode: (record: unknown) => unknown) {
+  return { data: records.map(encode), total_count: records.length, has_next_page: page.skip + page.limit < records.length };
 }

@@ -1,25 +1,12 @@
-/** `/skills`, served from src/api/skills.ts's entries (the list by hand: its quirk is not the envelope `serve` answers). */
-import { z } from "zod";
+/** `/skills`, served from src/api/skills.ts's entries. */
 import { skillEndpoints } from "../../api/skills";
 import { serve } from "./serve";
-import { type RouteModule, deleted, parsePage } from "./wire";
+import { type RouteModule, deleted } from "./wire";
 
 export const skillRoutes: RouteModule = (app, store) => {
   const endpoints = skillEndpoints;
-  /**
-   * The spec's quirk: skip and limit are accepted but not applied, `data` holds every Skill, and
-   * `has_next_page` (computed as if the page had been applied) must not be relied on. Each Skill is encoded by
-   * the entry's response codec.
-   */
-  app.get(endpoints.list.path, async (request) => {
-    const page = parsePage(request);
-    const skills = store.skills.list(request.caller);
-    return {
-      data: skills.map((skill) => z.encode(endpoints.list.response, skill)),
-      total_count: skills.length,
-      has_next_page: page.skip + page.limit < skills.length,
-    };
-  });
+  // The spec's quirk: the list ignores skip and limit (its entry's form is `unpaged`).
+  serve(app, endpoints.list, ({ caller }) => store.skills.list(caller));
   serve(app, endpoints.types, ({ caller }) => store.skills.listTypes(caller));
   serve(app, endpoints.create, ({ caller, body: { metaData, ...body } }) =>
     store.skills.create(caller, { ...body, metadata: body.metadata ?? metaData }),
