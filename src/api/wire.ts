@@ -14,13 +14,20 @@ import { z } from "zod";
 /** `created_at` → `createdAt`. */
 type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
 
+/** Wire names whose package-side name is not their camelCase (`wire`'s `renames`). */
+type Renames = Readonly<Record<string, string>>;
+type NoRenames = Readonly<Record<never, string>>;
+
+/** A wire name in the package's: its rename, else its camelCase. */
+type PackageName<K extends string, R extends Renames> = K extends keyof R ? R[K] : CamelCase<K>;
+
 /** A wire value's type in the package's names. */
-export type Camelized<T> = T extends readonly (infer Item)[]
-  ? Camelized<Item>[]
+export type Camelized<T, R extends Renames = NoRenames> = T extends readonly (infer Item)[]
+  ? Camelized<Item, R>[]
   : T extends Record<string, unknown>
     ? string extends keyof T
       ? T
-      : { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelized<T[K]> }
+      : { [K in keyof T as K extends string ? PackageName<K, R> : K]: Camelized<T[K], R> }
     : T;
 
 /** `created_at` → `createdAt`: a wire name in the package's case (also a stored column's, src/emulator/store/columns.ts). */
@@ -73,11 +80,14 @@ function packageSide(schema: z.ZodType, renames: Readonly<Record<string, string>
 }
 
 /** A wire body or response, as a codec from the wire's names to the package's (see the top of this file). */
-export type WireCodec<W extends z.ZodType> = z.ZodCodec<W, z.ZodType<Camelized<z.output<W>>, Camelized<z.output<W>>>>;
+export type WireCodec<W extends z.ZodType, R extends Renames = NoRenames> = z.ZodCodec<
+  W,
+  z.ZodType<Camelized<z.output<W>, R>, Camelized<z.output<W>, R>>
+>;
 
-export function wire<W extends z.ZodType>(schema: W, renames: Readonly<Record<string, string>> = {}): WireCodec<W> {
-  return z.codec(schema, packageSide(schema, renames) as z.ZodType<Camelized<z.output<W>>, Camelized<z.output<W>>>, {
-    decode: (value) => convert(schema, value, "decode", renames) as Camelized<z.output<W>>,
+export function wire<W extends z.ZodType, const R extends Renames = NoRenames>(schema: W, renames: R = {} as R): WireCodec<W, R> {
+  return z.codec(schema, packageSide(schema, renames) as z.ZodType<Camelized<z.output<W>, R>, Camelized<z.output<W>, R>>, {
+    decode: (value) => convert(schema, value, "decode", renames) as Camelized<z.output<W>, R>,
     encode: (value) => convert(schema, value, "encode", renames) as never,
   });
 }

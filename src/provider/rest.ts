@@ -2,10 +2,11 @@
  * A kind's API operations derived from its endpoint entries (src/api/endpoint.ts) and its field declarations: a
  * field is bound to the wire by its name, which is the package-side name of a wire field in the entries' codecs
  * (src/api/wire.ts). What the create body's codec takes is what create sends, what the update body's codec takes
- * is what an update may send (the changed fields among them), the record a GET answers is what read returns, and
- * the lost-create lookup lists the collection and keeps the records whose create fields equal the inputs. A kind
- * writes code only for its quirks, through `RestOptions` (a narrower lookup, a field every PUT requires, a failure
- * in the user's terms) or, for an operation that is more than one call, an override built on the derived ones.
+ * is what an update may send (the changed fields among them; when none is, no PUT), the record a GET answers is
+ * what read returns, and the lost-create lookup lists the collection and keeps the records whose create fields
+ * equal the inputs. A kind writes code only for its quirks, through `RestOptions` (a narrower lookup, a field
+ * every PUT requires, a failure in the user's terms) or, for an operation that is more than one call, an override
+ * built on the derived ones.
  */
 import { z } from "zod";
 import { type Endpoint, call, createWith, listAll } from "../api/endpoint";
@@ -104,6 +105,8 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
     async update(client, guid, news, changed, state) {
       const entry = endpoints.update;
       if (!entry) throw new TypeError(`${options.label(news)}: the kind declares no update endpoint`);
+      // A change the PUT does not take (a setting of the provider's own, such as a wait) sends nothing.
+      if (![...changed].some((name) => updateNames.has(name))) return state;
       const sent = [...new Set([...changed, ...(options.alwaysSent ?? [])])].filter((name) => updateNames.has(name));
       const body = pick(news as Record<string, unknown>, sent);
       let answer: Outputs | undefined;
