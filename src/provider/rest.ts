@@ -17,7 +17,10 @@ import type { Kind, Outputs } from "./kind";
 import { sameValue } from "./values";
 
 export interface RestEndpoints {
-  /** The collection the lost-create lookup lists (under a parent when its path has parameters: `RestOptions.listBy`). */
+  /**
+   * The collection the lost-create lookup lists (under a parent when its path has parameters: `RestOptions.listBy`,
+   * `RestOptions.pathBy`): page by page as its form pages, or, an entry without a form, its whole array in one call.
+   */
   list: Endpoint;
   create: Endpoint;
   get: Endpoint;
@@ -42,6 +45,12 @@ export interface RestOptions<I extends InputFields> {
   matchOn?: readonly FieldName<I>[];
   /** The list's path parameters, each from the input of that name: `{ guid: "app" }` lists `/apps/{app}/workflows`. */
   listBy?: Readonly<Record<string, FieldName<I>>>;
+  /**
+   * Path parameters besides `guid` that every route of the object carries (an object that lives under a parent):
+   * each from the input of that name, or for read and delete from the stored state. `{ contextGuid: "context" }`
+   * reads `/contexts/{context}/context_sources/{guid}` and lists `/contexts/{context}/context_sources`.
+   */
+  pathBy?: Readonly<Record<string, FieldName<I>>>;
   /** Lists before the POST, so that an object that existed before it is never taken for the created one. */
   listBeforeCreate?: boolean;
   /** Fields every update sends, changed or not (a PUT that requires them). */
@@ -70,8 +79,12 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
   const updateNames = new Set(namesOf(endpoints.update?.body));
   const matchOn: readonly string[] = options.matchOn ?? createNames;
   const listBy = Object.entries(options.listBy ?? {});
+  const pathBy = Object.entries(options.pathBy ?? {});
+  /** The path parameters `pathBy` takes from `values` (inputs, or the stored state). */
+  const under = (values: object): Record<string, string> =>
+    Object.fromEntries(pathBy.map(([param, field]) => [param, (values as Record<string, unknown>)[field] as string]));
   // Fields the list's path carries are matched by listing under them; the records need not repeat them.
-  const compared = matchOn.filter((name) => !listBy.some(([, field]) => field === name));
+  const compared = matchOn.filter((name) => ![...listBy, ...pathBy].some(([, field]) => field === name));
   const explain = async (client: GmsClient, error: unknown, operation: "create" | "update", inputs: InputValues<I>, state?: Outputs) => {
     if (options.explain) return options.explain(client, error, operation, inputs, state);
     return operation === "create" ? failure(`Cannot create ${options.label(inputs)}`, error) : error;
@@ -84,6 +97,7 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
       const values = inputs as Record<string, unknown>;
       try {
         return (await createWith(client, endpoints.create, {
+          params: under(values),
           body: pick(values, createNames),
           findCreated: () => ops.findCreated(client, inputs),
           listBeforeCreate: options.listBeforeCreate,
@@ -95,13 +109,14 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
     },
     async findCreated(client, inputs): Promise<CreatedCandidate[]> {
       const values = inputs as Record<string, unknown>;
-      const params = Object.fromEntries(listBy.map(([param, field]) => [param, values[field] as string]));
-      const records = (await listAll(client, endpoints.list, { params })) as Outputs[];
+      const params = { ...under(values), ...Object.fromEntries(listBy.map(([param, field]) => [param, values[field] as string])) };
+      const list = endpoints.list;
+      const records = (list.list ? await listAll(client, list, { params }) : await call(client, list, { params })) as Outputs[];
       return records
         .filter((record) => compared.every((name) => sameValue(record[name] ?? null, values[name] ?? null)))
         .map((record) => ({ guid: record.guid as string, createdAt: record.createdAt as string | undefined }));
     },
-    read: async (client, guid) => (await call(client, endpoints.get, { params: { guid } })) as Outputs,
+    read: async (client, guid, state) => (await call(client, endpoints.get, { params: { ...under(state), guid } })) as Outputs,
     async update(client, guid, news, changed, state) {
       const entry = endpoints.update;
       if (!entry) throw new TypeError(`${options.label(news)}: the kind declares no update endpoint`);
@@ -111,15 +126,15 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
       const body = pick(news as Record<string, unknown>, sent);
       let answer: Outputs | undefined;
       try {
-        answer = (await call(client, entry, { params: { guid }, body })) as Outputs | undefined;
+        answer = (await call(client, entry, { params: { ...under(news), guid }, body })) as Outputs | undefined;
       } catch (error) {
         throw await explain(client, error, "update", news, state);
       }
       // An answer the spec does not show is not relied on: the record is read back.
       return entry.shown === false || answer === undefined ? ops.read(client, guid, state) : answer;
     },
-    async delete(client, guid) {
-      await call(client, endpoints.delete, { params: { guid } });
+    async delete(client, guid, state) {
+      await call(client, endpoints.delete, { params: { ...under(state), guid } });
     },
   };
   return Object.assign(ops, derived, options.overrides?.(derived));
