@@ -1,8 +1,8 @@
 /** The Context Source endpoints: sources under their Context, and their processing. */
 import { z } from "zod";
-import { type EncodedPath, type GmsClient, NotFoundError } from "../client";
-import { DeleteMessage, type FindCreated, Guid, HttpUrl, JsonObject, Timestamp } from "./common";
-import { call, createWith, endpoint, pathOf } from "./endpoint";
+import { type GmsClient, NotFoundError } from "../client";
+import { DeleteMessage, Guid, HttpUrl, JsonObject, Timestamp } from "./common";
+import { call, endpoint, pathOf } from "./endpoint";
 import { wire } from "./wire";
 import { workspacesApi } from "./workspaces";
 
@@ -71,7 +71,6 @@ export const ContextSourceCreate = wire(
     url: HttpUrl,
   }),
 );
-export type ContextSourceCreate = z.output<typeof ContextSourceCreate>;
 
 /**
  * PUT replaces `name`, `splitterConfig` and `loaderConfig` (all required, camelCase on the wire).
@@ -120,18 +119,10 @@ export const contextSourceEndpoints = {
   }),
 };
 
-const recordPath = (context: string, guid: string): EncodedPath => pathOf(contextSourceEndpoints.get, { contextGuid: context, guid });
-
 /** Context Sources live under their Context: every route but processing names it. */
 export const contextSourcesApi = {
-  /** The source's own path (to delete an abandoned create). */
-  recordPath,
   async list(client: GmsClient, context: string): Promise<ContextSourceRecord[]> {
     return await call(client, contextSourceEndpoints.list, { params: { contextGuid: context } });
-  },
-  /** Create reads `url` only: the loader is always the Files loader with an empty configuration. */
-  async create(client: GmsClient, context: string, body: ContextSourceCreate, findCreated: FindCreated): Promise<ContextSourceRecord> {
-    return await createWith(client, contextSourceEndpoints.create, { params: { contextGuid: context }, body, findCreated });
   },
   async get(client: GmsClient, context: string, guid: string): Promise<ContextSourceRecord> {
     return await call(client, contextSourceEndpoints.get, { params: { contextGuid: context, guid } });
@@ -139,9 +130,6 @@ export const contextSourcesApi = {
   async update(client: GmsClient, context: string, guid: string, config: ContextSourceConfig): Promise<ContextSourceRecord> {
     const body = { ...config, splitterConfig: z.encode(SplitterConfig, config.splitterConfig) };
     return await call(client, contextSourceEndpoints.update, { params: { contextGuid: context, guid }, body });
-  },
-  async delete(client: GmsClient, context: string, guid: string): Promise<void> {
-    await call(client, contextSourceEndpoints.delete, { params: { contextGuid: context, guid } });
   },
   /** Dispatches processing and returns at once. Dispatching twice only processes twice, so the POST is retried like a GET. */
   async process(client: GmsClient, context: string, guid: string): Promise<void> {

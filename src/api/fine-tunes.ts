@@ -4,10 +4,9 @@
  * "Where the spec is silent").
  */
 import { z } from "zod";
-import type { EncodedPath, GmsClient } from "../client";
-import { DeleteMessage, type FindCreated, Guid, UnnamedAuditFields } from "./common";
-import { call, createWith, endpoint, listAll, pathOf } from "./endpoint";
-import { putRecord } from "./put-record";
+import type { GmsClient } from "../client";
+import { DeleteMessage, Guid, UnnamedAuditFields } from "./common";
+import { endpoint, listAll } from "./endpoint";
 import { wire } from "./wire";
 
 // Spec: only `processing` is shown; the emulator ends every job in `succeeded` or `failed`.
@@ -26,11 +25,11 @@ export const FineTuneCreate = wire(
     /** Internal numeric Data IDs, not GUIDs; unresolvable ones are skipped, and at least 10 must resolve. */
     data_ids: z.array(z.number().int()),
     base_model: z.string().min(1),
-    /** The numeric id of a Provider connection. */
+    /** The numeric id of a Provider connection: the FineTune kind's `providerConnection`. */
     workspaceModelProviderId: z.number().int(),
   }),
+  { workspaceModelProviderId: "providerConnection" },
 );
-export type FineTuneCreate = z.output<typeof FineTuneCreate>;
 
 /** Every fine-tune route (create, get, list, rename) answers this record. */
 export const FineTune = wire(
@@ -45,7 +44,7 @@ export const FineTune = wire(
     /** The resolved Data IDs, in the order given, without repeats. */
     data_ids: z.array(z.number().int()),
     base_model: z.string(),
-    /** The GUID of the Provider connection `workspaceModelProviderId` named. */
+    /** The GUID of the Provider connection `workspaceModelProviderId` named: the FineTune kind's `providerConnectionGuid`. */
     provider: Guid,
     status: FineTuneStatus,
     /** The provider-side job name. */
@@ -54,6 +53,7 @@ export const FineTune = wire(
     failure_reason: z.string().nullable(),
     ...UnnamedAuditFields,
   }),
+  { provider: "providerConnectionGuid" },
 );
 /** A fine-tune as the code uses it. */
 export type FineTuneRecord = z.output<typeof FineTune>;
@@ -65,12 +65,9 @@ export const FineTuneStatusResponse = wire(
     vendor_finetune_name: z.string(),
   }),
 );
-/** The status route's answer as the code uses it. */
-export type FineTuneStatusRecord = z.output<typeof FineTuneStatusResponse>;
 
 /** `PUT /finetune/{guid}` renames: `name` only, required. */
 export const FineTuneRename = wire(z.object({ name: z.string().min(1) }));
-export type FineTuneRename = z.output<typeof FineTuneRename>;
 
 /**
  * What the emulator-only routes `GET /_emulator/data/{guid}` and `GET /_emulator/providers/{guid}` answer
@@ -89,38 +86,14 @@ export const fineTuneEndpoints = {
   create: endpoint({ method: "POST", path: "/finetune", body: FineTuneCreate, response: FineTune }),
   get: endpoint({ method: "GET", path: "/finetune/{guid}", response: FineTune }),
   status: endpoint({ method: "GET", path: "/finetune/{guid}/status", response: FineTuneStatusResponse }),
-  /** Spec: the response is not shown; the emulator answers the renamed fine-tune (the client relies on nothing in it: `putRecord`). */
+  /** Spec: the response is not shown; the emulator answers the renamed fine-tune (the client relies on nothing in it: it reads the fine-tune back). */
   rename: endpoint({ method: "PUT", path: "/finetune/{guid}", body: FineTuneRename, response: FineTune, shown: false }),
   /** Spec: not shown; the emulator answers `{ message: "Fine-tune <guid> deleted" }`. */
   delete: endpoint({ method: "DELETE", path: "/finetune/{guid}", response: DeleteMessage, shown: false }),
 };
 
-const recordPath = (guid: string): EncodedPath => pathOf(fineTuneEndpoints.get, { guid });
-
 export const fineTunesApi = {
-  /** The fine-tune's own path (to delete an abandoned create). */
-  recordPath,
-  list: (client: GmsClient): Promise<FineTuneRecord[]> => listAll(client, fineTuneEndpoints.list),
+  /** The fine-tunes of an App (the `getFineTunes` lookup; the FineTune kind's operations call the entries themselves). */
   listOfApp: (client: GmsClient, app: string): Promise<FineTuneRecord[]> =>
     listAll(client, fineTuneEndpoints.ofApp, { params: { guid: app } }),
-  /**
-   * Answers once the provider accepted the job: status `processing`. The body comes in the wire's names
-   * (src/resources/fine-tune.ts builds it so) and is read into the package's by the entry's own codec.
-   */
-  create(client: GmsClient, wireBody: z.input<typeof FineTuneCreate>, findCreated: FindCreated): Promise<FineTuneRecord> {
-    const body = FineTuneCreate.decode(wireBody);
-    return createWith(client, fineTuneEndpoints.create, {
-      body,
-      findCreated,
-      identity: [body.app, body.name, body.dataset, body.baseModel],
-    });
-  },
-  get: (client: GmsClient, guid: string): Promise<FineTuneRecord> => call(client, fineTuneEndpoints.get, { params: { guid } }),
-  status: (client: GmsClient, guid: string): Promise<FineTuneStatusRecord> => call(client, fineTuneEndpoints.status, { params: { guid } }),
-  /** The rename response is not shown: the record is read back when the answer is not one. */
-  rename: (client: GmsClient, guid: string, body: FineTuneRename): Promise<FineTuneRecord> =>
-    putRecord(client, recordPath(guid), z.encode(FineTuneRename, body), FineTune),
-  async delete(client: GmsClient, guid: string): Promise<void> {
-    await call(client, fineTuneEndpoints.delete, { params: { guid } });
-  },
 };

@@ -7,20 +7,28 @@
  *
  * Keys are renamed in objects only (nested objects, arrays of them and unions of them included), never inside
  * a record of free keys (`z.record`: metadata, input values), whose keys are data. A value of a union takes the
- * first option that accepts it (on the wire's side when decoding, on the package's when encoding).
+ * first option that accepts it (on the wire's side when decoding, on the package's when encoding). A name that is
+ * not the camelCase of its wire name is given in `renames`.
  */
 import { z } from "zod";
 
 /** `created_at` → `createdAt`. */
 type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
 
+/** Wire names whose package-side name is not their camelCase (`wire`'s `renames`). */
+type Renames = Readonly<Record<string, string>>;
+type NoRenames = Readonly<Record<never, string>>;
+
+/** A wire name in the package's: its rename, else its camelCase. */
+type PackageName<K extends string, R extends Renames> = K extends keyof R ? R[K] : CamelCase<K>;
+
 /** A wire value's type in the package's names. */
-export type Camelized<T> = T extends readonly (infer Item)[]
-  ? Camelized<Item>[]
+export type Camelized<T, R extends Renames = NoRenames> = T extends readonly (infer Item)[]
+  ? Camelized<Item, R>[]
   : T extends Record<string, unknown>
     ? string extends keyof T
       ? T
-      : { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelized<T[K]> }
+      : { [K in keyof T as K extends string ? PackageName<K, R> : K]: Camelized<T[K], R> }
     : T;
 
 /** `created_at` → `createdAt`: a wire name in the package's case (also a stored column's, src/emulator/store/columns.ts). */
@@ -39,63 +47,72 @@ function inner(schema: z.ZodType): z.ZodType {
 }
 
 /** `value` (shaped by `schema`) with every object key renamed in `direction`. */
-function convert(schema: z.ZodType, value: unknown, direction: Direction): unknown {
+function convert(schema: z.ZodType, value: unknown, direction: Direction, renames: Renames): unknown {
   if (value === null || value === undefined) return value;
   const shape = inner(schema);
-  if (shape instanceof z.ZodArray && Array.isArray(value)) return value.map((item) => convert(shape.element as z.ZodType, item, direction));
+  if (shape instanceof z.ZodArray && Array.isArray(value))
+    return value.map((item) => convert(shape.element as z.ZodType, item, direction, renames));
   if (shape instanceof z.ZodUnion) {
     const options = shape.options as z.ZodType[];
-    const taken = options.find((option) => (direction === "decode" ? option : packageSide(option)).safeParse(value).success);
-    return taken ? convert(taken, value, direction) : value;
+    const accepts = (option: z.ZodType) => (direction === "decode" ? option : packageSide(option, renames)).safeParse(value).success;
+    const taken = options.find(accepts);
+    return taken ? convert(taken, value, direction, renames) : value;
   }
   if (shape instanceof z.ZodObject && typeof value === "object") {
     const source = value as Record<string, unknown>;
     const converted: Record<string, unknown> = {};
     for (const [wireName, field] of Object.entries(shape.shape as Record<string, z.ZodType>)) {
-      const name = camelCase(wireName);
+      const name = renames[wireName] ?? camelCase(wireName);
       const [from, to] = direction === "decode" ? [wireName, name] : [name, wireName];
-      if (source[from] !== undefined) converted[to] = convert(field, source[from], direction);
+      if (source[from] !== undefined) converted[to] = convert(field, source[from], direction, renames);
     }
     return converted;
   }
   return value;
 }
 
-/** Each wire schema's package side, made once. */
-const packageSides = new WeakMap<z.ZodType, z.ZodType>();
+/** Each wire schema's package side, made once per set of renames. */
+const packageSides = new WeakMap<Renames, WeakMap<z.ZodType, z.ZodType>>();
 
 /** The package-side schema of a wire schema: the same checks, object keys in the package's names. */
-function packageSide(schema: z.ZodType): z.ZodType {
-  let side = packageSides.get(schema);
+function packageSide(schema: z.ZodType, renames: Renames): z.ZodType {
+  let made = packageSides.get(renames);
+  if (made === undefined) packageSides.set(renames, (made = new WeakMap()));
+  let side = made.get(schema);
   if (side === undefined) {
-    side = packageSideOf(schema);
-    packageSides.set(schema, side);
+    side = packageSideOf(schema, renames);
+    made.set(schema, side);
   }
   return side;
 }
 
-function packageSideOf(schema: z.ZodType): z.ZodType {
-  if (schema instanceof z.ZodOptional) return packageSide(schema.unwrap() as z.ZodType).optional();
-  if (schema instanceof z.ZodNullable) return packageSide(schema.unwrap() as z.ZodType).nullable();
-  if (schema instanceof z.ZodDefault) return packageSide(schema.unwrap() as z.ZodType);
-  if (schema instanceof z.ZodArray) return z.array(packageSide(schema.element as z.ZodType));
-  if (schema instanceof z.ZodUnion) return z.union((schema.options as z.ZodType[]).map(packageSide));
+function packageSideOf(schema: z.ZodType, renames: Renames): z.ZodType {
+  if (schema instanceof z.ZodOptional) return packageSide(schema.unwrap() as z.ZodType, renames).optional();
+  if (schema instanceof z.ZodNullable) return packageSide(schema.unwrap() as z.ZodType, renames).nullable();
+  if (schema instanceof z.ZodDefault) return packageSide(schema.unwrap() as z.ZodType, renames);
+  if (schema instanceof z.ZodArray) return z.array(packageSide(schema.element as z.ZodType, renames));
+  if (schema instanceof z.ZodUnion) return z.union((schema.options as z.ZodType[]).map((option) => packageSide(option, renames)));
   if (schema instanceof z.ZodObject) {
-    const fields = Object.entries(schema.shape as Record<string, z.ZodType>).map(
-      ([wireName, field]) => [camelCase(wireName), packageSide(field)] as const,
+    const fields = Object.fromEntries(
+      Object.entries(schema.shape as Record<string, z.ZodType>).map(
+        ([wireName, field]) => [renames[wireName] ?? camelCase(wireName), packageSide(field, renames)] as const,
+      ),
     );
     // A strict object stays strict, so that a union's options stay told apart.
-    return schema.def.catchall instanceof z.ZodNever ? z.strictObject(Object.fromEntries(fields)) : z.object(Object.fromEntries(fields));
+    return schema.def.catchall instanceof z.ZodNever ? z.strictObject(fields) : z.object(fields);
   }
   return schema;
 }
 
 /** A wire body or response, as a codec from the wire's names to the package's (see the top of this file). */
-export type WireCodec<W extends z.ZodType> = z.ZodCodec<W, z.ZodType<Camelized<z.output<W>>, Camelized<z.output<W>>>>;
+export type WireCodec<W extends z.ZodType, R extends Renames = NoRenames> = z.ZodCodec<
+  W,
+  z.ZodType<Camelized<z.output<W>, R>, Camelized<z.output<W>, R>>
+>;
 
-export function wire<W extends z.ZodType>(schema: W): WireCodec<W> {
-  return z.codec(schema, packageSide(schema) as z.ZodType<Camelized<z.output<W>>, Camelized<z.output<W>>>, {
-    decode: (value) => convert(schema, value, "decode") as Camelized<z.output<W>>,
-    encode: (value) => convert(schema, value, "encode") as never,
+export function wire<W extends z.ZodType, const R extends Renames = NoRenames>(schema: W, renames: R = {} as R): WireCodec<W, R> {
+  return z.codec(schema, packageSide(schema, renames) as z.ZodType<Camelized<z.output<W>, R>, Camelized<z.output<W>, R>>, {
+    decode: (value) => convert(schema, value, "decode", renames) as Camelized<z.output<W>, R>,
+    encode: (value) => convert(schema, value, "encode", renames) as never,
   });
 }

@@ -2,11 +2,11 @@
  * A kind's API operations derived from its endpoint entries (src/api/endpoint.ts) and its field declarations: a
  * field is bound to the wire by its name, which is the package-side name of a wire field in the entries' codecs
  * (src/api/wire.ts). What the create body's codec takes is what create sends, what the update body's codec takes
- * is what an update may send (the changed fields among them), the record a GET answers is what read returns, and
- * the lost-create lookup lists the collection and keeps the records whose create fields equal the inputs. A kind
- * writes code only for its quirks, through `RestOptions` (a narrower lookup, a field every PUT requires, a field
- * held in another form than the wire's, a failure in the user's terms) or, for an operation that is more than one
- * call, an override built on the derived ones.
+ * is what an update may send (the changed fields among them; when none is, no PUT), the record a GET answers is
+ * what read returns, and the lost-create lookup lists the collection and keeps the records whose create fields
+ * equal the inputs. A kind writes code only for its quirks, through `RestOptions` (a narrower lookup, a field
+ * every PUT requires, a field held in another form than the wire's, a failure in the user's terms) or, for an
+ * operation that is more than one call, an override built on the derived ones.
  */
 import { z } from "zod";
 import { type Endpoint, call, createWith, listAll } from "../api/endpoint";
@@ -17,7 +17,10 @@ import type { Kind, Outputs } from "./kind";
 import { sameValue } from "./values";
 
 export interface RestEndpoints {
-  /** The collection the lost-create lookup lists (under a parent when its path has parameters: `RestOptions.listBy`). */
+  /**
+   * The collection the lost-create lookup lists (under a parent when its path has parameters: `RestOptions.listBy`,
+   * `RestOptions.pathBy`): page by page as its form pages, or, an entry without a form, its whole array in one call.
+   */
   list: Endpoint;
   create: Endpoint;
   get: Endpoint;
@@ -42,6 +45,12 @@ export interface RestOptions<I extends InputFields> {
   matchOn?: readonly FieldName<I>[];
   /** The list's path parameters, each from the input of that name: `{ guid: "app" }` lists `/apps/{app}/workflows`. */
   listBy?: Readonly<Record<string, FieldName<I>>>;
+  /**
+   * Path parameters besides `guid` that every route of the object carries (an object that lives under a parent):
+   * each from the input of that name, or for read and delete from the stored state. `{ contextGuid: "context" }`
+   * reads `/contexts/{context}/context_sources/{guid}` and lists `/contexts/{context}/context_sources`.
+   */
+  pathBy?: Readonly<Record<string, FieldName<I>>>;
   /** Lists before the POST, so that an object that existed before it is never taken for the created one. */
   listBeforeCreate?: boolean;
   /** Fields every update sends, changed or not (a PUT that requires them). */
@@ -81,8 +90,12 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
   const updateNames = new Set(namesOf(endpoints.update?.body));
   const matchOn: readonly string[] = options.matchOn ?? createNames;
   const listBy = Object.entries(options.listBy ?? {});
+  const pathBy = Object.entries(options.pathBy ?? {});
+  /** The path parameters `pathBy` takes from `values` (inputs, or the stored state). */
+  const under = (values: object): Record<string, string> =>
+    Object.fromEntries(pathBy.map(([param, field]) => [param, (values as Record<string, unknown>)[field] as string]));
   // Fields the list's path carries are matched by listing under them; the records need not repeat them.
-  const compared = matchOn.filter((name) => !listBy.some(([, field]) => field === name));
+  const compared = matchOn.filter((name) => ![...listBy, ...pathBy].some(([, field]) => field === name));
   const forms = (options.sentAs ?? {}) as Record<string, ((value: unknown) => unknown) | undefined>;
   // The fields `names` of the inputs, each in the form the body codecs take.
   const bodyOf = (inputs: InputValues<I>, names: readonly string[]) =>
@@ -100,6 +113,7 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
       const values = inputs as Record<string, unknown>;
       try {
         const created = await createWith(client, endpoints.create, {
+          params: under(values),
           body: bodyOf(inputs, createNames),
           findCreated: () => ops.findCreated(client, inputs),
           listBeforeCreate: options.listBeforeCreate,
@@ -112,29 +126,34 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
     },
     async findCreated(client, inputs): Promise<CreatedCandidate[]> {
       const values = inputs as Record<string, unknown>;
-      const params = Object.fromEntries(listBy.map(([param, field]) => [param, values[field] as string]));
-      const records = (await listAll(client, endpoints.list, { params })).map(received);
+      const params = { ...under(values), ...Object.fromEntries(listBy.map(([param, field]) => [param, values[field] as string])) };
+      const list = endpoints.list;
+      const records = ((list.list ? await listAll(client, list, { params }) : await call(client, list, { params })) as unknown[]).map(
+        received,
+      );
       return records
         .filter((record) => compared.every((name) => sameValue(record[name] ?? null, values[name] ?? null)))
         .map((record) => ({ guid: record.guid as string, createdAt: record.createdAt as string | undefined }));
     },
-    read: async (client, guid) => received(await call(client, endpoints.get, { params: { guid } })),
+    read: async (client, guid, state) => received(await call(client, endpoints.get, { params: { ...under(state), guid } })),
     async update(client, guid, news, changed, state) {
       const entry = endpoints.update;
       if (!entry) throw new TypeError(`${options.label(news)}: the kind declares no update endpoint`);
+      // A change the PUT does not take (a setting of the provider's own, such as a wait) sends nothing.
+      if (![...changed].some((name) => updateNames.has(name))) return state;
       const sent = [...new Set([...changed, ...(options.alwaysSent ?? [])])].filter((name) => updateNames.has(name));
       const body = bodyOf(news, sent);
       let answer: unknown;
       try {
-        answer = await call(client, entry, { params: { guid }, body });
+        answer = await call(client, entry, { params: { ...under(news), guid }, body });
       } catch (error) {
         throw await explain(client, error, "update", news, state);
       }
       // An answer the spec does not show is not relied on: the record is read back.
       return entry.shown === false || answer === undefined ? ops.read(client, guid, state) : received(answer);
     },
-    async delete(client, guid) {
-      await call(client, endpoints.delete, { params: { guid } });
+    async delete(client, guid, state) {
+      await call(client, endpoints.delete, { params: { ...under(state), guid } });
     },
   };
   return Object.assign(ops, derived, options.overrides?.(derived));

@@ -4,6 +4,16 @@
  * just before create; either one fixes the object, so changing it replaces the source. Name, loader
  * configuration and splitter configuration change in place (one PUT that replaces all three).
  * Processing only dispatches work: `waitForIndexing` polls the indexing status until it settles.
+ *
+ * Its calls are derived from its endpoint entries (src/api/context-sources.ts), every route under its Context
+ * (`pathBy`): the POST, the lost-create lookup of a url-backed source (its Context's sources of that url), the GET
+ * and the DELETE. Each operation is more than that call, so each is an override built on it: create uploads a
+ * `file` first, names a missing Context, then sets the configuration and processes (undone on failure); the lookup
+ * of a file-backed source matches the hashed signed URL its placeholder recorded; read and delete find the
+ * Context when the state has none (or, adopting, another). Update stays hand-written, not on the derived one: its
+ * PUT requires all three of name, loaderConfig and splitterConfig (live values fill those the program leaves
+ * out), takes the splitter as any object (so its keys are encoded here, not by the codec, which must not narrow
+ * what the emulator accepts), is also create's second step, and is followed by processing.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
@@ -15,16 +25,19 @@ import { Guid } from "../api/common";
 import {
   ContextSourceCreate,
   type ContextSourceRecord,
+  contextSourceEndpoints,
   contextSourcesApi,
   FILES_LOADER_ID,
   LoaderConfigItem,
 } from "../api/context-sources";
+import { pathOf } from "../api/endpoint";
 import { filesApi } from "../api/files";
 import { workspacesApi } from "../api/workspaces";
 import { type GmsClient, NotFoundError, ValidationError } from "../client";
 import { type InputValues, computed, replaceOnly, updatable } from "../provider/fields";
-import { type CheckFailure, defineKind } from "../provider/kind";
+import type { CheckFailure } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { restKind } from "../provider/rest";
 import { failure, failureText, UnresolvedCreateFailure, ProviderError, codeOf } from "../provider/errors";
 import { type Candidate, type Placeholder, placeholderIdentity } from "../provider/provider";
 import { abandonCreate } from "../provider/undo-create";
@@ -126,213 +139,223 @@ const WaitForIndexing = z.union([
   z.strictObject({ timeoutSeconds: z.number().positive().max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} (one hour)`) }),
 ]);
 
-export const contextSourceKind = defineKind({
-  name: "ContextSource",
-  description:
-    "A Context Source: a loader and splitter configuration that populates a Context with Documents from one file, given as a url the service " +
-    "fetches or as a Pulumi asset uploaded on create. Processing runs in the service after dispatch; `waitForIndexing` waits for it to finish.",
-  inputs: {
-    context: replaceOnly(Guid, "The GUID of the Context the source populates. Contexts are created outside the interface.", {
-      required: true,
-    }),
-    url: replaceOnly(
-      ContextSourceCreate.in.shape.url,
-      "The http(s) address the service fetches (it must be reachable from the service). Set exactly one of `url` and `file`. Changing it replaces the source.",
-    ),
-    file: replaceOnly(
-      FileInput,
-      "A Pulumi asset (`FileAsset`, a path relative to the program directory, or `StringAsset`) uploaded through " +
-        "`/files/upload` just before create; the source then reads the upload's signed URL (see `sourceUrl`). Set exactly " +
-        "one of `url` and `file`. A change of its content (SHA-256) or path replaces the source. The signed URL " +
-        "expires 10 minutes after upload, so a file-backed source can only be processed again within that time; change " +
-        "the file to upload it anew.",
-      { writeOnly: true },
-    ),
-    loader: replaceOnly(Loader, 'The loader; only the Files loader ("files", or its GUID) exists, and create always uses it.', {
-      default: FILES_LOADER,
-    }),
-    name: updatable(
-      z.string().min(1, "must not be empty"),
-      "The source's name. When left out Pulumi leaves it alone: the service names a new source " +
-        "after the last segment of its url, and a `FileAsset` source is named after its file.",
-    ),
-    loaderConfig: updatable(
-      z.array(
-        z.strictObject({
-          name: LoaderConfigItem.shape.name.min(1, "must not be empty"),
-          value: LoaderConfigItem.shape.value,
-          required: z.boolean().optional(),
-        }),
+export const contextSourceKind = restKind(
+  {
+    name: "ContextSource",
+    description:
+      "A Context Source: a loader and splitter configuration that populates a Context with Documents from one file, given as a url the service " +
+      "fetches or as a Pulumi asset uploaded on create. Processing runs in the service after dispatch; `waitForIndexing` waits for it to finish.",
+    inputs: {
+      context: replaceOnly(Guid, "The GUID of the Context the source populates. Contexts are created outside the interface.", {
+        required: true,
+      }),
+      url: replaceOnly(
+        ContextSourceCreate.in.shape.url,
+        "The http(s) address the service fetches (it must be reachable from the service). Set exactly one of `url` and `file`. " +
+          "Changing it replaces the source.",
       ),
-      "Loader settings as `{name, value, required?}` entries. When left out Pulumi leaves them alone (a new source starts with none).",
-    ),
-    splitterConfig: updatable(
-      SplitterConfig,
-      "How loaded text is cut into Documents: `chunkSize` characters per Document, consecutive ones sharing `chunkOverlap` " +
-        "characters (default 0). When left out Pulumi leaves it alone (the service's default applies to a new source).",
-    ),
-    process: updatable(
-      z.boolean(),
-      "Start processing (loading, splitting, replacing the source's Documents) after create, and after every update that changes " +
-        "name, loaderConfig or splitterConfig, or that turns `process` on. Processing runs in the service; see `waitForIndexing`.",
-      { writeOnly: true },
-    ),
-    waitForIndexing: updatable(
-      WaitForIndexing,
-      `After dispatching processing, wait until \`indexingStatus\` is \`indexed\` (or ` +
-        `fail when it is \`failed\`): \`true\` waits up to ${DEFAULT_WAIT_SECONDS} ` +
-        `s, \`{timeoutSeconds}\` up to that many (at most ${MAX_WAIT_SECONDS}). Needs \`process: true\`. ` +
-        "A create that fails or times out here deletes the new source.",
-      { writeOnly: true },
-    ),
-  },
-  outputs: {
-    guid: computed(z.string(), "The Context Source's GUID."),
-    sourceUrl: computed(
-      z.string(),
-      "The URL the service loads from: `url`, or the signed URL of the uploaded `file` (valid 10 " +
-        "minutes from upload). A secret: a signed URL grants read access to the file while it is valid.",
-      { secret: true },
-    ),
-    loaderId: computed(z.string(), "The GUID of the loader the service uses (always the Files loader)."),
-    indexingStatus: computed(
-      z.string(),
-      "`pending` until processed, then `processing`, then `indexed` or `failed`. Changes on its own; never causes a diff.",
-    ),
-    indexedAt: computed(z.string().nullable(), "When the source was last indexed (ISO 8601), or null."),
-    indexingMetadata: computed(
-      z.record(z.string(), z.unknown()).nullable(),
-      "What the last finished run recorded: `{documents, characters, contentType}` once indexed, `{error}` once failed; null before.",
-    ),
-    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
-    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
-  },
-  validate(inputs) {
-    const failures: CheckFailure[] = [];
-    if (inputs.url !== undefined && inputs.file !== undefined) {
-      const reason = "set either url or file, not both: url is an address the service fetches, file is an asset uploaded on create";
-      failures.push({ property: "url", reason }, { property: "file", reason });
-    } else if (inputs.url === undefined && inputs.file === undefined) {
-      const reason =
-        "a ContextSource needs its content: set url (an http(s) address the service fetches) or file (a Pulumi asset to upload)";
-      failures.push({ property: "url", reason }, { property: "file", reason });
-    }
-    if (inputs.waitForIndexing !== undefined && inputs.waitForIndexing !== false && inputs.process !== true) {
-      failures.push({
-        property: "waitForIndexing",
-        reason:
-          "waits for processing, which only starts with process: true (without it the source stays pending and the wait could only time out)",
-      });
-    }
-    return failures;
-  },
-  async create(client, inputs) {
-    const context = inputs.context!;
-    const what = sourceLabel(inputs);
-    const url = inputs.file ? await upload(client, inputs.file) : inputs.url!;
-    let created: ContextSourceRecord;
-    try {
-      // The url is this create's own (a fresh signed URL for an uploaded file): it identifies the new source.
-      created = await contextSourcesApi.create(client, context, { url }, () => findByUrl(client, context, url));
-    } catch (error) {
-      const failed = failure(
-        `Cannot create ContextSource for ${what}`,
-        error,
-        error instanceof NotFoundError ? await whatContextsExist(client, context) : undefined,
-      );
-      // No input holds an uploaded file's signed URL: the placeholder records it, hashed (the URL grants access while valid).
-      if (inputs.file && failed instanceof UnresolvedCreateFailure) {
-        const window: Placeholder = { ...failed.window, identity: { [UPLOADED_URL_SHA256]: sha256(url) } };
-        throw new UnresolvedCreateFailure(failed.message, window, { cause: error });
+      file: replaceOnly(
+        FileInput,
+        "A Pulumi asset (`FileAsset`, a path relative to the program directory, or `StringAsset`) uploaded through " +
+          "`/files/upload` just before create; the source then reads the upload's signed URL (see `sourceUrl`). Set exactly " +
+          "one of `url` and `file`. A change of its content (SHA-256) or path replaces the source. The signed URL " +
+          "expires 10 minutes after upload, so a file-backed source can only be processed again within that time; change " +
+          "the file to upload it anew.",
+        { writeOnly: true },
+      ),
+      loader: replaceOnly(Loader, 'The loader; only the Files loader ("files", or its GUID) exists, and create always uses it.', {
+        default: FILES_LOADER,
+      }),
+      name: updatable(
+        z.string().min(1, "must not be empty"),
+        "The source's name. When left out Pulumi leaves it alone: the service names a new source " +
+          "after the last segment of its url, and a `FileAsset` source is named after its file.",
+      ),
+      loaderConfig: updatable(
+        z.array(
+          z.strictObject({
+            name: LoaderConfigItem.shape.name.min(1, "must not be empty"),
+            value: LoaderConfigItem.shape.value,
+            required: z.boolean().optional(),
+          }),
+        ),
+        "Loader settings as `{name, value, required?}` entries. When left out Pulumi leaves them alone (a new source starts with none).",
+      ),
+      splitterConfig: updatable(
+        SplitterConfig,
+        "How loaded text is cut into Documents: `chunkSize` characters per Document, consecutive ones sharing `chunkOverlap` " +
+          "characters (default 0). When left out Pulumi leaves it alone (the service's default applies to a new source).",
+      ),
+      process: updatable(
+        z.boolean(),
+        "Start processing (loading, splitting, replacing the source's Documents) after create, and after every update that changes " +
+          "name, loaderConfig or splitterConfig, or that turns `process` on. Processing runs in the service; see `waitForIndexing`.",
+        { writeOnly: true },
+      ),
+      waitForIndexing: updatable(
+        WaitForIndexing,
+        `After dispatching processing, wait until \`indexingStatus\` is \`indexed\` (or ` +
+          `fail when it is \`failed\`): \`true\` waits up to ${DEFAULT_WAIT_SECONDS} ` +
+          `s, \`{timeoutSeconds}\` up to that many (at most ${MAX_WAIT_SECONDS}). Needs \`process: true\`. ` +
+          "A create that fails or times out here deletes the new source.",
+        { writeOnly: true },
+      ),
+    },
+    outputs: {
+      guid: computed(z.string(), "The Context Source's GUID."),
+      sourceUrl: computed(
+        z.string(),
+        "The URL the service loads from: `url`, or the signed URL of the uploaded `file` (valid 10 " +
+          "minutes from upload). A secret: a signed URL grants read access to the file while it is valid.",
+        { secret: true },
+      ),
+      loaderId: computed(z.string(), "The GUID of the loader the service uses (always the Files loader)."),
+      indexingStatus: computed(
+        z.string(),
+        "`pending` until processed, then `processing`, then `indexed` or `failed`. Changes on its own; never causes a diff.",
+      ),
+      indexedAt: computed(z.string().nullable(), "When the source was last indexed (ISO 8601), or null."),
+      indexingMetadata: computed(
+        z.record(z.string(), z.unknown()).nullable(),
+        "What the last finished run recorded: `{documents, characters, contentType}` once indexed, `{error}` once failed; null before.",
+      ),
+      createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+      updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+    },
+    validate(inputs) {
+      const failures: CheckFailure[] = [];
+      if (inputs.url !== undefined && inputs.file !== undefined) {
+        const reason = "set either url or file, not both: url is an address the service fetches, file is an asset uploaded on create";
+        failures.push({ property: "url", reason }, { property: "file", reason });
+      } else if (inputs.url === undefined && inputs.file === undefined) {
+        const reason =
+          "a ContextSource needs its content: set url (an http(s) address the service fetches) or file (a Pulumi asset to upload)";
+        failures.push({ property: "url", reason }, { property: "file", reason });
       }
-      throw failed;
-    }
-    // From here on the source exists: any failure deletes it again, so a failed create leaves nothing behind.
-    try {
-      let record = created;
-      const fileName = inputs.file && "path" in inputs.file ? basename(inputs.file.path) : undefined;
-      const name = inputs.name ?? fileName;
-      if (name !== undefined || inputs.loaderConfig !== undefined || inputs.splitterConfig !== undefined) {
-        record = await putConfig(
-          client,
-          context,
-          created.guid,
-          { name, loaderConfig: inputs.loaderConfig, splitterConfig: inputs.splitterConfig },
-          created,
-        );
+      if (inputs.waitForIndexing !== undefined && inputs.waitForIndexing !== false && inputs.process !== true) {
+        failures.push({
+          property: "waitForIndexing",
+          reason:
+            "waits for processing, which only starts with process: true (without it the source stays pending and the wait could only time out)",
+        });
       }
-      if (inputs.process) record = await processAndObserve(client, context, record.guid, inputs, what);
-      return toOutputs(record, context, inputs.file !== undefined);
-    } catch (error) {
-      return abandonCreate(client, {
-        path: contextSourcesApi.recordPath(context, created.guid),
-        kindLabel: "Context Source",
-        guid: created.guid,
-        message: `Cannot create ContextSource for ${what}: ${reason(error)}`,
-        record: toOutputs(created, context, inputs.file !== undefined),
-      });
-    }
+      return failures;
+    },
   },
-  async findCreated(client, inputs): Promise<Candidate[]> {
-    if (inputs.url !== undefined) return findByUrl(client, inputs.context!, inputs.url);
-    // A file-backed source: its placeholder recorded the upload's signed URL (see create), which the source keeps.
-    const uploaded = placeholderIdentity(inputs)?.[UPLOADED_URL_SHA256];
-    const sources = await contextSourcesApi.list(client, inputs.context!);
-    if (uploaded !== undefined) {
-      return sources
-        .filter((source) => sha256(source.url) === uploaded)
-        .map((source) => ({ guid: source.guid, createdAt: source.createdAt }));
-    }
-    // Recorded without it (by an engine's journal of a create under way): nothing tells its source from another.
-    const doubt = `nothing recorded identifies the file uploaded for ${sourceLabel(inputs)}, so any source of the Context made then may be it`;
-    return sources.map((source) => ({ guid: source.guid, createdAt: source.createdAt, doubt }));
+  contextSourceEndpoints,
+  {
+    label: (inputs) => `ContextSource for ${sourceLabel(inputs)}`,
+    pathBy: { contextGuid: "context" },
+    async explain(client, error, operation, inputs) {
+      if (operation === "update") return error;
+      const advice = error instanceof NotFoundError ? await whatContextsExist(client, inputs.context!) : undefined;
+      return failure(`Cannot create ContextSource for ${sourceLabel(inputs)}`, error, advice);
+    },
+    overrides: (derived) => ({
+      async create(client, inputs) {
+        const context = inputs.context!;
+        const what = sourceLabel(inputs);
+        const url = inputs.file ? await upload(client, inputs.file) : inputs.url!;
+        let created: ContextSourceRecord;
+        try {
+          // The url is this create's own (a fresh signed URL for an uploaded file): it identifies the new source.
+          created = (await derived.create(client, { ...inputs, url })) as ContextSourceRecord;
+        } catch (failed) {
+          // No input holds an uploaded file's signed URL: the placeholder records it, hashed (the URL grants access while valid).
+          if (inputs.file && failed instanceof UnresolvedCreateFailure) {
+            const window: Placeholder = { ...failed.window, identity: { [UPLOADED_URL_SHA256]: sha256(url) } };
+            throw new UnresolvedCreateFailure(failed.message, window, { cause: failed.cause });
+          }
+          throw failed;
+        }
+        // From here on the source exists: any failure deletes it again, so a failed create leaves nothing behind.
+        try {
+          let record = created;
+          const fileName = inputs.file && "path" in inputs.file ? basename(inputs.file.path) : undefined;
+          const name = inputs.name ?? fileName;
+          if (name !== undefined || inputs.loaderConfig !== undefined || inputs.splitterConfig !== undefined) {
+            record = await putConfig(
+              client,
+              context,
+              created.guid,
+              { name, loaderConfig: inputs.loaderConfig, splitterConfig: inputs.splitterConfig },
+              created,
+            );
+          }
+          if (inputs.process) record = await processAndObserve(client, context, record.guid, inputs, what);
+          return toOutputs(record, context, inputs.file !== undefined);
+        } catch (error) {
+          return abandonCreate(client, {
+            path: pathOf(contextSourceEndpoints.get, { contextGuid: context, guid: created.guid }),
+            kindLabel: "Context Source",
+            guid: created.guid,
+            message: `Cannot create ContextSource for ${what}: ${reason(error)}`,
+            record: toOutputs(created, context, inputs.file !== undefined),
+          });
+        }
+      },
+      async findCreated(client, inputs): Promise<Candidate[]> {
+        if (inputs.url !== undefined) return derived.findCreated(client, inputs);
+        // A file-backed source: its placeholder recorded the upload's signed URL (see create), which the source keeps.
+        const uploaded = placeholderIdentity(inputs)?.[UPLOADED_URL_SHA256];
+        const sources = await contextSourcesApi.list(client, inputs.context!);
+        if (uploaded !== undefined) {
+          return sources
+            .filter((source) => sha256(source.url) === uploaded)
+            .map((source) => ({ guid: source.guid, createdAt: source.createdAt }));
+        }
+        // Recorded without it (by an engine's journal of a create under way): nothing tells its source from another.
+        const doubt = `nothing recorded identifies the file uploaded for ${sourceLabel(inputs)}, so any source of the Context made then may be it`;
+        return sources.map((source) => ({ guid: source.guid, createdAt: source.createdAt, doubt }));
+      },
+      async read(client, guid, state) {
+        const fileBacked = state.file !== undefined;
+        const known = state.context as string | undefined;
+        if (known) {
+          try {
+            return toOutputs((await derived.read(client, guid, state)) as ContextSourceRecord, known, fileBacked);
+          } catch (error) {
+            // Adopting reads with the program's Context, which may not be the source's: look for it.
+            if (!(error instanceof NotFoundError)) throw error;
+          }
+        }
+        const context = await contextSourcesApi.contextOf(client, guid);
+        return toOutputs((await derived.read(client, guid, { ...state, context })) as ContextSourceRecord, context, fileBacked);
+      },
+      async update(client, guid, news, changed, state) {
+        const context = news.context!;
+        const what = sourceLabel({ ...news, file: news.file ?? (state.file as FileContent | undefined) });
+        let record: ContextSourceRecord | undefined;
+        const configChanged = (["name", "loaderConfig", "splitterConfig"] as const).some((field) => changed.has(field));
+        try {
+          if (configChanged) {
+            // The PUT replaces all three: a field the program leaves out keeps its live value.
+            const declaredAll = news.name !== undefined && news.loaderConfig !== undefined && news.splitterConfig !== undefined;
+            const live = declaredAll ? undefined : await contextSourcesApi.get(client, context, guid);
+            record = await putConfig(
+              client,
+              context,
+              guid,
+              { name: news.name, loaderConfig: news.loaderConfig, splitterConfig: news.splitterConfig },
+              live,
+            );
+          }
+          if (news.process === true && (configChanged || changed.has("process")))
+            record = await processAndObserve(client, context, guid, news, what);
+        } catch (error) {
+          // A 404 may mean the source was deleted outside Pulumi: the provider reads it to tell the user so.
+          if (error instanceof NotFoundError) throw error;
+          throw new ProviderError(codeOf(error), `Cannot update ContextSource ${guid} (${what}): ${reason(error)}`);
+        }
+        return record ? toOutputs(record, context, (news.file ?? state.file) !== undefined) : state;
+      },
+      async delete(client, guid, state) {
+        // A state without its Context (an object imported by its GUID alone) finds it.
+        await derived.delete(client, guid, state.context ? state : { ...state, context: await contextSourcesApi.contextOf(client, guid) });
+      },
+    }),
   },
-  async read(client, guid, state) {
-    const fileBacked = state.file !== undefined;
-    const known = state.context as string | undefined;
-    if (known) {
-      try {
-        return toOutputs(await contextSourcesApi.get(client, known, guid), known, fileBacked);
-      } catch (error) {
-        // Adopting reads with the program's Context, which may not be the source's: look for it.
-        if (!(error instanceof NotFoundError)) throw error;
-      }
-    }
-    const context = await contextSourcesApi.contextOf(client, guid);
-    return toOutputs(await contextSourcesApi.get(client, context, guid), context, fileBacked);
-  },
-  async update(client, guid, news, changed, state) {
-    const context = news.context!;
-    const what = sourceLabel({ ...news, file: news.file ?? (state.file as FileContent | undefined) });
-    let record: ContextSourceRecord | undefined;
-    const configChanged = (["name", "loaderConfig", "splitterConfig"] as const).some((field) => changed.has(field));
-    try {
-      if (configChanged) {
-        // The PUT replaces all three: a field the program leaves out keeps its live value.
-        const declaredAll = news.name !== undefined && news.loaderConfig !== undefined && news.splitterConfig !== undefined;
-        const live = declaredAll ? undefined : await contextSourcesApi.get(client, context, guid);
-        record = await putConfig(
-          client,
-          context,
-          guid,
-          { name: news.name, loaderConfig: news.loaderConfig, splitterConfig: news.splitterConfig },
-          live,
-        );
-      }
-      if (news.process === true && (configChanged || changed.has("process")))
-        record = await processAndObserve(client, context, guid, news, what);
-    } catch (error) {
-      // A 404 may mean the source was deleted outside Pulumi: the provider reads it to tell the user so.
-      if (error instanceof NotFoundError) throw error;
-      throw new ProviderError(codeOf(error), `Cannot update ContextSource ${guid} (${what}): ${reason(error)}`);
-    }
-    return record ? toOutputs(record, context, (news.file ?? state.file) !== undefined) : state;
-  },
-  async delete(client, guid, state) {
-    const context = (state.context as string | undefined) ?? (await contextSourcesApi.contextOf(client, guid));
-    await contextSourcesApi.delete(client, context, guid);
-  },
-});
+);
 
 type Inputs = InputValues<(typeof contextSourceKind)["inputs"]>;
 type Config = { name: string | undefined; loaderConfig: Inputs["loaderConfig"]; splitterConfig: Inputs["splitterConfig"] };
@@ -350,11 +373,6 @@ const reason = (error: unknown): string => (error instanceof StepError ? error.m
 function sourceLabel(inputs: { url?: string | undefined; file?: FileContent | undefined }): string {
   if (inputs.file) return "path" in inputs.file ? `file ${inputs.file.path}` : "a StringAsset";
   return inputs.url ?? "its source";
-}
-
-async function findByUrl(client: GmsClient, context: string, url: string) {
-  const sources = await contextSourcesApi.list(client, context);
-  return sources.filter((source) => source.url === url).map((source) => ({ guid: source.guid, createdAt: source.createdAt }));
 }
 
 /** PUT with all three fields the service requires: declared values, else the live record's. */

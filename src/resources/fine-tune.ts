@@ -7,19 +7,26 @@
  * it whole) is replaced by the next `up` too. Only the name changes in place; everything else replaces.
  * The wait reads and sleeps on a clock (`makeFineTuneKind(clock)`; `fineTuneKind` has the system clock), so a
  * test can run it on a fake one.
+ *
+ * Its operations are derived from its endpoint entries (src/api/fine-tunes.ts; the codecs name the connection
+ * `providerConnection` and `providerConnectionGuid`). Its quirks: a lost create is looked up among its App's
+ * fine-tunes by name, dataset and base model; a refused create says what to check; create is more than its POST
+ * (skipped Data IDs undo it, then the wait), and read keeps the Data IDs sorted, as check leaves them.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
-import { FineTuneStatus, MIN_FINE_TUNE_RECORDS, type FineTuneRecord, fineTunesApi } from "../api/fine-tunes";
+import { call, pathOf } from "../api/endpoint";
+import { FineTuneStatus, MIN_FINE_TUNE_RECORDS, type FineTuneRecord, fineTuneEndpoints } from "../api/fine-tunes";
 import { type GmsClient, NotFoundError } from "../client";
+import { type Clock, systemClock } from "../provider/clock";
 import { CreatedButFailedError, failure, failureText, ProviderError } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
-import { defineKind } from "../provider/kind";
+import type { Outputs } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { restKind } from "../provider/rest";
 import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/fine-tune";
-import { type Clock, systemClock } from "../provider/clock";
 
 /** What create waits at most for the job to leave `processing` when `waitTimeoutSeconds` is left out. */
 const DEFAULT_WAIT_SECONDS = 3600;
@@ -54,117 +61,101 @@ const sortedIds = (ids: readonly number[]): number[] => [...ids].sort((a, b) => 
 
 /** The FineTune kind, its wait on `clock`. */
 export const makeFineTuneKind = (clock: Clock = systemClock) =>
-  defineKind({
-    name: "FineTune",
-    description:
-      "A fine-tune: a model trained at an external model provider from Data records of an App. Create starts the provider job and waits until " +
-      "it leaves `processing`; a job the provider fails fails the step (the fine-tune is recorded and replaced by the next update, as is one a " +
-      "refresh shows `failed`). Only the name changes in place.",
-    inputs: {
-      name: updatable(z.string().min(1, "must not be empty"), "The fine-tune's name; renamed in place.", { required: true }),
-      app: replaceOnly(Guid, "The GUID of the App whose Data records train the model. Another App replaces the fine-tune.", {
-        required: true,
+  restKind(
+    {
+      name: "FineTune",
+      description:
+        "A fine-tune: a model trained at an external model provider from Data records of an App. Create starts the provider job and waits until " +
+        "it leaves `processing`; a job the provider fails fails the step (the fine-tune is recorded and replaced by the next update, as is one a " +
+        "refresh shows `failed`). Only the name changes in place.",
+      inputs: {
+        name: updatable(z.string().min(1, "must not be empty"), "The fine-tune's name; renamed in place.", { required: true }),
+        app: replaceOnly(Guid, "The GUID of the App whose Data records train the model. Another App replaces the fine-tune.", {
+          required: true,
+        }),
+        dataset: replaceOnly(Guid, "The GUID of the Dataset the fine-tune is made against. Another Dataset replaces the fine-tune.", {
+          required: true,
+        }),
+        dataIds: replaceOnly(
+          DataIds,
+          `The internal numeric ids of the Data records to train on (not their GUIDs; the Data routes do not show them), at least ` +
+            `${MIN_FINE_TUNE_RECORDS}, each once. Compared as a set (Pulumi keeps them sorted). Every one must resolve: a create whose answer ` +
+            "shows records the service skipped deletes the fine-tune again and names them. A change replaces the fine-tune.",
+          { required: true },
+        ),
+        baseModel: replaceOnly(
+          z.string().min(1, "must name the provider's base model, for example gpt-4o-mini"),
+          "The provider's base model to train, for example `gpt-4o-mini`. A change replaces the fine-tune.",
+          { required: true },
+        ),
+        providerConnection: replaceOnly(
+          z
+            .number({ error: `must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}` })
+            .int(`must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}`)
+            .positive("must be a positive id"),
+          "The numeric id of the ProviderConnection whose provider runs the job (the service's `workspaceModelProviderId`): a Model's " +
+            "`workspaceModelProviderId` output is that of the connection it is linked to. Not returned by the service, so refresh keeps " +
+            "the declared value (`providerConnectionGuid` shows the connection). A change replaces the fine-tune.",
+          { required: true, writeOnly: true },
+        ),
+        waitTimeoutSeconds: updatable(
+          z.number().positive("must be positive").max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} (one day)`),
+          `How long create waits for the provider job to leave \`processing\` (default ${DEFAULT_WAIT_SECONDS} s). A job still running ` +
+            "then fails the step, and state records the fine-tune: `pulumi refresh` once the job has succeeded keeps it, the next `pulumi up` " +
+            "without one replaces it. Changing it changes nothing in the service.",
+          { writeOnly: true },
+        ),
+      },
+      outputs: {
+        guid: computed(z.string(), "The fine-tune's GUID."),
+        status: computed(
+          FineTuneStatus,
+          "The job's status: `processing` while the provider trains, then `succeeded` or `failed`. Refresh reads it; `failed` makes the next " +
+            "`pulumi up` replace the fine-tune (a new job), any other status causes no diff.",
+        ),
+        vendorFinetuneName: computed(z.string(), "The provider-side job name."),
+        failureReason: computed(z.string().nullable(), "Why the provider failed the job; null unless `status` is `failed`."),
+        trainingDataset: computed(z.string(), "The GUID of the Dataset the service built from the resolved Data records to upload."),
+        providerConnectionGuid: computed(z.string(), "The GUID of the ProviderConnection `providerConnection` names."),
+        createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+        updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+      },
+      // A failed job never trains again: the next `up` starts a new one, even after a refresh dropped the partial-create mark.
+      replaceWhen: (olds) => (olds.status === "failed" ? "status" : undefined),
+    },
+    // Its App's list (the lost-create lookup), and the rename PUT (the one update).
+    { ...fineTuneEndpoints, list: fineTuneEndpoints.ofApp, update: fineTuneEndpoints.rename },
+    {
+      label: (inputs) => `FineTune "${inputs.name}"`,
+      // What tells a fine-tune apart in its App's list (the connection and the Data IDs are not compared).
+      matchOn: ["app", "name", "dataset", "baseModel"],
+      listBy: { guid: "app" },
+      async explain(_client, error, operation, inputs) {
+        return operation === "create" ? failure(`Cannot create FineTune "${inputs.name}"`, error, createAdvice(error)) : error;
+      },
+      overrides: (derived) => ({
+        async create(client, inputs) {
+          const created = (await derived.create(client, inputs)) as FineTuneRecord;
+          const resolved = new Set(created.dataIds);
+          const skipped = inputs.dataIds!.filter((id) => !resolved.has(id));
+          if (skipped.length > 0) {
+            return abandonCreate(client, {
+              path: pathOf(fineTuneEndpoints.get, { guid: created.guid }),
+              kindLabel: "fine-tune",
+              guid: created.guid,
+              message:
+                `Cannot create FineTune "${inputs.name}": the service found no Data record for ${skipped.length === 1 ? "Data ID" : "Data IDs"} ` +
+                `${skipped.join(", ")} in the workspace and trained on the other ${created.dataIds.length}. ` +
+                `Remove ${skipped.length === 1 ? "it" : "them"} from dataIds.`,
+              record: toOutputs(created),
+            });
+          }
+          return toOutputs(await waitForJob(client, created, inputs.waitTimeoutSeconds ?? DEFAULT_WAIT_SECONDS, clock));
+        },
+        read: async (client, guid, state) => toOutputs((await derived.read(client, guid, state)) as FineTuneRecord),
       }),
-      dataset: replaceOnly(Guid, "The GUID of the Dataset the fine-tune is made against. Another Dataset replaces the fine-tune.", {
-        required: true,
-      }),
-      dataIds: replaceOnly(
-        DataIds,
-        `The internal numeric ids of the Data records to train on (not their GUIDs; the Data routes do not show them), at least ` +
-          `${MIN_FINE_TUNE_RECORDS}, each once. Compared as a set (Pulumi keeps them sorted). Every one must resolve: a create whose answer ` +
-          "shows records the service skipped deletes the fine-tune again and names them. A change replaces the fine-tune.",
-        { required: true },
-      ),
-      baseModel: replaceOnly(
-        z.string().min(1, "must name the provider's base model, for example gpt-4o-mini"),
-        "The provider's base model to train, for example `gpt-4o-mini`. A change replaces the fine-tune.",
-        { required: true },
-      ),
-      providerConnection: replaceOnly(
-        z
-          .number({ error: `must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}` })
-          .int(`must be the ProviderConnection's numeric id (workspaceModelProviderId), ${NUMERIC_ID}`)
-          .positive("must be a positive id"),
-        "The numeric id of the ProviderConnection whose provider runs the job (the service's `workspaceModelProviderId`): a Model's " +
-          "`workspaceModelProviderId` output is that of the connection it is linked to. Not returned by the service, so refresh keeps " +
-          "the declared value (`providerConnectionGuid` shows the connection). A change replaces the fine-tune.",
-        { required: true, writeOnly: true },
-      ),
-      waitTimeoutSeconds: updatable(
-        z.number().positive("must be positive").max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} (one day)`),
-        `How long create waits for the provider job to leave \`processing\` (default ${DEFAULT_WAIT_SECONDS} s). A job still running ` +
-          "then fails the step, and state records the fine-tune: `pulumi refresh` once the job has succeeded keeps it, the next `pulumi up` " +
-          "without one replaces it. Changing it changes nothing in the service.",
-        { writeOnly: true },
-      ),
     },
-    outputs: {
-      guid: computed(z.string(), "The fine-tune's GUID."),
-      status: computed(
-        FineTuneStatus,
-        "The job's status: `processing` while the provider trains, then `succeeded` or `failed`. Refresh reads it; `failed` makes the next " +
-          "`pulumi up` replace the fine-tune (a new job), any other status causes no diff.",
-      ),
-      vendorFinetuneName: computed(z.string(), "The provider-side job name."),
-      failureReason: computed(z.string().nullable(), "Why the provider failed the job; null unless `status` is `failed`."),
-      trainingDataset: computed(z.string(), "The GUID of the Dataset the service built from the resolved Data records to upload."),
-      providerConnectionGuid: computed(z.string(), "The GUID of the ProviderConnection `providerConnection` names."),
-      createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
-      updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
-    },
-    async create(client, inputs) {
-      const what = `Cannot create FineTune "${inputs.name}"`;
-      const body = {
-        name: inputs.name!,
-        app: inputs.app!,
-        dataset: inputs.dataset!,
-        data_ids: inputs.dataIds!,
-        base_model: inputs.baseModel!,
-        workspaceModelProviderId: inputs.providerConnection!,
-      };
-      let created: FineTuneRecord;
-      try {
-        created = await fineTunesApi.create(client, body, () => this.findCreated(client, inputs));
-      } catch (error) {
-        throw failure(what, error, createAdvice(error));
-      }
-      const resolved = new Set(created.dataIds);
-      const skipped = inputs.dataIds!.filter((id) => !resolved.has(id));
-      if (skipped.length > 0) {
-        return abandonCreate(client, {
-          path: fineTunesApi.recordPath(created.guid),
-          kindLabel: "fine-tune",
-          guid: created.guid,
-          message:
-            `${what}: the service found no Data record for ${skipped.length === 1 ? "Data ID" : "Data IDs"} ${skipped.join(", ")} ` +
-            `in the workspace and trained on the other ${created.dataIds.length}. Remove ${skipped.length === 1 ? "it" : "them"} from dataIds.`,
-          record: toOutputs(created),
-        });
-      }
-      return toOutputs(await waitForJob(client, created, inputs.waitTimeoutSeconds ?? DEFAULT_WAIT_SECONDS, clock));
-    },
-    // A failed job never trains again: the next `up` starts a new one, even after a refresh dropped the partial-create mark.
-    replaceWhen: (olds) => (olds.status === "failed" ? "status" : undefined),
-    async findCreated(client, inputs) {
-      const fineTunes = await fineTunesApi.listOfApp(client, inputs.app!);
-      return fineTunes
-        .filter(
-          (fineTune) => fineTune.name === inputs.name && fineTune.dataset === inputs.dataset && fineTune.baseModel === inputs.baseModel,
-        )
-        .map((fineTune) => ({ guid: fineTune.guid, createdAt: fineTune.createdAt }));
-    },
-    async read(client, guid) {
-      return toOutputs(await fineTunesApi.get(client, guid));
-    },
-    async update(client, guid, news, changed, state) {
-      // The name is the one field the service changes; the wait applies to create only.
-      if (!changed.has("name")) return state;
-      return toOutputs(await fineTunesApi.rename(client, guid, { name: news.name! }));
-    },
-    async delete(client, guid) {
-      await fineTunesApi.delete(client, guid);
-    },
-  });
+  );
 
 export const fineTuneKind = makeFineTuneKind();
 
@@ -214,7 +205,7 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
     await clock.sleep(Math.min(delay, left));
     delay = Math.min(delay * 2, MAX_POLL_MS);
     try {
-      latest = { ...latest, ...(await fineTunesApi.status(client, created.guid)) };
+      latest = { ...latest, ...(await call(client, fineTuneEndpoints.status, { params: { guid: created.guid } })) };
     } catch (error) {
       if (error instanceof NotFoundError)
         throw new ProviderError("gone", `${label} was deleted (outside Pulumi?) while Pulumi waited for its provider job.`);
@@ -229,7 +220,7 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
   let record: FineTuneRecord;
   try {
     // The status route shows two fields: the record holds the failure's reason and the rest.
-    record = await fineTunesApi.get(client, created.guid);
+    record = await call(client, fineTuneEndpoints.get, { params: { guid: created.guid } });
   } catch (error) {
     throw exists(
       `${label}: its provider job left processing (${latest.status}), but reading the fine-tune failed: ${failureText(error)}.`,
@@ -246,22 +237,8 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
   return record;
 }
 
-/** The record as outputs: inputs as the service shows them (Data IDs sorted, as check leaves them), then what it computed. */
-const toOutputs = (fineTune: FineTuneRecord) => ({
-  guid: fineTune.guid,
-  name: fineTune.name,
-  app: fineTune.app,
-  dataset: fineTune.dataset,
-  dataIds: sortedIds(fineTune.dataIds),
-  baseModel: fineTune.baseModel,
-  status: fineTune.status,
-  vendorFinetuneName: fineTune.vendorFinetuneName,
-  failureReason: fineTune.failureReason,
-  trainingDataset: fineTune.trainingDataset,
-  providerConnectionGuid: fineTune.provider,
-  createdAt: fineTune.createdAt,
-  updatedAt: fineTune.updatedAt,
-});
+/** The record as outputs: its Data IDs sorted, as check leaves them. */
+const toOutputs = (fineTune: FineTuneRecord): Outputs => ({ ...fineTune, dataIds: sortedIds(fineTune.dataIds) });
 
 export type FineTuneArgs = KindArgs<typeof fineTuneKind>;
 export interface FineTune extends KindOutputs<typeof fineTuneKind> {}

@@ -10,7 +10,7 @@ const fineTune = (record: FineTuneRecord) => ({
   app: record.appGuid,
   dataset: record.datasetGuid,
   trainingDataset: record.trainingDatasetGuid,
-  provider: record.providerGuid,
+  providerConnectionGuid: record.providerGuid,
 });
 
 export const fineTuneRoutes: RouteModule = (app, store) => {
@@ -26,7 +26,7 @@ export const fineTuneRoutes: RouteModule = (app, store) => {
         datasetGuid: body.dataset,
         dataIds: body.dataIds,
         baseModel: body.baseModel,
-        connectionId: body.workspaceModelProviderId,
+        connectionId: body.providerConnection,
       }),
     ),
   );
