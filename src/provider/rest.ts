@@ -16,7 +16,10 @@ import type { Kind, Outputs } from "./kind";
 import { sameValue } from "./values";
 
 export interface RestEndpoints {
-  /** The collection the lost-create lookup lists (under a parent when its path has parameters: `RestOptions.listBy`). */
+  /**
+   * The collection the lost-create lookup lists (under a parent when its path has parameters: `RestOptions.listBy`);
+   * paged as its form pages, or answered whole in one array when it has no paging form (`GET /providers`).
+   */
   list: Endpoint;
   create: Endpoint;
   get: Endpoint;
@@ -36,9 +39,14 @@ export interface RestOptions<I extends InputFields> {
   /**
    * The create fields that tell a created object apart, compared by the lost-create lookup; creates of the same
    * values are sent one at a time, so the lookup never meets a twin made at the same moment. Default: every field
-   * create sends.
+   * create sends. A field the listed records do not show under its name is not compared: `narrow` decides by it.
    */
   matchOn?: readonly FieldName<I>[];
+  /**
+   * The lost-create lookup's matches narrowed by what the records show of a create field only indirectly (under
+   * another name, in another case, through another object).
+   */
+  narrow?(client: GmsClient, matches: Outputs[], inputs: InputValues<I>): Promise<Outputs[]>;
   /** The list's path parameters, each from the input of that name: `{ guid: "app" }` lists `/apps/{app}/workflows`. */
   listBy?: Readonly<Record<string, FieldName<I>>>;
   /** Lists before the POST, so that an object that existed before it is never taken for the created one. */
@@ -54,14 +62,19 @@ export interface RestOptions<I extends InputFields> {
   overrides?(derived: DerivedOperations<I>): Partial<DerivedOperations<I>>;
 }
 
-/** The package-side names an object codec takes (the output side of `wire(...)`, or the schema itself). */
+/** The package-side names an object codec takes (the output side of `wire(...)`, or the schema itself), or its items'. */
 function namesOf(schema: z.ZodType | undefined): string[] {
   const side = (schema as { out?: z.ZodType } | undefined)?.out ?? schema;
+  if (side instanceof z.ZodArray) return namesOf(side.element as z.ZodType);
   return side instanceof z.ZodObject ? Object.keys(side.shape) : [];
 }
 
 const pick = (values: Record<string, unknown>, names: readonly string[]) =>
   Object.fromEntries(names.filter((name) => values[name] !== undefined).map((name) => [name, values[name]]));
+
+/** Every record of a list endpoint: paged as its form pages, else the one array it answers. */
+const listed = (client: GmsClient, entry: Endpoint, params: Record<string, string>) =>
+  (entry.list ? listAll(client, entry, { params }) : call(client, entry, { params })) as Promise<Outputs[]>;
 
 /** create, findCreated, read, update and delete of a kind from its entries and options. */
 function restOperations<I extends InputFields>(endpoints: RestEndpoints, options: RestOptions<I>): DerivedOperations<I> {
@@ -69,8 +82,6 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
   const updateNames = new Set(namesOf(endpoints.update?.body));
   const matchOn: readonly string[] = options.matchOn ?? createNames;
   const listBy = Object.entries(options.listBy ?? {});
-  // Fields the list's path carries are matched by listing under them; the records need not repeat them.
-  const compared = matchOn.filter((name) => !listBy.some(([, field]) => field === name));
   const explain = async (client: GmsClient, error: unknown, operation: "create" | "update", inputs: InputValues<I>, state?: Outputs) => {
     if (options.explain) return options.explain(client, error, operation, inputs, state);
     return operation === "create" ? failure(`Cannot create ${options.label(inputs)}`, error) : error;
@@ -95,10 +106,17 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
     async findCreated(client, inputs): Promise<CreatedCandidate[]> {
       const values = inputs as Record<string, unknown>;
       const params = Object.fromEntries(listBy.map(([param, field]) => [param, values[field] as string]));
-      const records = (await listAll(client, endpoints.list, { params })) as Outputs[];
-      return records
-        .filter((record) => compared.every((name) => sameValue(record[name] ?? null, values[name] ?? null)))
-        .map((record) => ({ guid: record.guid as string, createdAt: record.createdAt as string | undefined }));
+      // The fields the records show are compared, except those the list's path carries: listing under them matched them.
+      const shown = new Set(namesOf(endpoints.list.response));
+      const compared = matchOn.filter((name) => shown.has(name) && !listBy.some(([, field]) => field === name));
+      const matches = (await listed(client, endpoints.list, params)).filter((record) =>
+        compared.every((name) => sameValue(record[name] ?? null, values[name] ?? null)),
+      );
+      const found = options.narrow ? await options.narrow(client, matches, inputs) : matches;
+      return found.map((record) => ({
+        guid: record.guid as string,
+        createdAt: record.createdAt as string | undefined,
+      }));
     },
     read: async (client, guid) => (await call(client, endpoints.get, { params: { guid } })) as Outputs,
     async update(client, guid, news, changed, state) {
