@@ -3,7 +3,7 @@
  * field is bound to the wire by its name, which is the package-side name of a wire field in the entries' codecs
  * (src/api/wire.ts). What the create body's codec takes is what create sends, what the update body's codec takes
  * is what an update may send (the changed fields among them), the record a GET answers is what read returns, and
- * the lost-create lookup lists the collection and keeps the records whose create fields equal the inputs. A kind
+ * the lost-create lookup lists the collection and keeps the records whose create fields equal what create sent. A kind
  * writes code only for its quirks, through `RestOptions` (a narrower lookup, a field every PUT requires, a failure
  * in the user's terms) or, for an operation that is more than one call, an override built on the derived ones.
  */
@@ -43,10 +43,15 @@ export interface RestOptions<I extends InputFields> {
    */
   matchOn?: readonly FieldName<I>[];
   /**
-   * The lost-create lookup's matches narrowed by what the records show of a create field only indirectly (under
-   * another name, in another case, through another object).
+   * Values create sends other than the declared ones, computed from the inputs (a link sent in place of the type
+   * it stands for); the create's identity and the lost-create lookup use them too.
    */
-  narrow?(client: GmsClient, matches: Outputs[], inputs: InputValues<I>): Promise<Outputs[]>;
+  sent?(inputs: InputValues<I>): Partial<InputValues<I>>;
+  /**
+   * The lost-create lookup's matches narrowed by what the records show of a create field only indirectly (under
+   * another name, in another case, through another object). `values` are the inputs with `sent` applied.
+   */
+  narrow?(client: GmsClient, matches: Outputs[], values: InputValues<I>): Promise<Outputs[]>;
   /** The list's path parameters, each from the input of that name: `{ guid: "app" }` lists `/apps/{app}/workflows`. */
   listBy?: Readonly<Record<string, FieldName<I>>>;
   /** Lists before the POST, so that an object that existed before it is never taken for the created one. */
@@ -82,6 +87,7 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
   const updateNames = new Set(namesOf(endpoints.update?.body));
   const matchOn: readonly string[] = options.matchOn ?? createNames;
   const listBy = Object.entries(options.listBy ?? {});
+  const sentValues = (inputs: InputValues<I>) => ({ ...inputs, ...options.sent?.(inputs) }) as Record<string, unknown>;
   const explain = async (client: GmsClient, error: unknown, operation: "create" | "update", inputs: InputValues<I>, state?: Outputs) => {
     if (options.explain) return options.explain(client, error, operation, inputs, state);
     return operation === "create" ? failure(`Cannot create ${options.label(inputs)}`, error) : error;
@@ -91,7 +97,7 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
   const ops = {} as DerivedOperations<I>;
   const derived: DerivedOperations<I> = {
     async create(client, inputs) {
-      const values = inputs as Record<string, unknown>;
+      const values = sentValues(inputs);
       try {
         return (await createWith(client, endpoints.create, {
           body: pick(values, createNames),
@@ -104,7 +110,7 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
       }
     },
     async findCreated(client, inputs): Promise<CreatedCandidate[]> {
-      const values = inputs as Record<string, unknown>;
+      const values = sentValues(inputs);
       const params = Object.fromEntries(listBy.map(([param, field]) => [param, values[field] as string]));
       // The fields the records show are compared, except those the list's path carries: listing under them matched them.
       const shown = new Set(namesOf(endpoints.list.response));
@@ -112,7 +118,7 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
       const matches = (await listed(client, endpoints.list, params)).filter((record) =>
         compared.every((name) => sameValue(record[name] ?? null, values[name] ?? null)),
       );
-      const found = options.narrow ? await options.narrow(client, matches, inputs) : matches;
+      const found = options.narrow ? await options.narrow(client, matches, values as InputValues<I>) : matches;
       return found.map((record) => ({
         guid: record.guid as string,
         createdAt: record.createdAt as string | undefined,
