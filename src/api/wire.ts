@@ -14,13 +14,19 @@ import { z } from "zod";
 /** `created_at` → `createdAt`. */
 type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
 
+/** Wire names given a package name that is not their camelCase (see `wire`). */
+type Renames = Readonly<Record<string, string>>;
+
+/** A wire key's package name: as `R` renames it, else its camelCase. */
+type PackageName<K, R extends Renames> = K extends keyof R ? R[K] : K extends string ? CamelCase<K> : K;
+
 /** A wire value's type in the package's names. */
-export type Camelized<T> = T extends readonly (infer Item)[]
-  ? Camelized<Item>[]
+export type Camelized<T, R extends Renames = {}> = T extends readonly (infer Item)[]
+  ? Camelized<Item, R>[]
   : T extends Record<string, unknown>
     ? string extends keyof T
       ? T
-      : { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelized<T[K]> }
+      : { [K in keyof T as PackageName<K, R>]: Camelized<T[K], R> }
     : T;
 
 /** `created_at` → `createdAt`: a wire name in the package's case (also a stored column's, src/emulator/store/columns.ts). */
@@ -39,7 +45,7 @@ function inner(schema: z.ZodType): z.ZodType {
 }
 
 /** `value` (shaped by `schema`) with every object key renamed in `direction`. */
-function convert(schema: z.ZodType, value: unknown, direction: Direction, renames: Readonly<Record<string, string>>): unknown {
+function convert(schema: z.ZodType, value: unknown, direction: Direction, renames: Renames): unknown {
   if (value === null || value === undefined) return value;
   const shape = inner(schema);
   if (shape instanceof z.ZodArray && Array.isArray(value))
@@ -58,7 +64,7 @@ function convert(schema: z.ZodType, value: unknown, direction: Direction, rename
 }
 
 /** The package-side schema of a wire schema: the same checks, object keys in the package's names. */
-function packageSide(schema: z.ZodType, renames: Readonly<Record<string, string>>): z.ZodType {
+function packageSide(schema: z.ZodType, renames: Renames): z.ZodType {
   if (schema instanceof z.ZodOptional) return packageSide(schema.unwrap() as z.ZodType, renames).optional();
   if (schema instanceof z.ZodNullable) return packageSide(schema.unwrap() as z.ZodType, renames).nullable();
   if (schema instanceof z.ZodDefault) return packageSide(schema.unwrap() as z.ZodType, renames);
@@ -73,11 +79,14 @@ function packageSide(schema: z.ZodType, renames: Readonly<Record<string, string>
 }
 
 /** A wire body or response, as a codec from the wire's names to the package's (see the top of this file). */
-export type WireCodec<W extends z.ZodType> = z.ZodCodec<W, z.ZodType<Camelized<z.output<W>>, Camelized<z.output<W>>>>;
+export type WireCodec<W extends z.ZodType, R extends Renames = {}> = z.ZodCodec<
+  W,
+  z.ZodType<Camelized<z.output<W>, R>, Camelized<z.output<W>, R>>
+>;
 
-export function wire<W extends z.ZodType>(schema: W, renames: Readonly<Record<string, string>> = {}): WireCodec<W> {
-  return z.codec(schema, packageSide(schema, renames) as z.ZodType<Camelized<z.output<W>>, Camelized<z.output<W>>>, {
-    decode: (value) => convert(schema, value, "decode", renames) as Camelized<z.output<W>>,
+export function wire<W extends z.ZodType, const R extends Renames = {}>(schema: W, renames: R = {} as R): WireCodec<W, R> {
+  return z.codec(schema, packageSide(schema, renames) as z.ZodType<Camelized<z.output<W>, R>, Camelized<z.output<W>, R>>, {
+    decode: (value) => convert(schema, value, "decode", renames) as Camelized<z.output<W>, R>,
     encode: (value) => convert(schema, value, "encode", renames) as never,
   });
 }

@@ -21,6 +21,8 @@ export interface RestEndpoints {
    * paged as its form pages, or answered whole in one array when it has no paging form (`GET /providers`).
    */
   list: Endpoint;
+  /** The whole collection, listed instead of `list` for an object under no parent (a `listBy` input that is null). */
+  listWithoutParent?: Endpoint;
   create: Endpoint;
   get: Endpoint;
   update?: Endpoint;
@@ -111,11 +113,14 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
     },
     async findCreated(client, inputs): Promise<CreatedCandidate[]> {
       const values = sentValues(inputs);
-      const params = Object.fromEntries(listBy.map(([param, field]) => [param, values[field] as string]));
+      const whole = endpoints.listWithoutParent;
+      const entry = whole && listBy.some(([, field]) => values[field] == null) ? whole : endpoints.list;
+      const underParent = entry === endpoints.list;
+      const params = underParent ? Object.fromEntries(listBy.map(([param, field]) => [param, values[field] as string])) : {};
       // The fields the records show are compared, except those the list's path carries: listing under them matched them.
-      const shown = new Set(namesOf(endpoints.list.response));
-      const compared = matchOn.filter((name) => shown.has(name) && !listBy.some(([, field]) => field === name));
-      const matches = (await listed(client, endpoints.list, params)).filter((record) =>
+      const shown = new Set(namesOf(entry.response));
+      const compared = matchOn.filter((name) => shown.has(name) && !(underParent && listBy.some(([, field]) => field === name)));
+      const matches = (await listed(client, entry, params)).filter((record) =>
         compared.every((name) => sameValue(record[name] ?? null, values[name] ?? null)),
       );
       const found = options.narrow ? await options.narrow(client, matches, values as InputValues<I>) : matches;
