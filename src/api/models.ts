@@ -1,8 +1,7 @@
 /** The Model endpoints: LLMs of the workspace on a provider type, linked to a Provider connection or to none. */
 import { z } from "zod";
-import type { GmsClient } from "../client";
-import { DeleteMessage, type FindCreated, Guid, HttpUrl, Timestamp, UnnamedAuditFields } from "./common";
-import { call, createWith, endpoint, listAll, pathOf } from "./endpoint";
+import { DeleteMessage, Guid, HttpUrl, Timestamp, UnnamedAuditFields } from "./common";
+import { endpoint } from "./endpoint";
 import { wire } from "./wire";
 
 /** A Model as GET, list and PUT return it: no credential. */
@@ -50,10 +49,9 @@ export type ModelCreated = z.output<typeof ModelCreated>;
  * The only fields of the create response the client reads; zod drops the rest, the echoed key included. The
  * connection's numeric id is optional: a create whose answer was lost reads the public record, without it.
  */
-const ModelCreatedLink = wire(
+export const ModelCreatedLink = wire(
   ModelCreatedWire.pick({ guid: true, workspaceModelProviderId: true }).partial({ workspaceModelProviderId: true }),
 );
-export type ModelCreatedLink = z.output<typeof ModelCreatedLink>;
 
 export const ModelCreate = wire(
   z.object({
@@ -69,11 +67,9 @@ export const ModelCreate = wire(
     default: z.boolean().optional(),
   }),
 );
-export type ModelCreate = z.output<typeof ModelCreate>;
 
 /** PUT changes `llm` only; other fields are ignored. */
 export const ModelUpdate = wire(z.object({ llm: z.string().min(1) }));
-export type ModelUpdate = z.output<typeof ModelUpdate>;
 
 export const modelEndpoints = {
   /** Bare arrays with no `has_next_page`: paged until a short page. */
@@ -84,27 +80,4 @@ export const modelEndpoints = {
   update: endpoint({ method: "PUT", path: "/models/{guid}", body: ModelUpdate, response: Model }),
   /** Spec: response not shown; the emulator answers `{ message: "Model <guid> deleted" }` (the Providers' shape). */
   delete: endpoint({ method: "DELETE", path: "/models/{guid}", response: DeleteMessage, shown: false }),
-};
-
-export const modelsApi = {
-  /** The Model's own path (to delete an abandoned create). */
-  recordPath: (guid: string) => pathOf(modelEndpoints.get, { guid }),
-  list: (client: GmsClient) => listAll(client, modelEndpoints.list),
-  /**
-   * Answers the GUID and the linked connection's numeric id only (the id is left out when a lost answer was
-   * looked up): the response is the persistence record and echoes the submitted key, so nothing else of it
-   * is parsed and the key never reaches a caller.
-   */
-  create: (client: GmsClient, body: ModelCreate, findCreated: FindCreated): Promise<ModelCreatedLink> =>
-    createWith(
-      client,
-      { ...modelEndpoints.create, response: ModelCreatedLink },
-      { body, findCreated, identity: [body.llm, body.provider] },
-    ),
-  get: (client: GmsClient, guid: string) => call(client, modelEndpoints.get, { params: { guid } }),
-  /** PUT changes `llm` only and answers the public record. */
-  update: (client: GmsClient, guid: string, body: ModelUpdate) => call(client, modelEndpoints.update, { params: { guid }, body }),
-  async delete(client: GmsClient, guid: string): Promise<void> {
-    await call(client, modelEndpoints.delete, { params: { guid } });
-  },
 };

@@ -1,8 +1,7 @@
 /** The Provider connection endpoints: the workspace's connections to model providers (credentials are write-only). */
 import { z } from "zod";
-import type { GmsClient } from "../client";
-import { DeleteMessage, type FindCreated, Guid, HttpUrl, UnnamedAuditFields } from "./common";
-import { call, createWith, endpoint, pathOf } from "./endpoint";
+import { DeleteMessage, Guid, HttpUrl, UnnamedAuditFields } from "./common";
+import { endpoint } from "./endpoint";
 import { wire } from "./wire";
 
 // The Model and Provider Connection resource kinds import the URL schema from here.
@@ -38,16 +37,14 @@ export const ProviderCreate = wire(
     providerId: z.undefined({ error: "providerId is not accepted; use provider" }).optional(),
   }),
 );
-export type ProviderCreate = z.output<typeof ProviderCreate>;
 
-/** Only `nickname` and `default` can change; key, url, metadata and the rest are ignored. */
+/** Only `nickname` and `default` can change; key, url, metadata and the rest are ignored. PUT requires `nickname` every time. */
 export const ProviderUpdate = wire(
   z.object({
     nickname: z.string().min(1),
     default: z.boolean().optional(),
   }),
 );
-export type ProviderUpdate = z.output<typeof ProviderUpdate>;
 
 export const providerEndpoints = {
   /** A bare array with no pagination or filters: one request answers every connection. */
@@ -57,19 +54,4 @@ export const providerEndpoints = {
   update: endpoint({ method: "PUT", path: "/providers/{guid}", body: ProviderUpdate, response: Provider }),
   /** `{ message: "Model provider <provider_guid> deleted" }`. */
   delete: endpoint({ method: "DELETE", path: "/providers/{guid}", response: DeleteMessage }),
-};
-
-export const providersApi = {
-  /** The connection's own path (to delete an abandoned create). */
-  recordPath: (guid: string) => pathOf(providerEndpoints.get, { guid }),
-  list: (client: GmsClient): Promise<ProviderRecord[]> => call(client, providerEndpoints.list),
-  /** Create takes no nickname: the service derives one (set another with `update`). */
-  create: (client: GmsClient, body: ProviderCreate, findCreated: FindCreated) =>
-    createWith(client, providerEndpoints.create, { body, findCreated, identity: [body.name, body.url] }),
-  get: (client: GmsClient, guid: string) => call(client, providerEndpoints.get, { params: { guid } }),
-  /** PUT requires `nickname` every time, even when only `default` changes; it answers the connection. */
-  update: (client: GmsClient, guid: string, body: ProviderUpdate) => call(client, providerEndpoints.update, { params: { guid }, body }),
-  async delete(client: GmsClient, guid: string): Promise<void> {
-    await call(client, providerEndpoints.delete, { params: { guid } });
-  },
 };

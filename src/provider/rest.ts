@@ -4,7 +4,7 @@
  * (src/api/wire.ts). What the create body's codec takes is what create sends, what the update body's codec takes
  * is what an update may send (the changed fields among them; when none is, no PUT), the record a GET answers is
  * what read returns, and the lost-create lookup lists the collection and keeps the records whose create fields
- * equal the inputs. A kind writes code only for its quirks, through `RestOptions` (a narrower lookup, a field
+ * equal what create sent. A kind writes code only for its quirks, through `RestOptions` (a narrower lookup, a field
  * every PUT requires, a field held in another form than the wire's, a failure in the user's terms) or, for an
  * operation that is more than one call, an override built on the derived ones.
  */
@@ -19,9 +19,11 @@ import { sameValue } from "./values";
 export interface RestEndpoints {
   /**
    * The collection the lost-create lookup lists (under a parent when its path has parameters: `RestOptions.listBy`,
-   * `RestOptions.pathBy`): page by page as its form pages, or, an entry without a form, its whole array in one call.
+   * `RestOptions.pathBy`): paged as its form pages, or answered whole in one array when it has no paging form.
    */
   list: Endpoint;
+  /** The whole collection, listed instead of `list` for an object under no parent (a `listBy` input that is null). */
+  listWithoutParent?: Endpoint;
   create: Endpoint;
   get: Endpoint;
   update?: Endpoint;
@@ -40,9 +42,27 @@ export interface RestOptions<I extends InputFields> {
   /**
    * The create fields that tell a created object apart, compared by the lost-create lookup; creates of the same
    * values are sent one at a time, so the lookup never meets a twin made at the same moment. Default: every field
-   * create sends.
+   * create sends. A field the listed records do not show under its name is not compared: `narrow` decides by it.
    */
   matchOn?: readonly FieldName<I>[];
+  /**
+   * Values create and update send in place of the declared ones, computed from the inputs: a link sent in place of
+   * the type it stands for (Model), a field held in another form than the body codec's (Eval's `{guid, variables}`
+   * type choices, sent as `{guid, metadata: {variables}}` selections). The create's identity and the lost-create
+   * lookup use them too.
+   */
+  sent?(inputs: InputValues<I>): Partial<Record<FieldName<I>, unknown>>;
+  /**
+   * The kind's outputs from a record the entries answer, where it holds a field in another form than the record's
+   * (Eval's Dataset is a GUID, answered as `{guid, name}`): applied to every record, created, read, updated or listed
+   * by the lookup, so the lookup compares the inputs with records in their form. Default: the record as it is.
+   */
+  received?(record: Outputs): Outputs;
+  /**
+   * The lost-create lookup's matches narrowed by what the records show of a create field only indirectly (under
+   * another name, in another case, through another object). `values` are the inputs with `sent` applied.
+   */
+  narrow?(client: GmsClient, matches: Outputs[], values: InputValues<I>): Promise<Outputs[]>;
   /** The list's path parameters, each from the input of that name: `{ guid: "app" }` lists `/apps/{app}/workflows`. */
   listBy?: Readonly<Record<string, FieldName<I>>>;
   /**
@@ -56,17 +76,6 @@ export interface RestOptions<I extends InputFields> {
   /** Fields every update sends, changed or not (a PUT that requires them). */
   alwaysSent?: readonly FieldName<I>[];
   /**
-   * A field's value as the body codecs take it, where the kind holds it in another form than the wire's (Eval's
-   * `{guid, variables}` type choices are sent as `{guid, metadata: {variables}}` selections). Default: as it is.
-   */
-  sentAs?: { [F in FieldName<I>]?: (value: NonNullable<InputValues<I>[F]>) => unknown };
-  /**
-   * The kind's outputs from a record the entries answer, where it holds a field in another form than the record's
-   * (Eval's Dataset is a GUID, answered as `{guid, name}`): applied to every record, created, read, updated or listed
-   * by the lookup, so the lookup compares the inputs with records in their form. Default: the record as it is.
-   */
-  received?(record: Outputs): Outputs;
-  /**
    * A refused create or update in the user's terms. Default: a create's failure names the object (`label`), an
    * update's error stays the client's (its 404 means the object is gone). `state` is the stored object, on update.
    */
@@ -75,14 +84,19 @@ export interface RestOptions<I extends InputFields> {
   overrides?(derived: DerivedOperations<I>): Partial<DerivedOperations<I>>;
 }
 
-/** The package-side names an object codec takes (the output side of `wire(...)`, or the schema itself). */
+/** The package-side names an object codec takes (the output side of `wire(...)`, or the schema itself), or its items'. */
 function namesOf(schema: z.ZodType | undefined): string[] {
   const side = (schema as { out?: z.ZodType } | undefined)?.out ?? schema;
+  if (side instanceof z.ZodArray) return namesOf(side.element as z.ZodType);
   return side instanceof z.ZodObject ? Object.keys(side.shape) : [];
 }
 
 const pick = (values: Record<string, unknown>, names: readonly string[]) =>
   Object.fromEntries(names.filter((name) => values[name] !== undefined).map((name) => [name, values[name]]));
+
+/** Every record of a list endpoint: paged as its form pages, else the one array it answers. */
+const listed = async (client: GmsClient, entry: Endpoint, params: Record<string, string>): Promise<unknown[]> =>
+  entry.list ? listAll(client, entry, { params }) : ((await call(client, entry, { params })) as unknown[]);
 
 /** create, findCreated, read, update and delete of a kind from its entries and options. */
 function restOperations<I extends InputFields>(endpoints: RestEndpoints, options: RestOptions<I>): DerivedOperations<I> {
@@ -94,12 +108,7 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
   /** The path parameters `pathBy` takes from `values` (inputs, or the stored state). */
   const under = (values: object): Record<string, string> =>
     Object.fromEntries(pathBy.map(([param, field]) => [param, (values as Record<string, unknown>)[field] as string]));
-  // Fields the list's path carries are matched by listing under them; the records need not repeat them.
-  const compared = matchOn.filter((name) => ![...listBy, ...pathBy].some(([, field]) => field === name));
-  const forms = (options.sentAs ?? {}) as Record<string, ((value: unknown) => unknown) | undefined>;
-  // The fields `names` of the inputs, each in the form the body codecs take.
-  const bodyOf = (inputs: InputValues<I>, names: readonly string[]) =>
-    Object.fromEntries(Object.entries(pick(inputs, names)).map(([name, value]) => [name, forms[name] ? forms[name](value) : value]));
+  const sentValues = (inputs: InputValues<I>) => ({ ...inputs, ...options.sent?.(inputs) }) as Record<string, unknown>;
   const received = (record: unknown) => (options.received ? options.received(record as Outputs) : (record as Outputs));
   const explain = async (client: GmsClient, error: unknown, operation: "create" | "update", inputs: InputValues<I>, state?: Outputs) => {
     if (options.explain) return options.explain(client, error, operation, inputs, state);
@@ -110,11 +119,11 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
   const ops = {} as DerivedOperations<I>;
   const derived: DerivedOperations<I> = {
     async create(client, inputs) {
-      const values = inputs as Record<string, unknown>;
+      const values = sentValues(inputs);
       try {
         const created = await createWith(client, endpoints.create, {
           params: under(values),
-          body: bodyOf(inputs, createNames),
+          body: pick(values, createNames),
           findCreated: () => ops.findCreated(client, inputs),
           listBeforeCreate: options.listBeforeCreate,
           identity: matchOn.map((name) => values[name] ?? null),
@@ -125,15 +134,21 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
       }
     },
     async findCreated(client, inputs): Promise<CreatedCandidate[]> {
-      const values = inputs as Record<string, unknown>;
-      const params = { ...under(values), ...Object.fromEntries(listBy.map(([param, field]) => [param, values[field] as string])) };
-      const list = endpoints.list;
-      const records = ((list.list ? await listAll(client, list, { params }) : await call(client, list, { params })) as unknown[]).map(
-        received,
-      );
-      return records
-        .filter((record) => compared.every((name) => sameValue(record[name] ?? null, values[name] ?? null)))
-        .map((record) => ({ guid: record.guid as string, createdAt: record.createdAt as string | undefined }));
+      const values = sentValues(inputs);
+      const whole = endpoints.listWithoutParent;
+      const entry = whole && listBy.some(([, field]) => values[field] == null) ? whole : endpoints.list;
+      const underParent = entry === endpoints.list;
+      const parents = underParent ? listBy : [];
+      const params = { ...under(values), ...Object.fromEntries(parents.map(([param, field]) => [param, values[field] as string])) };
+      // The fields the records show are compared, except those the list's path carries: listing under them matched them.
+      const shown = new Set(namesOf(entry.response));
+      const carried = new Set([...parents, ...pathBy].map(([, field]) => field));
+      const compared = matchOn.filter((name) => shown.has(name) && !carried.has(name));
+      const matches = (await listed(client, entry, params))
+        .map(received)
+        .filter((record) => compared.every((name) => sameValue(record[name] ?? null, values[name] ?? null)));
+      const found = options.narrow ? await options.narrow(client, matches, values as InputValues<I>) : matches;
+      return found.map((record) => ({ guid: record.guid as string, createdAt: record.createdAt as string | undefined }));
     },
     read: async (client, guid, state) => received(await call(client, endpoints.get, { params: { ...under(state), guid } })),
     async update(client, guid, news, changed, state) {
@@ -141,8 +156,8 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
       if (!entry) throw new TypeError(`${options.label(news)}: the kind declares no update endpoint`);
       // A change the PUT does not take (a setting of the provider's own, such as a wait) sends nothing.
       if (![...changed].some((name) => updateNames.has(name))) return state;
-      const sent = [...new Set([...changed, ...(options.alwaysSent ?? [])])].filter((name) => updateNames.has(name));
-      const body = bodyOf(news, sent);
+      const names = [...new Set([...changed, ...(options.alwaysSent ?? [])])].filter((name) => updateNames.has(name));
+      const body = pick(sentValues(news), names);
       let answer: unknown;
       try {
         answer = await call(client, entry, { params: { ...under(news), guid }, body });

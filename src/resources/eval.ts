@@ -63,7 +63,7 @@ export const evalKind = restKind(
     // PUT takes the whole Eval type list, the one updatable field, and requires it.
     alwaysSent: ["evalTypes"],
     // The Eval types are held as `{guid, variables?}` choices and the Dataset as a GUID: the wire's forms differ.
-    sentAs: { evalTypes: toSelections },
+    sent: (inputs) => ({ evalTypes: inputs.evalTypes && toSelections(inputs.evalTypes) }),
     received: (record) => toEvalRecord(record as EvalAnswer),
     async explain(client, error, operation, inputs, state) {
       if (operation === "create") return explained(client, `Cannot create Eval "${inputs.name}"`, error, inputs);

@@ -8,15 +8,24 @@
  * ProviderConnection of the Model's type among its `dependsOn`), the resource class passes that connection's
  * GUID along (`__linkTo`): the create links to exactly it, and a Model whose link is not that connection (it
  * was replaced, or deleted and a refresh saw the link gone) is replaced, since no request re-links a Model.
+ *
+ * Its operations are derived from its endpoint entries (src/api/models.ts); its quirks: create sends the link in
+ * place of the declared provider, the lookup compares the provider by what a Model shows of it (its type's name,
+ * its link), every PUT sends `llm`, a refused create never repeats the key, create reads the public record back
+ * (a second call; the Model deleted again when it fails), and read and update keep the declared provider and the
+ * connection's numeric id (`toOutputs`).
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { type ModelCreatedLink, type ModelRecord, modelsApi } from "../api/models";
 import { Guid, HttpUrl } from "../api/common";
-import { computed, replaceOnly, updatable } from "../provider/fields";
-import { defineKind, type Outputs } from "../provider/kind";
-import { declaredArg, GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { pathOf } from "../api/endpoint";
+import { ModelCreatedLink, type ModelRecord, modelEndpoints } from "../api/models";
+import type { GmsClient } from "../client";
 import { keyRedactedFailure, providerAdvice } from "../provider/errors";
+import { computed, replaceOnly, updatable } from "../provider/fields";
+import type { Outputs } from "../provider/kind";
+import { declaredArg, GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
+import { restKind } from "../provider/rest";
 import { abandonCreate } from "../provider/undo-create";
 import { containsUnknown } from "../provider/values";
 import * as shim from "../shims/model";
@@ -24,100 +33,107 @@ import * as shim from "../shims/model";
 /** The GUID of the connection the program means the Model to be linked to (see the top of this file). */
 export const LINK_TO = "__linkTo";
 
-export const modelKind = defineKind({
-  name: "Model",
-  description:
-    "A Model of the workspace: an LLM on a provider type, with its own credential. The service " +
-    "links it to the workspace's ProviderConnection of the same type, if there is one.",
-  inputs: {
-    llm: updatable(z.string().min(1, "must name a model, for example gpt-4o"), "The model name at the provider, for example `gpt-4o`.", {
-      required: true,
-    }),
-    provider: replaceOnly(
-      z.string().min(1, "must name a provider type, for example openai"),
-      "The provider type, for example `openai` or `anthropic` (in any case), or a ProviderConnection's GUID (the Model is then linked to " +
-        "it). The service checks it on create. Kept as written while the service shows the same type (or that connection's link).",
-      { required: true },
-    ),
-    key: replaceOnly(
-      z.string().min(1, "must not be empty"),
-      "The provider credential. Stored as a secret; write-only (the service never returns it), " +
-        "so a key rotated outside Pulumi is not detected. Changing it replaces the Model.",
-      { required: true, secret: true, writeOnly: true },
-    ),
-    url: replaceOnly(
-      HttpUrl.nullable(),
-      "The provider endpoint (http or https), or null for the provider's default. Not returned by the service, so refresh keeps the declared value.",
-      {
-        default: null,
-        writeOnly: true,
-      },
-    ),
-    default: replaceOnly(z.boolean(), "Whether this is the workspace's default Model. Set on create only.", { default: false }),
+const label = (inputs: { llm?: string | undefined; provider?: string | undefined }) =>
+  `Model "${inputs.llm}" on provider "${inputs.provider}"`;
+
+export const modelKind = restKind(
+  {
+    name: "Model",
+    description:
+      "A Model of the workspace: an LLM on a provider type, with its own credential. The service " +
+      "links it to the workspace's ProviderConnection of the same type, if there is one.",
+    inputs: {
+      llm: updatable(z.string().min(1, "must name a model, for example gpt-4o"), "The model name at the provider, for example `gpt-4o`.", {
+        required: true,
+      }),
+      provider: replaceOnly(
+        z.string().min(1, "must name a provider type, for example openai"),
+        "The provider type, for example `openai` or `anthropic` (in any case), or a ProviderConnection's GUID (the Model is then linked to " +
+          "it). The service checks it on create. Kept as written while the service shows the same type (or that connection's link).",
+        { required: true },
+      ),
+      key: replaceOnly(
+        z.string().min(1, "must not be empty"),
+        "The provider credential. Stored as a secret; write-only (the service never returns it), " +
+          "so a key rotated outside Pulumi is not detected. Changing it replaces the Model.",
+        { required: true, secret: true, writeOnly: true },
+      ),
+      url: replaceOnly(
+        HttpUrl.nullable(),
+        "The provider endpoint (http or https), or null for the provider's default. Not returned by the service, so refresh keeps the declared value.",
+        {
+          default: null,
+          writeOnly: true,
+        },
+      ),
+      default: replaceOnly(z.boolean(), "Whether this is the workspace's default Model. Set on create only.", { default: false }),
+    },
+    outputs: {
+      guid: computed(z.string(), "The Model's GUID."),
+      providerGuid: computed(
+        z.string().nullable().optional(),
+        "The GUID of the ProviderConnection the service linked the Model to, or null when there is none.",
+      ),
+      workspaceModelProviderId: computed(
+        z.number().int(),
+        "The numeric id of the ProviderConnection the Model is linked to (the service's `workspaceModelProviderId`), what a FineTune's " +
+          "`providerConnection` takes. Only the create answer shows it: state keeps it while the Model stays linked to that connection. " +
+          "Left out when the Model is linked to none, and when Pulumi did not see the create answer (an adopted Model, a lost answer).",
+      ),
+      createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
+      updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+    },
+    derived: { [LINK_TO]: Guid.optional() },
+    // No request re-links a Model: one linked elsewhere than the connection meant (or to none) is made anew.
+    replaceWhen: (olds, news) => {
+      const meant = news[LINK_TO];
+      return meant !== undefined && (containsUnknown(meant) || meant !== olds.providerGuid) ? "providerGuid" : undefined;
+    },
   },
-  outputs: {
-    guid: computed(z.string(), "The Model's GUID."),
-    providerGuid: computed(
-      z.string().nullable().optional(),
-      "The GUID of the ProviderConnection the service linked the Model to, or null when there is none.",
-    ),
-    workspaceModelProviderId: computed(
-      z.number().int(),
-      "The numeric id of the ProviderConnection the Model is linked to (the service's `workspaceModelProviderId`), what a FineTune's " +
-        "`providerConnection` takes. Only the create answer shows it: state keeps it while the Model stays linked to that connection. " +
-        "Left out when the Model is linked to none, and when Pulumi did not see the create answer (an adopted Model, a lost answer).",
-    ),
-    createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
-    updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
-  },
-  derived: { [LINK_TO]: Guid.optional() },
-  // No request re-links a Model: one linked elsewhere than the connection meant (or to none) is made anew.
-  replaceWhen: (olds, news) => {
-    const meant = news[LINK_TO];
-    return meant !== undefined && (containsUnknown(meant) || meant !== olds.providerGuid) ? "providerGuid" : undefined;
-  },
-  async create(client, inputs) {
-    const what = `Cannot create Model "${inputs.llm}" on provider "${inputs.provider}"`;
+  // The create's answer echoes the key: only the GUID and the linked connection's numeric id are read of it.
+  { ...modelEndpoints, create: { ...modelEndpoints.create, response: ModelCreatedLink } },
+  {
+    label,
+    matchOn: ["llm", "provider"],
     // A connection's GUID as `provider` links the Model to exactly that connection.
-    const provider = linkOf(inputs) ?? inputs.provider!;
-    const body = { llm: inputs.llm!, provider, key: inputs.key!, url: inputs.url, default: inputs.default };
-    let created: ModelCreatedLink;
-    try {
-      created = await modelsApi.create(client, body, () => this.findCreated(client, inputs));
-    } catch (error) {
-      throw keyRedactedFailure(inputs.key, what, error, providerAdvice(error, inputs.url));
-    }
-    // The create response has no provider name or linked connection GUID: read the public record.
-    const linked = { workspaceModelProviderId: created.workspaceModelProviderId ?? undefined };
-    try {
-      return { ...(await this.read(client, created.guid, inputs)), ...linked };
-    } catch (error) {
-      return abandonCreate(client, {
-        path: modelsApi.recordPath(created.guid),
-        kindLabel: "Model",
-        guid: created.guid,
-        message: keyRedactedFailure(inputs.key, `${what}: reading the new Model back failed`, error).message,
-        record: { guid: created.guid, llm: inputs.llm, provider: inputs.provider, default: inputs.default, ...linked },
-      });
-    }
+    sent: (inputs) => ({ provider: linkOf(inputs) ?? inputs.provider }),
+    // Models show the provider as a type name and a linked connection, not as create sent it.
+    narrow: async (_client, models, values) => models.filter((model) => namesProvider(values.provider!, model as ModelRecord)),
+    // The only field PUT accepts, and it requires it.
+    alwaysSent: ["llm"],
+    async explain(_client, error, operation, inputs) {
+      if (operation === "update") return error;
+      return keyRedactedFailure(inputs.key, `Cannot create ${label(inputs)}`, error, providerAdvice(error, inputs.url));
+    },
+    overrides: (derived) => {
+      const read = async (client: GmsClient, guid: string, state: Outputs) =>
+        toOutputs((await derived.read(client, guid, state)) as ModelRecord, state);
+      return {
+        async create(client, inputs) {
+          const created = await derived.create(client, inputs);
+          // The create response has no provider name or linked connection GUID: read the public record.
+          const linked = { workspaceModelProviderId: (created.workspaceModelProviderId as number | null | undefined) ?? undefined };
+          const guid = created.guid as string;
+          try {
+            return { ...(await read(client, guid, inputs)), ...linked };
+          } catch (error) {
+            return abandonCreate(client, {
+              path: pathOf(modelEndpoints.get, { guid }),
+              kindLabel: "Model",
+              guid,
+              message: keyRedactedFailure(inputs.key, `Cannot create ${label(inputs)}: reading the new Model back failed`, error).message,
+              record: { guid, llm: inputs.llm, provider: inputs.provider, default: inputs.default, ...linked },
+            });
+          }
+        },
+        read,
+        // PUT answers the public record.
+        update: async (client, guid, news, changed, state) =>
+          toOutputs((await derived.update(client, guid, news, changed, state)) as ModelRecord, state),
+      };
+    },
   },
-  async findCreated(client, inputs) {
-    const models = await modelsApi.list(client);
-    return models
-      .filter((model) => model.llm === inputs.llm && namesProvider(linkOf(inputs) ?? inputs.provider!, model))
-      .map((model) => ({ guid: model.guid, createdAt: model.createdAt }));
-  },
-  async read(client, guid, state) {
-    return toOutputs(await modelsApi.get(client, guid), state);
-  },
-  async update(client, guid, news, _changed, state) {
-    // PUT takes `llm` only, the one updatable field (the only change that reaches update), and answers the public record.
-    return toOutputs(await modelsApi.update(client, guid, { llm: news.llm! }), state);
-  },
-  async delete(client, guid) {
-    await modelsApi.delete(client, guid);
-  },
-});
+);
 
 /**
  * Whether `declared` names the Model's provider: the service takes a provider type in any case, or the GUID

@@ -90,7 +90,12 @@ describe("Dataset through the dynamic-provider host", () => {
         deleteBeforeReplace: false,
       });
       const updated = await bed.counting(() => bed.host.update(urnOf(dataset!), id, properties, news));
-      expect(updated.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`PUT /v1/datasets/${id}`]);
+      // The spec shows no PUT response: the Dataset is read back (the record and the Data records its Items copy).
+      expect(updated.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        `PUT /v1/datasets/${id}`,
+        `GET /v1/datasets/${id}`,
+        `GET /v1/datasets/${id}/data`,
+      ]);
       expect(updated.result.properties[field]).toEqual(value);
       expect((await bed.api("GET", `/datasets/${id}`)).body[wire[field]]).toEqual(value);
       // The declared records travel with every PUT (a PUT without datapoints may empty the Dataset on the
@@ -108,7 +113,12 @@ describe("Dataset through the dynamic-provider host", () => {
       deleteBeforeReplace: false,
     });
     const rewritten = await bed.counting(() => bed.host.update(urnOf(dataset!), id, properties, swapped));
-    expect(rewritten.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`PUT /v1/datasets/${id}`, `GET /v1/datasets/${id}/data`]);
+    // The Dataset read back shows which records the Items copy.
+    expect(rewritten.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `PUT /v1/datasets/${id}`,
+      `GET /v1/datasets/${id}`,
+      `GET /v1/datasets/${id}/data`,
+    ]);
     expect(rewritten.result.properties.data).toEqual([d2, d3]);
     expect((await itemsOf(id)).data).toEqual([d2, d3]);
     Object.assign(properties, rewritten.result.properties);
@@ -171,7 +181,8 @@ describe("Dataset through the dynamic-provider host", () => {
     });
     const renamed = await checked({ name: "Curated by hand" }, loose);
     const updated = await bed.counting(() => bed.host.update(urnOf(loose!), id, refreshed.properties, renamed));
-    expect(updated.requests.map((r) => r.method)).toEqual(["PUT"]);
+    // Read back: the spec shows no PUT response.
+    expect(updated.requests.map((r) => r.method)).toEqual(["PUT", "GET", "GET"]);
     expect(updated.result.properties.data).toEqual([d3]);
     expect((await itemsOf(id)).data).toEqual([d3]);
     await bed.host.delete(urnOf(loose!), id, updated.result.properties);
@@ -215,6 +226,7 @@ describe("Dataset through the dynamic-provider host", () => {
       `GET /v1/datasets/${existing.guid}`,
       `GET /v1/datasets/${existing.guid}/data`,
       `PUT /v1/datasets/${existing.guid}`,
+      `GET /v1/datasets/${existing.guid}`,
       `GET /v1/datasets/${existing.guid}/data`,
     ]);
     expect(adopted.result.properties).toMatchObject({ name: "Golden set", description: "reviewed answers", data: [d1, d2] });

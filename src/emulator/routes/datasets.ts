@@ -20,7 +20,7 @@ export const datasetRoutes: RouteModule = (app, store) => {
   serve(app, datasetEndpoints.get, ({ caller, params }) => dataset(store.datasets.get(caller, params.guid!)));
   // `app` is parsed and dropped: the existing App relationship is retained (spec).
   serve(app, datasetEndpoints.update, ({ caller, params, body }) =>
-    dataset(store.datasets.update(caller, params.guid!, { name: body.name, description: body.description, dataGuids: body.datapoints })),
+    dataset(store.datasets.update(caller, params.guid!, { name: body.name, description: body.description, dataGuids: body.data })),
   );
   serve(app, datasetEndpoints.delete, ({ caller, params }) => deleted("Dataset", store.datasets.softDelete(caller, params.guid!).guid));
   serve(app, datasetEndpoints.ofApp, ({ caller, params, page }) => store.datasets.listByApp(caller, params.app!, page).map(dataset));
