@@ -4,11 +4,8 @@ import { DeleteMessage, Guid, JsonObject, UnnamedAuditFields } from "./common";
 import { endpoint } from "./endpoint";
 import { wire } from "./wire";
 
-/**
- * A Workflow record (blocks are never part of it), in the wire's names: the schema test/provider/put-record.test.ts
- * reads a record with. `WorkflowCodec` is the same record decoded into the package's names.
- */
-export const Workflow = z.object({
+/** A Workflow record (blocks are never part of it), in the wire's names; `WorkflowCodec` decodes it into the package's. */
+const Workflow = z.object({
   guid: Guid,
   name: z.string(),
   slug: z.string(),
@@ -102,7 +99,7 @@ export const workflowEndpoints = {
   /** Spec: guid, name, slug, timestamps, creator (record only, no blocks). */
   create: endpoint({ method: "POST", path: "/workflows", body: WorkflowCreate, response: WorkflowCodec }),
   get: endpoint({ method: "GET", path: "/workflows/{guid}", response: WorkflowCodec }),
-  /** Spec: response not shown; the emulator answers the updated Workflow (the client relies on nothing in it: `putRecord`). */
+  /** Spec: response not shown; the emulator answers the updated Workflow (the client relies on nothing in it: it reads the Workflow back). */
   update: endpoint({ method: "PUT", path: "/workflows/{guid}", body: WorkflowUpdate, response: WorkflowCodec, shown: false }),
   /** Spec: response not shown ("soft delete"); the emulator answers `{ message: "Workflow <guid> deleted" }`. */
   delete: endpoint({ method: "DELETE", path: "/workflows/{guid}", response: DeleteMessage, shown: false }),

@@ -1,12 +1,11 @@
 /** Rolling back a multi-step create, so that a create that fails midway leaves nothing unmanaged behind. */
-import { z } from "zod";
-import { type EncodedPath, type GmsClient, NotFoundError } from "../client";
+import { NotFoundError } from "../client";
 import { CreatedButFailedError, failureText, ProviderError } from "./errors";
 import type { Outputs } from "./kind";
 
 export interface AbandonedCreate {
-  /** The object's own path, for the DELETE. */
-  path: EncodedPath;
+  /** Deletes the object: the kind's delete (its DELETE entry). */
+  remove(): Promise<void>;
   kindLabel: string;
   guid: string;
   /** What failed, in the user's terms: `Cannot create Model "gpt-4o" on provider "openai": reading it back failed: ...`. */
@@ -18,10 +17,10 @@ export interface AbandonedCreate {
  * Deletes the object a create made before a later step failed, then throws: a plain error when the
  * object is gone, a `CreatedButFailedError` when it could not be deleted (so state still records it).
  */
-export async function abandonCreate(client: GmsClient, created: AbandonedCreate): Promise<never> {
+export async function abandonCreate(created: AbandonedCreate): Promise<never> {
   const { kindLabel, guid, message } = created;
   try {
-    await client.request({ method: "DELETE", path: created.path, schema: z.unknown() });
+    await created.remove();
   } catch (error) {
     if (!(error instanceof NotFoundError)) {
       throw new CreatedButFailedError(

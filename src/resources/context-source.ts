@@ -30,7 +30,6 @@ import {
   FILES_LOADER_ID,
   LoaderConfigItem,
 } from "../api/context-sources";
-import { pathOf } from "../api/endpoint";
 import { filesApi } from "../api/files";
 import { workspacesApi } from "../api/workspaces";
 import { type GmsClient, NotFoundError, ValidationError } from "../client";
@@ -285,8 +284,8 @@ export const contextSourceKind = restKind(
           if (inputs.process) record = await processAndObserve(client, context, record.guid, inputs, what);
           return toOutputs(record, context, inputs.file !== undefined);
         } catch (error) {
-          return abandonCreate(client, {
-            path: pathOf(contextSourceEndpoints.get, { contextGuid: context, guid: created.guid }),
+          return abandonCreate({
+            remove: () => derived.delete(client, created.guid, { context }),
             kindLabel: "Context Source",
             guid: created.guid,
             message: `Cannot create ContextSource for ${what}: ${reason(error)}`,

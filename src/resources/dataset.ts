@@ -17,7 +17,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
 import { datasetEndpoints } from "../api/datasets";
-import { listAll, pathOf } from "../api/endpoint";
+import { listAll } from "../api/endpoint";
 import { type GmsClient, NotFoundError } from "../client";
 import { failure, failureText, notInWorkspace, ProviderError } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
@@ -79,8 +79,8 @@ export const datasetKind = restKind(
         if (inputs.data && inputs.data.length > 0) {
           const guid = created.guid as string;
           const abandon = (message: string, data: string[]) =>
-            abandonCreate(client, {
-              path: pathOf(datasetEndpoints.get, { guid }),
+            abandonCreate({
+              remove: () => derived.delete(client, guid, {}),
               kindLabel: "Dataset",
               guid,
               message,

@@ -16,7 +16,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
-import { call, pathOf } from "../api/endpoint";
+import { call } from "../api/endpoint";
 import { FineTuneStatus, MIN_FINE_TUNE_RECORDS, type FineTuneRecord, fineTuneEndpoints } from "../api/fine-tunes";
 import { type GmsClient, NotFoundError } from "../client";
 import { type Clock, systemClock } from "../provider/clock";
@@ -139,8 +139,8 @@ export const makeFineTuneKind = (clock: Clock = systemClock) =>
           const resolved = new Set(created.dataIds);
           const skipped = inputs.dataIds!.filter((id) => !resolved.has(id));
           if (skipped.length > 0) {
-            return abandonCreate(client, {
-              path: pathOf(fineTuneEndpoints.get, { guid: created.guid }),
+            return abandonCreate({
+              remove: () => derived.delete(client, created.guid, {}),
               kindLabel: "fine-tune",
               guid: created.guid,
               message:

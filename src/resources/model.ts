@@ -18,7 +18,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid, HttpUrl } from "../api/common";
-import { pathOf } from "../api/endpoint";
 import { ModelCreatedLink, type ModelRecord, modelEndpoints } from "../api/models";
 import type { GmsClient } from "../client";
 import { keyRedactedFailure, providerAdvice } from "../provider/errors";
@@ -117,8 +116,8 @@ export const modelKind = restKind(
           try {
             return { ...(await read(client, guid, inputs)), ...linked };
           } catch (error) {
-            return abandonCreate(client, {
-              path: pathOf(modelEndpoints.get, { guid }),
+            return abandonCreate({
+              remove: () => derived.delete(client, guid, {}),
               kindLabel: "Model",
               guid,
               message: keyRedactedFailure(inputs.key, `Cannot create ${label(inputs)}: reading the new Model back failed`, error).message,

@@ -8,7 +8,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { HttpUrl } from "../api/common";
-import { listAll, pathOf } from "../api/endpoint";
+import { listAll } from "../api/endpoint";
 import { modelEndpoints } from "../api/models";
 import { type ProviderRecord, providerEndpoints } from "../api/providers";
 import type { GmsClient } from "../client";
@@ -92,8 +92,8 @@ export const providerConnectionKind = restKind(
         try {
           return await derived.update(client, guid, inputs, new Set(["nickname"]), created);
         } catch (error) {
-          return abandonCreate(client, {
-            path: pathOf(providerEndpoints.get, { guid }),
+          return abandonCreate({
+            remove: () => derived.delete(client, guid, {}),
             kindLabel: "ProviderConnection",
             guid,
             message: keyRedactedFailure(inputs.key, `Cannot create ${label(inputs)}: setting its nickname failed`, error).message,

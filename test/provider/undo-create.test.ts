@@ -1,18 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { path } from "../../src/client";
+import { call } from "../../src/api/endpoint";
+import { modelEndpoints } from "../../src/api/models";
+import type { GmsClient } from "../../src/client";
 import { CreatedButFailedError } from "../../src/provider/errors";
 import { abandonCreate } from "../../src/provider/undo-create";
 import { json, scriptedClients, type Step } from "../client/scripted-server";
 
 const GUID = "6f1d8a52-3c1e-4b7a-9d2f-0a1b2c3d4e5f";
 const { connect } = scriptedClients();
-const abandoned = {
-  path: path`/models/${GUID}`,
+/** The rollback of a Model create: its delete is the Model's DELETE entry. */
+const abandoned = (client: GmsClient) => ({
+  remove: async () => void (await call(client, modelEndpoints.delete, { params: { guid: GUID } })),
   kindLabel: "Model",
   guid: GUID,
   message: "Cannot create Model: reading it back failed.",
   record: { guid: GUID, llm: "gpt-4o" },
-};
+});
 
 describe("abandonCreate (rolling back a create that failed midway)", () => {
   it.each<[string, Step]>([
@@ -20,7 +23,7 @@ describe("abandonCreate (rolling back a create that failed midway)", () => {
     ["already gone", json(404, { detail: "Model not found" })],
   ])("throws a plain error saying the object is gone when it is %s", async (_case, answer) => {
     const { server, client } = await connect(answer, { maxRetries: 0 });
-    const error = await abandonCreate(client, abandoned).catch((caught: unknown) => caught);
+    const error = await abandonCreate(abandoned(client)).catch((caught: unknown) => caught);
     expect(error).not.toBeInstanceOf(CreatedButFailedError);
     expect((error as Error).message).toBe(
       `Cannot create Model: reading it back failed. The Model it had created (${GUID}) was deleted again.`,
@@ -30,7 +33,7 @@ describe("abandonCreate (rolling back a create that failed midway)", () => {
 
   it("reports the object as created with errors when it cannot be deleted, so state records it", async () => {
     const { client } = await connect(json(400, { detail: "refused" }), { maxRetries: 0 });
-    const error = await abandonCreate(client, abandoned).catch((caught: unknown) => caught);
+    const error = await abandonCreate(abandoned(client)).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CreatedButFailedError);
     expect(error).toMatchObject({ guid: GUID, record: { guid: GUID, llm: "gpt-4o" } });
     expect((error as Error).message).toBe(
