@@ -71,36 +71,34 @@
  * also replace the dependents. No targets, plans, `--refresh` or `--preview-only` for refresh/destroy.
  * The state file is this engine's JSON (state.ts), not a Pulumi checkpoint.
  */
-import { randomUUID } from "node:crypto";
 import { NODE_ADVICE, NODE_NEEDED, nodeTooOld } from "../node-version";
 import { resolve } from "node:path";
 import { gmsPlaceholders } from "../provider/window";
 import { type Clock, systemClock } from "../provider/clock";
-import { type CheckFailure, EngineError } from "./errors";
+import { EngineError } from "./errors";
 import type { PlaceholderHook } from "./placeholder-hook";
 import { type CheckResult, type DiffResult, ProviderHost, ResourceInitError, StackIdsFile } from "./host";
 import { StateLock } from "./lock";
-import { Limiter, OrderedSteps } from "./parallel";
-import { formatHeader, formatHeldBack, formatOutputs, formatStep, formatSummary } from "./plan";
+import { OperationFailures, stepError } from "./operation-failures";
+import { OperationState } from "./operation-state";
+import { Limiter } from "./parallel";
+import { formatHeader, formatOutputs, formatSummary } from "./plan";
 import {
-  type Fate,
-  type Progress,
   type RefreshFacts,
   type RegistrationFacts,
   type RegistrationPlan,
-  leftOver,
   planDelete,
   planLeftOver,
   planRead,
   planRefresh,
   planRegistration,
-  stopsOperation,
 } from "./planner";
 import { type ProgramMessage, ProgramProcess, childEnv } from "./program-process";
 import { type Props, annotateSecrets, containsSecret, makeSecret, markSecretOutputs, reveal, revealProps } from "./properties";
 import type { RunnerMessage, RunnerReply } from "./protocol";
-import type { EngineResult, HeldBack, Operation, PlanStep, StackOutput, StepOp } from "./results";
+import type { EngineResult, Operation, PlanStep, StackOutput } from "./results";
 import { type ResourceState, type Snapshot, StateFile } from "./state";
+import { StepReport } from "./step-report";
 
 export interface EngineOptions {
   /** The program directory: its package.json, node_modules (with `pulumi-gms` installed) and entry file. */
@@ -381,37 +379,19 @@ class Providers {
 type Registration = Extract<RunnerMessage, { kind: "register" }>;
 type Reply = Omit<RunnerReply, "seq">;
 
-/** One operation: the previous state, what this run produced, the steps, the errors. */
+/**
+ * One operation's orchestration: it serves the program's registrations and reads, asks the planner (planner.ts)
+ * what each step is, runs it through the provider, and tells the state books (operation-state.ts), the failures
+ * (operation-failures.ts) and the step report (step-report.ts) what happened.
+ */
 class Deployment {
-  private readonly steps: PlanStep[] = [];
-  private readonly ordered: OrderedSteps;
-  private previous: ResourceState[] = [];
-  /** Resources registered (or refreshed) by this run, with their place in the program (or the previous state). */
-  private readonly next: { order: number; resource: ResourceState }[] = [];
-  private readonly fates = new Map<ResourceState, Fate>();
-  private readonly pendingCopies = new Map<ResourceState, ResourceState>();
-  /** The journaled create intent of each resource this run created, settled when it is recorded. */
-  private readonly intents = new Map<ResourceState, string>();
+  private readonly state: OperationState;
+  private readonly failures: OperationFailures;
+  private readonly report: StepReport;
+  /** Every URN the program constructed, in its order: a duplicate fails the run. */
   private readonly urns = new Set<string>();
-  private readonly failures: CheckFailure[] = [];
-  private readonly errors: EngineError[] = [];
-  /** URNs registered by this run's program. */
-  private readonly registered = new Set<string>();
-  /** Resources whose step failed or was skipped: their dependents are skipped too. */
-  private readonly failedUrns = new Set<string>();
-  /** Resources a failed step still depends on: never deleted in this operation. */
-  private readonly protectedUrns = new Set<string>();
-  /** Without `continueOnError`: the first resource whose step failed, after which no step starts. */
-  private stoppedBy: string | undefined;
-  /** Deletes this operation would have made but did not, each with why. */
-  private readonly heldBack: HeldBack[] = [];
   /** Registrations and reads being served. */
   private readonly serving = new Set<Promise<unknown>>();
-  private outputs: Props = {};
-  private loaded = false;
-  private queuedSave: Promise<void> | undefined;
-  private lastSave: Promise<void> = Promise.resolve();
-  private readonly preview: boolean;
 
   constructor(
     private readonly operation: Operation,
@@ -419,40 +399,34 @@ class Deployment {
     /** The providers, each started and configured when first needed. */
     private readonly providers: Providers,
     private readonly limiter: Limiter,
-    private readonly state: StateFile,
-    private readonly log: (line: string) => void,
+    store: StateFile,
+    log: (line: string) => void,
     private readonly clock: Clock,
   ) {
-    this.preview = operation === "preview";
-    this.ordered = new OrderedSteps((step) => {
-      this.steps.push(step);
-      // Unchanged resources are counted, not printed (as `pulumi` does).
-      if (step.op !== "same") this.log(formatStep(step, this.preview));
-    });
+    this.state = new OperationState(store, clock);
+    this.failures = new OperationFailures(options.continueOnError ?? false);
+    this.report = new StepReport(log, this.preview);
   }
 
-  async load(): Promise<Snapshot> {
-    const snapshot = await this.state.load();
-    this.previous = snapshot.resources;
-    this.outputs = snapshot.outputs;
-    this.loaded = true;
-    return snapshot;
+  private get preview(): boolean {
+    return this.operation === "preview";
+  }
+
+  load(): Promise<Snapshot> {
+    return this.state.load();
   }
 
   result(): EngineResult {
-    this.ordered.flush();
-    const counts: Record<StepOp, number> = { create: 0, update: 0, replace: 0, delete: 0, same: 0, refresh: 0, read: 0 };
-    for (const step of this.steps) counts[step.op]++;
     const outputs: Record<string, StackOutput> = {};
     if (this.operation === "preview" || this.operation === "up") {
-      for (const [name, value] of Object.entries(this.outputs)) outputs[name] = { value: reveal(value), secret: containsSecret(value) };
+      for (const [name, value] of Object.entries(this.state.outputs))
+        outputs[name] = { value: reveal(value), secret: containsSecret(value) };
     }
     return {
       operation: this.operation,
-      steps: [...this.steps],
-      counts,
+      ...this.report.result(),
       outputs,
-      heldBack: [...this.heldBack],
+      heldBack: this.failures.heldBack,
       stateBytesWritten: this.state.bytesWritten,
     };
   }
@@ -461,25 +435,18 @@ class Deployment {
   async runProgram(program: ProgramProcess): Promise<void> {
     const programFailure = await program.serve(
       (message) => this.serve(message),
-      (outputs) => (this.outputs = outputs),
+      (outputs) => (this.state.outputs = outputs),
     );
     while (this.serving.size > 0) await Promise.all(this.serving);
     // A provider that could not start fails the operation once, not once per resource.
     await this.providers.started();
-    this.ordered.flush();
-    const deletes = leftOver(this.previous, (old) => this.fates.get(old), this.registered);
-    const plan = planLeftOver({
-      checkFailed: this.failures.length > 0,
-      programFailed: programFailure !== undefined,
-      firstFailed: [...this.failedUrns][0],
-    });
-    if (plan.step === "hold-back") this.holdBack(deletes, plan.reason);
+    this.report.flush();
+    const deletes = this.state.leftOver();
+    const plan = planLeftOver(this.failures.leftOverFacts(programFailure !== undefined));
+    if (plan.step === "hold-back") this.report.heldBack(this.failures.holdBack(deletes, plan.reason));
     else await this.deleteAll(deletes);
-    if (this.failures.length > 0) {
-      const lines = this.failures.map((failure) => `  ${failure.urn}\n    ${failure.property}: ${failure.reason}`);
-      throw new EngineError("CHECK_FAILED", `Resources failed their checks:\n${lines.join("\n")}`, { failures: this.failures });
-    }
-    this.throwFailures(programFailure);
+    this.failures.throwCheckFailures();
+    this.throwReport(programFailure);
   }
 
   /**
@@ -487,9 +454,9 @@ class Deployment {
    * its child) is gone, up to `parallel` at once. A failed delete is reported at the end and protects
    * what the resource depends on, so nothing it still needs is deleted before it.
    */
-  private async deleteAll(resources: ResourceState[]): Promise<void> {
+  private async deleteAll(resources: readonly ResourceState[]): Promise<void> {
     const order = [...resources].reverse();
-    const first = this.ordered.nextKey;
+    const first = this.report.nextKey;
     const deleted = new Map<ResourceState, Promise<void>>();
     order.forEach((old, index) => {
       const dependents = order
@@ -504,95 +471,44 @@ class Deployment {
   }
 
   private async deleteOne(old: ResourceState, key: number): Promise<void> {
-    const plan = planDelete({
-      fate: this.fates.get(old),
-      protected: this.protectedUrns.has(old.urn),
-      stoppedBy: this.stoppedBy,
-      preview: this.preview,
-    });
+    const plan = planDelete({ fate: this.state.fate(old), ...this.failures.deleteFacts(old.urn), preview: this.preview });
     if (plan.step === "hold-back") {
-      this.holdBack([old], plan.reason);
-      this.protect(old.dependencies, old.parent);
-      return this.ordered.settle(key);
+      this.report.heldBack(this.failures.holdBack([old], plan.reason));
+      return this.report.settle(key);
     }
     const step = (durationMs?: number): PlanStep | undefined =>
       plan.shown ? { op: "delete", ...identity(old), id: old.id, changes: [], replaces: [], durationMs } : undefined;
-    if (this.preview) return this.ordered.settle(key, step());
+    if (this.preview) return this.report.settle(key, step());
     const provider = await this.providers.for(old.urn, old.type);
     const started = this.clock.now();
     try {
       await provider.delete(old.urn, old.id, old.outputs);
     } catch (error) {
-      this.errors.push(stepError("delete", old.urn, error));
-      this.protect(old.dependencies, old.parent);
-      this.stopAfter(old.urn);
-      return this.ordered.settle(key);
+      this.failures.deleteFailed(old, error);
+      return this.report.settle(key);
     }
-    this.fates.set(old, "deleted");
-    await this.save();
-    this.ordered.settle(key, step(this.clock.now() - started));
+    this.state.setFate(old, "deleted");
+    await this.state.save();
+    this.report.settle(key, step(this.clock.now() - started));
   }
 
-  /** Deletes not made, reported in the result and printed, so that nothing is left in place without a word. */
-  private holdBack(resources: ResourceState[], reason: string): void {
-    for (const resource of resources) {
-      const held = { urn: resource.urn, type: resource.type, name: resource.name, id: resource.id, reason };
-      this.heldBack.push(held);
-      this.log(formatHeldBack(held));
-    }
-  }
-
-  /** Without `continueOnError`, the first failed step stops the operation: no step starts after it. */
-  private stopAfter(urn: string): void {
-    if (stopsOperation("STEP_FAILED", this.options.continueOnError ?? false)) this.stoppedBy ??= urn;
-  }
-
-  private protect(dependencies: string[], parent: string | undefined): void {
-    for (const urn of dependencies) this.protectedUrns.add(urn);
-    if (parent) this.protectedUrns.add(parent);
-  }
-
-  /**
-   * Every failure of the operation, reported together once everything that could run has run, in a fixed order
-   * whatever order the steps finished in: the program's own failure first (as the program's, never counted as a
-   * step), then each failed step once, in the order the program registered the resources (resources only in the
-   * old state after them, in its order). A program failure that only repeats a failed step (a dependent awaited
-   * its output) is not reported twice.
-   */
-  private throwFailures(programFailure?: EngineError): void {
-    const order = new Map([...this.urns, ...this.previous.map((old) => old.urn)].map((urn, index) => [urn, index] as const));
-    const position = (failure: EngineError) => order.get(failedStepUrns.get(failure) ?? urnInMessage(failure)) ?? order.size;
-    const steps = [...this.errors].sort((a, b) => position(a) - position(b) || a.message.localeCompare(b.message));
-    // The SDK's own words for a program that awaited an output of a resource whose step failed or was skipped.
-    const repeatsFailedStep = (failure: EngineError) =>
-      steps.some((step) => failure.message.includes(step.message)) ||
-      (this.failedUrns.size > 0 && /resource \S+ \[[^\]]+\] failed to register/.test(failure.message));
-    const program = programFailure && !repeatsFailedStep(programFailure) ? programFailure : undefined;
-    const failures = program ? [program, ...steps] : steps;
-    if (failures.length === 0) return;
-    if (failures.length === 1) throw failures[0]!;
-    const stepCount = steps.length === 1 ? "1 step failed" : `${steps.length} steps failed`;
-    const error = new EngineError(
-      failures[0]!.code,
-      `${program ? `The program failed, and ${stepCount}` : stepCount}:\n${failures.map((failure) => `  ${failure.message}`).join("\n")}`,
-      { cause: failures[0] },
-    );
-    error.errors = failures;
-    throw error;
+  /** Every failure of the operation, in the order the program registered the resources, then the old state's. */
+  private throwReport(programFailure?: EngineError): void {
+    this.failures.throwReport([...this.urns, ...this.state.previous.map((old) => old.urn)], programFailure);
   }
 
   /** Reads every resource, up to `parallel` at once; the state keeps its order. */
   async refresh(): Promise<void> {
-    await Promise.all(this.previous.map((old, index) => this.limiter.run(() => this.refreshOne(old, index))));
+    await Promise.all(this.state.previous.map((old, index) => this.limiter.run(() => this.refreshOne(old, index))));
     await this.providers.started();
-    this.throwFailures();
+    this.throwReport();
   }
 
   private async refreshOne(old: ResourceState, index: number): Promise<void> {
     const keep = () => {
-      this.fates.set(old, "kept");
-      this.next.push({ order: index, resource: old });
-      this.ordered.settle(index);
+      this.state.setFate(old, "kept");
+      this.state.remember(old, index);
+      this.report.settle(index);
     };
     const facts: RefreshFacts = { old };
     const started = this.clock.now();
@@ -613,36 +529,36 @@ class Deployment {
             step = { ...identity(old), id: old.id, replaces: [], durationMs: this.clock.now() - started };
           } catch (error) {
             // Kept as it was; the other resources are still refreshed.
-            this.errors.push(stepError("read", old.urn, error));
+            this.failures.failed(stepError("read", old.urn, error));
             facts.read = "failed";
           }
           continue;
         case "drop":
-          this.fates.set(old, "deleted");
-          await this.save();
-          return this.ordered.settle(index, { ...step!, op: "delete", changes: [] });
+          this.state.setFate(old, "deleted");
+          await this.state.save();
+          return this.report.settle(index, { ...step!, op: "delete", changes: [] });
         case "diff": {
           const outputs = markSecretOutputs(annotateSecrets(read!.properties, old.outputs), plan.inputs, old.additionalSecretOutputs);
-          this.fates.set(old, "kept");
-          this.next.push({ order: index, resource: { ...old, id: read!.id, inputs: plan.inputs, outputs } });
-          await this.save();
+          this.state.setFate(old, "kept");
+          this.state.remember({ ...old, id: read!.id, inputs: plan.inputs, outputs }, index);
+          await this.state.save();
           facts.outputs = outputs;
           facts.diff = await provider!.diff(old.urn, read!.id, outputs, old.inputs).catch((error: unknown) => {
-            this.errors.push(stepError("diff", old.urn, error));
+            this.failures.failed(stepError("diff", old.urn, error));
             return "failed" as const;
           });
           continue;
         }
         default:
-          return this.ordered.settle(index, { ...step!, op: plan.step, changes: plan.changes });
+          return this.report.settle(index, { ...step!, op: plan.step, changes: plan.changes });
       }
     }
   }
 
   async destroy(): Promise<void> {
-    await this.deleteAll(this.previous);
-    this.outputs = {};
-    this.throwFailures();
+    await this.deleteAll(this.state.previous);
+    this.state.outputs = {};
+    this.throwReport();
   }
 
   /** Serves a registration or read as soon as it arrives (the SDK sends it once its dependencies are done), within the limit. */
@@ -655,18 +571,15 @@ class Deployment {
         }),
       )
       .catch((error: unknown): RunnerReply => {
-        const failure = error instanceof EngineError ? error : new EngineError("STEP_FAILED", String(error), { cause: error });
-        if (failure.code !== "CHECK_FAILED" && failure.code !== "SKIPPED") this.errors.push(failure);
+        const failure = this.failures.answered(error);
         // A failed step is answered as `pulumi up --continue-on-error` answers it: the registration's result is a
         // failure (the SDK rejects the resource's outputs), not a monitor error. Anything else fails the registration.
-        const urn = failedStepUrns.get(failure);
-        if (urn && message.kind === "register" && failure.code === "STEP_FAILED") {
-          return { seq: message.seq, urn, failed: failure.message };
-        }
+        const urn = this.failures.failedStep(failure);
+        if (urn) return { seq: message.seq, urn, failed: failure.message };
         return { seq: message.seq, urn: "", error: failure.message };
       })
       .finally(() => {
-        this.ordered.settle(message.order);
+        this.report.settle(message.order);
         this.serving.delete(handled);
       });
     this.serving.add(handled);
@@ -693,15 +606,11 @@ class Deployment {
 
   private async register(message: Registration): Promise<Reply> {
     const urn = this.urnOf(message.type, message.name, message.parent);
-    this.registered.add(urn);
+    this.state.declared(urn);
     try {
       return await this.registerStep(urn, message);
     } catch (error) {
-      // Its dependents are skipped, and what it depends on is not deleted in this operation.
-      this.failedUrns.add(urn);
-      this.protect(message.dependencies, message.parent);
-      if (error instanceof EngineError && stopsOperation(error.code, this.options.continueOnError ?? false)) this.stoppedBy ??= urn;
-      if (error instanceof EngineError) failedStepUrns.set(error, urn);
+      this.failures.registrationFailed({ urn, dependencies: message.dependencies, parent: message.parent }, error);
       throw error;
     }
   }
@@ -710,8 +619,8 @@ class Deployment {
   private async registerStep(urn: string, message: Registration): Promise<Reply> {
     const facts: RegistrationFacts = {
       goal: { ...message, urn },
-      old: this.previous.find((resource) => resource.urn === urn && !resource.pendingReplacement),
-      progress: this.progress(),
+      old: this.state.old(urn),
+      progress: this.failures.progress(this.preview),
     };
     let host: GrpcProvider | undefined;
     for (;;) {
@@ -727,10 +636,10 @@ class Deployment {
             throw stepError("check", urn, error);
           });
           // Read once the check is answered: other steps ran meanwhile.
-          facts.progress = this.progress();
+          facts.progress = this.failures.progress(this.preview);
           continue;
         case "check-failed":
-          this.failures.push(...plan.failures);
+          this.failures.checkFailed(plan.failures);
           throw new EngineError("CHECK_FAILED", plan.reason);
         case "skip":
           throw new EngineError("SKIPPED", plan.reason);
@@ -770,7 +679,7 @@ class Deployment {
       return this.commit(created, order, { ...step, op: "create", changes: [], durationMs: this.clock.now() - started });
     }
     if (plan.step === "same") {
-      this.fates.set(old, "kept");
+      this.state.setFate(old, "kept");
       const same = { ...base, id: old.id, inputs, outputs: markSecretOutputs(old.outputs, inputs, base.additionalSecretOutputs) };
       return this.commit(same, order, { ...step, op: "same", id: old.id, changes: [] });
     }
@@ -784,7 +693,7 @@ class Deployment {
         });
         outputs = updated.properties;
       }
-      this.fates.set(old, "kept");
+      this.state.setFate(old, "kept");
       const entry = { ...base, id: old.id, inputs, outputs: markSecretOutputs(outputs, inputs, base.additionalSecretOutputs) };
       return this.commit(entry, order, {
         ...step,
@@ -796,16 +705,17 @@ class Deployment {
     }
 
     const deleteFirst = plan.step === "delete-before-replace";
+    const fate = deleteFirst ? "deleted" : "replaced";
     if (deleteFirst && !this.preview) {
       await host.delete(urn, old.id, old.outputs).catch((error: unknown) => {
         throw stepError("delete", urn, error);
       });
-      this.fates.set(old, "deleted");
-      await this.save();
+      this.state.setFate(old, "deleted");
+      await this.state.save();
     }
     // The old object stays the resource until its replacement exists (even partly, then both are recorded).
-    const created = await this.create(host, base, inputs, order, () => this.fates.set(old, deleteFirst ? "deleted" : "replaced"));
-    this.fates.set(old, deleteFirst ? "deleted" : "replaced");
+    const created = await this.create(host, base, inputs, order, () => this.state.setFate(old, fate));
+    this.state.setFate(old, fate);
     return this.commit(created, order, {
       ...step,
       op: "replace",
@@ -814,16 +724,6 @@ class Deployment {
       replaces: plan.replaces,
       durationMs: this.clock.now() - started,
     });
-  }
-
-  /** What the operation met so far, as the planner reads it. */
-  private progress(): Progress {
-    return {
-      checkFailed: this.failures.length > 0,
-      failed: (urn) => this.failedUrns.has(urn),
-      stoppedBy: this.stoppedBy,
-      preview: this.preview,
-    };
   }
 
   /**
@@ -840,9 +740,7 @@ class Deployment {
   ): Promise<ResourceState> {
     this.requireSecretStorage(base.urn, inputs);
     if (this.preview) return { ...base, id: "", inputs, outputs: markSecretOutputs(inputs, inputs, base.additionalSecretOutputs) };
-    // Journaled before it is sent: if this process dies before the result is recorded, the next run knows.
-    const intent = randomUUID();
-    await this.state.creating({ id: intent, resource: { ...base, inputs }, at: new Date(this.clock.now()).toISOString() });
+    const intent = await this.state.creating({ ...base, inputs });
     try {
       const created = await host.create(base.urn, inputs);
       const entry = {
@@ -851,35 +749,27 @@ class Deployment {
         inputs,
         outputs: markSecretOutputs(created.properties, inputs, base.additionalSecretOutputs),
       };
-      this.intents.set(entry, intent);
+      this.state.created(entry, intent);
       return entry;
     } catch (error) {
       if (error instanceof ResourceInitError) {
         onPartial?.();
         const outputs = markSecretOutputs(annotateSecrets(error.properties, inputs), inputs, base.additionalSecretOutputs);
-        this.remember({ ...base, id: error.id, inputs, outputs, initErrors: error.reasons }, order);
+        this.state.remember({ ...base, id: error.id, inputs, outputs, initErrors: error.reasons }, order);
       }
       // Recorded (a partial create), or nothing was made: the create is settled either way.
       this.state.settle(intent);
-      await this.save();
+      await this.state.save();
       throw stepError("create", base.urn, error);
     }
   }
 
-  /** A resource of this run's state, in the program's order (those without a place after the others, as they came). */
-  private remember(resource: ResourceState, order: number | undefined): void {
-    this.next.push({ order: order ?? Number.MAX_SAFE_INTEGER, resource });
-  }
-
   /** Records the new state of a registered resource (saving it at once, as the engine checkpoints) and answers the program. */
   private async commit(entry: ResourceState, order: number | undefined, step: PlanStep): Promise<Reply> {
-    this.remember(entry, order);
-    // Settled in the checkpoint that records the object, never before it.
-    const intent = this.intents.get(entry);
-    if (intent) this.state.settle(intent);
+    this.state.record(entry, order);
     if (!this.preview) {
       try {
-        await this.save();
+        await this.state.save();
       } catch (error) {
         if (error instanceof EngineError && error.code === "PASSPHRASE_REQUIRED" && step.op !== "same") {
           const why = `${entry.urn} (id ${entry.id}) was ${step.op}d but its secret outputs cannot be recorded without a passphrase`;
@@ -888,7 +778,7 @@ class Deployment {
         throw error;
       }
     }
-    this.ordered.settle(order, step);
+    this.report.settle(order, step);
     return { urn: entry.urn, id: entry.id, outputs: entry.outputs };
   }
 
@@ -914,7 +804,7 @@ class Deployment {
         case "missing":
           throw new EngineError("STEP_FAILED", plan.reason);
         case "done":
-          this.ordered.settle(message.order, {
+          this.report.settle(message.order, {
             op: "read",
             urn,
             type: message.type,
@@ -938,54 +828,10 @@ class Deployment {
     }
   }
 
-  /** What the state holds now: this run's resources in the program's order, then the previous ones not yet dealt with. */
-  private snapshot(): Snapshot {
-    const current = [...this.next].sort((a, b) => a.order - b.order).map((entry) => entry.resource);
-    const remaining = this.previous
-      .filter((resource) => this.fates.get(resource) !== "kept" && this.fates.get(resource) !== "deleted")
-      .map((resource) => (this.fates.get(resource) === "replaced" ? this.pending(resource) : resource));
-    return { resources: [...current, ...remaining], outputs: this.outputs };
-  }
-
-  /** The replaced object awaiting deletion: one object per resource, so checkpoints see it unchanged. */
-  private pending(resource: ResourceState): ResourceState {
-    let copy = this.pendingCopies.get(resource);
-    if (!copy) this.pendingCopies.set(resource, (copy = { ...resource, pendingReplacement: true }));
-    return copy;
-  }
-
-  /**
-   * A checkpoint (the state journal's entries for what changed), as the engine checkpoints after each step.
-   * Steps that finish while one is being written share the next one: it is taken when its turn comes, so
-   * it holds all of them.
-   */
-  private save(): Promise<void> {
-    if (!this.queuedSave) {
-      const queued = this.lastSave.then(() => {
-        this.queuedSave = undefined;
-        return this.state.save(this.snapshot());
-      });
-      this.queuedSave = queued;
-      this.lastSave = queued.catch(() => undefined);
-    }
-    return this.queuedSave;
-  }
-
   /** The end of the operation: the state file written once (a preview writes nothing). */
   async finish(): Promise<void> {
-    if (!this.preview && this.loaded) await this.state.finish(this.snapshot());
+    if (!this.preview) await this.state.finish();
   }
 }
 
-/** The URN of the registration each failed step's error belongs to. */
-const failedStepUrns = new WeakMap<EngineError, string>();
-
-/** The URN a step's error names (`create of <urn> failed: ...`, as stepError words it), or "". */
-const urnInMessage = (failure: EngineError): string => /^\w+ of (urn:\S+) failed/.exec(failure.message)?.[1] ?? "";
-
 const identity = (resource: ResourceState) => ({ urn: resource.urn, type: resource.type, name: resource.name });
-
-function stepError(operation: string, urn: string, error: unknown): EngineError {
-  const message = error instanceof Error ? error.message : String(error);
-  return new EngineError("STEP_FAILED", `${operation} of ${urn} failed: ${message}`, { cause: error });
-}

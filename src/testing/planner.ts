@@ -3,7 +3,8 @@
  * program no longer declares, a resource a refresh read, and a read (`.get`), from the old state of the
  * resource (or none), the registration (the goal), the provider's answers (check, diff, read) and what the
  * operation met so far (check failures, failed resources, a stop). No I/O and no clock: `Deployment`
- * (engine.ts) asks the provider what a plan asks for, runs the step a plan answers and keeps the books.
+ * (engine.ts) asks the provider what a plan asks for, runs the step a plan answers, and tells the state books
+ * (operation-state.ts) and the failures (operation-failures.ts) what happened.
  *
  * As the Pulumi engine's step generator decides (pkg/resource/deploy/step_generator.go, `generateSteps` and
  * `generateStepsFromDiff`):
