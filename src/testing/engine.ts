@@ -221,7 +221,7 @@ export class LocalEngine {
         : undefined;
     // The ids every resource of the loaded state holds, for the provider: a placeholder never takes one of them.
     const placeholders = options.placeholders ?? gmsPlaceholders;
-    const stackIds = new StackIdsFile(placeholders.stackIdsVariable);
+    const stackIds = new StackIdsFile(placeholders.stackIdsVariable, `${resolve(options.stateFile)}.ids`);
     const starting = ProviderHost.start({
       cwd: resolve(options.programDir),
       project: options.project,

@@ -5,7 +5,7 @@
  * leaves (a placeholder, a partially created resource, a replaced object pending deletion, a pending operation)
  * and resources outside the package; then the files and the command itself, and each refusal.
  */
-import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -360,6 +360,7 @@ describe("the command", () => {
         .filter((l) => l.startsWith("pulumi state delete")),
     ).toHaveLength(9);
     expect(run.out.join("")).toContain(`Wrote ${join(dir, "i.json")}: 9 native gms resource(s)`);
+    rmSync(dir, { recursive: true });
   });
 
   it("exits 1 with the reason and writes nothing on a bad export, 2 on a usage error", () => {
@@ -371,6 +372,7 @@ describe("the command", () => {
     const usage = io();
     expect(main(["--nope"], usage.io)).toBe(2);
     expect(usage.err.join("")).toContain("usage: gms-migrate");
+    rmSync(dir, { recursive: true });
   });
 
   it("reads the package's schema.json: every kind with its inputs", () => {

@@ -19,7 +19,7 @@
  */
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FaultStats, type RunningEmulator, startEmulator } from "../../src/emulator";
 import { PulumiCliEngine } from "../../src/testing";
 import {
@@ -65,11 +65,15 @@ interface Checkpoint {
 describe.skipIf(cli === undefined).each(SEEDS)(
   `pulumi up converging under injected faults on the real CLI (${cliName(cli)}): ${COPIES * 9} resources, seed %i`,
   (seed) => {
-    const dir = makeProgramDir("gms-cli-chaos", PROGRAM);
+    // Made before the tests, not while collecting them: a suite skipped without the CLI makes no folder.
+    let dir: string;
     let emulator: RunningEmulator | undefined;
+    beforeAll(() => {
+      dir = makeProgramDir("gms-cli-chaos", PROGRAM);
+    });
     afterAll(async () => {
       await emulator?.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
     it("re-runs up until it succeeds, then holds each declared object exactly once; destroy leaves nothing", async () => {

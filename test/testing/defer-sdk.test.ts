@@ -108,7 +108,8 @@ const before = Object.keys(require.cache).length;
 deferring.deferSdkModules(dir);
 deferring.deferGrpc(dir);
 const added = Object.keys(require.cache).filter((path) => path.startsWith(dir)).map((path) => path.slice(dir.length));
-process.stdout.write(JSON.stringify({ added: added.sort(), others: Object.keys(require.cache).length - before - added.length }));`);
+process.stdout.write(JSON.stringify({ added: added.sort(), others: Object.keys(require.cache).length - before - added.length }));
+require("node:fs").rmSync(dir, { recursive: true });`);
     // Only the SDK's own files are stood in for (never required from such a directory); no package, no gRPC.
     expect(JSON.parse(out)).toEqual({
       added: ["/automation/index.js", "/runtime/closure/codePaths.js", "/runtime/closure/serializeClosure.js"],
