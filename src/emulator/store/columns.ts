@@ -188,29 +188,102 @@ const stored = (value: unknown): SqlInput =>
       ? JSON.stringify(value)
       : (value as SqlInput);
 
-/** A table's row in the package's names: the record a store returns and a route's codec encodes. */
-export type RecordOf<C extends Columns> = Camelized<RowOf<C>>;
+/** A row in the package's names: the record a store returns and a route's codec encodes. */
+export type TableRecord<C extends Columns> = Camelized<RowOf<C>>;
+
+/** A record of a table with joined columns. */
+type ViewRecord<C extends Columns, J extends Columns> = TableRecord<Omit<C, keyof J> & J>;
+
+/** The record a RecordTable reads, e.g. `StoredRecord<typeof SESSION_RECORDS>`. */
+export type StoredRecord<T extends { record(row: RawRow): unknown }> = ReturnType<T["record"]>;
+
+/** The queries a RecordTable runs: the store's Database (./database.ts). */
+export interface RecordSql {
+  run(query: string, ...params: SqlInput[]): number;
+  get(query: string, ...params: SqlInput[]): RawRow | undefined;
+  all(query: string, ...params: SqlInput[]): RawRow[];
+  paged(
+    from: string,
+    args: SqlInput[],
+    page: { skip: number; limit: number },
+    options: { select: string; order: string },
+  ): { rows: RawRow[]; total: number };
+}
+
+/**
+ * Columns a table's records carry from the rows they link to: each joined column's SQL (over the `joins` of the
+ * view) and its codec, e.g. the linked App's GUID as `app`, the name the wire gives it.
+ */
+export type Joined<J extends Columns> = { readonly [K in keyof J]: readonly [sql: string, column: J[K]] };
+
+/** Which records: fields equal to their values (null: IS NULL), undefined ones ignored. */
+export type Where<R> = { readonly [K in keyof R]?: R[K] | undefined };
 
 /**
  * A table's rows as records in the package's names, written and read generically: a store whose fields are
- * its columns writes no INSERT, UPDATE or row mapper, so a plain field is its column in the description (and
- * the migration that adds it). `values` name columns in the package's names; a key that is no column is left out.
+ * its columns writes no INSERT, UPDATE, SELECT or row mapper, so a plain field is its column in the description
+ * (and the migration that adds it). Records may carry columns of the rows they link to (`joined`); queries name
+ * fields in the package's names, and a key that is no column is left out of a write.
  */
-export class RecordTable<C extends Columns> {
+export class RecordTable<C extends Columns, J extends Columns = {}> {
+  private readonly codec: RowCodec<Omit<C, keyof J> & J>;
+  /** Field to the SQL it is read by (`table.column`, or a joined column's SQL). */
+  private readonly sqlOf: Map<string, string>;
+  /** Field to the column it is written to (the table's own columns only). */
   private readonly byField: Map<string, string>;
+  private readonly select: string;
+  private readonly from: string;
 
-  constructor(readonly table: Table<C>) {
+  constructor(
+    readonly table: Table<C>,
+    view: { joins?: string; joined?: Joined<J> } = {},
+  ) {
+    const joined: [string, readonly [string, Column<unknown>]][] = Object.entries(view.joined ?? {});
+    this.codec = table.extend(Object.fromEntries(joined.map(([name, [, column]]) => [name, column])) as J);
     this.byField = new Map(Object.keys(table.columns).map((column) => [camelCase(column), column]));
+    this.sqlOf = new Map([
+      ...[...this.byField].map(([field, column]): [string, string] => [field, `${table.name}.${column}`]),
+      ...joined.map(([name, [sql]]): [string, string] => [camelCase(name), sql]),
+    ]);
+    this.select = [`${table.name}.*`, ...joined.map(([name, [sql]]) => `${sql} AS ${name}`)].join(", ");
+    this.from = `FROM ${table.name}${view.joins ? ` ${view.joins}` : ""}`;
   }
 
   /** The decoded row in the package's names. */
-  record(row: RawRow): RecordOf<C> {
-    const decoded = this.table.decode(row) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(decoded).map(([column, value]) => [camelCase(column), value])) as RecordOf<C>;
+  record(row: RawRow): ViewRecord<C, J> {
+    const decoded = this.codec.decode(row) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(decoded).map(([column, value]) => [camelCase(column), value])) as ViewRecord<C, J>;
+  }
+
+  /** The first record that matches (by `order`), if any. */
+  find(db: RecordSql, where: Where<ViewRecord<C, J>>, order?: (keyof ViewRecord<C, J> & string)[]): ViewRecord<C, J> | undefined {
+    const [condition, args] = this.condition(where);
+    const row = db.get(`SELECT ${this.select} ${this.from} WHERE ${condition} ORDER BY ${this.orderBy(order)} LIMIT 1`, ...args);
+    return row && this.record(row);
+  }
+
+  /** Every record that matches, in `order` (fields, ascending; by default by id). */
+  list(db: RecordSql, where: Where<ViewRecord<C, J>>, order?: (keyof ViewRecord<C, J> & string)[]): ViewRecord<C, J>[] {
+    const [condition, args] = this.condition(where);
+    return db
+      .all(`SELECT ${this.select} ${this.from} WHERE ${condition} ORDER BY ${this.orderBy(order)}`, ...args)
+      .map((row) => this.record(row));
+  }
+
+  /** One page of the records that match, in `order`, and the count of all of them. */
+  page(
+    db: RecordSql,
+    where: Where<ViewRecord<C, J>>,
+    page: { skip: number; limit: number },
+    order?: (keyof ViewRecord<C, J> & string)[],
+  ): { items: ViewRecord<C, J>[]; total: number } {
+    const [condition, args] = this.condition(where);
+    const { rows, total } = db.paged(`${this.from} WHERE ${condition}`, args, page, { select: this.select, order: this.orderBy(order) });
+    return { items: rows.map((row) => this.record(row)), total };
   }
 
   /** `INSERT` of the given fields (the others take their column's default); returns the new row's id. */
-  insert(db: { run(query: string, ...params: SqlInput[]): number }, values: Partial<RecordOf<C>>): number {
+  insert(db: RecordSql, values: Partial<TableRecord<C>>): number {
     const columns = this.columnsOf(values);
     const placeholders = columns.map(() => "?").join(", ");
     return db.run(
@@ -220,7 +293,7 @@ export class RecordTable<C extends Columns> {
   }
 
   /** `UPDATE … SET` of the given fields (an undefined one keeps its value, a null one is cleared) of row `id`. */
-  update(db: { run(query: string, ...params: SqlInput[]): number }, id: number, values: Partial<RecordOf<C>>): void {
+  update(db: RecordSql, id: number, values: Partial<TableRecord<C>>): void {
     const columns = this.columnsOf(values);
     if (columns.length === 0) return;
     db.run(
@@ -230,7 +303,25 @@ export class RecordTable<C extends Columns> {
     );
   }
 
-  private columnsOf(values: Partial<RecordOf<C>>): [string, SqlInput][] {
+  private condition(where: Where<Record<string, unknown>>): [string, SqlInput[]] {
+    const terms = Object.entries(where).filter(([, value]) => value !== undefined);
+    const sql = terms.map(([field, value]) => `${this.sqlFor(field)} ${value === null ? "IS NULL" : "= ?"}`);
+    const args = terms.filter(([, value]) => value !== null).map(([, value]) => stored(value));
+    return [sql.length === 0 ? "1" : sql.join(" AND "), args];
+  }
+
+  /** By the fields given, else by id (creation order). */
+  private orderBy(fields: string[] = ["id"]): string {
+    return fields.map((field) => this.sqlFor(field)).join(", ");
+  }
+
+  private sqlFor(field: string): string {
+    const sql = this.sqlOf.get(field);
+    if (sql === undefined) throw new Error(`${this.table.name} has no field ${field}`);
+    return sql;
+  }
+
+  private columnsOf(values: Partial<TableRecord<C>>): [string, SqlInput][] {
     return Object.entries(values)
       .filter(([field, value]) => value !== undefined && this.byField.has(field))
       .map(([field, value]) => [this.byField.get(field)!, stored(value)]);

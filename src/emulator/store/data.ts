@@ -1,4 +1,4 @@
-import type { AppRecord } from "./apps";
+import type { StoredApp } from "./apps";
 import { z } from "zod";
 import { type Column, type RawRow, integer, json, nullable, real, table, text } from "./columns";
 import type { Database, SqlValue } from "./database";
@@ -6,7 +6,7 @@ import { BadRequestError, RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
 import type { ActionStore } from "./actions";
 import type { AppStore } from "./apps";
-import type { SessionRecord, SessionStore } from "./sessions";
+import type { StoredSession, SessionStore } from "./sessions";
 
 /** A Data record's input or output: a string, an array or an object. */
 export type DataValue = string | unknown[] | Record<string, unknown>;
@@ -201,7 +201,7 @@ export class DataStore {
   }
 
   /** Resolves the supplied App, Session and version GUIDs (after the Action); returns the App and Session given. */
-  private resolveLinks(caller: Caller, input: DataFields): { app: AppRecord | undefined; session: SessionRecord | undefined } {
+  private resolveLinks(caller: Caller, input: DataFields): { app: StoredApp | undefined; session: StoredSession | undefined } {
     const app = input.appGuid ? this.store.apps.get(caller, input.appGuid) : undefined;
     const session = input.sessionGuid ? this.store.sessions.get(caller, input.sessionGuid) : undefined;
     // Spec choice: the emulator has no Action versions, so no supplied version can resolve.
@@ -210,7 +210,7 @@ export class DataStore {
   }
 
   /** Links a record to a Session, replacing the Session it had. */
-  private linkSession(dataId: number, session: SessionRecord): void {
+  private linkSession(dataId: number, session: StoredSession): void {
     this.db.run(
       "INSERT INTO data_sessions (data_id, session_id) VALUES (?, ?) ON CONFLICT (data_id) DO UPDATE SET session_id = excluded.session_id",
       dataId,
