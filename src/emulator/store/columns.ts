@@ -13,17 +13,23 @@ import type { DatabaseSync, SQLInputValue as SqlInput } from "node:sqlite";
 /** SQLite's storage classes as column types are declared in this project's tables. */
 export type SqlType = "INTEGER" | "TEXT" | "REAL" | "BLOB";
 
-/** One column: its declared type, whether it may hold NULL, and how a stored value becomes a field. */
+/** One column: its declared type, whether it may hold NULL, and how a stored value becomes a field and back. */
 export interface Column<T> {
   readonly type: SqlType;
   readonly nullable: boolean;
   /** The field for a stored value, or `INVALID` when the value does not fit the column. */
   readonly decode: (value: unknown) => T | typeof INVALID;
+  /** The stored value of a field (a method, so that a column of any `T` is a `Column<unknown>`). */
+  encode(value: T): SqlInput;
 }
 
 export const INVALID: unique symbol = Symbol("invalid");
 
-const column = <T>(type: SqlType, decode: (value: unknown) => T | typeof INVALID): Column<T> => ({ type, nullable: false, decode });
+const column = <T>(
+  type: SqlType,
+  decode: (value: unknown) => T | typeof INVALID,
+  encode: (value: T) => SqlInput = (value) => value as SqlInput,
+): Column<T> => ({ type, nullable: false, decode, encode });
 
 const toInteger = (value: unknown): number | typeof INVALID => {
   if (typeof value === "number") return Number.isSafeInteger(value) ? value : INVALID;
@@ -46,10 +52,14 @@ export const text: Column<string> = column("TEXT", (value) => (typeof value === 
 export const blob: Column<Uint8Array> = column("BLOB", (value) => (value instanceof Uint8Array ? value : INVALID));
 
 /** A boolean stored as INTEGER 0 or 1. */
-export const flag: Column<boolean> = column("INTEGER", (value) => {
-  const n = toInteger(value);
-  return n === 0 ? false : n === 1 ? true : INVALID;
-});
+export const flag: Column<boolean> = column(
+  "INTEGER",
+  (value) => {
+    const n = toInteger(value);
+    return n === 0 ? false : n === 1 ? true : INVALID;
+  },
+  Number,
+);
 
 /** TEXT holding one of `values` (a closed set the code switches on). */
 export const oneOf = <const V extends readonly string[]>(values: V): Column<V[number]> =>
@@ -60,18 +70,22 @@ export const oneOf = <const V extends readonly string[]>(values: V): Column<V[nu
  * without it the value is `unknown` for the caller to narrow.
  */
 export function json<T = unknown>(check?: (value: unknown) => { success: true; data: T } | { success: false }): Column<T> {
-  return column("TEXT", (value) => {
-    if (typeof value !== "string") return INVALID;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      return INVALID;
-    }
-    if (!check) return parsed as T;
-    const result = check(parsed);
-    return result.success ? result.data : INVALID;
-  });
+  return column(
+    "TEXT",
+    (value) => {
+      if (typeof value !== "string") return INVALID;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(value);
+      } catch {
+        return INVALID;
+      }
+      if (!check) return parsed as T;
+      const result = check(parsed);
+      return result.success ? result.data : INVALID;
+    },
+    JSON.stringify,
+  );
 }
 
 /** The same column, NULL allowed (read as `null`). */
@@ -79,6 +93,7 @@ export const nullable = <T>(inner: Column<T>): Column<T | null> => ({
   type: inner.type,
   nullable: true,
   decode: (value) => (value === null || value === undefined ? null : inner.decode(value)),
+  encode: (value) => (value === null ? null : inner.encode(value)),
 });
 
 export type Columns = Record<string, Column<unknown>>;
@@ -180,14 +195,6 @@ export class Table<C extends Columns = Columns> extends RowCodec<C> {
 
 export const table = <const C extends Columns>(name: string, columns: C): Table<C> => new Table(name, columns);
 
-/** A value as its column stores it: a flag as 0/1, a JSON column's value as its text. */
-const stored = (value: unknown): SqlInput =>
-  typeof value === "boolean"
-    ? Number(value)
-    : value !== null && typeof value === "object" && !(value instanceof Uint8Array)
-      ? JSON.stringify(value)
-      : (value as SqlInput);
-
 /** A row in the package's names: the record a store returns and a route's codec encodes. */
 export type TableRecord<C extends Columns> = Camelized<RowOf<C>>;
 
@@ -211,10 +218,11 @@ export interface RecordSql {
 }
 
 /**
- * Columns a table's records carry from the rows they link to: each joined column's SQL (over the `joins` of the
- * view) and its codec, e.g. the linked App's GUID as `app`, the name the wire gives it.
+ * Fields a table's records carry besides its columns, each an SQL expression (over the table and its `joins`)
+ * and its codec: a linked row's GUID under the name the wire gives it (`app: ["p.guid", text]`), or a value
+ * computed from the row (`deleted: ["experiments.deleted_at IS NOT NULL", flag]`).
  */
-export type Joined<J extends Columns> = { readonly [K in keyof J]: readonly [sql: string, column: J[K]] };
+export type Derived<J extends Columns> = { readonly [K in keyof J]: readonly [sql: string, column: J[K]] };
 
 /** Which records: fields equal to their values (null: IS NULL), undefined ones ignored. */
 export type Where<R> = { readonly [K in keyof R]?: R[K] | undefined };
@@ -222,30 +230,29 @@ export type Where<R> = { readonly [K in keyof R]?: R[K] | undefined };
 /**
  * A table's rows as records in the package's names, written and read generically: a store whose fields are
  * its columns writes no INSERT, UPDATE, SELECT or row mapper, so a plain field is its column in the description
- * (and the migration that adds it). Records may carry columns of the rows they link to (`joined`); queries name
+ * (and the migration that adds it). Records may carry derived fields (`derived`: linked GUIDs, computed values); queries name
  * fields in the package's names, and a key that is no column is left out of a write.
  */
 export class RecordTable<C extends Columns, J extends Columns = {}> {
   private readonly codec: RowCodec<Omit<C, keyof J> & J>;
-  /** Field to the SQL it is read by (`table.column`, or a joined column's SQL). */
-  private readonly sqlOf: Map<string, string>;
-  /** Field to the column it is written to (the table's own columns only). */
-  private readonly byField: Map<string, string>;
+  /** Each field's SQL (`table.column`, or a derived field's expression), codec, and column when it is one of the table's. */
+  private readonly fields: Map<string, { sql: string; codec: Column<unknown>; column?: string }>;
   private readonly select: string;
   private readonly from: string;
 
   constructor(
     readonly table: Table<C>,
-    view: { joins?: string; joined?: Joined<J> } = {},
+    view: { joins?: string; derived?: Derived<J> } = {},
   ) {
-    const joined: [string, readonly [string, Column<unknown>]][] = Object.entries(view.joined ?? {});
-    this.codec = table.extend(Object.fromEntries(joined.map(([name, [, column]]) => [name, column])) as J);
-    this.byField = new Map(Object.keys(table.columns).map((column) => [camelCase(column), column]));
-    this.sqlOf = new Map([
-      ...[...this.byField].map(([field, column]): [string, string] => [field, `${table.name}.${column}`]),
-      ...joined.map(([name, [sql]]): [string, string] => [camelCase(name), sql]),
+    const derived: [string, readonly [string, Column<unknown>]][] = Object.entries(view.derived ?? {});
+    this.codec = table.extend(Object.fromEntries(derived.map(([name, [, codec]]) => [name, codec])) as J);
+    this.fields = new Map([
+      ...Object.entries(table.columns).map(
+        ([column, codec]) => [camelCase(column), { sql: `${table.name}.${column}`, codec, column }] as const,
+      ),
+      ...derived.map(([name, [sql, codec]]) => [camelCase(name), { sql, codec }] as const),
     ]);
-    this.select = [`${table.name}.*`, ...joined.map(([name, [sql]]) => `${sql} AS ${name}`)].join(", ");
+    this.select = [`${table.name}.*`, ...derived.map(([name, [sql]]) => `${sql} AS ${name}`)].join(", ");
     this.from = `FROM ${table.name}${view.joins ? ` ${view.joins}` : ""}`;
   }
 
@@ -304,27 +311,31 @@ export class RecordTable<C extends Columns, J extends Columns = {}> {
   }
 
   private condition(where: Where<Record<string, unknown>>): [string, SqlInput[]] {
-    const terms = Object.entries(where).filter(([, value]) => value !== undefined);
-    const sql = terms.map(([field, value]) => `${this.sqlFor(field)} ${value === null ? "IS NULL" : "= ?"}`);
-    const args = terms.filter(([, value]) => value !== null).map(([, value]) => stored(value));
+    const terms = Object.entries(where)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [this.field(name), value] as const);
+    const sql = terms.map(([field, value]) => `${field.sql} ${value === null ? "IS NULL" : "= ?"}`);
+    const args = terms.filter(([, value]) => value !== null).map(([field, value]) => field.codec.encode(value));
     return [sql.length === 0 ? "1" : sql.join(" AND "), args];
   }
 
   /** By the fields given, else by id (creation order). */
-  private orderBy(fields: string[] = ["id"]): string {
-    return fields.map((field) => this.sqlFor(field)).join(", ");
+  private orderBy(names: string[] = ["id"]): string {
+    return names.map((name) => this.field(name).sql).join(", ");
   }
 
-  private sqlFor(field: string): string {
-    const sql = this.sqlOf.get(field);
-    if (sql === undefined) throw new Error(`${this.table.name} has no field ${field}`);
-    return sql;
+  private field(name: string) {
+    const field = this.fields.get(name);
+    if (field === undefined) throw new Error(`${this.table.name} has no field ${name}`);
+    return field;
   }
 
+  /** The given fields that are columns, with their stored values. */
   private columnsOf(values: Partial<TableRecord<C>>): [string, SqlInput][] {
-    return Object.entries(values)
-      .filter(([field, value]) => value !== undefined && this.byField.has(field))
-      .map(([field, value]) => [this.byField.get(field)!, stored(value)]);
+    return Object.entries(values).flatMap(([name, value]): [string, SqlInput][] => {
+      const field = this.fields.get(name);
+      return value === undefined || field?.column === undefined ? [] : [[field.column, field.codec.encode(value)]];
+    });
   }
 }
 

@@ -4,7 +4,8 @@ import { COUNT, type RawRow, flag, integer, nullable, oneOf, table, text } from 
 import type { Database, SqlValue } from "./database";
 import type { DataStore } from "./data";
 import { BadRequestError, RecordNotFoundError } from "./errors";
-import type { ExperimentRecord, ExperimentStore, Variant } from "./experiments";
+import type { Variant } from "../../api/actions";
+import type { ExperimentStore, StoredExperiment } from "./experiments";
 import { type Audited, type Caller, RECORD_COLUMNS, audited, newGuid, toFlag } from "./records";
 import type { SessionStore } from "./sessions";
 import type { SignedQuery, UrlSignature, UrlSigner } from "./signing";
@@ -55,7 +56,7 @@ export interface ExperimentGeneration {
 
 /** How a run was assigned to an Experiment: by the alternation, or forced by the caller. */
 interface Assignment {
-  experiment: ExperimentRecord;
+  experiment: StoredExperiment;
   variant: Variant;
   forced: boolean;
 }
@@ -127,9 +128,9 @@ export class GenerationStore {
   }
 
   /** An Experiment's two Actions and the union of their variables (the primary's first, in the order they appear). */
-  private experimentActions(caller: Caller, experiment: ExperimentRecord) {
-    const primary = this.store.actions.get(caller, experiment.primaryActionGuid);
-    const secondary = this.store.actions.get(caller, experiment.secondaryActionGuid);
+  private experimentActions(caller: Caller, experiment: StoredExperiment) {
+    const primary = this.store.actions.get(caller, experiment.primaryAction);
+    const secondary = this.store.actions.get(caller, experiment.secondaryAction);
     return { primary, secondary, variables: [...new Set([...primary.variables, ...secondary.variables])] };
   }
 
@@ -234,7 +235,7 @@ export class GenerationStore {
   }
 
   /** Primary on an even count of earlier unforced assignments, secondary on an odd one. */
-  private nextVariant(experiment: ExperimentRecord): Variant {
+  private nextVariant(experiment: StoredExperiment): Variant {
     const { n } = COUNT.decode(this.db.get("SELECT count(*) AS n FROM generations WHERE experiment_id = ? AND forced = 0", experiment.id)!);
     return n % 2 === 0 ? "primary" : "secondary";
   }

@@ -14,7 +14,7 @@ export const SESSIONS = table("sessions", {
   ...RECORD_COLUMNS,
 });
 
-const RECORDS = new RecordTable(SESSIONS, { joins: "JOIN actions a ON a.id = sessions.action_id", joined: { action: ["a.guid", text] } });
+const RECORDS = new RecordTable(SESSIONS, { joins: "JOIN actions a ON a.id = sessions.action_id", derived: { action: ["a.guid", text] } });
 
 /** A Session: groups the Data of related Action runs (multi-turn use) under one Action (its GUID, `action`). */
 export type StoredSession = StoredRecord<typeof RECORDS>;
