@@ -280,7 +280,7 @@ export function loadFixtures(store: Store, input: Fixtures | z.output<typeof Fix
             name: block.name,
             actionGuid: actionGuids.get(block.action)!,
           }));
-          store.workflows.createFixture(caller, { guid: workflow.guid, appGuid: record.guid, name: workflow.name, blocks });
+          store.workflows.createFixture(caller, { guid: workflow.guid, app: record.guid, name: workflow.name, blocks });
         }
         for (const data of app.data) {
           store.data.create(caller, {

@@ -1,7 +1,7 @@
 import { integer, nullable, RecordTable, type StoredRecord, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, newGuid, slugify } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, updatedBy, newGuid, slugify } from "./records";
 import type { WorkspaceStore } from "./workspaces";
 
 /** The `apps` table (./migrations.ts holds how it came to be). */
@@ -46,13 +46,10 @@ export class AppStore {
       this.store.workspaces.reserve(caller, "apps");
       const stamp = this.db.clock.iso();
       const id = RECORDS.insert(this.db, {
+        ...createdBy(caller, stamp),
         ...input,
         guid: input.guid ?? newGuid(),
-        workspaceId: caller.workspaceId,
         slug: this.uniqueSlug(caller, slugify(input.name)),
-        createdAt: stamp,
-        updatedAt: stamp,
-        createdById: caller.userId,
       });
       return RECORDS.find(this.db, { id })!;
     });
@@ -68,7 +65,7 @@ export class AppStore {
   /** Updates the fields given (a null clears one, an undefined one keeps its value). */
   update(caller: Caller, guid: string, input: AppFields): StoredApp {
     const app = this.get(caller, guid);
-    RECORDS.update(this.db, app.id, { ...input, updatedAt: this.db.clock.iso(), lastUpdatedById: caller.userId });
+    RECORDS.update(this.db, app.id, { ...input, ...updatedBy(caller, this.db.clock.iso()) });
     return this.get(caller, guid);
   }
 

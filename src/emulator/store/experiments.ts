@@ -4,7 +4,7 @@ import type { ActionRecord } from "./actions";
 import { RecordTable, type StoredRecord, flag, integer, table, text } from "./columns";
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
-import { type Caller, type Page, type Paged, RECORD_COLUMNS, newGuid } from "./records";
+import { type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, updatedBy, newGuid } from "./records";
 import type { ActionStore } from "./actions";
 import type { AppStore } from "./apps";
 import type { WorkspaceStore } from "./workspaces";
@@ -58,16 +58,13 @@ export class ExperimentStore {
       this.store.workspaces.reserve(caller, "experiments");
       const stamp = this.db.clock.iso();
       const id = RECORDS.insert(this.db, {
+        ...createdBy(caller, stamp),
         guid: newGuid(),
-        workspaceId: caller.workspaceId,
         appId: app.id,
         name: input.name,
         primaryActionId: primary.id,
         secondaryActionId: secondary.id,
         status: INITIAL_STATUS,
-        createdAt: stamp,
-        updatedAt: stamp,
-        createdById: caller.userId,
       });
       return RECORDS.find(this.db, { id })!;
     });
@@ -97,8 +94,7 @@ export class ExperimentStore {
       name: input.name,
       primaryActionId: primary.id,
       secondaryActionId: secondary.id,
-      updatedAt: this.db.clock.iso(),
-      lastUpdatedById: caller.userId,
+      ...updatedBy(caller, this.db.clock.iso()),
     });
     return this.get(caller, guid);
   }

@@ -4,7 +4,7 @@ import { RecordTable, type StoredRecord, flag, integer, json, nullable, oneOf, t
 import type { Database } from "./database";
 import type { DataStore } from "./data";
 import { RecordNotFoundError } from "./errors";
-import { type Caller, type Page, type Paged, RECORD_COLUMNS, newGuid } from "./records";
+import { type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, updatedBy, newGuid } from "./records";
 
 const StoredMetadata = z.record(z.string(), z.unknown());
 
@@ -50,13 +50,10 @@ export class FeedbackStore {
     const data = this.store.data.get(caller, dataGuid);
     const stamp = this.db.clock.iso();
     const id = RECORDS.insert(this.db, {
+      ...createdBy(caller, stamp),
       ...fields,
       guid: newGuid(),
-      workspaceId: caller.workspaceId,
       dataId: data.id,
-      createdAt: stamp,
-      updatedAt: stamp,
-      createdById: caller.userId,
     });
     return this.byId(id);
   }
@@ -74,8 +71,7 @@ export class FeedbackStore {
     RECORDS.update(this.db, feedback.id, {
       ...fields,
       metadata: fields.metadata ?? null,
-      updatedAt: this.db.clock.iso(),
-      lastUpdatedById: caller.userId,
+      ...updatedBy(caller, this.db.clock.iso()),
     });
     return this.byId(feedback.id);
   }

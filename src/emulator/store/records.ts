@@ -54,6 +54,17 @@ export const audited = (row: {
 
 export const newGuid = (): string => randomUUID();
 
+/** The fields every new record of the caller's workspace starts with: the workspace and the creation stamps. */
+export const createdBy = (caller: Caller, stamp: string) => ({
+  workspaceId: caller.workspaceId,
+  createdAt: stamp,
+  updatedAt: stamp,
+  createdById: caller.userId,
+});
+
+/** The stamps of an update by the caller. */
+export const updatedBy = (caller: Caller, stamp: string) => ({ updatedAt: stamp, lastUpdatedById: caller.userId });
+
 /** JSON columns: stored as text, `null` stays SQL NULL (read back by `json` of ./columns). */
 export const toJson = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 

@@ -1,7 +1,7 @@
 import { RecordTable, type StoredRecord, integer, nullable, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Caller, type Page, type Paged, RECORD_COLUMNS, newGuid } from "./records";
+import { type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, updatedBy, newGuid } from "./records";
 import type { ActionStore } from "./actions";
 
 export const SESSIONS = table("sessions", {
@@ -44,13 +44,10 @@ export class SessionStore {
     const action = this.store.actions.get(caller, input.action);
     const stamp = this.db.clock.iso();
     const id = RECORDS.insert(this.db, {
+      ...createdBy(caller, stamp),
       ...input,
       guid: newGuid(),
-      workspaceId: caller.workspaceId,
       actionId: action.id,
-      createdAt: stamp,
-      updatedAt: stamp,
-      createdById: caller.userId,
     });
     return RECORDS.find(this.db, { id })!;
   }
@@ -65,7 +62,7 @@ export class SessionStore {
   /** Renames the Session; `extUserId` changes when supplied (null clears it) and is kept when left out. */
   update(caller: Caller, guid: string, input: { name: string; extUserId?: string | null | undefined }): StoredSession {
     const session = this.get(caller, guid);
-    RECORDS.update(this.db, session.id, { ...input, updatedAt: this.db.clock.iso(), lastUpdatedById: caller.userId });
+    RECORDS.update(this.db, session.id, { ...input, ...updatedBy(caller, this.db.clock.iso()) });
     return this.get(caller, guid);
   }
 
