@@ -198,7 +198,7 @@ export const table = <const C extends Columns>(name: string, columns: C): Table<
 /** A row in the package's names: the record a store returns and a route's codec encodes. */
 export type TableRecord<C extends Columns> = Camelized<RowOf<C>>;
 
-/** A record of a table with joined columns. */
+/** A record of a table with derived fields. */
 type ViewRecord<C extends Columns, J extends Columns> = TableRecord<Omit<C, keyof J> & J>;
 
 /** The record a RecordTable reads, e.g. `StoredRecord<typeof SESSION_RECORDS>`. */
@@ -233,8 +233,8 @@ export type Where<R> = { readonly [K in keyof R]?: R[K] | undefined };
  * (and the migration that adds it). Records may carry derived fields (`derived`: linked GUIDs, computed values); queries name
  * fields in the package's names, and a key that is no column is left out of a write.
  */
-export class RecordTable<C extends Columns, J extends Columns = {}> {
-  private readonly codec: RowCodec<Omit<C, keyof J> & J>;
+export class RecordTable<C extends Columns, J extends Columns = {}, H extends keyof C & string = never> {
+  private readonly codec: RowCodec<Omit<Omit<C, H>, keyof J> & J>;
   /** Each field's SQL (`table.column`, or a derived field's expression), codec, and column when it is one of the table's. */
   private readonly fields: Map<string, { sql: string; codec: Column<unknown>; column?: string }>;
   private readonly select: string;
@@ -242,35 +242,51 @@ export class RecordTable<C extends Columns, J extends Columns = {}> {
 
   constructor(
     readonly table: Table<C>,
-    view: { joins?: string; derived?: Derived<J> } = {},
+    /** `hidden`: columns written but never read, such as a credential no record may carry. */
+    view: { joins?: string; derived?: Derived<J>; hidden?: readonly H[] } = {},
   ) {
     const derived: [string, readonly [string, Column<unknown>]][] = Object.entries(view.derived ?? {});
-    this.codec = table.extend(Object.fromEntries(derived.map(([name, [, codec]]) => [name, codec])) as J);
+    const hidden = new Set<string>(view.hidden);
+    const read = Object.entries(table.columns).filter(([column]) => !hidden.has(column));
+    this.codec = new RowCodec(
+      table.name,
+      Object.fromEntries([...read, ...derived.map(([name, [, codec]]) => [name, codec] as const)]) as never,
+    );
     this.fields = new Map([
       ...Object.entries(table.columns).map(
         ([column, codec]) => [camelCase(column), { sql: `${table.name}.${column}`, codec, column }] as const,
       ),
       ...derived.map(([name, [sql, codec]]) => [camelCase(name), { sql, codec }] as const),
     ]);
-    this.select = [`${table.name}.*`, ...derived.map(([name, [sql]]) => `${sql} AS ${name}`)].join(", ");
+    this.select = [...read.map(([column]) => `${table.name}.${column}`), ...derived.map(([name, [sql]]) => `${sql} AS "${name}"`)].join(
+      ", ",
+    );
     this.from = `FROM ${table.name}${view.joins ? ` ${view.joins}` : ""}`;
   }
 
   /** The decoded row in the package's names. */
-  record(row: RawRow): ViewRecord<C, J> {
+  record(row: RawRow): ViewRecord<Omit<C, H>, J> {
     const decoded = this.codec.decode(row) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(decoded).map(([column, value]) => [camelCase(column), value])) as ViewRecord<C, J>;
+    return Object.fromEntries(Object.entries(decoded).map(([column, value]) => [camelCase(column), value])) as ViewRecord<Omit<C, H>, J>;
   }
 
   /** The first record that matches (by `order`), if any. */
-  find(db: RecordSql, where: Where<ViewRecord<C, J>>, order?: (keyof ViewRecord<C, J> & string)[]): ViewRecord<C, J> | undefined {
+  find(
+    db: RecordSql,
+    where: Where<ViewRecord<Omit<C, H>, J>>,
+    order?: (keyof ViewRecord<Omit<C, H>, J> & string)[],
+  ): ViewRecord<Omit<C, H>, J> | undefined {
     const [condition, args] = this.condition(where);
     const row = db.get(`SELECT ${this.select} ${this.from} WHERE ${condition} ORDER BY ${this.orderBy(order)} LIMIT 1`, ...args);
     return row && this.record(row);
   }
 
   /** Every record that matches, in `order` (fields, ascending; by default by id). */
-  list(db: RecordSql, where: Where<ViewRecord<C, J>>, order?: (keyof ViewRecord<C, J> & string)[]): ViewRecord<C, J>[] {
+  list(
+    db: RecordSql,
+    where: Where<ViewRecord<Omit<C, H>, J>>,
+    order?: (keyof ViewRecord<Omit<C, H>, J> & string)[],
+  ): ViewRecord<Omit<C, H>, J>[] {
     const [condition, args] = this.condition(where);
     return db
       .all(`SELECT ${this.select} ${this.from} WHERE ${condition} ORDER BY ${this.orderBy(order)}`, ...args)
@@ -280,10 +296,10 @@ export class RecordTable<C extends Columns, J extends Columns = {}> {
   /** One page of the records that match, in `order`, and the count of all of them. */
   page(
     db: RecordSql,
-    where: Where<ViewRecord<C, J>>,
+    where: Where<ViewRecord<Omit<C, H>, J>>,
     page: { skip: number; limit: number },
-    order?: (keyof ViewRecord<C, J> & string)[],
-  ): { items: ViewRecord<C, J>[]; total: number } {
+    order?: (keyof ViewRecord<Omit<C, H>, J> & string)[],
+  ): { items: ViewRecord<Omit<C, H>, J>[]; total: number } {
     const [condition, args] = this.condition(where);
     const { rows, total } = db.paged(`${this.from} WHERE ${condition}`, args, page, { select: this.select, order: this.orderBy(order) });
     return { items: rows.map((row) => this.record(row)), total };
