@@ -224,6 +224,9 @@ export interface RecordSql {
  */
 export type Derived<J extends Columns> = { readonly [K in keyof J]: readonly [sql: string, column: J[K]] };
 
+/** An order of records: fields, each ascending unless given as `{ desc: field }`. */
+export type Order<R> = ((keyof R & string) | { desc: keyof R & string })[];
+
 /** Which records: fields equal to their values (null: IS NULL), undefined ones ignored. */
 export type Where<R> = { readonly [K in keyof R]?: R[K] | undefined };
 
@@ -274,19 +277,15 @@ export class RecordTable<C extends Columns, J extends Columns = {}, H extends ke
   find(
     db: RecordSql,
     where: Where<ViewRecord<Omit<C, H>, J>>,
-    order?: (keyof ViewRecord<Omit<C, H>, J> & string)[],
+    order?: Order<ViewRecord<Omit<C, H>, J>>,
   ): ViewRecord<Omit<C, H>, J> | undefined {
     const [condition, args] = this.condition(where);
     const row = db.get(`SELECT ${this.select} ${this.from} WHERE ${condition} ORDER BY ${this.orderBy(order)} LIMIT 1`, ...args);
     return row && this.record(row);
   }
 
-  /** Every record that matches, in `order` (fields, ascending; by default by id). */
-  list(
-    db: RecordSql,
-    where: Where<ViewRecord<Omit<C, H>, J>>,
-    order?: (keyof ViewRecord<Omit<C, H>, J> & string)[],
-  ): ViewRecord<Omit<C, H>, J>[] {
+  /** Every record that matches, in `order` (by default by id). */
+  list(db: RecordSql, where: Where<ViewRecord<Omit<C, H>, J>>, order?: Order<ViewRecord<Omit<C, H>, J>>): ViewRecord<Omit<C, H>, J>[] {
     const [condition, args] = this.condition(where);
     return db
       .all(`SELECT ${this.select} ${this.from} WHERE ${condition} ORDER BY ${this.orderBy(order)}`, ...args)
@@ -298,7 +297,7 @@ export class RecordTable<C extends Columns, J extends Columns = {}, H extends ke
     db: RecordSql,
     where: Where<ViewRecord<Omit<C, H>, J>>,
     page: { skip: number; limit: number },
-    order?: (keyof ViewRecord<Omit<C, H>, J> & string)[],
+    order?: Order<ViewRecord<Omit<C, H>, J>>,
   ): { items: ViewRecord<Omit<C, H>, J>[]; total: number } {
     const [condition, args] = this.condition(where);
     const { rows, total } = db.paged(`${this.from} WHERE ${condition}`, args, page, { select: this.select, order: this.orderBy(order) });
@@ -336,8 +335,8 @@ export class RecordTable<C extends Columns, J extends Columns = {}, H extends ke
   }
 
   /** By the fields given, else by id (creation order). */
-  private orderBy(names: string[] = ["id"]): string {
-    return names.map((name) => this.field(name).sql).join(", ");
+  private orderBy(order: Order<Record<string, unknown>> = ["id"]): string {
+    return order.map((name) => (typeof name === "string" ? this.field(name).sql : `${this.field(name.desc).sql} DESC`)).join(", ");
   }
 
   private field(name: string) {

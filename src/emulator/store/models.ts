@@ -6,7 +6,7 @@ import { RecordNotFoundError } from "./errors";
 import {
   type ConnectionModels,
   PROVIDER_CATALOG,
-  type ProviderRecord,
+  type StoredProvider,
   type ProviderStore,
   type ProviderType,
   catalogId,
@@ -82,7 +82,7 @@ export class ModelStore implements ConnectionModels {
   }
 
   /** The initial Model a connection's `model` field asks for, linked to that connection (same type and key). */
-  createOnConnection(caller: Caller, connection: ProviderRecord, input: { llm: string; key: string; url: string | null }): StoredModel {
+  createOnConnection(caller: Caller, connection: StoredProvider, input: { llm: string; key: string; url: string | null }): StoredModel {
     return this.insert(caller, { ...input, provider: connection.provider, connectionId: connection.id, createdByConnection: true });
   }
 
@@ -123,7 +123,7 @@ export class ModelStore implements ConnectionModels {
   }
 
   /** The provider type and connection a Model's `provider` names. */
-  private linkFor(caller: Caller, provider: string): { type: ProviderType; connection: ProviderRecord | undefined } {
+  private linkFor(caller: Caller, provider: string): { type: ProviderType; connection: StoredProvider | undefined } {
     if (Guid.safeParse(provider).success) {
       const connection = this.store.providers.get(caller, provider);
       return { type: connection.provider, connection };
