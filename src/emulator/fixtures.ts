@@ -272,7 +272,7 @@ export function loadFixtures(store: Store, input: Fixtures | z.output<typeof Fix
         const record = store.apps.create(caller, app);
         const actionGuids = new Map<string, string>();
         for (const action of app.actions) {
-          actionGuids.set(action.name, store.actions.create(caller, { ...action, appGuid: record.guid, actionType: action.type }).guid);
+          actionGuids.set(action.name, store.actions.create(caller, { ...action, app: record.guid, actionType: action.type }).guid);
         }
         for (const workflow of app.workflows) {
           const blocks = workflow.blocks.map((block) => ({

@@ -1,6 +1,6 @@
 import type { Variant } from "../../api/actions";
 import type { ExperimentFields } from "../../api/experiments";
-import type { ActionRecord } from "./actions";
+import type { StoredAction } from "./actions";
 import { RecordTable, type StoredRecord, flag, integer, table, text } from "./columns";
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
@@ -116,7 +116,7 @@ export class ExperimentStore {
   }
 
   /** Resolves both Actions (404 each) and then checks both belong to the App. */
-  private actionsOf(caller: Caller, appId: number, primaryGuid: string, secondaryGuid: string): [ActionRecord, ActionRecord] {
+  private actionsOf(caller: Caller, appId: number, primaryGuid: string, secondaryGuid: string): [StoredAction, StoredAction] {
     const primary = this.store.actions.get(caller, primaryGuid);
     const secondary = this.store.actions.get(caller, secondaryGuid);
     // Spec: the status for Actions of another App is not shown; the emulator answers 400.

@@ -1,4 +1,4 @@
-import { type ActionRecord, DEFAULT_ENVIRONMENT } from "./actions";
+import { type StoredAction, DEFAULT_ENVIRONMENT } from "./actions";
 import type { ActionStore } from "./actions";
 import { COUNT, type RawRow, flag, integer, nullable, oneOf, table, text } from "./columns";
 import type { Database, SqlValue } from "./database";
@@ -167,7 +167,7 @@ export class GenerationStore {
    */
   private generate(
     caller: Caller,
-    action: ActionRecord,
+    action: StoredAction,
     variables: string[],
     options: RunOptions,
     assignment: Assignment | undefined,
@@ -224,7 +224,7 @@ export class GenerationStore {
   }
 
   /** The newest generation of the Action for the same input whose Data record is not deleted. */
-  private cached(caller: Caller, action: ActionRecord, key: string): GenerationRecord | undefined {
+  private cached(caller: Caller, action: StoredAction, key: string): GenerationRecord | undefined {
     const row = this.db.get(
       `${SELECT} WHERE g.workspace_id = ? AND g.action_id = ? AND g.cache_key = ? AND d.deleted_at IS NULL ORDER BY g.id DESC LIMIT 1`,
       caller.workspaceId,

@@ -1,4 +1,4 @@
-import { type ActionRecord, type ActionStore, PLACEHOLDER } from "./actions";
+import { type StoredAction, type ActionStore, PLACEHOLDER } from "./actions";
 import { RecordTable, type StoredRecord, integer, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
@@ -20,7 +20,7 @@ export interface WorkflowRunRecord {
 interface RunnableBlock {
   guid: string;
   name: string;
-  action: ActionRecord;
+  action: StoredAction;
 }
 
 /** The tables of Workflows, their blocks, their runs and what each block of a run produced. */
