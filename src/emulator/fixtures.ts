@@ -285,8 +285,8 @@ export function loadFixtures(store: Store, input: Fixtures | z.output<typeof Fix
         for (const data of app.data) {
           store.data.create(caller, {
             guid: data.guid,
-            actionGuid: actionGuids.get(data.action)!,
-            appGuid: record.guid,
+            action: actionGuids.get(data.action)!,
+            app: record.guid,
             input: data.input,
             output: data.output,
             model: data.model,

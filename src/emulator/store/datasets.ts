@@ -1,6 +1,6 @@
 import type { DatasetCreate, DatasetUpdate } from "../../api/datasets";
 import { RecordTable, type StoredRecord, integer, nullable, table, text } from "./columns";
-import { type DataRecord, dataValue } from "./data";
+import { type StoredData, dataValue } from "./data";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, newGuid, updatedBy } from "./records";
@@ -123,11 +123,11 @@ export class DatasetStore {
   }
 
   /** The Data records the Dataset's Items link to, in Item order; the page is taken over records not since deleted. */
-  linkedData(caller: Caller, guid: string, page: Page): DataRecord[] {
+  linkedData(caller: Caller, guid: string, page: Page): StoredData[] {
     const dataset = this.get(caller, guid);
     return ITEMS.list(this.db, { datasetId: dataset.id, deletedAt: null })
       .flatMap((item) => (item.data === null ? [] : [this.store.data.find(caller, item.data)]))
-      .filter((record): record is DataRecord => record !== undefined)
+      .filter((record): record is StoredData => record !== undefined)
       .slice(page.skip, page.skip + page.limit);
   }
 

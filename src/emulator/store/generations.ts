@@ -185,7 +185,7 @@ export class GenerationStore {
     const output = render(action.prompt, values);
     const fullPromptSent = [output, ...(options.messages ?? []).map((message) => `${message.role}: ${message.content}`)].join("\n");
     const data = this.store.data.create(caller, {
-      actionGuid: action.guid,
+      action: action.guid,
       // As sent: a string that filled the one variable stays a string in the log.
       input: options.input,
       output,
@@ -195,7 +195,7 @@ export class GenerationStore {
       numInputTokens: splitTokens(fullPromptSent).length,
       numOutputTokens: splitTokens(output).length,
       latency: 0,
-      sessionGuid: options.sessionGuid,
+      session: options.sessionGuid,
       metadata: {
         environment,
         ...(options.extUserId && { extUserId: options.extUserId }),

@@ -231,8 +231,8 @@ export class WorkflowStore {
         const output = emulatedOutput(block.action.prompt, input?.[0]);
         // Spec: not shown what a block's Data input is; the emulator stores the run input as sent ([] when absent).
         const data = this.store.data.create(caller, {
-          actionGuid: block.action.guid,
-          appGuid: workflow.app,
+          action: block.action.guid,
+          app: workflow.app,
           input: input ?? [],
           output,
           model: block.action.model,
