@@ -1,12 +1,12 @@
 import { type StoredAction, DEFAULT_ENVIRONMENT } from "./actions";
 import type { ActionStore } from "./actions";
-import { COUNT, type RawRow, flag, integer, nullable, oneOf, table, text } from "./columns";
-import type { Database, SqlValue } from "./database";
+import { COUNT, RecordTable, type StoredRecord, flag, integer, nullable, oneOf, table, text } from "./columns";
+import type { Database } from "./database";
 import type { DataStore } from "./data";
 import { BadRequestError, RecordNotFoundError } from "./errors";
 import type { Variant } from "../../api/actions";
 import type { ExperimentStore, StoredExperiment } from "./experiments";
-import { type Audited, type Caller, RECORD_COLUMNS, audited, newGuid, toFlag } from "./records";
+import { type Caller, RECORD_COLUMNS, createdBy, newGuid } from "./records";
 import type { SessionStore } from "./sessions";
 import type { SignedQuery, UrlSignature, UrlSigner } from "./signing";
 import { emulatedOutput } from "./workflows";
@@ -34,18 +34,6 @@ export interface RunOptions {
   environment?: string | undefined;
   extUserId?: string | null | undefined;
   messages?: RunMessage[] | null | undefined;
-}
-
-/** One generation: the text an Action run produced and the Data record that logs it. */
-export interface GenerationRecord extends Audited {
-  id: number;
-  guid: string;
-  actionGuid: string;
-  dataGuid: string;
-  output: string;
-  /** The Experiment the run went through, and the side of it that served it. */
-  experimentGuid: string | null;
-  variant: Variant | null;
 }
 
 /** An Experiment prompt's generation and the side of the Experiment it was assigned to. */
@@ -80,6 +68,23 @@ export const GENERATIONS = table("generations", {
   forced: flag,
   ...RECORD_COLUMNS,
 });
+
+const RECORDS = new RecordTable(GENERATIONS, {
+  joins:
+    "JOIN actions a ON a.id = generations.action_id JOIN data d ON d.id = generations.data_id LEFT JOIN experiments e ON e.id = generations.experiment_id",
+  derived: {
+    action_guid: ["a.guid", text],
+    data_guid: ["d.guid", text],
+    data_deleted: ["d.deleted_at IS NOT NULL", flag],
+    experiment_guid: ["e.guid", nullable(text)],
+  },
+});
+
+/**
+ * One generation: the text an Action run produced and the Data record that logs it, with the Experiment the run
+ * went through and the side of it that served it.
+ */
+export type GenerationRecord = StoredRecord<typeof RECORDS>;
 
 export class GenerationStore {
   constructor(
@@ -136,7 +141,7 @@ export class GenerationStore {
 
   /** A generation of the caller's workspace; otherwise 404 `Generation not found`. */
   get(caller: Caller, guid: string): GenerationRecord {
-    return this.find("g.guid = ? AND g.workspace_id = ?", guid, caller.workspaceId);
+    return this.find({ guid, workspaceId: caller.workspaceId });
   }
 
   /** Signs a generation's stream URL for the signed URL lifetime counted from `issuedAt` (the service's now unless a test moves the clock). */
@@ -151,14 +156,14 @@ export class GenerationStore {
    */
   readSignedStream(guid: string, query: SignedQuery, at?: Date): GenerationRecord {
     this.store.signer.verify("generation-stream", guid, query, at);
-    return this.find("g.guid = ?", guid);
+    return this.find({ guid });
   }
 
   /** The one generation `where` selects; otherwise 404 `Generation not found`. */
-  private find(where: string, ...params: SqlValue[]): GenerationRecord {
-    const row = this.db.get(`${SELECT} WHERE ${where}`, ...params);
-    if (!row) throw new RecordNotFoundError("Generation not found");
-    return toRecord(row);
+  private find(where: { guid: string; workspaceId?: number }): GenerationRecord {
+    const generation = RECORDS.find(this.db, where);
+    if (!generation) throw new RecordNotFoundError("Generation not found");
+    return generation;
   }
 
   /**
@@ -202,36 +207,24 @@ export class GenerationStore {
         ...(assignment && { experiment: assignment.experiment.guid, variant: assignment.variant, forced: assignment.forced }),
       },
     });
-    const stamp = this.db.clock.iso();
-    const id = this.db.run(
-      `INSERT INTO generations (guid, workspace_id, action_id, data_id, cache_key, output, experiment_id, variant, forced,
-         created_at, updated_at, created_by_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      newGuid(),
-      caller.workspaceId,
-      action.id,
-      data.id,
-      key,
+    const id = RECORDS.insert(this.db, {
+      ...createdBy(caller, this.db.clock.iso()),
+      guid: newGuid(),
+      actionId: action.id,
+      dataId: data.id,
+      cacheKey: key,
       output,
-      assignment?.experiment.id ?? null,
-      assignment?.variant ?? null,
-      toFlag(assignment?.forced),
-      stamp,
-      stamp,
-      caller.userId,
-    );
-    return toRecord(this.db.get(`${SELECT} WHERE g.id = ?`, id)!);
+      experimentId: assignment?.experiment.id,
+      variant: assignment?.variant,
+      forced: assignment?.forced ?? false,
+    });
+    return RECORDS.find(this.db, { id })!;
   }
 
   /** The newest generation of the Action for the same input whose Data record is not deleted. */
   private cached(caller: Caller, action: StoredAction, key: string): GenerationRecord | undefined {
-    const row = this.db.get(
-      `${SELECT} WHERE g.workspace_id = ? AND g.action_id = ? AND g.cache_key = ? AND d.deleted_at IS NULL ORDER BY g.id DESC LIMIT 1`,
-      caller.workspaceId,
-      action.id,
-      key,
-    );
-    return row && toRecord(row);
+    const where = { workspaceId: caller.workspaceId, actionId: action.id, cacheKey: key, dataDeleted: false };
+    return RECORDS.find(this.db, where, [{ desc: "id" }]);
   }
 
   /** Primary on an even count of earlier unforced assignments, secondary on an odd one. */
@@ -292,23 +285,4 @@ function render(prompt: string, input: RunInput): string {
 function cacheKey(input: RunInput): string {
   if (typeof input === "string") return JSON.stringify(input);
   return JSON.stringify(Object.fromEntries(Object.entries(input).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
-}
-
-const SELECT = `SELECT g.*, a.guid AS action_guid, d.guid AS data_guid, e.guid AS experiment_guid
-  FROM generations g JOIN actions a ON a.id = g.action_id JOIN data d ON d.id = g.data_id LEFT JOIN experiments e ON e.id = g.experiment_id`;
-
-const ROW = GENERATIONS.extend({ action_guid: text, data_guid: text, experiment_guid: nullable(text) });
-
-function toRecord(raw: RawRow): GenerationRecord {
-  const row = ROW.decode(raw);
-  return {
-    id: row.id,
-    guid: row.guid,
-    actionGuid: row.action_guid,
-    dataGuid: row.data_guid,
-    output: row.output,
-    experimentGuid: row.experiment_guid,
-    variant: row.variant,
-    ...audited(row),
-  };
 }
