@@ -316,12 +316,22 @@ export class RecordTable<C extends Columns, J extends Columns = {}, H extends ke
 
   /** `UPDATE … SET` of the given fields (an undefined one keeps its value, a null one is cleared) of row `id`. */
   update(db: RecordSql, id: number, values: Partial<TableRecord<C>>): void {
+    this.set(db, { id }, values);
+  }
+
+  /** The same of every row that matches (by the table's own columns). */
+  updateAll(db: RecordSql, where: Where<TableRecord<C>>, values: Partial<TableRecord<C>>): void {
+    this.set(db, where, values);
+  }
+
+  private set(db: RecordSql, where: Where<Record<string, unknown>>, values: Partial<TableRecord<C>>): void {
     const columns = this.columnsOf(values);
     if (columns.length === 0) return;
+    const [condition, args] = this.condition(where);
     db.run(
-      `UPDATE ${this.table.name} SET ${columns.map(([column]) => `${column} = ?`).join(", ")} WHERE id = ?`,
+      `UPDATE ${this.table.name} SET ${columns.map(([column]) => `${column} = ?`).join(", ")} WHERE ${condition}`,
       ...columns.map(([, value]) => value),
-      id,
+      ...args,
     );
   }
 

@@ -98,7 +98,7 @@ export class DatasetStore {
       RECORDS.update(this.db, dataset.id, { name: input.name, description: input.description, ...updatedBy(caller, stamp) });
       // Spec: not shown (ambiguous) what an absent `datapoints` does; the emulator keeps the Items then.
       if (input.datapoints !== undefined) {
-        this.db.run("UPDATE dataset_items SET deleted_at = ? WHERE dataset_id = ? AND deleted_at IS NULL", stamp, dataset.id);
+        ITEMS.updateAll(this.db, { datasetId: dataset.id, deletedAt: null }, { deletedAt: stamp });
         this.addItems(caller, dataset.id, input.datapoints);
       }
       return this.byId(dataset.id);
@@ -111,7 +111,7 @@ export class DatasetStore {
       const dataset = this.get(caller, guid);
       const stamp = this.db.clock.iso();
       RECORDS.update(this.db, dataset.id, { deletedAt: stamp });
-      this.db.run("UPDATE dataset_items SET deleted_at = ? WHERE dataset_id = ? AND deleted_at IS NULL", stamp, dataset.id);
+      ITEMS.updateAll(this.db, { datasetId: dataset.id, deletedAt: null }, { deletedAt: stamp });
       return dataset;
     });
   }

@@ -108,17 +108,15 @@ export class ModelStore implements ConnectionModels {
   /** A connection is being deleted: the Model it created goes with it, the others lose their link. */
   detachConnection(caller: Caller, connectionId: number): void {
     const stamp = this.db.clock.iso();
-    this.db.run(
-      "UPDATE models SET deleted_at = ? WHERE workspace_id = ? AND created_by_provider_id = ? AND deleted_at IS NULL",
-      stamp,
-      caller.workspaceId,
-      connectionId,
+    RECORDS.updateAll(
+      this.db,
+      { workspaceId: caller.workspaceId, createdByProviderId: connectionId, deletedAt: null },
+      { deletedAt: stamp },
     );
-    this.db.run(
-      "UPDATE models SET workspace_model_provider_id = NULL, updated_at = ? WHERE workspace_id = ? AND workspace_model_provider_id = ? AND deleted_at IS NULL",
-      stamp,
-      caller.workspaceId,
-      connectionId,
+    RECORDS.updateAll(
+      this.db,
+      { workspaceId: caller.workspaceId, workspaceModelProviderId: connectionId, deletedAt: null },
+      { workspaceModelProviderId: null, updatedAt: stamp },
     );
   }
 

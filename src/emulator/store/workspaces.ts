@@ -128,14 +128,10 @@ export class WorkspaceStore {
    * slug is not checked again: a workspace created with it meanwhile shares it.
    */
   restoreByKey(apiKey: string): boolean {
-    const found = this.db.get("SELECT workspace_id FROM api_keys WHERE key = ?", apiKey);
-    if (!found) return false;
-    const row = KEY_CALLER.pick("workspace_id").decode(found);
-    this.db.run(
-      "UPDATE workspaces SET deleted_at = NULL, updated_at = ? WHERE id = ? AND deleted_at IS NOT NULL",
-      this.db.clock.iso(),
-      row.workspace_id,
-    );
+    const key = KEYS.find(this.db, { key: apiKey }, ["key"]);
+    if (!key) return false;
+    const workspace = RECORDS.find(this.db, { id: key.workspaceId });
+    if (workspace?.deletedAt) RECORDS.update(this.db, workspace.id, { deletedAt: null, updatedAt: this.db.clock.iso() });
     return true;
   }
 
