@@ -1,6 +1,6 @@
 /** `/experiments`, served from src/api/experiments.ts's entries, and `/experiments/{guid}/prompt`. */
 import { ExperimentPrompt, type ExperimentPromptResponse, experimentEndpoints } from "../../api/experiments";
-import { presentRun, runOptions, runUrlBase } from "./actions";
+import { presentRun, runUrlBase } from "./actions";
 import { serve } from "./serve";
 import { type RouteModule, deleted, guidParam, parseBody } from "./wire";
 
@@ -27,7 +27,7 @@ export const experimentRoutes: RouteModule = (app, store, context) => {
     const guid = guidParam(request);
     const body = parseBody(ExperimentPrompt, request);
     const { generation, variant } = store.generations.promptExperiment(request.caller, guid, {
-      ...runOptions(body),
+      ...body,
       actionGuid: body.force_action ?? undefined,
     });
     return { ...presentRun(store, generation, body, runUrlBase(app, context)), action: generation.actionGuid, variant };

@@ -24,12 +24,13 @@ export interface RunMessage {
   files?: string[] | undefined;
 }
 
-/** What a run takes besides the Action (or Experiment) it runs. */
+/** What a run takes besides the Action (or Experiment) it runs, in the names a run's body gives it (so a body will do). */
 export interface RunOptions {
   input: RunInput;
   /** Answer the newest earlier generation of the same Action and input instead of generating. */
   cache?: boolean | undefined;
-  sessionGuid?: string | null | undefined;
+  /** The Session's GUID. */
+  session?: string | null | undefined;
   /** The environment the Action must be deployed to; {@link DEFAULT_ENVIRONMENT} when left out. */
   environment?: string | undefined;
   extUserId?: string | null | undefined;
@@ -105,11 +106,11 @@ export class GenerationStore {
    * input must then give every variable of both Actions, as an Experiment prompt's does (spec: "If the two
    * Actions have different variable sets, all inputs must be provided").
    */
-  run(caller: Caller, actionGuid: string, options: RunOptions & { experimentGuid?: string | null | undefined }): GenerationRecord {
+  run(caller: Caller, actionGuid: string, options: RunOptions & { experiment?: string | null | undefined }): GenerationRecord {
     return this.db.transaction(() => {
       const action = this.store.actions.get(caller, actionGuid);
-      if (!options.experimentGuid) return this.generate(caller, action, action.variables, options, undefined);
-      const experiment = this.store.experiments.get(caller, options.experimentGuid);
+      if (!options.experiment) return this.generate(caller, action, action.variables, options, undefined);
+      const experiment = this.store.experiments.get(caller, options.experiment);
       const variant = this.store.experiments.variantOf(experiment, action.guid);
       const { variables } = this.experimentActions(caller, experiment);
       return this.generate(caller, action, variables, options, { experiment, variant, forced: true });
@@ -182,7 +183,7 @@ export class GenerationStore {
     if (!action.environments.includes(environment)) throw new BadRequestError(`Action is not deployed to ${environment}`);
     const values = inputValues(options.input, variables);
     // Resolved here too, so that a cache hit refuses an unknown Session as a generation does.
-    if (options.sessionGuid) this.store.sessions.get(caller, options.sessionGuid);
+    if (options.session) this.store.sessions.get(caller, options.session);
     const key = cacheKey(values);
     const hit = options.cache ? this.cached(caller, action, key) : undefined;
     if (hit) return hit;
@@ -200,7 +201,7 @@ export class GenerationStore {
       numInputTokens: splitTokens(fullPromptSent).length,
       numOutputTokens: splitTokens(output).length,
       latency: 0,
-      session: options.sessionGuid,
+      session: options.session,
       metadata: {
         environment,
         ...(options.extUserId && { extUserId: options.extUserId }),
