@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { DocumentCreate, DocumentUpdate } from "../../api/documents";
 import { RecordTable, type StoredRecord, integer, json, nullable, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
@@ -77,14 +78,14 @@ export class DocumentStore {
    * Creates the Documents for `content`: one, or one per chunk when it is longer than the default chunk
    * size, all with the same filter and metadata.
    */
-  create(caller: Caller, contextGuid: string, input: DocumentInput): DocumentRecord[] {
+  create(caller: Caller, contextGuid: string, input: DocumentCreate): DocumentRecord[] {
     const context = this.store.contexts.get(caller, contextGuid);
-    const chunks = splitText(input.content, DEFAULT_SPLITTER);
+    const { content, filter, metadata } = documentFields(input);
+    // The entry's check makes sure `content` or `text` is there.
+    const chunks = splitText(content!, DEFAULT_SPLITTER);
     // The answer always names a Document, so empty content still makes one.
-    if (chunks.length === 0) chunks.push(input.content);
-    return this.db.transaction(() =>
-      chunks.map((chunk) => this.insert(caller, context.id, null, { content: chunk, filter: input.filter, metadata: input.metadata })),
-    );
+    if (chunks.length === 0) chunks.push(content!);
+    return this.db.transaction(() => chunks.map((chunk) => this.insert(caller, context.id, null, { content: chunk, filter, metadata })));
   }
 
   /** A non-deleted Document of the Context; a missing Context is 404 `Context not found`, a missing Document `Document not found`. */
@@ -96,12 +97,13 @@ export class DocumentStore {
   }
 
   /** Replaces the fields sent; new content drops the embedding, which described the old one. */
-  update(caller: Caller, contextGuid: string, guid: string, input: Partial<DocumentInput>): DocumentRecord {
+  update(caller: Caller, contextGuid: string, guid: string, input: DocumentUpdate): DocumentRecord {
     // Spec: PUT takes "Document fields"; the emulator makes each optional (at least one) and never re-splits.
     const document = this.get(caller, contextGuid, guid);
-    const changed = input.content !== undefined && input.content !== document.content;
+    const fields = documentFields(input);
+    const changed = fields.content !== undefined && fields.content !== document.content;
     RECORDS.update(this.db, document.id, {
-      ...input,
+      ...fields,
       embedding: changed ? null : undefined,
       ...updatedBy(caller, this.db.clock.iso()),
     });
@@ -155,6 +157,13 @@ export class DocumentStore {
     return RECORDS.find(this.db, { id })!;
   }
 }
+
+/** The fields of a create or an update: `content` else `text`, `metadata` else `meta_data` (the names older clients send). */
+const documentFields = ({ text, metaData, ...fields }: DocumentUpdate) => ({
+  ...fields,
+  content: fields.content ?? text,
+  metadata: fields.metadata ?? metaData,
+});
 
 /** A unit-length vector of signed word-hash counts (all zeros for text without words). */
 export function embedText(text: string): number[] {
