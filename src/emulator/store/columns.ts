@@ -201,7 +201,7 @@ export type TableRecord<C extends Columns> = Camelized<RowOf<C>>;
 /** A record of a table with derived fields. */
 type ViewRecord<C extends Columns, J extends Columns> = TableRecord<Omit<C, keyof J> & J>;
 
-/** The record a RecordTable reads, e.g. `StoredRecord<typeof SESSION_RECORDS>`. */
+/** The record a RecordTable reads, e.g. `StoredRecord<typeof RECORDS>` beside a store's `RECORDS`. */
 export type StoredRecord<T extends { record(row: RawRow): unknown }> = ReturnType<T["record"]>;
 
 /** The queries a RecordTable runs: the store's Database (./database.ts). */
@@ -233,8 +233,9 @@ export type Where<R> = { readonly [K in keyof R]?: R[K] | undefined };
 /**
  * A table's rows as records in the package's names, written and read generically: a store whose fields are
  * its columns writes no INSERT, UPDATE, SELECT or row mapper, so a plain field is its column in the description
- * (and the migration that adds it). Records may carry derived fields (`derived`: linked GUIDs, computed values); queries name
- * fields in the package's names, and a key that is no column is left out of a write.
+ * (and the migration that adds it). Records may carry derived fields (`derived`: linked GUIDs, computed values)
+ * and leave out hidden columns; queries name fields in the package's names, and a key that is no column is left
+ * out of a write.
  */
 export class RecordTable<C extends Columns, J extends Columns = {}, H extends keyof C & string = never> {
   private readonly codec: RowCodec<Omit<Omit<C, H>, keyof J> & J>;
