@@ -84,6 +84,7 @@ export type RunResponseRecord = z.output<typeof RunResponseCodec>;
 
 /** Which of an Experiment's two Actions served a run. */
 export const Variant = z.enum(["primary", "secondary"]);
+export type Variant = z.infer<typeof Variant>;
 
 /**
  * `GET /generations/{guid}`: the output of a run, always complete (the emulator generates at once), so its

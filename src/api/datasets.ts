@@ -28,6 +28,7 @@ export const DatasetCreate = wire(
     data: DataGuids.optional(),
   }),
 );
+export type DatasetCreate = z.output<typeof DatasetCreate>;
 
 /**
  * `app` is accepted and ignored: the existing App relationship is retained. `datapoints` lists the Data records whose
@@ -42,6 +43,7 @@ export const DatasetUpdate = wire(
   }),
   { datapoints: "data" },
 );
+export type DatasetUpdate = z.output<typeof DatasetUpdate>;
 
 // Spec: not shown; the emulator names Dataset Item fields guid, input, output, data (the linked Data GUID), created_at.
 export const DatasetItem = wire(

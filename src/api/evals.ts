@@ -65,6 +65,7 @@ export const EvalCreate = wire(
     alert_on_fail: z.boolean().optional(),
   }),
 );
+export type EvalCreate = z.output<typeof EvalCreate>;
 
 /** PUT replaces the `eval_types` list; the spec does not show the type of `new_record`, so any value passes. */
 export const EvalUpdate = wire(

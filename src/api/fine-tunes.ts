@@ -30,6 +30,7 @@ export const FineTuneCreate = wire(
   }),
   { workspaceModelProviderId: "providerConnection" },
 );
+export type FineTuneCreate = z.output<typeof FineTuneCreate>;
 
 /** Every fine-tune route (create, get, list, rename) answers this record. */
 export const FineTune = wire(

@@ -67,6 +67,7 @@ export const ModelCreate = wire(
     default: z.boolean().optional(),
   }),
 );
+export type ModelCreate = z.output<typeof ModelCreate>;
 
 /** PUT changes `llm` only; other fields are ignored. */
 export const ModelUpdate = wire(z.object({ llm: z.string().min(1) }));

@@ -37,6 +37,7 @@ export const ProviderCreate = wire(
     providerId: z.undefined({ error: "providerId is not accepted; use provider" }).optional(),
   }),
 );
+export type ProviderCreate = z.output<typeof ProviderCreate>;
 
 /** Only `nickname` and `default` can change; key, url, metadata and the rest are ignored. PUT requires `nickname` every time. */
 export const ProviderUpdate = wire(
@@ -45,6 +46,7 @@ export const ProviderUpdate = wire(
     default: z.boolean().optional(),
   }),
 );
+export type ProviderUpdate = z.output<typeof ProviderUpdate>;
 
 export const providerEndpoints = {
   /** A bare array with no pagination or filters: one request answers every connection. */

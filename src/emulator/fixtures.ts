@@ -272,7 +272,7 @@ export function loadFixtures(store: Store, input: Fixtures | z.output<typeof Fix
         const record = store.apps.create(caller, app);
         const actionGuids = new Map<string, string>();
         for (const action of app.actions) {
-          actionGuids.set(action.name, store.actions.create(caller, { ...action, appGuid: record.guid, actionType: action.type }).guid);
+          actionGuids.set(action.name, store.actions.create(caller, { ...action, app: record.guid, actionType: action.type }).guid);
         }
         for (const workflow of app.workflows) {
           const blocks = workflow.blocks.map((block) => ({
@@ -280,13 +280,13 @@ export function loadFixtures(store: Store, input: Fixtures | z.output<typeof Fix
             name: block.name,
             actionGuid: actionGuids.get(block.action)!,
           }));
-          store.workflows.createFixture(caller, { guid: workflow.guid, appGuid: record.guid, name: workflow.name, blocks });
+          store.workflows.createFixture(caller, { guid: workflow.guid, app: record.guid, name: workflow.name, blocks });
         }
         for (const data of app.data) {
           store.data.create(caller, {
             guid: data.guid,
-            actionGuid: actionGuids.get(data.action)!,
-            appGuid: record.guid,
+            action: actionGuids.get(data.action)!,
+            app: record.guid,
             input: data.input,
             output: data.output,
             model: data.model,

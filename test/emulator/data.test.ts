@@ -294,15 +294,15 @@ describe("data routes", () => {
   it("offers the store contract other kinds build on", async () => {
     const caller = emulator.store.workspaces.authenticate(ACME_KEY)!;
     const record = emulator.store.data.create(caller, {
-      actionGuid: summarize,
+      action: summarize,
       input: [{ q: "x" }],
       output: "y",
       runId: "run-7",
       numInputTokens: 4,
     });
     expect(record).toMatchObject({
-      actionGuid: summarize,
-      appGuid: await emulator.appGuid("Support"),
+      action: summarize,
+      app: await emulator.appGuid("Support"),
       runId: "run-7",
       input: [{ q: "x" }],
       output: "y",

@@ -213,7 +213,7 @@ describe("a database written before versions existed (test/fixtures/db-pre-versi
     const caller = store.workspaces.authenticate(fixture.apiKey)!;
     expect(store.apps.list(caller, { skip: 0, limit: 10 }).items.map((app) => app.name)).toEqual(["Support", "Helpdesk"]);
     expect(store.actions.get(caller, guids.action!).environments).toEqual(["Production", "Staging"]);
-    expect(store.workflows.get(caller, guids.workflows[0]!).appGuid).toBe(guids.apps[0]);
+    expect(store.workflows.get(caller, guids.workflows[0]!).app).toBe(guids.apps[0]);
     expect(store.providers.get(caller, guids.provider!)).toMatchObject({ provider: "openai", default: true, nickname: "OpenAI" });
     expect(store.models.get(caller, guids.model!)).toMatchObject({ llm: "gpt-4o-mini", provider: "openai", default: true });
     expect(store.sessions.get(caller, guids.session!)).toMatchObject({ name: "Chat", extUserId: "user-1" });

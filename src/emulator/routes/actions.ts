@@ -18,25 +18,10 @@ import {
 } from "../../api/actions";
 import { SignedFileQuery } from "../../api/files";
 import type { Store } from "../store";
-import type { GenerationRecord, RunOptions } from "../store/generations";
+import type { GenerationRecord } from "../store/generations";
 import { splitTokens } from "../store/generations";
 import { serve } from "./serve";
 import { type RouteContext, type RouteModule, guidParam, parse } from "./wire";
-
-/**
- * The store's run options from the fields a run body and an Experiment prompt share (the same names in the
- * wire's and the package's, so either body will do).
- */
-export const runOptions = (
-  body: Pick<ActionRun, "input" | "cache" | "session" | "environment" | "extUserId" | "messages">,
-): RunOptions => ({
-  input: body.input,
-  cache: body.cache,
-  sessionGuid: body.session,
-  environment: body.environment,
-  extUserId: body.extUserId,
-  messages: body.messages,
-});
 
 /** The start of the absolute URLs a run hands out: the emulator's origin plus the `/v1` the routes sit under. */
 export const runUrlBase = (app: FastifyInstance, context: RouteContext): string => `${context.origin()}${app.prefix}`;
@@ -86,7 +71,7 @@ export const actionRoutes: RouteModule = (app, store, context) => {
   const base = () => runUrlBase(app, context);
 
   serve(app, actionEndpoints.run, ({ caller, body }) => {
-    const generation = store.generations.run(caller, body.action, { ...runOptions(body), experimentGuid: body.experiment });
+    const generation = store.generations.run(caller, body.action, body);
     return runAnswer(store, generation, body, base());
   });
 

@@ -1,14 +1,7 @@
 /** The Documents of a Context, under `/contexts/{contextGuid}/documents`, served from src/api/documents.ts's entries. */
-import { DocumentBulkDelete, DocumentListQuery, type DocumentUpdate, documentEndpoints } from "../../api/documents";
+import { DocumentBulkDelete, DocumentListQuery, documentEndpoints } from "../../api/documents";
 import { serve } from "./serve";
 import { type RouteModule, deleted, parse } from "./wire";
-
-/** The store's input from create's or update's fields: `content` else `text`, `metadata` else `meta_data`. */
-const documentInput = (body: DocumentUpdate) => ({
-  content: body.content ?? body.text,
-  filter: body.filter,
-  metadata: body.metadata ?? body.metaData,
-});
 
 export const documentRoutes: RouteModule = (app, store) => {
   const endpoints = documentEndpoints;
@@ -16,16 +9,12 @@ export const documentRoutes: RouteModule = (app, store) => {
     const { query } = parse(DocumentListQuery, request.query, "query");
     return store.documents.list(caller, params.contextGuid!, page, query);
   });
-  // The entry's check makes sure `content` or `text` is there.
   serve(app, endpoints.create, ({ caller, params, body }) => {
-    const input = documentInput(body);
-    const created = store.documents.create(caller, params.contextGuid!, { ...input, content: input.content! });
+    const created = store.documents.create(caller, params.contextGuid!, body);
     return { docs: created.map((document) => document.guid), status: "success" as const };
   });
   serve(app, endpoints.get, ({ caller, params }) => store.documents.get(caller, params.contextGuid!, params.guid!));
-  serve(app, endpoints.update, ({ caller, params, body }) =>
-    store.documents.update(caller, params.contextGuid!, params.guid!, documentInput(body)),
-  );
+  serve(app, endpoints.update, ({ caller, params, body }) => store.documents.update(caller, params.contextGuid!, params.guid!, body));
   serve(app, endpoints.embed, ({ caller, params }) => {
     store.documents.embed(caller, params.contextGuid!, params.guid!);
     return { status: "success" as const };

@@ -1,44 +1,20 @@
 /** `/experiments`, served from src/api/experiments.ts's entries, and `/experiments/{guid}/prompt`. */
 import { ExperimentPrompt, type ExperimentPromptResponse, experimentEndpoints } from "../../api/experiments";
-import type { ExperimentRecord } from "../store/experiments";
-import { presentRun, runOptions, runUrlBase } from "./actions";
+import { presentRun, runUrlBase } from "./actions";
 import { serve } from "./serve";
 import { type RouteModule, deleted, guidParam, parseBody } from "./wire";
 
-// The store's names for the App and the two Actions as the entries name them; deleted Experiments never reach a public read.
-const experiment = (record: ExperimentRecord) => ({
-  ...record,
-  app: record.appGuid,
-  primaryAction: record.primaryActionGuid,
-  secondaryAction: record.secondaryActionGuid,
-  deleted: false,
-});
-
 export const experimentRoutes: RouteModule = (app, store, context) => {
-  serve(app, experimentEndpoints.list, ({ caller, page }) => {
-    const { items, total } = store.experiments.list(caller, page);
-    return { items: items.map(experiment), total };
-  });
-  serve(app, experimentEndpoints.create, ({ caller, body }) =>
-    experiment(
-      store.experiments.create(caller, {
-        name: body.name,
-        appGuid: body.app,
-        primaryActionGuid: body.primaryAction,
-        secondaryActionGuid: body.secondaryAction,
-      }),
-    ),
-  );
-  serve(app, experimentEndpoints.get, ({ caller, params }) => experiment(store.experiments.get(caller, params.guid!)));
+  serve(app, experimentEndpoints.list, ({ caller, page }) => store.experiments.list(caller, page));
+  serve(app, experimentEndpoints.create, ({ caller, body }) => store.experiments.create(caller, body));
+  serve(app, experimentEndpoints.get, ({ caller, params }) => store.experiments.get(caller, params.guid!));
   // Each Action under the create name, else under the official client's alias (the entry checks that both agree).
   serve(app, experimentEndpoints.update, ({ caller, params, body }) =>
-    experiment(
-      store.experiments.update(caller, params.guid!, {
-        name: body.name,
-        primaryActionGuid: body.primaryAction ?? body.actionPrimaryGuid,
-        secondaryActionGuid: body.secondaryAction ?? body.actionSecondaryGuid,
-      }),
-    ),
+    store.experiments.update(caller, params.guid!, {
+      name: body.name,
+      primaryAction: body.primaryAction ?? body.actionPrimaryGuid,
+      secondaryAction: body.secondaryAction ?? body.actionSecondaryGuid,
+    }),
   );
   serve(app, experimentEndpoints.delete, ({ caller, params }) =>
     deleted("Experiment", store.experiments.softDelete(caller, params.guid!).guid),
@@ -51,7 +27,7 @@ export const experimentRoutes: RouteModule = (app, store, context) => {
     const guid = guidParam(request);
     const body = parseBody(ExperimentPrompt, request);
     const { generation, variant } = store.generations.promptExperiment(request.caller, guid, {
-      ...runOptions(body),
+      ...body,
       actionGuid: body.force_action ?? undefined,
     });
     return { ...presentRun(store, generation, body, runUrlBase(app, context)), action: generation.actionGuid, variant };

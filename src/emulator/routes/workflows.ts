@@ -1,11 +1,8 @@
 /** `/workflows` and `/apps/{guid}/workflows`, served from src/api/workflows.ts's entries. */
-import { type WorkflowRecord, type WorkflowTriggered, workflowEndpoints } from "../../api/workflows";
-import type { WorkflowRecord as StoredWorkflow, WorkflowRunRecord } from "../store/workflows";
+import { type WorkflowTriggered, workflowEndpoints } from "../../api/workflows";
+import type { WorkflowRunRecord } from "../store/workflows";
 import { serve } from "./serve";
 import { type RouteModule, deleted } from "./wire";
-
-/** The stored Workflow under the name the wire gives its App (`app`, the store's `appGuid`). */
-const withApp = (workflow: StoredWorkflow): WorkflowRecord => ({ ...workflow, app: workflow.appGuid });
 
 /** The trigger response of a run; its URLs are absolute, on the emulator's own origin (see RouteContext.origin). */
 function triggered(run: WorkflowRunRecord, origin: string): WorkflowTriggered {
@@ -25,10 +22,10 @@ function triggered(run: WorkflowRunRecord, origin: string): WorkflowTriggered {
 
 export const workflowRoutes: RouteModule = (app, store, context) => {
   const endpoints = workflowEndpoints;
-  serve(app, endpoints.ofApp, ({ caller, params, page }) => store.workflows.listByApp(caller, params.guid!, page).map(withApp));
-  serve(app, endpoints.create, ({ caller, body }) => withApp(store.workflows.create(caller, { appGuid: body.app, name: body.name })));
-  serve(app, endpoints.get, ({ caller, params }) => withApp(store.workflows.get(caller, params.guid!)));
-  serve(app, endpoints.update, ({ caller, params, body }) => withApp(store.workflows.update(caller, params.guid!, body)));
+  serve(app, endpoints.ofApp, ({ caller, params, page }) => store.workflows.listByApp(caller, params.guid!, page));
+  serve(app, endpoints.create, ({ caller, body }) => store.workflows.create(caller, body));
+  serve(app, endpoints.get, ({ caller, params }) => store.workflows.get(caller, params.guid!));
+  serve(app, endpoints.update, ({ caller, params, body }) => store.workflows.update(caller, params.guid!, body));
   serve(app, endpoints.delete, ({ caller, params }) => deleted("Workflow", store.workflows.softDelete(caller, params.guid!).guid));
   serve(app, endpoints.trigger, ({ caller, params, body }) =>
     triggered(store.workflows.trigger(caller, params.guid!, body?.input ?? undefined), context.origin()),

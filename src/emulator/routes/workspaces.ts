@@ -1,25 +1,18 @@
 /** `/workspaces` and the related-resource routes of a workspace the caller's user belongs to, served from src/api/workspaces.ts's entries. */
 import { workspaceEndpoints } from "../../api/workspaces";
-import type { WorkspaceRecord as StoredWorkspace } from "../store/workspaces";
 import { serve } from "./serve";
 import { type RouteModule, deleted } from "./wire";
-
-/** A stored workspace with the `deleted` flag the wire carries (always false: deleted workspaces are never returned). */
-const undeleted = (workspace: StoredWorkspace) => ({ ...workspace, deleted: false });
 
 // Spec: the related-resource routes take no skip or limit; the emulator returns every record.
 const EVERY = { skip: 0, limit: Number.MAX_SAFE_INTEGER };
 
 export const workspaceRoutes: RouteModule = (app, store) => {
   const endpoints = workspaceEndpoints;
-  serve(app, endpoints.list, ({ caller, page }) => {
-    const paged = store.workspaces.list(caller, page);
-    return { ...paged, items: paged.items.map(undeleted) };
-  });
-  serve(app, endpoints.current, ({ caller }) => undeleted(store.workspaces.current(caller)));
-  serve(app, endpoints.create, ({ caller, body }) => undeleted(store.workspaces.create(caller, body)));
-  serve(app, endpoints.get, ({ caller, params }) => undeleted(store.workspaces.get(caller, params.guid!)));
-  serve(app, endpoints.update, ({ caller, params, body }) => undeleted(store.workspaces.update(caller, params.guid!, body)));
+  serve(app, endpoints.list, ({ caller, page }) => store.workspaces.list(caller, page));
+  serve(app, endpoints.current, ({ caller }) => store.workspaces.current(caller));
+  serve(app, endpoints.create, ({ caller, body }) => store.workspaces.create(caller, body));
+  serve(app, endpoints.get, ({ caller, params }) => store.workspaces.get(caller, params.guid!));
+  serve(app, endpoints.update, ({ caller, params, body }) => store.workspaces.update(caller, params.guid!, body));
   serve(app, endpoints.delete, ({ caller, params }) => deleted("Workspace", store.workspaces.softDelete(caller, params.guid!).guid));
   // The related resources, each in its compact form (the entry's codec keeps only its fields).
   serve(app, endpoints.apps, ({ caller, params }) => store.apps.list(store.workspaces.callerIn(caller, params.guid!), EVERY).items);

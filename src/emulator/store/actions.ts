@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { type RawRow, integer, json, nullable, table, text } from "./columns";
+import { RecordTable, type StoredRecord, flag, integer, json, nullable, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid } from "./records";
+import { type Caller, type Page, RECORD_COLUMNS, createdBy, newGuid } from "./records";
 import type { AppStore } from "./apps";
 
 /**
@@ -19,22 +19,11 @@ export const templateVariables = (prompt: string): string[] => [...new Set(Array
 
 /**
  * Actions cannot be created through the public interface: the emulator loads them from fixtures and
- * lists them under their App. Other stores resolve Action GUIDs here.
+ * lists them under their App. Other stores resolve Action GUIDs here. An Action carries its App's GUID
+ * (`app`), the prompt's `{{variable}}` names (`variables`: a run's input gives each of them, or is a string
+ * when there is at most one) and the environments it is deployed to (runs name one of them).
  */
-export interface ActionRecord extends Audited {
-  id: number;
-  guid: string;
-  appId: number;
-  appGuid: string;
-  name: string;
-  actionType: string;
-  model: string | null;
-  prompt: string;
-  /** The prompt's `{{variable}}` names: a run's input gives each of them, or is a string when there is at most one. */
-  variables: string[];
-  /** The environments the Action is deployed to (runs name one of them). */
-  environments: string[];
-}
+export type StoredAction = ReturnType<typeof withVariables>;
 
 export const ACTIONS = table("actions", {
   id: integer,
@@ -51,6 +40,21 @@ export const ACTIONS = table("actions", {
 /** The environments an Action is deployed to (a table of its own: databases written before runs existed keep their actions table). */
 export const ACTION_ENVIRONMENTS = table("action_environments", { id: integer, action_id: integer, name: text });
 
+const Names = z.array(z.string());
+const ENVIRONMENTS = new RecordTable(ACTION_ENVIRONMENTS);
+
+const RECORDS = new RecordTable(ACTIONS, {
+  joins: "JOIN apps p ON p.id = actions.app_id",
+  derived: {
+    app: ["p.guid", text],
+    app_deleted: ["p.deleted_at IS NOT NULL", flag],
+    environments: [
+      "(SELECT json_group_array(name) FROM (SELECT name FROM action_environments WHERE action_id = actions.id ORDER BY id))",
+      json((value) => Names.safeParse(value)),
+    ],
+  },
+});
+
 export class ActionStore {
   constructor(
     private readonly db: Database,
@@ -62,7 +66,7 @@ export class ActionStore {
   create(
     caller: Caller,
     input: {
-      appGuid: string;
+      app: string;
       name: string;
       prompt: string;
       model?: string | null;
@@ -70,74 +74,39 @@ export class ActionStore {
       guid?: string;
       environments?: string[] | undefined;
     },
-  ): ActionRecord {
-    const app = this.store.apps.get(caller, input.appGuid);
-    const stamp = this.db.clock.iso();
-    const id = this.db.run(
-      `INSERT INTO actions (guid, workspace_id, app_id, name, action_type, model, prompt, created_at, updated_at, created_by_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      input.guid ?? newGuid(),
-      caller.workspaceId,
-      app.id,
-      input.name,
-      input.actionType ?? "prompt",
-      input.model ?? null,
-      input.prompt,
-      stamp,
-      stamp,
-      caller.userId,
-    );
-    for (const environment of input.environments ?? []) {
-      this.db.run("INSERT OR IGNORE INTO action_environments (action_id, name) VALUES (?, ?)", id, environment);
-    }
-    return this.byId(id);
+  ): StoredAction {
+    const app = this.store.apps.get(caller, input.app);
+    const id = RECORDS.insert(this.db, {
+      ...createdBy(caller, this.db.clock.iso()),
+      guid: input.guid ?? newGuid(),
+      appId: app.id,
+      name: input.name,
+      actionType: input.actionType ?? "prompt",
+      model: input.model,
+      prompt: input.prompt,
+    });
+    for (const name of new Set(input.environments)) ENVIRONMENTS.insert(this.db, { actionId: id, name });
+    return withVariables(RECORDS.find(this.db, { id })!);
   }
 
   /** The Actions of an App (404 when the App is missing or deleted). */
-  listByApp(caller: Caller, appGuid: string, page: Page): ActionRecord[] {
+  listByApp(caller: Caller, appGuid: string, page: Page): StoredAction[] {
     const app = this.store.apps.get(caller, appGuid);
-    return this.db
-      .all(`${SELECT} WHERE a.app_id = ? AND a.deleted_at IS NULL ORDER BY a.id LIMIT ? OFFSET ?`, app.id, page.limit, page.skip)
-      .map(toRecord);
+    return RECORDS.page(this.db, { appId: app.id, deletedAt: null }, page).items.map(withVariables);
   }
 
   /** An Action of the caller's workspace whose App is not deleted; otherwise 404 `Action not found`. */
-  get(caller: Caller, guid: string): ActionRecord {
-    const row = this.db.get(
-      `${SELECT} WHERE a.guid = ? AND a.workspace_id = ? AND a.deleted_at IS NULL AND p.deleted_at IS NULL`,
-      guid,
-      caller.workspaceId,
-    );
-    if (!row) throw new RecordNotFoundError("Action not found");
-    return toRecord(row);
-  }
-
-  private byId(id: number): ActionRecord {
-    return toRecord(this.db.get(`${SELECT} WHERE a.id = ?`, id)!);
+  get(caller: Caller, guid: string): StoredAction {
+    const action = RECORDS.find(this.db, { guid, workspaceId: caller.workspaceId, deletedAt: null, appDeleted: false });
+    if (!action) throw new RecordNotFoundError("Action not found");
+    return withVariables(action);
   }
 }
 
-const ENVIRONMENTS = "SELECT json_group_array(name) FROM (SELECT name FROM action_environments WHERE action_id = a.id ORDER BY id)";
-const SELECT = `SELECT a.*, p.guid AS app_guid, (${ENVIRONMENTS}) AS environments FROM actions a JOIN apps p ON p.id = a.app_id`;
-
-const Names = z.array(z.string());
-const ROW = ACTIONS.extend({ app_guid: text, environments: json((value) => Names.safeParse(value)) });
-
-function toRecord(raw: RawRow): ActionRecord {
-  const row = ROW.decode(raw);
-  const environments = row.environments;
-  return {
-    id: row.id,
-    guid: row.guid,
-    appId: row.app_id,
-    appGuid: row.app_guid,
-    name: row.name,
-    actionType: row.action_type,
-    model: row.model,
-    prompt: row.prompt,
-    variables: templateVariables(row.prompt),
-    // An Action that declares no environment (fixtures without `environments`, older databases) is deployed to the default one.
-    environments: environments.length > 0 ? environments : [DEFAULT_ENVIRONMENT],
-    ...audited(row),
-  };
-}
+/** The stored Action with its prompt's variables and, when it declares none, the default environment. */
+const withVariables = (action: StoredRecord<typeof RECORDS>) => ({
+  ...action,
+  variables: templateVariables(action.prompt),
+  // An Action that declares no environment (fixtures without `environments`, older databases) is deployed to the default one.
+  environments: action.environments.length > 0 ? action.environments : [DEFAULT_ENVIRONMENT],
+});

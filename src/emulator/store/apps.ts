@@ -1,7 +1,7 @@
-import { integer, nullable, RecordTable, type RecordOf, table, text } from "./columns";
+import { integer, nullable, RecordTable, type StoredRecord, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, newGuid, slugify } from "./records";
+import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, updatedBy, newGuid, slugify } from "./records";
 import type { WorkspaceStore } from "./workspaces";
 
 /** The `apps` table (./migrations.ts holds how it came to be). */
@@ -15,12 +15,12 @@ export const APPS = table("apps", {
   ...RECORD_COLUMNS,
 });
 
-/** An App as the store keeps it: its row in the package's names (a field is its column). */
-export type AppRecord = RecordOf<typeof APPS.columns>;
 const RECORDS = new RecordTable(APPS);
+/** An App as the store keeps it: its row in the package's names (a field is its column). */
+export type StoredApp = StoredRecord<typeof RECORDS>;
 
 /** The fields an App is created or updated with: any column but those the store sets itself. */
-type AppFields = Partial<Omit<AppRecord, "id" | "guid" | "workspaceId" | "slug" | keyof Audited | "deletedAt">>;
+type AppFields = Partial<Omit<StoredApp, "id" | "guid" | "workspaceId" | "slug" | keyof Audited | "deletedAt">>;
 
 export class AppStore {
   /** The next slug suffix to try per workspace and name (see uniqueSlug). */
@@ -33,52 +33,46 @@ export class AppStore {
   ) {}
 
   /** Non-deleted Apps of the workspace, oldest first. */
-  list(caller: Caller, page: Page): Paged<AppRecord> {
-    const { rows, total } = this.db.paged("FROM apps WHERE workspace_id = ? AND deleted_at IS NULL", [caller.workspaceId], page, {
-      order: "id",
-    });
-    return { items: rows.map((row) => RECORDS.record(row)), total };
+  list(caller: Caller, page: Page): Paged<StoredApp> {
+    return RECORDS.page(this.db, { workspaceId: caller.workspaceId, deletedAt: null }, page);
   }
 
   /**
    * Creates an App; 429 when the workspace allowance is used up. The slug is generated from the name and made
    * unique in the workspace. Every field given is stored: a new plain field needs only its column.
    */
-  create(caller: Caller, input: AppFields & { name: string; guid?: string }): AppRecord {
+  create(caller: Caller, input: AppFields & { name: string; guid?: string }): StoredApp {
     return this.db.transaction(() => {
       this.store.workspaces.reserve(caller, "apps");
       const stamp = this.db.clock.iso();
       const id = RECORDS.insert(this.db, {
+        ...createdBy(caller, stamp),
         ...input,
         guid: input.guid ?? newGuid(),
-        workspaceId: caller.workspaceId,
         slug: this.uniqueSlug(caller, slugify(input.name)),
-        createdAt: stamp,
-        updatedAt: stamp,
-        createdById: caller.userId,
       });
-      return RECORDS.record(this.db.get("SELECT * FROM apps WHERE id = ?", id)!);
+      return RECORDS.find(this.db, { id })!;
     });
   }
 
   /** A non-deleted App of the caller's workspace; anything else is 404 `App not found`. */
-  get(caller: Caller, guid: string): AppRecord {
-    const row = this.db.get("SELECT * FROM apps WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
-    if (!row) throw new RecordNotFoundError("App not found");
-    return RECORDS.record(row);
+  get(caller: Caller, guid: string): StoredApp {
+    const app = RECORDS.find(this.db, { guid, workspaceId: caller.workspaceId, deletedAt: null });
+    if (!app) throw new RecordNotFoundError("App not found");
+    return app;
   }
 
   /** Updates the fields given (a null clears one, an undefined one keeps its value). */
-  update(caller: Caller, guid: string, input: AppFields): AppRecord {
+  update(caller: Caller, guid: string, input: AppFields): StoredApp {
     const app = this.get(caller, guid);
-    RECORDS.update(this.db, app.id, { ...input, updatedAt: this.db.clock.iso(), lastUpdatedById: caller.userId });
+    RECORDS.update(this.db, app.id, { ...input, ...updatedBy(caller, this.db.clock.iso()) });
     return this.get(caller, guid);
   }
 
   /** Soft delete: the App is returned once more, then answers 404 everywhere. */
-  softDelete(caller: Caller, guid: string): AppRecord {
+  softDelete(caller: Caller, guid: string): StoredApp {
     const app = this.get(caller, guid);
-    this.db.run("UPDATE apps SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), app.id);
+    RECORDS.update(this.db, app.id, { deletedAt: this.db.clock.iso() });
     return app;
   }
 

@@ -13,17 +13,23 @@ import type { DatabaseSync, SQLInputValue as SqlInput } from "node:sqlite";
 /** SQLite's storage classes as column types are declared in this project's tables. */
 export type SqlType = "INTEGER" | "TEXT" | "REAL" | "BLOB";
 
-/** One column: its declared type, whether it may hold NULL, and how a stored value becomes a field. */
+/** One column: its declared type, whether it may hold NULL, and how a stored value becomes a field and back. */
 export interface Column<T> {
   readonly type: SqlType;
   readonly nullable: boolean;
   /** The field for a stored value, or `INVALID` when the value does not fit the column. */
   readonly decode: (value: unknown) => T | typeof INVALID;
+  /** The stored value of a field (a method, so that a column of any `T` is a `Column<unknown>`). */
+  encode(value: T): SqlInput;
 }
 
 export const INVALID: unique symbol = Symbol("invalid");
 
-const column = <T>(type: SqlType, decode: (value: unknown) => T | typeof INVALID): Column<T> => ({ type, nullable: false, decode });
+const column = <T>(
+  type: SqlType,
+  decode: (value: unknown) => T | typeof INVALID,
+  encode: (value: T) => SqlInput = (value) => value as SqlInput,
+): Column<T> => ({ type, nullable: false, decode, encode });
 
 const toInteger = (value: unknown): number | typeof INVALID => {
   if (typeof value === "number") return Number.isSafeInteger(value) ? value : INVALID;
@@ -46,10 +52,14 @@ export const text: Column<string> = column("TEXT", (value) => (typeof value === 
 export const blob: Column<Uint8Array> = column("BLOB", (value) => (value instanceof Uint8Array ? value : INVALID));
 
 /** A boolean stored as INTEGER 0 or 1. */
-export const flag: Column<boolean> = column("INTEGER", (value) => {
-  const n = toInteger(value);
-  return n === 0 ? false : n === 1 ? true : INVALID;
-});
+export const flag: Column<boolean> = column(
+  "INTEGER",
+  (value) => {
+    const n = toInteger(value);
+    return n === 0 ? false : n === 1 ? true : INVALID;
+  },
+  Number,
+);
 
 /** TEXT holding one of `values` (a closed set the code switches on). */
 export const oneOf = <const V extends readonly string[]>(values: V): Column<V[number]> =>
@@ -60,18 +70,22 @@ export const oneOf = <const V extends readonly string[]>(values: V): Column<V[nu
  * without it the value is `unknown` for the caller to narrow.
  */
 export function json<T = unknown>(check?: (value: unknown) => { success: true; data: T } | { success: false }): Column<T> {
-  return column("TEXT", (value) => {
-    if (typeof value !== "string") return INVALID;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      return INVALID;
-    }
-    if (!check) return parsed as T;
-    const result = check(parsed);
-    return result.success ? result.data : INVALID;
-  });
+  return column(
+    "TEXT",
+    (value) => {
+      if (typeof value !== "string") return INVALID;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(value);
+      } catch {
+        return INVALID;
+      }
+      if (!check) return parsed as T;
+      const result = check(parsed);
+      return result.success ? result.data : INVALID;
+    },
+    JSON.stringify,
+  );
 }
 
 /** The same column, NULL allowed (read as `null`). */
@@ -79,6 +93,7 @@ export const nullable = <T>(inner: Column<T>): Column<T | null> => ({
   type: inner.type,
   nullable: true,
   decode: (value) => (value === null || value === undefined ? null : inner.decode(value)),
+  encode: (value) => (value === null ? null : inner.encode(value)),
 });
 
 export type Columns = Record<string, Column<unknown>>;
@@ -180,37 +195,118 @@ export class Table<C extends Columns = Columns> extends RowCodec<C> {
 
 export const table = <const C extends Columns>(name: string, columns: C): Table<C> => new Table(name, columns);
 
-/** A value as its column stores it: a flag as 0/1, a JSON column's value as its text. */
-const stored = (value: unknown): SqlInput =>
-  typeof value === "boolean"
-    ? Number(value)
-    : value !== null && typeof value === "object" && !(value instanceof Uint8Array)
-      ? JSON.stringify(value)
-      : (value as SqlInput);
+/** A row in the package's names: the record a store returns and a route's codec encodes. */
+export type TableRecord<C extends Columns> = Camelized<RowOf<C>>;
 
-/** A table's row in the package's names: the record a store returns and a route's codec encodes. */
-export type RecordOf<C extends Columns> = Camelized<RowOf<C>>;
+/** A record of a table with derived fields. */
+type ViewRecord<C extends Columns, J extends Columns> = TableRecord<Omit<C, keyof J> & J>;
+
+/** The record a RecordTable reads, e.g. `StoredRecord<typeof RECORDS>` beside a store's `RECORDS`. */
+export type StoredRecord<T extends { record(row: RawRow): unknown }> = ReturnType<T["record"]>;
+
+/** The queries a RecordTable runs: the store's Database (./database.ts). */
+export interface RecordSql {
+  run(query: string, ...params: SqlInput[]): number;
+  get(query: string, ...params: SqlInput[]): RawRow | undefined;
+  all(query: string, ...params: SqlInput[]): RawRow[];
+  paged(
+    from: string,
+    args: SqlInput[],
+    page: { skip: number; limit: number },
+    options: { select: string; order: string },
+  ): { rows: RawRow[]; total: number };
+}
+
+/**
+ * Fields a table's records carry besides its columns, each an SQL expression (over the table and its `joins`)
+ * and its codec: a linked row's GUID under the name the wire gives it (`app: ["p.guid", text]`), or a value
+ * computed from the row (`deleted: ["experiments.deleted_at IS NOT NULL", flag]`).
+ */
+export type Derived<J extends Columns> = { readonly [K in keyof J]: readonly [sql: string, column: J[K]] };
+
+/** An order of records: fields, each ascending unless given as `{ desc: field }`. */
+export type Order<R> = ((keyof R & string) | { desc: keyof R & string })[];
+
+/** Which records: fields equal to their values (null: IS NULL), undefined ones ignored. */
+export type Where<R> = { readonly [K in keyof R]?: R[K] | undefined };
 
 /**
  * A table's rows as records in the package's names, written and read generically: a store whose fields are
- * its columns writes no INSERT, UPDATE or row mapper, so a plain field is its column in the description (and
- * the migration that adds it). `values` name columns in the package's names; a key that is no column is left out.
+ * its columns writes no INSERT, UPDATE, SELECT or row mapper, so a plain field is its column in the description
+ * (and the migration that adds it). Records may carry derived fields (`derived`: linked GUIDs, computed values)
+ * and leave out hidden columns; queries name fields in the package's names, and a key that is no column is left
+ * out of a write.
  */
-export class RecordTable<C extends Columns> {
-  private readonly byField: Map<string, string>;
+export class RecordTable<C extends Columns, J extends Columns = {}, H extends keyof C & string = never> {
+  private readonly codec: RowCodec<Omit<Omit<C, H>, keyof J> & J>;
+  /** Each field's SQL (`table.column`, or a derived field's expression), codec, and column when it is one of the table's. */
+  private readonly fields: Map<string, { sql: string; codec: Column<unknown>; column?: string }>;
+  private readonly select: string;
+  private readonly from: string;
 
-  constructor(readonly table: Table<C>) {
-    this.byField = new Map(Object.keys(table.columns).map((column) => [camelCase(column), column]));
+  constructor(
+    readonly table: Table<C>,
+    /** `hidden`: columns written but never read, such as a credential no record may carry. */
+    view: { joins?: string; derived?: Derived<J>; hidden?: readonly H[] } = {},
+  ) {
+    const derived: [string, readonly [string, Column<unknown>]][] = Object.entries(view.derived ?? {});
+    const hidden = new Set<string>(view.hidden);
+    const read = Object.entries(table.columns).filter(([column]) => !hidden.has(column));
+    this.codec = new RowCodec(
+      table.name,
+      Object.fromEntries([...read, ...derived.map(([name, [, codec]]) => [name, codec] as const)]) as never,
+    );
+    this.fields = new Map([
+      ...Object.entries(table.columns).map(
+        ([column, codec]) => [camelCase(column), { sql: `${table.name}.${column}`, codec, column }] as const,
+      ),
+      ...derived.map(([name, [sql, codec]]) => [camelCase(name), { sql, codec }] as const),
+    ]);
+    this.select = [...read.map(([column]) => `${table.name}.${column}`), ...derived.map(([name, [sql]]) => `${sql} AS "${name}"`)].join(
+      ", ",
+    );
+    this.from = `FROM ${table.name}${view.joins ? ` ${view.joins}` : ""}`;
   }
 
   /** The decoded row in the package's names. */
-  record(row: RawRow): RecordOf<C> {
-    const decoded = this.table.decode(row) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(decoded).map(([column, value]) => [camelCase(column), value])) as RecordOf<C>;
+  record(row: RawRow): ViewRecord<Omit<C, H>, J> {
+    const decoded = this.codec.decode(row) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(decoded).map(([column, value]) => [camelCase(column), value])) as ViewRecord<Omit<C, H>, J>;
+  }
+
+  /** The first record that matches (by `order`), if any. */
+  find(
+    db: RecordSql,
+    where: Where<ViewRecord<Omit<C, H>, J>>,
+    order?: Order<ViewRecord<Omit<C, H>, J>>,
+  ): ViewRecord<Omit<C, H>, J> | undefined {
+    const [condition, args] = this.condition(where);
+    const row = db.get(`SELECT ${this.select} ${this.from} WHERE ${condition} ORDER BY ${this.orderBy(order)} LIMIT 1`, ...args);
+    return row && this.record(row);
+  }
+
+  /** Every record that matches, in `order` (by default by id). */
+  list(db: RecordSql, where: Where<ViewRecord<Omit<C, H>, J>>, order?: Order<ViewRecord<Omit<C, H>, J>>): ViewRecord<Omit<C, H>, J>[] {
+    const [condition, args] = this.condition(where);
+    return db
+      .all(`SELECT ${this.select} ${this.from} WHERE ${condition} ORDER BY ${this.orderBy(order)}`, ...args)
+      .map((row) => this.record(row));
+  }
+
+  /** One page of the records that match, in `order`, and the count of all of them. */
+  page(
+    db: RecordSql,
+    where: Where<ViewRecord<Omit<C, H>, J>>,
+    page: { skip: number; limit: number },
+    order?: Order<ViewRecord<Omit<C, H>, J>>,
+  ): { items: ViewRecord<Omit<C, H>, J>[]; total: number } {
+    const [condition, args] = this.condition(where);
+    const { rows, total } = db.paged(`${this.from} WHERE ${condition}`, args, page, { select: this.select, order: this.orderBy(order) });
+    return { items: rows.map((row) => this.record(row)), total };
   }
 
   /** `INSERT` of the given fields (the others take their column's default); returns the new row's id. */
-  insert(db: { run(query: string, ...params: SqlInput[]): number }, values: Partial<RecordOf<C>>): number {
+  insert(db: RecordSql, values: Partial<TableRecord<C>>): number {
     const columns = this.columnsOf(values);
     const placeholders = columns.map(() => "?").join(", ");
     return db.run(
@@ -220,20 +316,52 @@ export class RecordTable<C extends Columns> {
   }
 
   /** `UPDATE … SET` of the given fields (an undefined one keeps its value, a null one is cleared) of row `id`. */
-  update(db: { run(query: string, ...params: SqlInput[]): number }, id: number, values: Partial<RecordOf<C>>): void {
+  update(db: RecordSql, id: number, values: Partial<TableRecord<C>>): void {
+    this.set(db, { id }, values);
+  }
+
+  /** The same of every row that matches (by the table's own columns). */
+  updateAll(db: RecordSql, where: Where<TableRecord<C>>, values: Partial<TableRecord<C>>): void {
+    this.set(db, where, values);
+  }
+
+  private set(db: RecordSql, where: Where<Record<string, unknown>>, values: Partial<TableRecord<C>>): void {
     const columns = this.columnsOf(values);
     if (columns.length === 0) return;
+    const [condition, args] = this.condition(where);
     db.run(
-      `UPDATE ${this.table.name} SET ${columns.map(([column]) => `${column} = ?`).join(", ")} WHERE id = ?`,
+      `UPDATE ${this.table.name} SET ${columns.map(([column]) => `${column} = ?`).join(", ")} WHERE ${condition}`,
       ...columns.map(([, value]) => value),
-      id,
+      ...args,
     );
   }
 
-  private columnsOf(values: Partial<RecordOf<C>>): [string, SqlInput][] {
-    return Object.entries(values)
-      .filter(([field, value]) => value !== undefined && this.byField.has(field))
-      .map(([field, value]) => [this.byField.get(field)!, stored(value)]);
+  private condition(where: Where<Record<string, unknown>>): [string, SqlInput[]] {
+    const terms = Object.entries(where)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [this.field(name), value] as const);
+    const sql = terms.map(([field, value]) => `${field.sql} ${value === null ? "IS NULL" : "= ?"}`);
+    const args = terms.filter(([, value]) => value !== null).map(([field, value]) => field.codec.encode(value));
+    return [sql.length === 0 ? "1" : sql.join(" AND "), args];
+  }
+
+  /** By the fields given, else by id (creation order). */
+  private orderBy(order: Order<Record<string, unknown>> = ["id"]): string {
+    return order.map((name) => (typeof name === "string" ? this.field(name).sql : `${this.field(name.desc).sql} DESC`)).join(", ");
+  }
+
+  private field(name: string) {
+    const field = this.fields.get(name);
+    if (field === undefined) throw new Error(`${this.table.name} has no field ${name}`);
+    return field;
+  }
+
+  /** The given fields that are columns, with their stored values. */
+  private columnsOf(values: Partial<TableRecord<C>>): [string, SqlInput][] {
+    return Object.entries(values).flatMap(([name, value]): [string, SqlInput][] => {
+      const field = this.fields.get(name);
+      return value === undefined || field?.column === undefined ? [] : [[field.column, field.codec.encode(value)]];
+    });
   }
 }
 

@@ -1,50 +1,16 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { TextDecoder } from "node:util";
-import { FILES_LOADER_ID } from "../../api/context-sources";
+import { FILES_LOADER_ID, IndexingStatus, type LoaderConfigItem } from "../../api/context-sources";
 import { z } from "zod";
-import { type RawRow, integer, json, nullable, oneOf, table, text } from "./columns";
+import { RecordTable, type StoredRecord, integer, json, nullable, oneOf, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { STORED_MEDIA_TYPE_HEADER } from "./files";
-import { type Caller, RECORD_COLUMNS, newGuid, toJson } from "./records";
-import { DEFAULT_SPLITTER, type SplitterConfig, parseSplitterConfig, splitText } from "./splitter";
+import { type Caller, RECORD_COLUMNS, createdBy, newGuid, updatedBy } from "./records";
+import { DEFAULT_SPLITTER, parseSplitterConfig, splitText } from "./splitter";
 import type { ContextStore } from "./contexts";
 import type { DocumentStore } from "./documents";
 import type { WorkspaceStore } from "./workspaces";
-
-/**
- * A Context Source is a loader plus splitter configuration that populates its Context. Processing runs
- * in the background after the dispatching request has been answered: the Files loader fetches the URL
- * over HTTP, the splitter cuts the text, and the chunks replace the Documents the source wrote before.
- */
-export interface ContextSourceRecord {
-  id: number;
-  guid: string;
-  contextId: number;
-  name: string;
-  url: string;
-  loaderId: string;
-  loaderConfig: LoaderConfigItem[];
-  splitterConfig: SplitterConfig;
-  indexingStatus: IndexingStatus;
-  indexedAt: string | null;
-  /** What the last finished run recorded; null before one finished. */
-  indexingMetadata: IndexingOutcome | null;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-}
-
-export interface LoaderConfigItem {
-  name: string;
-  value: string | number | boolean;
-  required?: boolean | undefined;
-}
-
-export type IndexingOutcome = { documents: number; characters: number; contentType: string } | { error: string };
-
-// Spec: the status values are not shown; the emulator moves pending -> processing -> indexed | failed.
-export type IndexingStatus = "pending" | "processing" | "indexed" | "failed";
 
 // Spec: loader limits are not shown; the emulator's Files loader waits 30 s at most and reads 10 MiB at most.
 /** How long the Files loader waits for the whole object. */
@@ -71,13 +37,22 @@ export const CONTEXT_SOURCES = table("context_sources", {
   loader_id: text,
   loader_config: json((value) => StoredLoaderConfig.safeParse(value)),
   splitter_config: json((value) => StoredSplitter.safeParse(value)),
-  indexing_status: oneOf(["pending", "processing", "indexed", "failed"]),
+  // Spec: the status values are not shown; the emulator moves pending -> processing -> indexed | failed.
+  indexing_status: oneOf(IndexingStatus.options),
   indexed_at: nullable(text),
   indexing_metadata: nullable(json((value) => StoredOutcome.safeParse(value))),
   ...RECORD_COLUMNS,
 });
 
-const ID = CONTEXT_SOURCES.pick("id");
+const RECORDS = new RecordTable(CONTEXT_SOURCES);
+
+/**
+ * A Context Source is a loader plus splitter configuration that populates its Context. Processing runs
+ * in the background after the dispatching request has been answered: the Files loader fetches the URL
+ * over HTTP, the splitter cuts the text, and the chunks replace the Documents the source wrote before.
+ * `indexingMetadata` is what the last finished run recorded; null before one finished.
+ */
+export type StoredContextSource = StoredRecord<typeof RECORDS>;
 
 export class ContextSourceStore {
   /** Every processing run not finished yet (for `idle`). */
@@ -92,50 +67,39 @@ export class ContextSourceStore {
     private readonly store: { readonly contexts: ContextStore; readonly documents: DocumentStore; readonly workspaces: WorkspaceStore },
   ) {
     // A run cut short by a stop (database file kept) would otherwise stay `processing` for ever.
-    db.run(
-      "UPDATE context_sources SET indexing_status = 'failed', indexing_metadata = ? WHERE indexing_status = 'processing'",
-      toJson({ error: "interrupted: the emulator stopped while processing" } satisfies IndexingOutcome),
+    RECORDS.updateAll(
+      db,
+      { indexingStatus: "processing" },
+      { indexingStatus: "failed", indexingMetadata: { error: "interrupted: the emulator stopped while processing" } },
     );
   }
 
   /** The Context's non-deleted sources, oldest first. */
-  list(caller: Caller, contextGuid: string): ContextSourceRecord[] {
+  list(caller: Caller, contextGuid: string): StoredContextSource[] {
     const context = this.store.contexts.get(caller, contextGuid);
-    return this.db
-      .all(
-        "SELECT * FROM context_sources WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL ORDER BY id",
-        context.id,
-        caller.workspaceId,
-      )
-      .map(toRecord);
+    return RECORDS.list(this.db, { contextId: context.id, workspaceId: caller.workspaceId, deletedAt: null });
   }
 
   /**
    * Creates a pending source on the Files loader with an empty loader configuration and the default
    * splitter; counts against the `context_sources` allowance.
    */
-  create(caller: Caller, contextGuid: string, input: { url: string }): ContextSourceRecord {
+  create(caller: Caller, contextGuid: string, input: { url: string }): StoredContextSource {
     const context = this.store.contexts.get(caller, contextGuid);
     return this.db.transaction(() => {
       this.store.workspaces.reserve(caller, "context_sources");
-      const stamp = this.db.clock.iso();
-      const id = this.db.run(
-        `INSERT INTO context_sources (guid, workspace_id, context_id, name, url, loader_id, loader_config, splitter_config,
-           indexing_status, created_at, updated_at, created_by_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
-        newGuid(),
-        caller.workspaceId,
-        context.id,
-        nameFromUrl(input.url),
-        input.url,
-        FILES_LOADER_ID,
-        toJson([]),
-        toJson(DEFAULT_SPLITTER),
-        stamp,
-        stamp,
-        caller.userId,
-      );
-      return this.byId(id)!;
+      const id = RECORDS.insert(this.db, {
+        ...createdBy(caller, this.db.clock.iso()),
+        guid: newGuid(),
+        contextId: context.id,
+        name: nameFromUrl(input.url),
+        url: input.url,
+        loaderId: FILES_LOADER_ID,
+        loaderConfig: [],
+        splitterConfig: DEFAULT_SPLITTER,
+        indexingStatus: "pending",
+      });
+      return RECORDS.find(this.db, { id })!;
     });
   }
 
@@ -143,16 +107,11 @@ export class ContextSourceStore {
    * A non-deleted source of the Context. A missing Context is 404 `Context not found`; a missing source
    * is the generic 404 `Not Found` ("Some Context Source reads use a generic not-found response").
    */
-  get(caller: Caller, contextGuid: string, guid: string): ContextSourceRecord {
+  get(caller: Caller, contextGuid: string, guid: string): StoredContextSource {
     const context = this.store.contexts.get(caller, contextGuid);
-    const row = this.db.get(
-      "SELECT * FROM context_sources WHERE guid = ? AND context_id = ? AND workspace_id = ? AND deleted_at IS NULL",
-      guid,
-      context.id,
-      caller.workspaceId,
-    );
-    if (!row) throw new RecordNotFoundError("Not Found");
-    return toRecord(row);
+    const source = RECORDS.find(this.db, { guid, contextId: context.id, workspaceId: caller.workspaceId, deletedAt: null });
+    if (!source) throw new RecordNotFoundError("Not Found");
+    return source;
   }
 
   /** Replaces name, splitter configuration and loader configuration (the loader itself stays the Files loader). */
@@ -161,51 +120,39 @@ export class ContextSourceStore {
     contextGuid: string,
     guid: string,
     input: { name: string; splitterConfig: Record<string, unknown>; loaderConfig: LoaderConfigItem[] },
-  ): ContextSourceRecord {
+  ): StoredContextSource {
     const source = this.get(caller, contextGuid, guid);
     const splitter = parseSplitterConfig(input.splitterConfig);
     // Spec: what the Files loader does with loader configuration is not shown; the emulator stores it and ignores it.
-    this.db.run(
-      "UPDATE context_sources SET name = ?, splitter_config = ?, loader_config = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
-      input.name,
-      toJson(splitter),
-      toJson(input.loaderConfig),
-      this.db.clock.iso(),
-      caller.userId,
-      source.id,
-    );
-    return this.byId(source.id)!;
+    RECORDS.update(this.db, source.id, {
+      name: input.name,
+      splitterConfig: splitter,
+      loaderConfig: input.loaderConfig,
+      ...updatedBy(caller, this.db.clock.iso()),
+    });
+    return RECORDS.find(this.db, { id: source.id })!;
   }
 
   // Spec: deleting a source does not cascade (only Dataset deletion is said to); its Documents stay.
-  softDelete(caller: Caller, contextGuid: string, guid: string): ContextSourceRecord {
+  softDelete(caller: Caller, contextGuid: string, guid: string): StoredContextSource {
     const source = this.get(caller, contextGuid, guid);
-    this.db.run("UPDATE context_sources SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), source.id);
+    RECORDS.update(this.db, source.id, { deletedAt: this.db.clock.iso() });
     return source;
   }
 
   /** Dispatches processing of a source of the given Context (404 `Context not found` / `Context Source not found`). */
   process(caller: Caller, guid: string, contextGuid: string): void {
     const context = this.store.contexts.get(caller, contextGuid);
-    const row = this.db.get(
-      "SELECT id FROM context_sources WHERE guid = ? AND context_id = ? AND workspace_id = ? AND deleted_at IS NULL",
-      guid,
-      context.id,
-      caller.workspaceId,
-    );
-    if (!row) throw new RecordNotFoundError("Context Source not found");
-    this.dispatch(caller, ID.decode(row).id);
+    const source = RECORDS.find(this.db, { guid, contextId: context.id, workspaceId: caller.workspaceId, deletedAt: null });
+    if (!source) throw new RecordNotFoundError("Context Source not found");
+    this.dispatch(caller, source.id);
   }
 
   /** Dispatches processing of every listed source of the workspace; other GUIDs are ignored. */
   processBatch(caller: Caller, guids: string[]): void {
     for (const guid of new Set(guids)) {
-      const row = this.db.get(
-        "SELECT id FROM context_sources WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL",
-        guid,
-        caller.workspaceId,
-      );
-      if (row) this.dispatch(caller, ID.decode(row).id);
+      const source = RECORDS.find(this.db, { guid, workspaceId: caller.workspaceId, deletedAt: null });
+      if (source) this.dispatch(caller, source.id);
     }
   }
 
@@ -220,7 +167,7 @@ export class ContextSourceStore {
    * older run: the source stays `processing` until the newest run records its outcome.
    */
   private dispatch(caller: Caller, id: number): void {
-    this.db.run("UPDATE context_sources SET indexing_status = 'processing' WHERE id = ?", id);
+    RECORDS.update(this.db, id, { indexingStatus: "processing" });
     const dispatch = ++this.dispatches;
     this.latest.set(id, dispatch);
     const run = nextTurn().then(() => this.run(caller, id, dispatch));
@@ -248,13 +195,11 @@ export class ContextSourceStore {
           chunks,
           metadata: (chunk) => ({ context_source: source.guid, chunk }),
         });
-        const stamp = this.db.clock.iso();
-        this.db.run(
-          "UPDATE context_sources SET indexing_status = 'indexed', indexed_at = ?, indexing_metadata = ? WHERE id = ?",
-          stamp,
-          toJson({ documents: chunks.length, characters: file.text.length, contentType: file.contentType } satisfies IndexingOutcome),
-          id,
-        );
+        RECORDS.update(this.db, id, {
+          indexingStatus: "indexed",
+          indexedAt: this.db.clock.iso(),
+          indexingMetadata: { documents: chunks.length, characters: file.text.length, contentType: file.contentType },
+        });
       });
     } catch (error) {
       this.recordFailure(id, dispatch, describe(error));
@@ -264,11 +209,7 @@ export class ContextSourceStore {
   private recordFailure(id: number, dispatch: number, message: string): void {
     try {
       if (!this.live(id, dispatch)) return;
-      this.db.run(
-        "UPDATE context_sources SET indexing_status = 'failed', indexing_metadata = ? WHERE id = ?",
-        toJson({ error: message } satisfies IndexingOutcome),
-        id,
-      );
+      RECORDS.update(this.db, id, { indexingStatus: "failed", indexingMetadata: { error: message } });
     } catch {
       // The database itself failed: there is nowhere left to record the failure, and a background run must not crash the process.
     }
@@ -278,15 +219,9 @@ export class ContextSourceStore {
    * The source, unless it was deleted, a newer dispatch superseded this run, or the store closed
    * meanwhile (the run then has nothing to do).
    */
-  private live(id: number, dispatch: number): ContextSourceRecord | undefined {
+  private live(id: number, dispatch: number): StoredContextSource | undefined {
     if (this.latest.get(id) !== dispatch || !this.db.sql.isOpen) return undefined;
-    const row = this.db.get("SELECT * FROM context_sources WHERE id = ? AND deleted_at IS NULL", id);
-    return row && toRecord(row);
-  }
-
-  private byId(id: number): ContextSourceRecord | undefined {
-    const row = this.db.get("SELECT * FROM context_sources WHERE id = ?", id);
-    return row && toRecord(row);
+    return RECORDS.find(this.db, { id, deletedAt: null });
   }
 }
 
@@ -361,24 +296,4 @@ function nameFromUrl(url: string): string {
   } catch {
     return segment;
   }
-}
-
-function toRecord(raw: RawRow): ContextSourceRecord {
-  const row = CONTEXT_SOURCES.decode(raw);
-  return {
-    id: row.id,
-    guid: row.guid,
-    contextId: row.context_id,
-    name: row.name,
-    url: row.url,
-    loaderId: row.loader_id,
-    loaderConfig: row.loader_config,
-    splitterConfig: row.splitter_config,
-    indexingStatus: row.indexing_status,
-    indexedAt: row.indexed_at,
-    indexingMetadata: row.indexing_metadata,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    createdById: row.created_by_id,
-  };
 }

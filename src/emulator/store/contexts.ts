@@ -1,20 +1,7 @@
-import { type RawRow, integer, nullable, table, text } from "./columns";
+import { RecordTable, type StoredRecord, integer, nullable, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Caller, newGuid } from "./records";
-
-/**
- * Contexts are the libraries that hold Documents. The public interface cannot create them, so they come
- * from fixtures; Documents and Context Sources resolve their parent here.
- */
-export interface ContextRecord {
-  id: number;
-  guid: string;
-  name: string;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-}
+import { type Caller, createdBy, newGuid } from "./records";
 
 /** Contexts have no last_updated_by_id (nothing updates them). */
 export const CONTEXTS = table("contexts", {
@@ -28,47 +15,32 @@ export const CONTEXTS = table("contexts", {
   deleted_at: nullable(text),
 });
 
+const RECORDS = new RecordTable(CONTEXTS);
+
+/**
+ * Contexts are the libraries that hold Documents. The public interface cannot create them, so they come
+ * from fixtures; Documents and Context Sources resolve their parent here.
+ */
+export type ContextRecord = StoredRecord<typeof RECORDS>;
+
 export class ContextStore {
   constructor(private readonly db: Database) {}
 
   /** Fixture loading only. */
   create(caller: Caller, input: { name: string; guid?: string | undefined }): ContextRecord {
-    const stamp = this.db.clock.iso();
-    const id = this.db.run(
-      "INSERT INTO contexts (guid, workspace_id, name, created_at, updated_at, created_by_id) VALUES (?, ?, ?, ?, ?, ?)",
-      input.guid ?? newGuid(),
-      caller.workspaceId,
-      input.name,
-      stamp,
-      stamp,
-      caller.userId,
-    );
-    return toRecord(this.db.get("SELECT * FROM contexts WHERE id = ?", id)!);
+    const id = RECORDS.insert(this.db, { ...createdBy(caller, this.db.clock.iso()), guid: input.guid ?? newGuid(), name: input.name });
+    return RECORDS.find(this.db, { id })!;
   }
 
   /** The workspace's Contexts, oldest first. */
   list(caller: Caller): ContextRecord[] {
-    return this.db
-      .all("SELECT * FROM contexts WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id", caller.workspaceId)
-      .map(toRecord);
+    return RECORDS.list(this.db, { workspaceId: caller.workspaceId, deletedAt: null });
   }
 
   /** A Context of the caller's workspace; otherwise 404 `Context not found`. */
   get(caller: Caller, guid: string): ContextRecord {
-    const row = this.db.get("SELECT * FROM contexts WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
-    if (!row) throw new RecordNotFoundError("Context not found");
-    return toRecord(row);
+    const context = RECORDS.find(this.db, { guid, workspaceId: caller.workspaceId, deletedAt: null });
+    if (!context) throw new RecordNotFoundError("Context not found");
+    return context;
   }
-}
-
-function toRecord(raw: RawRow): ContextRecord {
-  const row = CONTEXTS.decode(raw);
-  return {
-    id: row.id,
-    guid: row.guid,
-    name: row.name,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    createdById: row.created_by_id,
-  };
 }

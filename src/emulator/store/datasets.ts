@@ -1,30 +1,12 @@
-import { type RawRow, integer, nullable, table, text } from "./columns";
-import { type DataRecord, type DataValue, dataValue } from "./data";
+import type { DatasetCreate, DatasetUpdate } from "../../api/datasets";
+import { RecordTable, type StoredRecord, integer, nullable, table, text } from "./columns";
+import { type StoredData, dataValue } from "./data";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
+import { type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, newGuid, updatedBy } from "./records";
 import type { AppStore } from "./apps";
 import type { DataStore } from "./data";
 import type { WorkspaceStore } from "./workspaces";
-
-export interface DatasetRecord extends Audited {
-  id: number;
-  guid: string;
-  name: string;
-  description: string | null;
-  appId: number | null;
-  appGuid: string | null;
-}
-
-/** A copy of a Data record's input and output, linked to that record by GUID. */
-export interface DatasetItemRecord {
-  id: number;
-  guid: string;
-  input: DataValue;
-  output: DataValue;
-  dataGuid: string | null;
-  createdAt: string;
-}
 
 export const DATASETS = table("datasets", {
   id: integer,
@@ -47,6 +29,18 @@ export const DATASET_ITEMS = table("dataset_items", {
   ...RECORD_COLUMNS,
 });
 
+const RECORDS = new RecordTable(DATASETS, {
+  joins: "LEFT JOIN apps p ON p.id = datasets.app_id",
+  derived: { app: ["p.guid", nullable(text)] },
+});
+const ITEMS = new RecordTable(DATASET_ITEMS, { derived: { data: ["dataset_items.data_guid", nullable(text)] } });
+
+/** A Dataset, its App's GUID (if any) as `app`. */
+export type StoredDataset = StoredRecord<typeof RECORDS>;
+
+/** A copy of a Data record's input and output, linked to that record by GUID (`data`). */
+export type StoredDatasetItem = StoredRecord<typeof ITEMS>;
+
 /**
  * Datasets and their Items. Items copy the input and output of Data records at the time they are added;
  * later edits or deletion of the Data record leave the copy alone (only `/data` follows the link).
@@ -58,112 +52,82 @@ export class DatasetStore {
     private readonly store: { readonly apps: AppStore; readonly data: DataStore; readonly workspaces: WorkspaceStore },
   ) {}
 
-  list(caller: Caller, page: Page): Paged<DatasetRecord> {
-    const from = `${FROM} WHERE d.workspace_id = ? AND d.deleted_at IS NULL`;
-    const { rows, total } = this.db.paged(from, [caller.workspaceId], page, { select: COLUMNS, order: "d.id" });
-    return { items: rows.map(toRecord), total };
+  list(caller: Caller, page: Page): Paged<StoredDataset> {
+    return RECORDS.page(this.db, { workspaceId: caller.workspaceId, deletedAt: null }, page);
   }
 
   /** The Datasets of an App (404 when the App is missing or deleted). */
-  listByApp(caller: Caller, appGuid: string, page: Page): DatasetRecord[] {
+  listByApp(caller: Caller, appGuid: string, page: Page): StoredDataset[] {
     const app = this.store.apps.get(caller, appGuid);
-    return this.db
-      .all(`${SELECT} WHERE d.app_id = ? AND d.deleted_at IS NULL ORDER BY d.id LIMIT ? OFFSET ?`, app.id, page.limit, page.skip)
-      .map(toRecord);
+    return RECORDS.page(this.db, { appId: app.id, deletedAt: null }, page).items;
   }
 
   /** Creates a Dataset with one Item per resolving Data GUID; 429 when the workspace allowance is used up. */
-  create(
-    caller: Caller,
-    input: { name: string; description?: string | null | undefined; appGuid?: string | null | undefined; dataGuids?: string[] | undefined },
-  ): DatasetRecord {
+  create(caller: Caller, input: DatasetCreate): StoredDataset {
     return this.db.transaction(() => {
-      const app = input.appGuid ? this.store.apps.get(caller, input.appGuid) : undefined;
+      const app = input.app ? this.store.apps.get(caller, input.app) : undefined;
       this.store.workspaces.reserve(caller, "datasets");
       const stamp = this.db.clock.iso();
-      const id = this.db.run(
-        `INSERT INTO datasets (guid, workspace_id, app_id, name, description, created_at, updated_at, created_by_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        newGuid(),
-        caller.workspaceId,
-        app?.id ?? null,
-        input.name,
-        input.description ?? null,
-        stamp,
-        stamp,
-        caller.userId,
-      );
-      this.addItems(caller, id, input.dataGuids ?? []);
+      const id = RECORDS.insert(this.db, {
+        ...createdBy(caller, stamp),
+        guid: newGuid(),
+        appId: app?.id,
+        name: input.name,
+        description: input.description,
+      });
+      this.addItems(caller, id, input.data ?? []);
       return this.byId(id);
     });
   }
 
   /** A non-deleted Dataset of the caller's workspace; otherwise 404 `Dataset not found`. */
-  get(caller: Caller, guid: string): DatasetRecord {
-    const row = this.db.get(`${SELECT} WHERE d.guid = ? AND d.workspace_id = ? AND d.deleted_at IS NULL`, guid, caller.workspaceId);
-    if (!row) throw new RecordNotFoundError("Dataset not found");
-    return toRecord(row);
+  get(caller: Caller, guid: string): StoredDataset {
+    const dataset = RECORDS.find(this.db, { guid, workspaceId: caller.workspaceId, deletedAt: null });
+    if (!dataset) throw new RecordNotFoundError("Dataset not found");
+    return dataset;
   }
 
   /**
-   * Changes name and description when given. `dataGuids`, when given, replaces every Item (unresolvable
-   * GUIDs create none); when absent the Items stay. The App relationship never changes here.
+   * Changes name and description when given. `data` (the wire's `datapoints`: Data GUIDs), when given, replaces every
+   * Item (unresolvable GUIDs create none); when absent the Items stay. The App relationship never changes here.
    */
-  update(
-    caller: Caller,
-    guid: string,
-    input: { name?: string | undefined; description?: string | null | undefined; dataGuids?: string[] | undefined },
-  ): DatasetRecord {
+  update(caller: Caller, guid: string, input: Omit<DatasetUpdate, "app">): StoredDataset {
     return this.db.transaction(() => {
       const dataset = this.get(caller, guid);
       const stamp = this.db.clock.iso();
-      this.db.run(
-        "UPDATE datasets SET name = ?, description = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
-        input.name ?? dataset.name,
-        input.description === undefined ? dataset.description : input.description,
-        stamp,
-        caller.userId,
-        dataset.id,
-      );
+      RECORDS.update(this.db, dataset.id, { name: input.name, description: input.description, ...updatedBy(caller, stamp) });
       // Spec: not shown (ambiguous) what an absent `datapoints` does; the emulator keeps the Items then.
-      if (input.dataGuids !== undefined) {
-        this.db.run("UPDATE dataset_items SET deleted_at = ? WHERE dataset_id = ? AND deleted_at IS NULL", stamp, dataset.id);
-        this.addItems(caller, dataset.id, input.dataGuids);
+      if (input.data !== undefined) {
+        ITEMS.updateAll(this.db, { datasetId: dataset.id, deletedAt: null }, { deletedAt: stamp });
+        this.addItems(caller, dataset.id, input.data);
       }
       return this.byId(dataset.id);
     });
   }
 
   /** Soft-deletes the Dataset and its Items. */
-  softDelete(caller: Caller, guid: string): DatasetRecord {
+  softDelete(caller: Caller, guid: string): StoredDataset {
     return this.db.transaction(() => {
       const dataset = this.get(caller, guid);
       const stamp = this.db.clock.iso();
-      this.db.run("UPDATE datasets SET deleted_at = ? WHERE id = ?", stamp, dataset.id);
-      this.db.run("UPDATE dataset_items SET deleted_at = ? WHERE dataset_id = ? AND deleted_at IS NULL", stamp, dataset.id);
+      RECORDS.update(this.db, dataset.id, { deletedAt: stamp });
+      ITEMS.updateAll(this.db, { datasetId: dataset.id, deletedAt: null }, { deletedAt: stamp });
       return dataset;
     });
   }
 
   /** The Dataset's Items in the order they were added. */
-  items(caller: Caller, guid: string, page: Page): Paged<DatasetItemRecord> {
+  items(caller: Caller, guid: string, page: Page): Paged<StoredDatasetItem> {
     const dataset = this.get(caller, guid);
-    const { rows, total } = this.db.paged("FROM dataset_items WHERE dataset_id = ? AND deleted_at IS NULL", [dataset.id], page, {
-      order: "id",
-    });
-    return { items: rows.map(toItem), total };
+    return ITEMS.page(this.db, { datasetId: dataset.id, deletedAt: null }, page);
   }
 
   /** The Data records the Dataset's Items link to, in Item order; the page is taken over records not since deleted. */
-  linkedData(caller: Caller, guid: string, page: Page): DataRecord[] {
+  linkedData(caller: Caller, guid: string, page: Page): StoredData[] {
     const dataset = this.get(caller, guid);
-    return this.db
-      .all(
-        "SELECT data_guid FROM dataset_items WHERE dataset_id = ? AND deleted_at IS NULL AND data_guid IS NOT NULL ORDER BY id",
-        dataset.id,
-      )
-      .map((row) => this.store.data.find(caller, LINKED.decode(row).data_guid))
-      .filter((record): record is DataRecord => record !== undefined)
+    return ITEMS.list(this.db, { datasetId: dataset.id, deletedAt: null })
+      .flatMap((item) => (item.data === null ? [] : [this.store.data.find(caller, item.data)]))
+      .filter((record): record is StoredData => record !== undefined)
       .slice(page.skip, page.skip + page.limit);
   }
 
@@ -172,48 +136,18 @@ export class DatasetStore {
     for (const dataGuid of dataGuids) {
       const data = this.store.data.find(caller, dataGuid);
       if (!data) continue;
-      this.db.run(
-        `INSERT INTO dataset_items (guid, workspace_id, dataset_id, data_guid, input, output, created_at, updated_at, created_by_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        newGuid(),
-        caller.workspaceId,
+      ITEMS.insert(this.db, {
+        ...createdBy(caller, stamp),
+        guid: newGuid(),
         datasetId,
-        data.guid,
-        toJson(data.input),
-        toJson(data.output),
-        stamp,
-        stamp,
-        caller.userId,
-      );
+        dataGuid: data.guid,
+        input: data.input,
+        output: data.output,
+      });
     }
   }
 
-  private byId(id: number): DatasetRecord {
-    return toRecord(this.db.get(`${SELECT} WHERE d.id = ?`, id)!);
+  private byId(id: number): StoredDataset {
+    return RECORDS.find(this.db, { id })!;
   }
-}
-
-const COLUMNS = "d.*, p.guid AS app_guid";
-const FROM = "FROM datasets d LEFT JOIN apps p ON p.id = d.app_id";
-const SELECT = `SELECT ${COLUMNS} ${FROM}`;
-
-const ROW = DATASETS.extend({ app_guid: nullable(text) });
-const LINKED = DATASET_ITEMS.pick("data_guid").extend({ data_guid: text });
-
-function toRecord(raw: RawRow): DatasetRecord {
-  const row = ROW.decode(raw);
-  return {
-    id: row.id,
-    guid: row.guid,
-    name: row.name,
-    description: row.description,
-    appId: row.app_id,
-    appGuid: row.app_guid,
-    ...audited(row),
-  };
-}
-
-function toItem(raw: RawRow): DatasetItemRecord {
-  const row = DATASET_ITEMS.decode(raw);
-  return { id: row.id, guid: row.guid, input: row.input, output: row.output, dataGuid: row.data_guid, createdAt: row.created_at };
 }

@@ -1,26 +1,11 @@
 import { z } from "zod";
-import { type RawRow, integer, json, nullable, table, text } from "./columns";
+import type { DocumentCreate, DocumentUpdate } from "../../api/documents";
+import { RecordTable, type StoredRecord, integer, json, nullable, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Caller, type Page, type Paged, RECORD_COLUMNS, newGuid, toJson } from "./records";
+import { type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, newGuid, updatedBy } from "./records";
 import { DEFAULT_SPLITTER, splitText } from "./splitter";
 import type { ContextStore } from "./contexts";
-
-/** Documents are the indexed units of a Context, written by hand or by Context Source processing. */
-export interface DocumentRecord {
-  id: number;
-  guid: string;
-  contextId: number;
-  /** The Context Source whose processing wrote it, or null for a Document created through the routes. */
-  contextSourceId: number | null;
-  content: string;
-  filter: string | null;
-  metadata: Record<string, unknown>;
-  embedding: number[] | null;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-}
 
 export interface DocumentInput {
   content: string;
@@ -56,6 +41,14 @@ export const DOCUMENTS = table("documents", {
   ...RECORD_COLUMNS,
 });
 
+const RECORDS = new RecordTable(DOCUMENTS);
+
+/**
+ * Documents are the indexed units of a Context, written by hand or by Context Source processing (then
+ * `contextSourceId` names the source; null for a Document created through the routes).
+ */
+export type DocumentRecord = StoredRecord<typeof RECORDS>;
+
 export class DocumentStore {
   constructor(
     private readonly db: Database,
@@ -78,82 +71,63 @@ export class DocumentStore {
     const from = `FROM documents WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL${query ? " AND gms_contains(content, ?)" : ""}`;
     const args = query ? [context.id, caller.workspaceId, query] : [context.id, caller.workspaceId];
     const { rows, total } = this.db.paged(from, args, page, { order: "id" });
-    return { items: rows.map(toRecord), total };
+    return { items: rows.map((row) => RECORDS.record(row)), total };
   }
 
   /**
    * Creates the Documents for `content`: one, or one per chunk when it is longer than the default chunk
    * size, all with the same filter and metadata.
    */
-  create(caller: Caller, contextGuid: string, input: DocumentInput): DocumentRecord[] {
+  create(caller: Caller, contextGuid: string, input: DocumentCreate): DocumentRecord[] {
     const context = this.store.contexts.get(caller, contextGuid);
-    const chunks = splitText(input.content, DEFAULT_SPLITTER);
+    const { content, filter, metadata } = documentFields(input);
+    // The entry's check makes sure `content` or `text` is there.
+    const chunks = splitText(content!, DEFAULT_SPLITTER);
     // The answer always names a Document, so empty content still makes one.
-    if (chunks.length === 0) chunks.push(input.content);
-    return this.db.transaction(() =>
-      chunks.map((chunk) => this.insert(caller, context.id, null, { content: chunk, filter: input.filter, metadata: input.metadata })),
-    );
+    if (chunks.length === 0) chunks.push(content!);
+    return this.db.transaction(() => chunks.map((chunk) => this.insert(caller, context.id, null, { content: chunk, filter, metadata })));
   }
 
   /** A non-deleted Document of the Context; a missing Context is 404 `Context not found`, a missing Document `Document not found`. */
   get(caller: Caller, contextGuid: string, guid: string): DocumentRecord {
     const context = this.store.contexts.get(caller, contextGuid);
-    const row = this.db.get(
-      "SELECT * FROM documents WHERE guid = ? AND context_id = ? AND workspace_id = ? AND deleted_at IS NULL",
-      guid,
-      context.id,
-      caller.workspaceId,
-    );
-    if (!row) throw new RecordNotFoundError("Document not found");
-    return toRecord(row);
+    const document = RECORDS.find(this.db, { guid, contextId: context.id, workspaceId: caller.workspaceId, deletedAt: null });
+    if (!document) throw new RecordNotFoundError("Document not found");
+    return document;
   }
 
   /** Replaces the fields sent; new content drops the embedding, which described the old one. */
-  update(caller: Caller, contextGuid: string, guid: string, input: Partial<DocumentInput>): DocumentRecord {
+  update(caller: Caller, contextGuid: string, guid: string, input: DocumentUpdate): DocumentRecord {
     // Spec: PUT takes "Document fields"; the emulator makes each optional (at least one) and never re-splits.
     const document = this.get(caller, contextGuid, guid);
-    const content = input.content ?? document.content;
-    this.db.run(
-      "UPDATE documents SET content = ?, filter = ?, metadata = ?, embedding = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
-      content,
-      input.filter === undefined ? document.filter : input.filter,
-      toJson(input.metadata ?? document.metadata),
-      content === document.content ? toJson(document.embedding) : null,
-      this.db.clock.iso(),
-      caller.userId,
-      document.id,
-    );
+    const fields = documentFields(input);
+    const changed = fields.content !== undefined && fields.content !== document.content;
+    RECORDS.update(this.db, document.id, {
+      ...fields,
+      embedding: changed ? null : undefined,
+      ...updatedBy(caller, this.db.clock.iso()),
+    });
     return this.get(caller, contextGuid, guid);
   }
 
   /** Computes and stores the Document's embedding (synchronously: it is cheap and deterministic). */
   embed(caller: Caller, contextGuid: string, guid: string): DocumentRecord {
     const document = this.get(caller, contextGuid, guid);
-    this.db.run(
-      "UPDATE documents SET embedding = ?, updated_at = ? WHERE id = ?",
-      toJson(embedText(document.content)),
-      this.db.clock.iso(),
-      document.id,
-    );
+    RECORDS.update(this.db, document.id, { embedding: embedText(document.content), updatedAt: this.db.clock.iso() });
     return this.get(caller, contextGuid, guid);
   }
 
   softDelete(caller: Caller, contextGuid: string, guid: string): DocumentRecord {
     const document = this.get(caller, contextGuid, guid);
-    this.db.run("UPDATE documents SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), document.id);
+    RECORDS.update(this.db, document.id, { deletedAt: this.db.clock.iso() });
     return document;
   }
 
   /** Soft-deletes the Context's Documents whose filter equals `filter`, or all of them without one. */
   deleteMany(caller: Caller, contextGuid: string, filter?: string | null): void {
     const context = this.store.contexts.get(caller, contextGuid);
-    this.db.run(
-      `UPDATE documents SET deleted_at = ? WHERE context_id = ? AND workspace_id = ? AND deleted_at IS NULL${filter == null ? "" : " AND filter = ?"}`,
-      this.db.clock.iso(),
-      context.id,
-      caller.workspaceId,
-      ...(filter == null ? [] : [filter]),
-    );
+    const where = { contextId: context.id, workspaceId: caller.workspaceId, deletedAt: null, filter: filter ?? undefined };
+    RECORDS.updateAll(this.db, where, { deletedAt: this.db.clock.iso() });
   }
 
   /**
@@ -162,12 +136,8 @@ export class DocumentStore {
    */
   replaceSourceDocuments(caller: Caller, source: SourceChunks): void {
     this.db.transaction(() => {
-      this.db.run(
-        "UPDATE documents SET deleted_at = ? WHERE context_source_id = ? AND workspace_id = ? AND deleted_at IS NULL",
-        this.db.clock.iso(),
-        source.contextSourceId,
-        caller.workspaceId,
-      );
+      const where = { contextSourceId: source.contextSourceId, workspaceId: caller.workspaceId, deletedAt: null };
+      RECORDS.updateAll(this.db, where, { deletedAt: this.db.clock.iso() });
       source.chunks.forEach((content, index) =>
         this.insert(caller, source.contextId, source.contextSourceId, { content, metadata: source.metadata(index) }),
       );
@@ -175,24 +145,25 @@ export class DocumentStore {
   }
 
   private insert(caller: Caller, contextId: number, contextSourceId: number | null, input: DocumentInput): DocumentRecord {
-    const stamp = this.db.clock.iso();
-    const id = this.db.run(
-      `INSERT INTO documents (guid, workspace_id, context_id, context_source_id, content, filter, metadata, created_at, updated_at, created_by_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      newGuid(),
-      caller.workspaceId,
+    const id = RECORDS.insert(this.db, {
+      ...createdBy(caller, this.db.clock.iso()),
+      guid: newGuid(),
       contextId,
       contextSourceId,
-      input.content,
-      input.filter ?? null,
-      toJson(input.metadata ?? {}),
-      stamp,
-      stamp,
-      caller.userId,
-    );
-    return toRecord(this.db.get("SELECT * FROM documents WHERE id = ?", id)!);
+      content: input.content,
+      filter: input.filter,
+      metadata: input.metadata ?? {},
+    });
+    return RECORDS.find(this.db, { id })!;
   }
 }
+
+/** The fields of a create or an update: `content` else `text`, `metadata` else `meta_data` (the names older clients send). */
+const documentFields = ({ text, metaData, ...fields }: DocumentUpdate) => ({
+  ...fields,
+  content: fields.content ?? text,
+  metadata: fields.metadata ?? metaData,
+});
 
 /** A unit-length vector of signed word-hash counts (all zeros for text without words). */
 export function embedText(text: string): number[] {
@@ -210,21 +181,4 @@ function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
   return hash;
-}
-
-function toRecord(raw: RawRow): DocumentRecord {
-  const row = DOCUMENTS.decode(raw);
-  return {
-    id: row.id,
-    guid: row.guid,
-    contextId: row.context_id,
-    contextSourceId: row.context_source_id,
-    content: row.content,
-    filter: row.filter,
-    metadata: row.metadata,
-    embedding: row.embedding,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    createdById: row.created_by_id,
-  };
 }

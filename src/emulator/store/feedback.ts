@@ -1,30 +1,10 @@
 import { z } from "zod";
-import { FeedbackType, FeedbackValue } from "../../api/feedback";
-import { type RawRow, integer, json, nullable, oneOf, table, text } from "./columns";
+import { type FeedbackFields, FeedbackType, FeedbackValue } from "../../api/feedback";
+import { RecordTable, type StoredRecord, flag, integer, json, nullable, oneOf, table, text } from "./columns";
 import type { Database } from "./database";
 import type { DataStore } from "./data";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
-
-/** One label on a Data record. */
-export interface FeedbackRecord extends Audited {
-  id: number;
-  guid: string;
-  dataGuid: string;
-  type: FeedbackType;
-  value: FeedbackValue;
-  source: string;
-  metadata: Record<string, unknown> | null;
-}
-
-/** What a label says; create sets it, PUT replaces all of it (the labelled Data record never changes). */
-export interface FeedbackFields {
-  type: FeedbackType;
-  /** Already checked against the type (a rating is 1 or 2). */
-  value: FeedbackValue;
-  source: string;
-  metadata?: Record<string, unknown> | null | undefined;
-}
+import { type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, updatedBy, newGuid } from "./records";
 
 const StoredMetadata = z.record(z.string(), z.unknown());
 
@@ -41,6 +21,14 @@ export const FEEDBACK = table("feedback", {
   ...RECORD_COLUMNS,
 });
 
+const RECORDS = new RecordTable(FEEDBACK, {
+  joins: "JOIN data d ON d.id = feedback.data_id",
+  derived: { data: ["d.guid", text], deleted: ["feedback.deleted_at IS NOT NULL", flag] },
+});
+
+/** One label on a Data record (the record's GUID as `data`). */
+export type StoredFeedback = StoredRecord<typeof RECORDS>;
+
 /**
  * Feedback on Data records; a record may carry any number of labels. A label outlives the deletion of its
  * Data record (it still names the record's GUID).
@@ -53,85 +41,48 @@ export class FeedbackStore {
   ) {}
 
   /** Non-deleted Feedback of the workspace, oldest first. */
-  list(caller: Caller, page: Page): Paged<FeedbackRecord> {
-    const { rows, total } = this.db.paged(`${FROM} WHERE f.workspace_id = ? AND f.deleted_at IS NULL`, [caller.workspaceId], page, {
-      select: COLUMNS,
-      order: "f.id",
-    });
-    return { items: rows.map(toRecord), total };
+  list(caller: Caller, page: Page): Paged<StoredFeedback> {
+    return RECORDS.page(this.db, { workspaceId: caller.workspaceId, deletedAt: null }, page);
   }
 
   /** Labels a live Data record of the workspace (404 `Data not found` otherwise). */
-  create(caller: Caller, dataGuid: string, fields: FeedbackFields): FeedbackRecord {
+  create(caller: Caller, dataGuid: string, fields: FeedbackFields): StoredFeedback {
     const data = this.store.data.get(caller, dataGuid);
     const stamp = this.db.clock.iso();
-    const id = this.db.run(
-      `INSERT INTO feedback (guid, workspace_id, data_id, type, value, source, metadata, created_at, updated_at, created_by_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      newGuid(),
-      caller.workspaceId,
-      data.id,
-      fields.type,
-      toJson(fields.value),
-      fields.source,
-      toJson(fields.metadata),
-      stamp,
-      stamp,
-      caller.userId,
-    );
+    const id = RECORDS.insert(this.db, {
+      ...createdBy(caller, stamp),
+      ...fields,
+      guid: newGuid(),
+      dataId: data.id,
+    });
     return this.byId(id);
   }
 
   /** A non-deleted Feedback of the caller's workspace; anything else is 404 `Feedback not found`. */
-  get(caller: Caller, guid: string): FeedbackRecord {
-    const row = this.db.get(`${SELECT} WHERE f.guid = ? AND f.workspace_id = ? AND f.deleted_at IS NULL`, guid, caller.workspaceId);
-    if (!row) throw new RecordNotFoundError("Feedback not found");
-    return toRecord(row);
-  }
-
-  /** Replaces type, value, source and metadata (an absent `metadata` clears it). */
-  replace(caller: Caller, guid: string, fields: FeedbackFields): FeedbackRecord {
-    const feedback = this.get(caller, guid);
-    this.db.run(
-      "UPDATE feedback SET type = ?, value = ?, source = ?, metadata = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
-      fields.type,
-      toJson(fields.value),
-      fields.source,
-      toJson(fields.metadata),
-      this.db.clock.iso(),
-      caller.userId,
-      feedback.id,
-    );
-    return this.byId(feedback.id);
-  }
-
-  softDelete(caller: Caller, guid: string): FeedbackRecord {
-    const feedback = this.get(caller, guid);
-    this.db.run("UPDATE feedback SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), feedback.id);
+  get(caller: Caller, guid: string): StoredFeedback {
+    const feedback = RECORDS.find(this.db, { guid, workspaceId: caller.workspaceId, deletedAt: null });
+    if (!feedback) throw new RecordNotFoundError("Feedback not found");
     return feedback;
   }
 
-  private byId(id: number): FeedbackRecord {
-    return toRecord(this.db.get(`${SELECT} WHERE f.id = ?`, id)!);
+  /** Replaces type, value, source and metadata (an absent `metadata` clears it). */
+  replace(caller: Caller, guid: string, fields: FeedbackFields): StoredFeedback {
+    const feedback = this.get(caller, guid);
+    RECORDS.update(this.db, feedback.id, {
+      ...fields,
+      metadata: fields.metadata ?? null,
+      ...updatedBy(caller, this.db.clock.iso()),
+    });
+    return this.byId(feedback.id);
   }
-}
 
-const COLUMNS = "f.*, d.guid AS data_guid";
-const FROM = "FROM feedback f JOIN data d ON d.id = f.data_id";
-const SELECT = `SELECT ${COLUMNS} ${FROM}`;
+  softDelete(caller: Caller, guid: string): StoredFeedback {
+    const feedback = this.get(caller, guid);
+    RECORDS.update(this.db, feedback.id, { deletedAt: this.db.clock.iso() });
+    return feedback;
+  }
 
-const ROW = FEEDBACK.extend({ data_guid: text });
-
-function toRecord(raw: RawRow): FeedbackRecord {
-  const row = ROW.decode(raw);
-  return {
-    id: row.id,
-    guid: row.guid,
-    dataGuid: row.data_guid,
-    type: row.type,
-    value: row.value,
-    source: row.source,
-    metadata: row.metadata,
-    ...audited(row),
-  };
+  private byId(id: number): StoredFeedback {
+    return RECORDS.find(this.db, { id })!;
+  }
 }

@@ -1,23 +1,8 @@
-import { type RawRow, blob, integer, table, text } from "./columns";
+import { RecordTable, type StoredRecord, blob, integer, table, text } from "./columns";
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
-import { type Caller, RECORD_COLUMNS, newGuid } from "./records";
+import { type Caller, RECORD_COLUMNS, createdBy, newGuid } from "./records";
 import type { SignedQuery, UrlSignature, UrlSigner } from "./signing";
-
-export interface FileRecord {
-  id: number;
-  guid: string;
-  mimeType: string;
-  size: number;
-  createdAt: string;
-  updatedAt: string;
-  createdById: string;
-}
-
-export interface StoredFile {
-  mimeType: string;
-  content: Uint8Array;
-}
 
 export const FILES = table("files", {
   id: integer,
@@ -29,9 +14,14 @@ export const FILES = table("files", {
   ...RECORD_COLUMNS,
 });
 
+const RECORDS = new RecordTable(FILES, { hidden: ["content"] });
+const WITH_CONTENT = new RecordTable(FILES);
+
 /** A file's record: every column but the bytes. */
-const ROW = FILES.pick("id", "guid", "mime_type", "size", "created_at", "updated_at", "created_by_id");
-const CONTENT = FILES.pick("mime_type", "content");
+export type FileRecord = StoredRecord<typeof RECORDS>;
+
+/** A file with its bytes. */
+export type StoredFile = StoredRecord<typeof WITH_CONTENT>;
 
 /** Uploaded objects, kept as BLOBs, and the short-lived signed URLs (see {@link UrlSigner}) that serve them. */
 export class FileStore {
@@ -43,20 +33,14 @@ export class FileStore {
   /** Stores an upload (base64 or a base64 data URL); 400 when it does not decode or is empty. */
   upload(caller: Caller, data: string): FileRecord {
     const { mimeType, content } = decodeUpload(data);
-    const stamp = this.db.clock.iso();
-    const id = this.db.run(
-      `INSERT INTO files (guid, workspace_id, mime_type, size, content, created_at, updated_at, created_by_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      newGuid(),
-      caller.workspaceId,
+    const id = RECORDS.insert(this.db, {
+      ...createdBy(caller, this.db.clock.iso()),
+      guid: newGuid(),
       mimeType,
-      content.length,
+      size: content.length,
       content,
-      stamp,
-      stamp,
-      caller.userId,
-    );
-    return toRecord(this.db.get("SELECT id, guid, mime_type, size, created_at, updated_at, created_by_id FROM files WHERE id = ?", id)!);
+    });
+    return RECORDS.find(this.db, { id })!;
   }
 
   /** Signs a file GUID for the URL lifetime counted from `issuedAt` (the service's now unless a test moves the clock). */
@@ -70,10 +54,9 @@ export class FileStore {
    */
   readSigned(guid: string, query: SignedQuery, at?: Date): StoredFile {
     this.signer.verify("file", guid, query, at);
-    const found = this.db.get("SELECT mime_type, content FROM files WHERE guid = ? AND deleted_at IS NULL", guid);
-    if (!found) throw new RecordNotFoundError("File not found");
-    const row = CONTENT.decode(found);
-    return { mimeType: row.mime_type, content: row.content };
+    const file = WITH_CONTENT.find(this.db, { guid, deletedAt: null });
+    if (!file) throw new RecordNotFoundError("File not found");
+    return file;
   }
 }
 
@@ -109,7 +92,7 @@ function mediaTypeProblem(value: string): string | undefined {
   return undefined;
 }
 
-function decodeUpload(data: string): StoredFile {
+function decodeUpload(data: string): Pick<StoredFile, "mimeType" | "content"> {
   let payload = data;
   let declared: string | undefined;
   const url = DATA_URL.exec(data.trim());
@@ -164,17 +147,4 @@ function parsesAsJson(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-function toRecord(raw: RawRow): FileRecord {
-  const row = ROW.decode(raw);
-  return {
-    id: row.id,
-    guid: row.guid,
-    mimeType: row.mime_type,
-    size: row.size,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    createdById: row.created_by_id,
-  };
 }

@@ -1,13 +1,13 @@
-import { type FineTuneStatus, MIN_FINE_TUNE_RECORDS } from "../../api/fine-tunes";
+import { type FineTuneCreate, type FineTuneStatus, MIN_FINE_TUNE_RECORDS } from "../../api/fine-tunes";
 import { z } from "zod";
 import type { AppStore } from "./apps";
-import { type RawRow, integer, json, nullable, oneOf, table, text } from "./columns";
+import { RecordTable, type StoredRecord, integer, json, nullable, oneOf, table, text } from "./columns";
 import type { DataStore } from "./data";
 import type { Database } from "./database";
 import type { DatasetStore } from "./datasets";
 import { BadRequestError, RecordNotFoundError } from "./errors";
 import type { ProviderStore } from "./providers";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
+import { type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, newGuid, updatedBy } from "./records";
 
 /** Seconds a fine-tune stays `processing` unless the emulator is told otherwise. */
 export const DEFAULT_FINE_TUNE_SECONDS = 3;
@@ -15,34 +15,6 @@ export const DEFAULT_FINE_TUNE_SECONDS = 3;
 export interface FineTuneOptions {
   /** Seconds from create until a job leaves `processing` (0: at the first read after create). */
   seconds?: number | undefined;
-}
-
-export interface FineTuneRecord extends Audited {
-  id: number;
-  guid: string;
-  name: string;
-  appGuid: string;
-  /** The Dataset named on create, or null. */
-  datasetGuid: string | null;
-  /** The dedicated Dataset create built from the resolved Data records. */
-  trainingDatasetGuid: string;
-  dataIds: number[];
-  baseModel: string;
-  /** The Provider connection the job runs on. */
-  providerGuid: string;
-  status: FineTuneStatus;
-  vendorFinetuneName: string;
-  failureReason: string | null;
-}
-
-export interface FineTuneCreateInput {
-  name: string;
-  appGuid: string;
-  datasetGuid?: string | null | undefined;
-  dataIds: number[];
-  baseModel: string;
-  /** The numeric id of a Provider connection. */
-  connectionId: number;
 }
 
 const DataIds = z.array(z.number().int());
@@ -64,6 +36,23 @@ export const FINETUNES = table("finetunes", {
   finishes_at: text,
   ...RECORD_COLUMNS,
 });
+
+const RECORDS = new RecordTable(FINETUNES, {
+  joins: `JOIN apps a ON a.id = finetunes.app_id LEFT JOIN datasets d ON d.id = finetunes.dataset_id
+    JOIN datasets t ON t.id = finetunes.training_dataset_id JOIN providers p ON p.id = finetunes.provider_id`,
+  derived: {
+    app: ["a.guid", text],
+    dataset: ["d.guid", nullable(text)],
+    training_dataset: ["t.guid", text],
+    provider_connection_guid: ["p.guid", text],
+  },
+});
+
+/**
+ * A fine-tune as of a moment, its linked records by GUID under the wire's names: the App, the Dataset named on
+ * create (or null), the training Dataset create built, and the Provider connection the job runs on.
+ */
+export type StoredFineTune = ReturnType<typeof asOf>;
 
 /**
  * Fine-tunes. A job is `processing` for a fixed time after create, then ends in the outcome decided at
@@ -88,22 +77,17 @@ export class FineTuneStore {
   }
 
   /** Non-deleted fine-tunes of the workspace, oldest first. */
-  list(caller: Caller, page: Page): Paged<FineTuneRecord> {
-    const { rows, total } = this.db.paged(`${FROM} WHERE f.workspace_id = ? AND f.deleted_at IS NULL`, [caller.workspaceId], page, {
-      select: COLUMNS,
-      order: "f.id",
-    });
+  list(caller: Caller, page: Page): Paged<StoredFineTune> {
+    const { items, total } = RECORDS.page(this.db, { workspaceId: caller.workspaceId, deletedAt: null }, page);
     const at = this.db.clock.now();
-    return { items: rows.map((row) => toRecord(row, at)), total };
+    return { items: items.map((fineTune) => asOf(fineTune, at)), total };
   }
 
   /** The App's fine-tunes, oldest first (404 `App not found` when it is missing or deleted). */
-  listByApp(caller: Caller, appGuid: string, page: Page): FineTuneRecord[] {
+  listByApp(caller: Caller, appGuid: string, page: Page): StoredFineTune[] {
     const app = this.store.apps.get(caller, appGuid);
     const at = this.db.clock.now();
-    return this.db
-      .all(`${SELECT} WHERE f.app_id = ? AND f.deleted_at IS NULL ORDER BY f.id LIMIT ? OFFSET ?`, app.id, page.limit, page.skip)
-      .map((row) => toRecord(row, at));
+    return RECORDS.page(this.db, { appId: app.id, deletedAt: null }, page).items.map((fineTune) => asOf(fineTune, at));
   }
 
   /**
@@ -112,11 +96,11 @@ export class FineTuneStore {
    * per resolved record, in the order given; it takes a place of the Dataset allowance) and answers the
    * job as `processing`.
    */
-  create(caller: Caller, input: FineTuneCreateInput): FineTuneRecord {
+  create(caller: Caller, input: FineTuneCreate): StoredFineTune {
     return this.db.transaction(() => {
-      const app = this.store.apps.get(caller, input.appGuid);
-      const dataset = input.datasetGuid ? this.store.datasets.get(caller, input.datasetGuid) : undefined;
-      const connection = this.store.providers.getById(caller, input.connectionId);
+      const app = this.store.apps.get(caller, input.app);
+      const dataset = input.dataset ? this.store.datasets.get(caller, input.dataset) : undefined;
+      const connection = this.store.providers.getById(caller, input.providerConnection);
       const records = [...new Set(input.dataIds)].flatMap((id) => this.store.data.findById(caller, id) ?? []);
       if (records.length < MIN_FINE_TUNE_RECORDS) {
         throw new BadRequestError(
@@ -127,89 +111,61 @@ export class FineTuneStore {
       const training = this.store.datasets.create(caller, {
         name: `${input.name} (fine-tune training data)`,
         description: `Built for fine-tune ${guid}`,
-        appGuid: app.guid,
-        dataGuids: records.map((record) => record.guid),
+        app: app.guid,
+        data: records.map((record) => record.guid),
       });
       const failureReason = /fail/i.test(input.baseModel)
         ? `The vendor rejected the job: base model '${input.baseModel}' cannot be fine-tuned`
         : null;
       const stamp = this.db.clock.iso();
-      const id = this.db.run(
-        `INSERT INTO finetunes (guid, workspace_id, app_id, dataset_id, training_dataset_id, provider_id, name, data_ids, base_model,
-           outcome, failure_reason, finishes_at, created_at, updated_at, created_by_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      const id = RECORDS.insert(this.db, {
+        ...createdBy(caller, stamp),
         guid,
-        caller.workspaceId,
-        app.id,
-        dataset?.id ?? null,
-        training.id,
-        connection.id,
-        input.name,
-        toJson(records.map((record) => record.id)),
-        input.baseModel,
-        failureReason ? "failed" : "succeeded",
+        appId: app.id,
+        datasetId: dataset?.id,
+        trainingDatasetId: training.id,
+        providerId: connection.id,
+        name: input.name,
+        dataIds: records.map((record) => record.id),
+        baseModel: input.baseModel,
+        outcome: failureReason ? "failed" : "succeeded",
         failureReason,
-        new Date(Date.parse(stamp) + this.durationMs).toISOString(),
-        stamp,
-        stamp,
-        caller.userId,
-      );
-      return toRecord(this.db.get(`${SELECT} WHERE f.id = ?`, id)!, Date.parse(stamp));
+        finishesAt: new Date(Date.parse(stamp) + this.durationMs).toISOString(),
+      });
+      return asOf(RECORDS.find(this.db, { id })!, Date.parse(stamp));
     });
   }
 
   /** A non-deleted fine-tune of the caller's workspace; anything else is 404 `Fine-tune not found`. */
-  get(caller: Caller, guid: string): FineTuneRecord {
-    const row = this.db.get(`${SELECT} WHERE f.guid = ? AND f.workspace_id = ? AND f.deleted_at IS NULL`, guid, caller.workspaceId);
-    if (!row) throw new RecordNotFoundError("Fine-tune not found");
-    return toRecord(row, this.db.clock.now());
+  get(caller: Caller, guid: string): StoredFineTune {
+    const fineTune = RECORDS.find(this.db, { guid, workspaceId: caller.workspaceId, deletedAt: null });
+    if (!fineTune) throw new RecordNotFoundError("Fine-tune not found");
+    return asOf(fineTune, this.db.clock.now());
   }
 
   /** Changes the name only; the job and its training Dataset stay as they are. */
-  rename(caller: Caller, guid: string, name: string): FineTuneRecord {
+  rename(caller: Caller, guid: string, name: string): StoredFineTune {
     const fineTune = this.get(caller, guid);
-    this.db.run(
-      "UPDATE finetunes SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
-      name,
-      this.db.clock.iso(),
-      caller.userId,
-      fineTune.id,
-    );
+    RECORDS.update(this.db, fineTune.id, { name, ...updatedBy(caller, this.db.clock.iso()) });
     return this.get(caller, guid);
   }
 
   /** Soft delete; the training Dataset stays (it is a Dataset like any other). */
-  softDelete(caller: Caller, guid: string): FineTuneRecord {
+  softDelete(caller: Caller, guid: string): StoredFineTune {
     const fineTune = this.get(caller, guid);
-    this.db.run("UPDATE finetunes SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), fineTune.id);
+    RECORDS.update(this.db, fineTune.id, { deletedAt: this.db.clock.iso() });
     return fineTune;
   }
 }
 
-const COLUMNS = "f.*, a.guid AS app_guid, d.guid AS dataset_guid, t.guid AS training_dataset_guid, p.guid AS provider_guid";
-const FROM = `FROM finetunes f JOIN apps a ON a.id = f.app_id LEFT JOIN datasets d ON d.id = f.dataset_id
-              JOIN datasets t ON t.id = f.training_dataset_id JOIN providers p ON p.id = f.provider_id`;
-const SELECT = `SELECT ${COLUMNS} ${FROM}`;
-
 /** The record as of `at` (ms since the epoch): `processing` until strictly after `finishes_at`, then the outcome. */
-const ROW = FINETUNES.extend({ app_guid: text, dataset_guid: nullable(text), training_dataset_guid: text, provider_guid: text });
-
-function toRecord(raw: RawRow, at: number): FineTuneRecord {
-  const row = ROW.decode(raw);
-  const finished = at > Date.parse(row.finishes_at);
+function asOf(fineTune: StoredRecord<typeof RECORDS>, at: number) {
+  const finished = at > Date.parse(fineTune.finishesAt);
+  const status: FineTuneStatus = finished ? fineTune.outcome : "processing";
   return {
-    id: row.id,
-    guid: row.guid,
-    name: row.name,
-    appGuid: row.app_guid,
-    datasetGuid: row.dataset_guid,
-    trainingDatasetGuid: row.training_dataset_guid,
-    dataIds: row.data_ids,
-    baseModel: row.base_model,
-    providerGuid: row.provider_guid,
-    status: finished ? row.outcome : "processing",
-    vendorFinetuneName: `ftjob-${row.guid.replaceAll("-", "")}`,
-    failureReason: finished ? row.failure_reason : null,
-    ...audited(row),
+    ...fineTune,
+    status,
+    vendorFinetuneName: `ftjob-${fineTune.guid.replaceAll("-", "")}`,
+    failureReason: finished ? fineTune.failureReason : null,
   };
 }

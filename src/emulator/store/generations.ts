@@ -1,11 +1,12 @@
-import { type ActionRecord, DEFAULT_ENVIRONMENT } from "./actions";
+import { type StoredAction, DEFAULT_ENVIRONMENT } from "./actions";
 import type { ActionStore } from "./actions";
-import { COUNT, type RawRow, flag, integer, nullable, oneOf, table, text } from "./columns";
-import type { Database, SqlValue } from "./database";
+import { COUNT, RecordTable, type StoredRecord, flag, integer, nullable, oneOf, table, text } from "./columns";
+import type { Database } from "./database";
 import type { DataStore } from "./data";
 import { BadRequestError, RecordNotFoundError } from "./errors";
-import type { ExperimentRecord, ExperimentStore, Variant } from "./experiments";
-import { type Audited, type Caller, RECORD_COLUMNS, audited, newGuid, toFlag } from "./records";
+import type { Variant } from "../../api/actions";
+import type { ExperimentStore, StoredExperiment } from "./experiments";
+import { type Caller, RECORD_COLUMNS, createdBy, newGuid } from "./records";
 import type { SessionStore } from "./sessions";
 import type { SignedQuery, UrlSignature, UrlSigner } from "./signing";
 import { emulatedOutput } from "./workflows";
@@ -23,28 +24,17 @@ export interface RunMessage {
   files?: string[] | undefined;
 }
 
-/** What a run takes besides the Action (or Experiment) it runs. */
+/** What a run takes besides the Action (or Experiment) it runs, in the names a run's body gives it (so a body will do). */
 export interface RunOptions {
   input: RunInput;
   /** Answer the newest earlier generation of the same Action and input instead of generating. */
   cache?: boolean | undefined;
-  sessionGuid?: string | null | undefined;
+  /** The Session's GUID. */
+  session?: string | null | undefined;
   /** The environment the Action must be deployed to; {@link DEFAULT_ENVIRONMENT} when left out. */
   environment?: string | undefined;
   extUserId?: string | null | undefined;
   messages?: RunMessage[] | null | undefined;
-}
-
-/** One generation: the text an Action run produced and the Data record that logs it. */
-export interface GenerationRecord extends Audited {
-  id: number;
-  guid: string;
-  actionGuid: string;
-  dataGuid: string;
-  output: string;
-  /** The Experiment the run went through, and the side of it that served it. */
-  experimentGuid: string | null;
-  variant: Variant | null;
 }
 
 /** An Experiment prompt's generation and the side of the Experiment it was assigned to. */
@@ -55,7 +45,7 @@ export interface ExperimentGeneration {
 
 /** How a run was assigned to an Experiment: by the alternation, or forced by the caller. */
 interface Assignment {
-  experiment: ExperimentRecord;
+  experiment: StoredExperiment;
   variant: Variant;
   forced: boolean;
 }
@@ -80,6 +70,23 @@ export const GENERATIONS = table("generations", {
   ...RECORD_COLUMNS,
 });
 
+const RECORDS = new RecordTable(GENERATIONS, {
+  joins:
+    "JOIN actions a ON a.id = generations.action_id JOIN data d ON d.id = generations.data_id LEFT JOIN experiments e ON e.id = generations.experiment_id",
+  derived: {
+    action_guid: ["a.guid", text],
+    data_guid: ["d.guid", text],
+    data_deleted: ["d.deleted_at IS NOT NULL", flag],
+    experiment_guid: ["e.guid", nullable(text)],
+  },
+});
+
+/**
+ * One generation: the text an Action run produced and the Data record that logs it, with the Experiment the run
+ * went through and the side of it that served it.
+ */
+export type GenerationRecord = StoredRecord<typeof RECORDS>;
+
 export class GenerationStore {
   constructor(
     private readonly db: Database,
@@ -99,11 +106,11 @@ export class GenerationStore {
    * input must then give every variable of both Actions, as an Experiment prompt's does (spec: "If the two
    * Actions have different variable sets, all inputs must be provided").
    */
-  run(caller: Caller, actionGuid: string, options: RunOptions & { experimentGuid?: string | null | undefined }): GenerationRecord {
+  run(caller: Caller, actionGuid: string, options: RunOptions & { experiment?: string | null | undefined }): GenerationRecord {
     return this.db.transaction(() => {
       const action = this.store.actions.get(caller, actionGuid);
-      if (!options.experimentGuid) return this.generate(caller, action, action.variables, options, undefined);
-      const experiment = this.store.experiments.get(caller, options.experimentGuid);
+      if (!options.experiment) return this.generate(caller, action, action.variables, options, undefined);
+      const experiment = this.store.experiments.get(caller, options.experiment);
       const variant = this.store.experiments.variantOf(experiment, action.guid);
       const { variables } = this.experimentActions(caller, experiment);
       return this.generate(caller, action, variables, options, { experiment, variant, forced: true });
@@ -127,15 +134,15 @@ export class GenerationStore {
   }
 
   /** An Experiment's two Actions and the union of their variables (the primary's first, in the order they appear). */
-  private experimentActions(caller: Caller, experiment: ExperimentRecord) {
-    const primary = this.store.actions.get(caller, experiment.primaryActionGuid);
-    const secondary = this.store.actions.get(caller, experiment.secondaryActionGuid);
+  private experimentActions(caller: Caller, experiment: StoredExperiment) {
+    const primary = this.store.actions.get(caller, experiment.primaryAction);
+    const secondary = this.store.actions.get(caller, experiment.secondaryAction);
     return { primary, secondary, variables: [...new Set([...primary.variables, ...secondary.variables])] };
   }
 
   /** A generation of the caller's workspace; otherwise 404 `Generation not found`. */
   get(caller: Caller, guid: string): GenerationRecord {
-    return this.find("g.guid = ? AND g.workspace_id = ?", guid, caller.workspaceId);
+    return this.find({ guid, workspaceId: caller.workspaceId });
   }
 
   /** Signs a generation's stream URL for the signed URL lifetime counted from `issuedAt` (the service's now unless a test moves the clock). */
@@ -150,14 +157,14 @@ export class GenerationStore {
    */
   readSignedStream(guid: string, query: SignedQuery, at?: Date): GenerationRecord {
     this.store.signer.verify("generation-stream", guid, query, at);
-    return this.find("g.guid = ?", guid);
+    return this.find({ guid });
   }
 
   /** The one generation `where` selects; otherwise 404 `Generation not found`. */
-  private find(where: string, ...params: SqlValue[]): GenerationRecord {
-    const row = this.db.get(`${SELECT} WHERE ${where}`, ...params);
-    if (!row) throw new RecordNotFoundError("Generation not found");
-    return toRecord(row);
+  private find(where: { guid: string; workspaceId?: number }): GenerationRecord {
+    const generation = RECORDS.find(this.db, where);
+    if (!generation) throw new RecordNotFoundError("Generation not found");
+    return generation;
   }
 
   /**
@@ -166,7 +173,7 @@ export class GenerationStore {
    */
   private generate(
     caller: Caller,
-    action: ActionRecord,
+    action: StoredAction,
     variables: string[],
     options: RunOptions,
     assignment: Assignment | undefined,
@@ -176,7 +183,7 @@ export class GenerationStore {
     if (!action.environments.includes(environment)) throw new BadRequestError(`Action is not deployed to ${environment}`);
     const values = inputValues(options.input, variables);
     // Resolved here too, so that a cache hit refuses an unknown Session as a generation does.
-    if (options.sessionGuid) this.store.sessions.get(caller, options.sessionGuid);
+    if (options.session) this.store.sessions.get(caller, options.session);
     const key = cacheKey(values);
     const hit = options.cache ? this.cached(caller, action, key) : undefined;
     if (hit) return hit;
@@ -184,7 +191,7 @@ export class GenerationStore {
     const output = render(action.prompt, values);
     const fullPromptSent = [output, ...(options.messages ?? []).map((message) => `${message.role}: ${message.content}`)].join("\n");
     const data = this.store.data.create(caller, {
-      actionGuid: action.guid,
+      action: action.guid,
       // As sent: a string that filled the one variable stays a string in the log.
       input: options.input,
       output,
@@ -194,47 +201,35 @@ export class GenerationStore {
       numInputTokens: splitTokens(fullPromptSent).length,
       numOutputTokens: splitTokens(output).length,
       latency: 0,
-      sessionGuid: options.sessionGuid,
+      session: options.session,
       metadata: {
         environment,
         ...(options.extUserId && { extUserId: options.extUserId }),
         ...(assignment && { experiment: assignment.experiment.guid, variant: assignment.variant, forced: assignment.forced }),
       },
     });
-    const stamp = this.db.clock.iso();
-    const id = this.db.run(
-      `INSERT INTO generations (guid, workspace_id, action_id, data_id, cache_key, output, experiment_id, variant, forced,
-         created_at, updated_at, created_by_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      newGuid(),
-      caller.workspaceId,
-      action.id,
-      data.id,
-      key,
+    const id = RECORDS.insert(this.db, {
+      ...createdBy(caller, this.db.clock.iso()),
+      guid: newGuid(),
+      actionId: action.id,
+      dataId: data.id,
+      cacheKey: key,
       output,
-      assignment?.experiment.id ?? null,
-      assignment?.variant ?? null,
-      toFlag(assignment?.forced),
-      stamp,
-      stamp,
-      caller.userId,
-    );
-    return toRecord(this.db.get(`${SELECT} WHERE g.id = ?`, id)!);
+      experimentId: assignment?.experiment.id,
+      variant: assignment?.variant,
+      forced: assignment?.forced ?? false,
+    });
+    return RECORDS.find(this.db, { id })!;
   }
 
   /** The newest generation of the Action for the same input whose Data record is not deleted. */
-  private cached(caller: Caller, action: ActionRecord, key: string): GenerationRecord | undefined {
-    const row = this.db.get(
-      `${SELECT} WHERE g.workspace_id = ? AND g.action_id = ? AND g.cache_key = ? AND d.deleted_at IS NULL ORDER BY g.id DESC LIMIT 1`,
-      caller.workspaceId,
-      action.id,
-      key,
-    );
-    return row && toRecord(row);
+  private cached(caller: Caller, action: StoredAction, key: string): GenerationRecord | undefined {
+    const where = { workspaceId: caller.workspaceId, actionId: action.id, cacheKey: key, dataDeleted: false };
+    return RECORDS.find(this.db, where, [{ desc: "id" }]);
   }
 
   /** Primary on an even count of earlier unforced assignments, secondary on an odd one. */
-  private nextVariant(experiment: ExperimentRecord): Variant {
+  private nextVariant(experiment: StoredExperiment): Variant {
     const { n } = COUNT.decode(this.db.get("SELECT count(*) AS n FROM generations WHERE experiment_id = ? AND forced = 0", experiment.id)!);
     return n % 2 === 0 ? "primary" : "secondary";
   }
@@ -291,23 +286,4 @@ function render(prompt: string, input: RunInput): string {
 function cacheKey(input: RunInput): string {
   if (typeof input === "string") return JSON.stringify(input);
   return JSON.stringify(Object.fromEntries(Object.entries(input).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
-}
-
-const SELECT = `SELECT g.*, a.guid AS action_guid, d.guid AS data_guid, e.guid AS experiment_guid
-  FROM generations g JOIN actions a ON a.id = g.action_id JOIN data d ON d.id = g.data_id LEFT JOIN experiments e ON e.id = g.experiment_id`;
-
-const ROW = GENERATIONS.extend({ action_guid: text, data_guid: text, experiment_guid: nullable(text) });
-
-function toRecord(raw: RawRow): GenerationRecord {
-  const row = ROW.decode(raw);
-  return {
-    id: row.id,
-    guid: row.guid,
-    actionGuid: row.action_guid,
-    dataGuid: row.data_guid,
-    output: row.output,
-    experimentGuid: row.experiment_guid,
-    variant: row.variant,
-    ...audited(row),
-  };
 }

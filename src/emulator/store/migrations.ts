@@ -22,7 +22,8 @@
  *      apps.ts), with the same type and NULL rule; its rows then decode the new field. A new table gets a
  *      description of its own, listed in `TABLES` (./index.ts); a new counted feature needs its
  *      `feature_usage` triggers in the migration (see migration 2).
- *   3. Use the field in the record and the store's INSERT/UPDATE statements.
+ *   3. Nothing more for a plain field: the store's RecordTable (./columns.ts) writes and reads every described
+ *      column, so a create or update given the field stores it and the record carries it.
  *   4. Run test/emulator/storage-versions.test.ts: it checks that a new database and each stored fixture
  *      (test/fixtures/state-v0.1.0, test/fixtures/db-pre-versioning) migrate to the descriptions. When the
  *      change ships in a release, add that release's fixture (test/fixtures/state-v0.1.0/README.md).

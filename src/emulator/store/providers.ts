@@ -1,7 +1,8 @@
-import { type RawRow, flag, integer, json, nullable, oneOf, table, text } from "./columns";
+import type { ProviderCreate, ProviderUpdate } from "../../api/providers";
+import { RecordTable, type StoredRecord, flag, integer, json, nullable, oneOf, table, text } from "./columns";
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, RECORD_COLUMNS, audited, newGuid, toFlag, toJson } from "./records";
+import { type Caller, RECORD_COLUMNS, createdBy, newGuid, updatedBy } from "./records";
 import type { WorkspaceStore } from "./workspaces";
 
 /**
@@ -37,35 +38,12 @@ export function catalogType(provider: string): ProviderType {
 /** The catalog id of a provider type (the `providerId` of a Model create response). */
 export const catalogId = (type: ProviderType): number => PROVIDER_CATALOG.indexOf(type) + 1;
 
-/** A Provider connection. The credential stays in its table and is never part of a record. */
-export interface ProviderRecord extends Audited {
-  id: number;
-  guid: string;
-  /** The provider type (a catalog name). */
-  provider: ProviderType;
-  name: string | null;
-  nickname: string;
-  url: string | null;
-  default: boolean;
-}
-
-export interface ProviderCreateInput {
-  provider: string;
-  key: string;
-  url?: string | null | undefined;
-  name?: string | null | undefined;
-  default?: boolean | null | undefined;
-  /** The `llm` of a Model to create on this connection. */
-  model?: string | undefined;
-  metadata?: { name: string; value?: unknown }[] | undefined;
-}
-
 /**
  * What a connection does to the Models on it (`ModelStore` provides it). Declared here, not imported,
  * because models.ts needs the provider catalog: the arrow goes from models to providers only.
  */
 export interface ConnectionModels {
-  createOnConnection(caller: Caller, connection: ProviderRecord, input: { llm: string; key: string; url: string | null }): unknown;
+  createOnConnection(caller: Caller, connection: StoredProvider, input: { llm: string; key: string; url: string | null }): unknown;
   detachConnection(caller: Caller, connectionId: number): void;
 }
 
@@ -85,6 +63,11 @@ export const PROVIDERS = table("providers", {
   ...RECORD_COLUMNS,
 });
 
+const RECORDS = new RecordTable(PROVIDERS, { derived: { default: ["providers.is_default", flag] }, hidden: ["key", "metadata"] });
+
+/** A Provider connection. The credential stays in its table and is never part of a record (nor the metadata). */
+export type StoredProvider = StoredRecord<typeof RECORDS>;
+
 export class ProviderStore {
   constructor(
     private readonly db: Database,
@@ -93,10 +76,8 @@ export class ProviderStore {
   ) {}
 
   /** Every non-deleted connection of the workspace, oldest first (the route has no pagination). */
-  list(caller: Caller): ProviderRecord[] {
-    return this.db
-      .all("SELECT * FROM providers WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id", caller.workspaceId)
-      .map(toRecord);
+  list(caller: Caller): StoredProvider[] {
+    return RECORDS.list(this.db, { workspaceId: caller.workspaceId, deletedAt: null });
   }
 
   /**
@@ -104,28 +85,22 @@ export class ProviderStore {
    * Spec: not shown; the emulator names the connection `name` when given, else after its provider type,
    * and keeps `default` as given (several defaults may coexist).
    */
-  create(caller: Caller, input: ProviderCreateInput): ProviderRecord {
+  create(caller: Caller, input: ProviderCreate): StoredProvider {
     const type = catalogType(input.provider);
     return this.db.transaction(() => {
       this.store.workspaces.reserve(caller, "providers");
-      const stamp = this.db.clock.iso();
-      const id = this.db.run(
-        `INSERT INTO providers (guid, workspace_id, provider, key, name, nickname, url, is_default, metadata, created_at, updated_at, created_by_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        newGuid(),
-        caller.workspaceId,
-        type,
-        input.key,
-        input.name ?? null,
-        input.name ?? type,
-        input.url ?? null,
-        toFlag(input.default),
-        toJson(input.metadata),
-        stamp,
-        stamp,
-        caller.userId,
-      );
-      const connection = toRecord(this.db.get("SELECT * FROM providers WHERE id = ?", id)!);
+      const id = RECORDS.insert(this.db, {
+        ...createdBy(caller, this.db.clock.iso()),
+        guid: newGuid(),
+        provider: type,
+        key: input.key,
+        name: input.name,
+        nickname: input.name ?? type,
+        url: input.url,
+        isDefault: input.default ?? false,
+        metadata: input.metadata,
+      });
+      const connection = RECORDS.find(this.db, { id })!;
       if (input.model !== undefined) {
         this.store.models.createOnConnection(caller, connection, { llm: input.model, key: input.key, url: input.url ?? null });
       }
@@ -134,40 +109,28 @@ export class ProviderStore {
   }
 
   /** A non-deleted connection of the caller's workspace; anything else is 404 `Provider not found`. */
-  get(caller: Caller, guid: string): ProviderRecord {
-    const row = this.db.get("SELECT * FROM providers WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
-    if (!row) throw new RecordNotFoundError("Provider not found");
-    return toRecord(row);
+  get(caller: Caller, guid: string): StoredProvider {
+    return this.live(caller, { guid });
   }
 
   /** A non-deleted connection of the caller's workspace by its numeric id (`workspaceModelProviderId`); else 404 `Provider not found`. */
-  getById(caller: Caller, id: number): ProviderRecord {
-    const row = this.db.get("SELECT * FROM providers WHERE id = ? AND workspace_id = ? AND deleted_at IS NULL", id, caller.workspaceId);
-    if (!row) throw new RecordNotFoundError("Provider not found");
-    return toRecord(row);
+  getById(caller: Caller, id: number): StoredProvider {
+    return this.live(caller, { id });
   }
 
   /** The connection a new Model of this type links to: the default one if any, else the newest; or none. */
-  findForType(caller: Caller, provider: ProviderType): ProviderRecord | undefined {
-    const row = this.db.get(
-      "SELECT * FROM providers WHERE workspace_id = ? AND provider = ? AND deleted_at IS NULL ORDER BY is_default DESC, id DESC LIMIT 1",
-      caller.workspaceId,
-      provider,
-    );
-    return row && toRecord(row);
+  findForType(caller: Caller, provider: ProviderType): StoredProvider | undefined {
+    return RECORDS.find(this.db, { workspaceId: caller.workspaceId, provider, deletedAt: null }, [{ desc: "isDefault" }, { desc: "id" }]);
   }
 
   /** Only `nickname` and `default` change; key, url and metadata cannot (spec). */
-  update(caller: Caller, guid: string, input: { nickname: string; default?: boolean | undefined }): ProviderRecord {
+  update(caller: Caller, guid: string, input: ProviderUpdate): StoredProvider {
     const connection = this.get(caller, guid);
-    this.db.run(
-      "UPDATE providers SET nickname = ?, is_default = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
-      input.nickname,
-      toFlag(input.default ?? connection.default),
-      this.db.clock.iso(),
-      caller.userId,
-      connection.id,
-    );
+    RECORDS.update(this.db, connection.id, {
+      nickname: input.nickname,
+      isDefault: input.default,
+      ...updatedBy(caller, this.db.clock.iso()),
+    });
     return this.get(caller, guid);
   }
 
@@ -175,26 +138,19 @@ export class ProviderStore {
    * Soft delete. Spec: not shown; the emulator also deletes the Model this connection's `model` field
    * created and un-links every other Model that was linked to it.
    */
-  softDelete(caller: Caller, guid: string): ProviderRecord {
+  softDelete(caller: Caller, guid: string): StoredProvider {
     return this.db.transaction(() => {
       const connection = this.get(caller, guid);
-      this.db.run("UPDATE providers SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), connection.id);
+      RECORDS.update(this.db, connection.id, { deletedAt: this.db.clock.iso() });
       this.store.models.detachConnection(caller, connection.id);
       return connection;
     });
   }
-}
 
-function toRecord(raw: RawRow): ProviderRecord {
-  const row = PROVIDERS.decode(raw);
-  return {
-    id: row.id,
-    guid: row.guid,
-    provider: row.provider,
-    name: row.name,
-    nickname: row.nickname,
-    url: row.url,
-    default: row.is_default,
-    ...audited(row),
-  };
+  /** The non-deleted connection of the caller's workspace with this GUID or id; else 404 `Provider not found`. */
+  private live(caller: Caller, which: { guid: string } | { id: number }): StoredProvider {
+    const connection = RECORDS.find(this.db, { ...which, workspaceId: caller.workspaceId, deletedAt: null });
+    if (!connection) throw new RecordNotFoundError("Provider not found");
+    return connection;
+  }
 }

@@ -1,4 +1,4 @@
-/** What every stored record shares: identity, audit fields, JSON columns and paging. */
+/** What every stored record shares: identity, audit fields, the stamps of a create or an update, and paging. */
 import { randomUUID } from "node:crypto";
 import { nullable, text } from "./columns";
 
@@ -39,26 +39,18 @@ export const RECORD_COLUMNS = {
   deleted_at: nullable(text),
 } as const;
 
-/** A decoded row's audit columns as record fields. */
-export const audited = (row: {
-  created_at: string;
-  updated_at: string;
-  created_by_id: string;
-  last_updated_by_id: string | null;
-}): Audited => ({
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  createdById: row.created_by_id,
-  lastUpdatedById: row.last_updated_by_id,
-});
-
 export const newGuid = (): string => randomUUID();
 
-/** JSON columns: stored as text, `null` stays SQL NULL (read back by `json` of ./columns). */
-export const toJson = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
+/** The fields every new record of the caller's workspace starts with: the workspace and the creation stamps. */
+export const createdBy = (caller: Caller, stamp: string) => ({
+  workspaceId: caller.workspaceId,
+  createdAt: stamp,
+  updatedAt: stamp,
+  createdById: caller.userId,
+});
 
-/** SQLite stores booleans as 0/1 (read back by `flag` of ./columns). */
-export const toFlag = (value: boolean | null | undefined): number => (value ? 1 : 0);
+/** The stamps of an update by the caller. */
+export const updatedBy = (caller: Caller, stamp: string) => ({ updatedAt: stamp, lastUpdatedById: caller.userId });
 
 /** Lowercase words joined by dashes: "Customer Support!" -> "customer-support". */
 export function slugify(name: string): string {

@@ -1,30 +1,10 @@
 import { z } from "zod";
-import { type RawRow, integer, json, nullable, table, text } from "./columns";
+import type { SkillType } from "../../api/skills";
+import { RecordTable, type StoredRecord, integer, json, nullable, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
+import { type Caller, RECORD_COLUMNS, createdBy, newGuid, updatedBy } from "./records";
 import type { WorkspaceStore } from "./workspaces";
-
-export interface SkillMetadataEntry {
-  name: string;
-  required: boolean;
-  value: unknown;
-  type?: string | undefined;
-}
-
-export interface SkillRecord extends Audited {
-  id: number;
-  guid: string;
-  name: string;
-  type: string;
-  metadata: SkillMetadataEntry[] | null;
-}
-
-/** A Skill type and the metadata definitions (name, required, value type) its Skills use. */
-export interface SkillTypeRecord {
-  name: string;
-  metadata: { name: string; required: boolean; type: string | null }[];
-}
 
 interface SkillInput {
   name: string;
@@ -46,6 +26,10 @@ export const SKILLS = table("skills", {
   ...RECORD_COLUMNS,
 });
 
+const RECORDS = new RecordTable(SKILLS);
+
+export type StoredSkill = StoredRecord<typeof RECORDS>;
+
 export class SkillStore {
   constructor(
     private readonly db: Database,
@@ -54,18 +38,18 @@ export class SkillStore {
   ) {}
 
   /** Every non-deleted Skill of the workspace, oldest first: Skill lists ignore paging (spec). */
-  list(caller: Caller): SkillRecord[] {
-    return this.db.all("SELECT * FROM skills WHERE workspace_id = ? AND deleted_at IS NULL ORDER BY id", caller.workspaceId).map(toRecord);
+  list(caller: Caller): StoredSkill[] {
+    return RECORDS.list(this.db, { workspaceId: caller.workspaceId, deletedAt: null });
   }
 
   /**
    * The distinct types of the workspace's Skills, each with the metadata definitions of its Skills (by
    * entry name, first seen wins). Spec: shape not shown; the emulator derives types from existing Skills.
    */
-  listTypes(caller: Caller): SkillTypeRecord[] {
-    const types = new Map<string, Map<string, SkillTypeRecord["metadata"][number]>>();
+  listTypes(caller: Caller): SkillType[] {
+    const types = new Map<string, Map<string, SkillType["metadata"][number]>>();
     for (const skill of this.list(caller)) {
-      const definitions = types.get(skill.type) ?? new Map<string, SkillTypeRecord["metadata"][number]>();
+      const definitions = types.get(skill.type) ?? new Map<string, SkillType["metadata"][number]>();
       types.set(skill.type, definitions);
       for (const entry of skill.metadata ?? []) {
         if (!definitions.has(entry.name))
@@ -80,13 +64,9 @@ export class SkillStore {
    * whose name equals the submitted name; without one it answers 404 `Type not found`. With one, a new
    * Skill is created from the submitted name, type and metadata.
    */
-  create(caller: Caller, input: SkillInput): SkillRecord {
+  create(caller: Caller, input: SkillInput): StoredSkill {
     return this.db.transaction(() => {
-      const namesake = this.db.get(
-        "SELECT 1 FROM skills WHERE workspace_id = ? AND name = ? AND deleted_at IS NULL",
-        caller.workspaceId,
-        input.name,
-      );
+      const namesake = RECORDS.find(this.db, { workspaceId: caller.workspaceId, name: input.name, deletedAt: null });
       if (!namesake) throw new RecordNotFoundError("Type not found");
       this.store.workspaces.reserve(caller, "skills");
       return this.insert(caller, input);
@@ -97,33 +77,27 @@ export class SkillStore {
    * A pre-configured Skill (fixtures): new Skills are configured outside the public interface. It is an
    * ordinary Skill of the workspace and counts towards usage, but fixtures are not refused by the limit.
    */
-  createConfigured(caller: Caller, input: SkillInput): SkillRecord {
+  createConfigured(caller: Caller, input: SkillInput): StoredSkill {
     return this.insert(caller, input);
   }
 
   /** A non-deleted Skill of the caller's workspace; anything else is 404 `Skill not found`. */
-  get(caller: Caller, guid: string): SkillRecord {
-    const row = this.db.get("SELECT * FROM skills WHERE guid = ? AND workspace_id = ? AND deleted_at IS NULL", guid, caller.workspaceId);
-    if (!row) throw new RecordNotFoundError("Skill not found");
-    return toRecord(row);
+  get(caller: Caller, guid: string): StoredSkill {
+    const skill = RECORDS.find(this.db, { guid, workspaceId: caller.workspaceId, deletedAt: null });
+    if (!skill) throw new RecordNotFoundError("Skill not found");
+    return skill;
   }
 
   /** Renames; type and metadata are never replaced (spec). */
-  update(caller: Caller, guid: string, input: { name: string }): SkillRecord {
+  update(caller: Caller, guid: string, input: { name: string }): StoredSkill {
     const skill = this.get(caller, guid);
-    this.db.run(
-      "UPDATE skills SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
-      input.name,
-      this.db.clock.iso(),
-      caller.userId,
-      skill.id,
-    );
+    RECORDS.update(this.db, skill.id, { name: input.name, ...updatedBy(caller, this.db.clock.iso()) });
     return this.get(caller, guid);
   }
 
-  softDelete(caller: Caller, guid: string): SkillRecord {
+  softDelete(caller: Caller, guid: string): StoredSkill {
     const skill = this.get(caller, guid);
-    this.db.run("UPDATE skills SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), skill.id);
+    RECORDS.update(this.db, skill.id, { deletedAt: this.db.clock.iso() });
     return skill;
   }
 
@@ -135,28 +109,16 @@ export class SkillStore {
     return `[${this.get(caller, guid).name}] ${prompt}`;
   }
 
-  private insert(caller: Caller, input: SkillInput): SkillRecord {
-    const stamp = this.db.clock.iso();
+  private insert(caller: Caller, input: SkillInput): StoredSkill {
     // A metadata entry always carries `value` on the wire; a fixture may leave it out.
     const metadata = input.metadata?.map((entry) => ({ ...entry, value: entry.value ?? null }));
-    const id = this.db.run(
-      `INSERT INTO skills (guid, workspace_id, name, type, metadata, created_at, updated_at, created_by_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      input.guid ?? newGuid(),
-      caller.workspaceId,
-      input.name,
-      input.type,
-      toJson(metadata),
-      stamp,
-      stamp,
-      caller.userId,
-    );
-    return toRecord(this.db.get("SELECT * FROM skills WHERE id = ?", id)!);
+    const id = RECORDS.insert(this.db, {
+      ...createdBy(caller, this.db.clock.iso()),
+      guid: input.guid ?? newGuid(),
+      name: input.name,
+      type: input.type,
+      metadata,
+    });
+    return RECORDS.find(this.db, { id })!;
   }
-}
-
-function toRecord(raw: RawRow): SkillRecord {
-  const row = SKILLS.decode(raw);
-  const metadata: SkillMetadataEntry[] | null = row.metadata;
-  return { id: row.id, guid: row.guid, name: row.name, type: row.type, metadata, ...audited(row) };
 }

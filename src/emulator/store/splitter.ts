@@ -2,16 +2,12 @@
  * The text splitter shared by Document create (content longer than one chunk becomes several Documents)
  * and Context Source processing (a loaded file becomes the Documents of its Context).
  */
+import type { Splitting } from "../../api/context-sources";
 import { BadRequestError } from "./errors";
-
-export interface SplitterConfig {
-  chunkSize: number;
-  chunkOverlap: number;
-}
 
 // Spec: the splitter configuration's shape is not shown; the emulator uses `{ chunk_size, chunk_overlap }`
 // in characters, defaulting to 1000 and 0.
-export const DEFAULT_SPLITTER: SplitterConfig = { chunkSize: 1000, chunkOverlap: 0 };
+export const DEFAULT_SPLITTER: Splitting = { chunkSize: 1000, chunkOverlap: 0 };
 
 /** Where a chunk prefers to end, best first: a paragraph, a line, a word. */
 const SEPARATORS = ["\n\n", "\n", " "];
@@ -22,7 +18,7 @@ const SEPARATORS = ["\n\n", "\n", " "];
  * break, else space inside its window, and only hard-cuts a window without any. Chunks keep their
  * separators, so with no overlap they join back to exactly the text. Empty text gives no chunks.
  */
-export function splitText(text: string, { chunkSize, chunkOverlap }: SplitterConfig): string[] {
+export function splitText(text: string, { chunkSize, chunkOverlap }: Splitting): string[] {
   const chunks: string[] = [];
   let start = 0;
   while (start < text.length) {
@@ -58,7 +54,7 @@ function keepPair(text: string, at: number): number {
  * Validates a splitter configuration from the wire (`chunk_size` a positive integer, `chunk_overlap` a
  * non-negative integer below it, 0 when absent); other keys are dropped. Anything else is 400.
  */
-export function parseSplitterConfig(value: Record<string, unknown>): SplitterConfig {
+export function parseSplitterConfig(value: Record<string, unknown>): Splitting {
   const chunkSize = value.chunk_size;
   const chunkOverlap = value.chunk_overlap ?? 0;
   if (!Number.isInteger(chunkSize) || !Number.isInteger(chunkOverlap)) throw new BadRequestError("invalid splitter configuration");

@@ -1,33 +1,14 @@
-import { type ActionRecord, type ActionStore, PLACEHOLDER } from "./actions";
-import { type RawRow, integer, table, text } from "./columns";
+import { type StoredAction, type ActionStore, PLACEHOLDER } from "./actions";
+import { RecordTable, type StoredRecord, integer, table, text } from "./columns";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, RECORD_COLUMNS, audited, newGuid, slugify } from "./records";
+import { type Caller, type Page, RECORD_COLUMNS, createdBy, newGuid, slugify, updatedBy } from "./records";
 import type { AppStore } from "./apps";
 import type { DataStore } from "./data";
 import type { WorkspaceStore } from "./workspaces";
 
-export interface WorkflowRecord extends Audited {
-  id: number;
-  guid: string;
-  appId: number;
-  appGuid: string;
-  name: string;
-  slug: string;
-}
-
 /** One object of a run's input: keys to a string, a nested object or null. */
 export type WorkflowInputObject = Record<string, string | null | Record<string, unknown>>;
-
-/** What one block of a run produced: the block it ran, its Action, the generated Data record and the output. */
-export interface RunBlockRecord {
-  blockGuid: string;
-  name: string;
-  actionGuid: string;
-  actionName: string;
-  dataGuid: string;
-  output: string;
-}
 
 export interface WorkflowRunRecord {
   guid: string;
@@ -39,7 +20,7 @@ export interface WorkflowRunRecord {
 interface RunnableBlock {
   guid: string;
   name: string;
-  action: ActionRecord;
+  action: StoredAction;
 }
 
 /** The tables of Workflows, their blocks, their runs and what each block of a run produced. */
@@ -87,6 +68,23 @@ export const WORKFLOW_RUN_BLOCKS = table("workflow_run_blocks", {
   ...RECORD_COLUMNS,
 });
 
+const RECORDS = new RecordTable(WORKFLOWS, { joins: "JOIN apps p ON p.id = workflows.app_id", derived: { app: ["p.guid", text] } });
+const BLOCKS = new RecordTable(WORKFLOW_BLOCKS, {
+  joins: "JOIN actions a ON a.id = workflow_blocks.action_id",
+  derived: { action: ["a.guid", text] },
+});
+const RUNS = new RecordTable(WORKFLOW_RUNS);
+const RUN_BLOCKS = new RecordTable(WORKFLOW_RUN_BLOCKS);
+
+/** A Workflow (blocks are never part of it), its App's GUID as `app`. */
+export type StoredWorkflow = StoredRecord<typeof RECORDS>;
+
+/** What one block of a run produced: the block it ran, its Action, the generated Data record and the output. */
+export type RunBlockRecord = Pick<
+  StoredRecord<typeof RUN_BLOCKS>,
+  "blockGuid" | "name" | "actionGuid" | "actionName" | "dataGuid" | "output"
+>;
+
 /**
  * Workflows and their ordered blocks. The public interface cannot create blocks, so they come from
  * fixtures (`createFixture`). A run executes every non-deleted block in order, each generating one Data
@@ -105,25 +103,20 @@ export class WorkflowStore {
   ) {}
 
   /** Creates a Workflow record without blocks; 429 when the workspace allowance is used up. */
-  create(caller: Caller, input: { appGuid: string; name: string; guid?: string | undefined }): WorkflowRecord {
+  create(caller: Caller, input: { app: string; name: string; guid?: string | undefined }): StoredWorkflow {
     return this.db.transaction(() => {
-      const app = this.store.apps.get(caller, input.appGuid);
+      const app = this.store.apps.get(caller, input.app);
       this.store.workspaces.reserve(caller, "workflows");
       const stamp = this.db.clock.iso();
       // Spec: not shown whether slugs are unique; the emulator derives them from the name and allows repeats.
-      const id = this.db.run(
-        `INSERT INTO workflows (guid, workspace_id, app_id, name, slug, created_at, updated_at, created_by_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        input.guid ?? newGuid(),
-        caller.workspaceId,
-        app.id,
-        input.name,
-        slugify(input.name),
-        stamp,
-        stamp,
-        caller.userId,
-      );
-      return toRecord(this.db.get(`${SELECT} WHERE w.id = ?`, id)!);
+      const id = RECORDS.insert(this.db, {
+        ...createdBy(caller, stamp),
+        guid: input.guid ?? newGuid(),
+        appId: app.id,
+        name: input.name,
+        slug: slugify(input.name),
+      });
+      return RECORDS.find(this.db, { id })!;
     });
   }
 
@@ -131,66 +124,52 @@ export class WorkflowStore {
   createFixture(
     caller: Caller,
     input: {
-      appGuid: string;
+      app: string;
       name: string;
       guid?: string | undefined;
       blocks: { name: string; actionGuid: string; guid?: string | undefined }[];
     },
-  ): WorkflowRecord {
+  ): StoredWorkflow {
     return this.db.transaction(() => {
       const workflow = this.create(caller, input);
       input.blocks.forEach((block, position) => {
         const action = this.store.actions.get(caller, block.actionGuid);
-        const stamp = this.db.clock.iso();
-        this.db.run(
-          `INSERT INTO workflow_blocks (guid, workspace_id, workflow_id, position, name, action_id, created_at, updated_at, created_by_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          block.guid ?? newGuid(),
-          caller.workspaceId,
-          workflow.id,
+        BLOCKS.insert(this.db, {
+          ...createdBy(caller, this.db.clock.iso()),
+          guid: block.guid ?? newGuid(),
+          workflowId: workflow.id,
           position,
-          block.name,
-          action.id,
-          stamp,
-          stamp,
-          caller.userId,
-        );
+          name: block.name,
+          actionId: action.id,
+        });
       });
       return workflow;
     });
   }
 
   /** A non-deleted Workflow of the caller's workspace; otherwise 404 `Workflow not found`. */
-  get(caller: Caller, guid: string): WorkflowRecord {
-    const row = this.db.get(`${SELECT} WHERE w.guid = ? AND w.workspace_id = ? AND w.deleted_at IS NULL`, guid, caller.workspaceId);
-    if (!row) throw new RecordNotFoundError("Workflow not found");
-    return toRecord(row);
+  get(caller: Caller, guid: string): StoredWorkflow {
+    const workflow = RECORDS.find(this.db, { guid, workspaceId: caller.workspaceId, deletedAt: null });
+    if (!workflow) throw new RecordNotFoundError("Workflow not found");
+    return workflow;
   }
 
   /** The non-deleted Workflows of an App, oldest first (404 when the App is missing or deleted). */
-  listByApp(caller: Caller, appGuid: string, page: Page): WorkflowRecord[] {
+  listByApp(caller: Caller, appGuid: string, page: Page): StoredWorkflow[] {
     const app = this.store.apps.get(caller, appGuid);
-    return this.db
-      .all(`${SELECT} WHERE w.app_id = ? AND w.deleted_at IS NULL ORDER BY w.id LIMIT ? OFFSET ?`, app.id, page.limit, page.skip)
-      .map(toRecord);
+    return RECORDS.page(this.db, { appId: app.id, deletedAt: null }, page).items;
   }
 
   /** Renames the Workflow; the slug keeps the value it was created with. */
-  update(caller: Caller, guid: string, input: { name: string }): WorkflowRecord {
+  update(caller: Caller, guid: string, input: { name: string }): StoredWorkflow {
     const workflow = this.get(caller, guid);
-    this.db.run(
-      "UPDATE workflows SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
-      input.name,
-      this.db.clock.iso(),
-      caller.userId,
-      workflow.id,
-    );
+    RECORDS.update(this.db, workflow.id, { name: input.name, ...updatedBy(caller, this.db.clock.iso()) });
     return this.get(caller, guid);
   }
 
-  softDelete(caller: Caller, guid: string): WorkflowRecord {
+  softDelete(caller: Caller, guid: string): StoredWorkflow {
     const workflow = this.get(caller, guid);
-    this.db.run("UPDATE workflows SET deleted_at = ? WHERE id = ?", this.db.clock.iso(), workflow.id);
+    RECORDS.update(this.db, workflow.id, { deletedAt: this.db.clock.iso() });
     return workflow;
   }
 
@@ -222,36 +201,24 @@ export class WorkflowStore {
   /** A run of the Workflow: 404 `Workflow not found` or `Run not found`. */
   run(caller: Caller, guid: string, runGuid: string): WorkflowRunRecord {
     const workflow = this.get(caller, guid);
-    const found = this.db.get(
-      "SELECT id FROM workflow_runs WHERE guid = ? AND workflow_id = ? AND deleted_at IS NULL",
-      runGuid,
-      workflow.id,
-    );
-    if (!found) throw new RecordNotFoundError("Run not found");
-    const run = RUN_ID.decode(found);
-    const blocks = this.db
-      .all("SELECT * FROM workflow_run_blocks WHERE run_id = ? AND deleted_at IS NULL ORDER BY position", run.id)
-      .map(toRunBlock);
+    const run = RUNS.find(this.db, { guid: runGuid, workflowId: workflow.id, deletedAt: null });
+    if (!run) throw new RecordNotFoundError("Run not found");
+    const blocks = RUN_BLOCKS.list(this.db, { runId: run.id, deletedAt: null }, ["position"]);
     return { guid: runGuid, workflowGuid: workflow.guid, blocks };
   }
 
-  private storedBlocks(caller: Caller, workflow: WorkflowRecord): RunnableBlock[] {
-    return this.db
-      .all(
-        `SELECT b.guid, b.name, a.guid AS action_guid FROM workflow_blocks b JOIN actions a ON a.id = b.action_id
-         WHERE b.workflow_id = ? AND b.deleted_at IS NULL ORDER BY b.position, b.id`,
-        workflow.id,
-      )
-      .map((raw) => {
-        const row = STORED_BLOCK.decode(raw);
-        return { guid: row.guid, name: row.name, action: this.store.actions.get(caller, row.action_guid) };
-      });
+  private storedBlocks(caller: Caller, workflow: StoredWorkflow): RunnableBlock[] {
+    return BLOCKS.list(this.db, { workflowId: workflow.id, deletedAt: null }, ["position", "id"]).map((block) => ({
+      guid: block.guid,
+      name: block.name,
+      action: this.store.actions.get(caller, block.action),
+    }));
   }
 
   /** Records a run: one Data record per block, in order, each with the block's emulated output. */
   private execute(
     caller: Caller,
-    workflow: WorkflowRecord,
+    workflow: StoredWorkflow,
     blocks: RunnableBlock[],
     input: WorkflowInputObject[] | undefined,
   ): WorkflowRunRecord {
@@ -259,45 +226,19 @@ export class WorkflowStore {
     return this.db.transaction(() => {
       const runGuid = newGuid();
       const stamp = this.db.clock.iso();
-      const runId = this.db.run(
-        "INSERT INTO workflow_runs (guid, workspace_id, workflow_id, created_at, updated_at, created_by_id) VALUES (?, ?, ?, ?, ?, ?)",
-        runGuid,
-        caller.workspaceId,
-        workflow.id,
-        stamp,
-        stamp,
-        caller.userId,
-      );
+      const runId = RUNS.insert(this.db, { ...createdBy(caller, stamp), guid: runGuid, workflowId: workflow.id });
       const results = blocks.map((block, position): RunBlockRecord => {
         const output = emulatedOutput(block.action.prompt, input?.[0]);
         // Spec: not shown what a block's Data input is; the emulator stores the run input as sent ([] when absent).
         const data = this.store.data.create(caller, {
-          actionGuid: block.action.guid,
-          appGuid: workflow.appGuid,
+          action: block.action.guid,
+          app: workflow.app,
           input: input ?? [],
           output,
           model: block.action.model,
           runId: runGuid,
         });
-        this.db.run(
-          `INSERT INTO workflow_run_blocks (guid, workspace_id, run_id, position, block_guid, name, action_guid, action_name, data_guid, output,
-             created_at, updated_at, created_by_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          newGuid(),
-          caller.workspaceId,
-          runId,
-          position,
-          block.guid,
-          block.name,
-          block.action.guid,
-          block.action.name,
-          data.guid,
-          output,
-          stamp,
-          stamp,
-          caller.userId,
-        );
-        return {
+        const result = {
           blockGuid: block.guid,
           name: block.name,
           actionGuid: block.action.guid,
@@ -305,6 +246,8 @@ export class WorkflowStore {
           dataGuid: data.guid,
           output,
         };
+        RUN_BLOCKS.insert(this.db, { ...createdBy(caller, stamp), ...result, guid: newGuid(), runId, position });
+        return result;
       });
       return { guid: runGuid, workflowGuid: workflow.guid, blocks: results };
     });
@@ -322,27 +265,4 @@ export function emulatedOutput(prompt: string, values: WorkflowInputObject | und
     const value = values[name];
     return value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
   });
-}
-
-const SELECT = "SELECT w.*, p.guid AS app_guid FROM workflows w JOIN apps p ON p.id = w.app_id";
-
-const ROW = WORKFLOWS.extend({ app_guid: text });
-const RUN_ID = WORKFLOW_RUNS.pick("id");
-const STORED_BLOCK = WORKFLOW_BLOCKS.pick("guid", "name").extend({ action_guid: text });
-
-function toRecord(raw: RawRow): WorkflowRecord {
-  const row = ROW.decode(raw);
-  return { id: row.id, guid: row.guid, appId: row.app_id, appGuid: row.app_guid, name: row.name, slug: row.slug, ...audited(row) };
-}
-
-function toRunBlock(raw: RawRow): RunBlockRecord {
-  const row = WORKFLOW_RUN_BLOCKS.decode(raw);
-  return {
-    blockGuid: row.block_guid,
-    name: row.name,
-    actionGuid: row.action_guid,
-    actionName: row.action_name,
-    dataGuid: row.data_guid,
-    output: row.output,
-  };
 }

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { type RawRow, integer, json, nullable, oneOf, table, text } from "./columns";
+import type { UsageEntry, WorkspaceCreate } from "../../api/workspaces";
+import { RecordTable, type StoredRecord, flag, integer, json, nullable, oneOf, table, text } from "./columns";
 import type { Database } from "./database";
 import { BadRequestError, FeatureLimitReachedError, RecordNotFoundError } from "./errors";
-import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, audited, newGuid, toJson } from "./records";
+import { type Caller, type Page, type Paged, RECORD_COLUMNS, newGuid, updatedBy } from "./records";
 
 /**
  * Features a workspace can be limited on, each counted from the table of the same name (non-deleted
@@ -33,20 +34,6 @@ export const DEFAULT_LIMITS: Record<Feature, number> = {
   providers: 1000,
   context_sources: 1000,
 };
-
-export interface WorkspaceRecord extends Audited {
-  id: number;
-  guid: string;
-  name: string;
-  slug: string;
-  limits: Record<Feature, number>;
-}
-
-export interface UsageEntry {
-  feature: Feature;
-  used: number;
-  limit: number;
-}
 
 const LIMIT_NAMES: Record<Feature, string> = {
   apps: "App",
@@ -79,6 +66,17 @@ export const API_KEYS = table("api_keys", { key: text, workspace_id: integer, us
 /** Live rows per workspace and counted table, kept by the triggers of migration 2. */
 export const FEATURE_USAGE = table("feature_usage", { workspace_id: integer, feature: oneOf(FEATURES), used: integer });
 
+/** Workspaces with their members: `member` is the user ID of one (the user who created it, and no other). */
+const RECORDS = new RecordTable(WORKSPACES, {
+  joins: "JOIN workspace_members m ON m.workspace_id = workspaces.id",
+  derived: { member: ["m.user_id", text], deleted: ["workspaces.deleted_at IS NOT NULL", flag] },
+});
+const MEMBERS = new RecordTable(WORKSPACE_MEMBERS);
+const KEYS = new RecordTable(API_KEYS);
+
+/** A workspace, its limits with the defaults filled in. */
+export type StoredWorkspace = ReturnType<typeof withDefaults>;
+
 const KEY_CALLER = API_KEYS.pick("workspace_id", "user_id");
 const KEY = API_KEYS.pick("key");
 const USED = FEATURE_USAGE.pick("used");
@@ -89,18 +87,10 @@ export class WorkspaceStore {
   /** Creates a workspace with an API key that selects it (fixtures and the CLI; not a public route). */
   createWithKey(input: { name: string; slug: string; apiKey: string; limits?: Limits; guid?: string }): Caller {
     return this.db.transaction(() => {
-      if (this.db.get("SELECT 1 FROM api_keys WHERE key = ?", input.apiKey)) {
-        throw new BadRequestError("API key is already assigned to a workspace");
-      }
+      this.refuseTakenKey(input.apiKey);
       const userId = newGuid();
       const workspace = this.insert(userId, input);
-      this.db.run(
-        "INSERT INTO api_keys (key, workspace_id, user_id, created_at) VALUES (?, ?, ?, ?)",
-        input.apiKey,
-        workspace.id,
-        userId,
-        this.db.clock.iso(),
-      );
+      KEYS.insert(this.db, { key: input.apiKey, workspaceId: workspace.id, userId, createdAt: this.db.clock.iso() });
       return { workspaceId: workspace.id, userId };
     });
   }
@@ -138,14 +128,10 @@ export class WorkspaceStore {
    * slug is not checked again: a workspace created with it meanwhile shares it.
    */
   restoreByKey(apiKey: string): boolean {
-    const found = this.db.get("SELECT workspace_id FROM api_keys WHERE key = ?", apiKey);
-    if (!found) return false;
-    const row = KEY_CALLER.pick("workspace_id").decode(found);
-    this.db.run(
-      "UPDATE workspaces SET deleted_at = NULL, updated_at = ? WHERE id = ? AND deleted_at IS NOT NULL",
-      this.db.clock.iso(),
-      row.workspace_id,
-    );
+    const key = KEYS.find(this.db, { key: apiKey }, ["key"]);
+    if (!key) return false;
+    const workspace = RECORDS.find(this.db, { id: key.workspaceId });
+    if (workspace?.deletedAt) RECORDS.update(this.db, workspace.id, { deletedAt: null, updatedAt: this.db.clock.iso() });
     return true;
   }
 
@@ -153,66 +139,43 @@ export class WorkspaceStore {
   addKey(existingKey: string, apiKey: string): Caller {
     const caller = this.authenticate(existingKey);
     if (!caller) throw new RecordNotFoundError("Workspace not found");
-    if (this.db.get("SELECT 1 FROM api_keys WHERE key = ?", apiKey))
-      throw new BadRequestError("API key is already assigned to a workspace");
-    this.db.run(
-      "INSERT INTO api_keys (key, workspace_id, user_id, created_at) VALUES (?, ?, ?, ?)",
-      apiKey,
-      caller.workspaceId,
-      caller.userId,
-      this.db.clock.iso(),
-    );
+    this.refuseTakenKey(apiKey);
+    KEYS.insert(this.db, { key: apiKey, workspaceId: caller.workspaceId, userId: caller.userId, createdAt: this.db.clock.iso() });
     return caller;
   }
 
-  current(caller: Caller): WorkspaceRecord {
-    const row = this.db.get("SELECT * FROM workspaces WHERE id = ? AND deleted_at IS NULL", caller.workspaceId);
-    if (!row) throw new RecordNotFoundError("Workspace not found");
-    return toRecord(row);
+  current(caller: Caller): StoredWorkspace {
+    const workspace = RECORDS.find(this.db, { id: caller.workspaceId, deletedAt: null });
+    if (!workspace) throw new RecordNotFoundError("Workspace not found");
+    return withDefaults(workspace);
   }
 
-  list(caller: Caller, page: Page): Paged<WorkspaceRecord> {
-    const from = "FROM workspaces w JOIN workspace_members m ON m.workspace_id = w.id WHERE m.user_id = ? AND w.deleted_at IS NULL";
-    const { rows, total } = this.db.paged(from, [caller.userId], page, { select: "w.*", order: "w.id" });
-    return { items: rows.map(toRecord), total };
+  list(caller: Caller, page: Page): Paged<StoredWorkspace> {
+    const { items, total } = RECORDS.page(this.db, { member: caller.userId, deletedAt: null }, page);
+    return { items: items.map(withDefaults), total };
   }
 
-  create(caller: Caller, input: { name: string; slug: string }): WorkspaceRecord {
+  create(caller: Caller, input: WorkspaceCreate): StoredWorkspace {
     return this.db.transaction(() => this.insert(caller.userId, input));
   }
 
   /** A workspace the caller is a member of; any other answers 404. */
-  get(caller: Caller, guid: string): WorkspaceRecord {
-    const row = this.db.get(
-      `SELECT w.* FROM workspaces w JOIN workspace_members m ON m.workspace_id = w.id
-       WHERE w.guid = ? AND m.user_id = ? AND w.deleted_at IS NULL`,
-      guid,
-      caller.userId,
-    );
-    if (!row) throw new RecordNotFoundError("Workspace not found");
-    return toRecord(row);
+  get(caller: Caller, guid: string): StoredWorkspace {
+    const workspace = RECORDS.find(this.db, { guid, member: caller.userId, deletedAt: null });
+    if (!workspace) throw new RecordNotFoundError("Workspace not found");
+    return withDefaults(workspace);
   }
 
-  update(caller: Caller, guid: string, input: { name: string }): WorkspaceRecord {
+  update(caller: Caller, guid: string, input: { name: string }): StoredWorkspace {
     const workspace = this.get(caller, guid);
-    this.db.run(
-      "UPDATE workspaces SET name = ?, updated_at = ?, last_updated_by_id = ? WHERE id = ?",
-      input.name,
-      this.db.clock.iso(),
-      caller.userId,
-      workspace.id,
-    );
+    RECORDS.update(this.db, workspace.id, { name: input.name, ...updatedBy(caller, this.db.clock.iso()) });
     return this.get(caller, guid);
   }
 
-  softDelete(caller: Caller, guid: string): WorkspaceRecord {
+  softDelete(caller: Caller, guid: string): StoredWorkspace {
     const workspace = this.get(caller, guid);
-    this.db.run(
-      "UPDATE workspaces SET deleted_at = ?, updated_at = ? WHERE id = ?",
-      this.db.clock.iso(),
-      this.db.clock.iso(),
-      workspace.id,
-    );
+    const stamp = this.db.clock.iso();
+    RECORDS.update(this.db, workspace.id, { deletedAt: stamp, updatedAt: stamp });
     return workspace;
   }
 
@@ -253,33 +216,33 @@ export class WorkspaceStore {
     });
   }
 
+  private refuseTakenKey(apiKey: string): void {
+    if (KEYS.find(this.db, { key: apiKey }, ["key"])) throw new BadRequestError("API key is already assigned to a workspace");
+  }
+
   private count(workspaceId: number, feature: Feature): number {
     const found = this.db.get("SELECT used FROM feature_usage WHERE workspace_id = ? AND feature = ?", workspaceId, feature);
     return found ? USED.decode(found).used : 0;
   }
 
-  private insert(userId: string, input: { name: string; slug: string; limits?: Limits; guid?: string }): WorkspaceRecord {
-    if (this.db.get("SELECT 1 FROM workspaces WHERE slug = ? AND deleted_at IS NULL", input.slug)) {
+  private insert(userId: string, input: { name: string; slug: string; limits?: Limits; guid?: string }): StoredWorkspace {
+    if (RECORDS.find(this.db, { slug: input.slug, deletedAt: null })) {
       throw new BadRequestError(`Workspace slug '${input.slug}' is already taken`);
     }
     const stamp = this.db.clock.iso();
-    const id = this.db.run(
-      `INSERT INTO workspaces (guid, name, slug, limits, created_at, updated_at, created_by_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      input.guid ?? newGuid(),
-      input.name,
-      input.slug,
-      toJson(input.limits ?? {}),
-      stamp,
-      stamp,
-      userId,
-    );
-    this.db.run("INSERT INTO workspace_members (workspace_id, user_id) VALUES (?, ?)", id, userId);
-    return toRecord(this.db.get("SELECT * FROM workspaces WHERE id = ?", id)!);
+    const id = RECORDS.insert(this.db, {
+      guid: input.guid ?? newGuid(),
+      name: input.name,
+      slug: input.slug,
+      limits: input.limits ?? {},
+      createdAt: stamp,
+      updatedAt: stamp,
+      createdById: userId,
+    });
+    MEMBERS.insert(this.db, { workspaceId: id, userId });
+    return withDefaults(RECORDS.find(this.db, { id })!);
   }
 }
 
-function toRecord(raw: RawRow): WorkspaceRecord {
-  const row = WORKSPACES.decode(raw);
-  return { id: row.id, guid: row.guid, name: row.name, slug: row.slug, limits: { ...DEFAULT_LIMITS, ...row.limits }, ...audited(row) };
-}
+/** The stored workspace with the default limits where it sets none. */
+const withDefaults = (workspace: StoredRecord<typeof RECORDS>) => ({ ...workspace, limits: { ...DEFAULT_LIMITS, ...workspace.limits } });
