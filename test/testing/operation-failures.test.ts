@@ -6,20 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { EngineError } from "../../src/testing";
 import { OperationFailures, stepError } from "../../src/testing/operation-failures";
-import type { ResourceState } from "../../src/testing/state";
+import { resource, urn } from "./app-resource";
 
-const urn = (name: string) => `urn:pulumi:dev::p::pulumi-nodejs:dynamic/gms:App::${name}`;
-const resource = (name: string, over: Partial<ResourceState> = {}): ResourceState => ({
-  urn: urn(name),
-  type: "pulumi-nodejs:dynamic/gms:App",
-  name,
-  id: `guid-${name}`,
-  dependencies: [],
-  inputs: {},
-  outputs: {},
-  additionalSecretOutputs: [],
-  ...over,
-});
 const registration = (name: string, dependencies: string[] = [], parent = "") => ({ urn: urn(name), dependencies, parent });
 const failedStep = (name: string, why = "boom") => stepError("create", urn(name), new Error(why));
 const report = (failures: OperationFailures, order: string[], program?: EngineError): EngineError | undefined => {

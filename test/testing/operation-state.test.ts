@@ -7,19 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { Clock } from "../../src/provider/clock";
 import { type StateStore, OperationState } from "../../src/testing/operation-state";
 import type { PendingCreate, ResourceState, Snapshot } from "../../src/testing/state";
+import { resource, urn } from "./app-resource";
 
-const urn = (name: string) => `urn:pulumi:dev::p::pulumi-nodejs:dynamic/gms:App::${name}`;
-const resource = (name: string, over: Partial<ResourceState> = {}): ResourceState => ({
-  urn: urn(name),
-  type: "pulumi-nodejs:dynamic/gms:App",
-  name,
-  id: `guid-${name}`,
-  dependencies: [],
-  inputs: { name },
-  outputs: { name },
-  additionalSecretOutputs: [],
-  ...over,
-});
 const clock: Clock = { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), sleep: async () => undefined };
 
 /** A store that records what it is asked; `hold` makes each save wait until `release`. */
