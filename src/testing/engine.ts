@@ -72,7 +72,8 @@
  * The state file is this engine's JSON (state.ts), not a Pulumi checkpoint.
  */
 import { NODE_ADVICE, NODE_NEEDED, nodeTooOld } from "../node-version";
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { gmsPlaceholders } from "../provider/window";
 import { type Clock, systemClock } from "../provider/clock";
 import { EngineError } from "./errors";
@@ -221,7 +222,12 @@ export class LocalEngine {
         : undefined;
     // The ids every resource of the loaded state holds, for the provider: a placeholder never takes one of them.
     const placeholders = options.placeholders ?? gmsPlaceholders;
-    const stackIds = new StackIdsFile(placeholders.stackIdsVariable, `${resolve(options.stateFile)}.ids`);
+    // Beside the state file when its folder exists (a first preview makes none): a killed run's is then overwritten and removed by the next.
+    const stateDir = dirname(resolve(options.stateFile));
+    const stackIds = new StackIdsFile(
+      placeholders.stackIdsVariable,
+      existsSync(stateDir) ? `${resolve(options.stateFile)}.ids` : undefined,
+    );
     const starting = ProviderHost.start({
       cwd: resolve(options.programDir),
       project: options.project,

@@ -64,7 +64,8 @@ export interface HostOptions {
  * The file that tells the provider the id of every resource in the stack's state, under the variable its
  * placeholder hook names (`PlaceholderHook.stackIdsVariable`), so that a placeholder never takes another
  * resource's object: named in the host's environment when it starts, written once the state is loaded, before any step.
- * LocalEngine keeps it beside the state file, so that one a killed run left is overwritten and removed by the next.
+ * LocalEngine keeps it beside the state file when that file's folder exists, so that one a killed run left is overwritten
+ * and removed by the next.
  */
 export class StackIdsFile {
   constructor(

@@ -85,6 +85,8 @@ await engine.up();
     await new Promise((resolve) => setTimeout(resolve, 600));
 
     expect(existsSync(join(dir, "state.json"))).toBe(false);
+    // The ids of the stack the provider was told, left beside the state file (the next run overwrites and removes it).
+    expect(existsSync(join(dir, "state.json.ids"))).toBe(true);
     const journal = readFileSync(join(dir, "state.json.journal"), "utf8")
       .trim()
       .split("\n")
@@ -105,6 +107,7 @@ await engine.up();
     expect(state.resources.map((resource) => resource.name).sort()).toEqual([...NAMES].sort());
     expect(new Set(state.resources.map((resource) => resource.id))).toEqual(new Set(apps.map((app) => app.guid)));
     expect(existsSync(join(dir, "state.json.journal"))).toBe(false);
+    expect(existsSync(join(dir, "state.json.ids"))).toBe(false);
     expect(result.counts.create + result.counts.same).toBe(NAMES.length);
 
     const again = await new LocalEngine({ ...options(), log: () => undefined }).up();
