@@ -10,7 +10,8 @@
  * left there is named first (prefixes and counts), so that a test that forgets to clean up is seen and fixed.
  *
  * Every Node.js process the tests start (programs, provider hosts, the CLI's language hosts) shares one compile
- * cache in that folder (`NODE_COMPILE_CACHE`), so that `@pulumi/pulumi` is compiled once per run, not once per process.
+ * cache in that folder (`NODE_COMPILE_CACHE`), so that `@pulumi/pulumi` is compiled once per run, not once per process,
+ * and the SDK's ts-node keeps what it compiles of the programs there too (`TS_NODE_CACHE_DIRECTORY`).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -26,10 +27,12 @@ export default function setup(): () => void {
 
   const runTemp = mkdtempSync(join(tmpdir(), `gms-test-${process.pid}-`));
   process.env.TMPDIR = runTemp;
-  const compileCache = "node-compile-cache";
-  process.env.NODE_COMPILE_CACHE ??= join(runTemp, compileCache);
+  // The run's caches: Node's compiled code, and what the SDK's ts-node compiled of the programs (TypeScript).
+  const caches = ["node-compile-cache", "ts-node-cache"];
+  process.env.NODE_COMPILE_CACHE ??= join(runTemp, caches[0]!);
+  process.env.TS_NODE_CACHE_DIRECTORY ??= join(runTemp, caches[1]!);
   return () => {
-    const left = readdirSync(runTemp).filter((name) => name !== compileCache);
+    const left = readdirSync(runTemp).filter((name) => !caches.includes(name));
     if (left.length > 0) {
       const byPrefix = new Map<string, number>();
       for (const name of left) {
