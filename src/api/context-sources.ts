@@ -62,8 +62,6 @@ export const ContextSource = wire(ContextSourceFields);
 
 /** A Context Source as the code uses it. */
 export type ContextSourceRecord = z.output<typeof ContextSource>;
-/** What the last processing run recorded, as the code uses it. */
-export type IndexingOutcome = NonNullable<ContextSourceRecord["indexingMetadata"]>;
 
 /** Only `url` is read: the loader is always the Files loader with an empty configuration. */
 export const ContextSourceCreate = wire(
