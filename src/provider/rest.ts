@@ -105,9 +105,11 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
   const matchOn: readonly string[] = options.matchOn ?? createNames;
   const listBy = Object.entries(options.listBy ?? {});
   const pathBy = Object.entries(options.pathBy ?? {});
-  /** The path parameters `pathBy` takes from `values` (inputs, or the stored state). */
-  const under = (values: object): Record<string, string> =>
-    Object.fromEntries(pathBy.map(([param, field]) => [param, (values as Record<string, unknown>)[field] as string]));
+  /** Path parameters, each the value of its field in `values` (inputs, or the stored state). */
+  const paramsOf = (pairs: [string, string][], values: object): Record<string, string> =>
+    Object.fromEntries(pairs.map(([param, field]) => [param, (values as Record<string, unknown>)[field] as string]));
+  /** The parameters every route carries (`pathBy`). */
+  const under = (values: object) => paramsOf(pathBy, values);
   const sentValues = (inputs: InputValues<I>) => ({ ...inputs, ...options.sent?.(inputs) }) as Record<string, unknown>;
   const received = (record: unknown) => (options.received ? options.received(record as Outputs) : (record as Outputs));
   const explain = async (client: GmsClient, error: unknown, operation: "create" | "update", inputs: InputValues<I>, state?: Outputs) => {
@@ -137,12 +139,11 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
       const values = sentValues(inputs);
       const whole = endpoints.listWithoutParent;
       const entry = whole && listBy.some(([, field]) => values[field] == null) ? whole : endpoints.list;
-      const underParent = entry === endpoints.list;
-      const parents = underParent ? listBy : [];
-      const params = { ...under(values), ...Object.fromEntries(parents.map(([param, field]) => [param, values[field] as string])) };
+      const carriedBy = [...pathBy, ...(entry === endpoints.list ? listBy : [])];
+      const params = paramsOf(carriedBy, values);
       // The fields the records show are compared, except those the list's path carries: listing under them matched them.
       const shown = new Set(namesOf(entry.response));
-      const carried = new Set([...parents, ...pathBy].map(([, field]) => field));
+      const carried = new Set(carriedBy.map(([, field]) => field));
       const compared = matchOn.filter((name) => shown.has(name) && !carried.has(name));
       const matches = (await listed(client, entry, params))
         .map(received)
