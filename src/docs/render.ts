@@ -11,10 +11,10 @@ import { lookupDeclarations } from "../lookups";
 import type { InputField, OutputField } from "../provider/fields";
 import { COMMON_INPUTS, type Kind, type KindName } from "../provider/kind";
 import { kinds } from "../resources";
-import { PACKAGE_NAME } from "../schema/package-schema";
 import type { JsonSchema } from "../schema/package-schema";
 import { workspaceJsonSchema } from "../workspace/schema-json";
 import { SECTION_OF } from "../workspace/spec";
+import { dynamicToken, nativeToken } from "../provider/tokens";
 
 /** The command that writes the pages; each page names it on its first line, and the staleness check names it too. */
 export const DOCS_COMMAND = "npm run docs";
@@ -97,8 +97,8 @@ export function renderReference(): string {
     "# Reference: kinds, fields and lookups",
     "",
     `The ${list.length} kinds, each a Pulumi resource in two forms over the same field declarations: the dynamic provider's`,
-    "`gms.<Kind>` (`pulumi-nodejs:dynamic/gms:<Kind>`) and the provider plugin's `gms.native.<Kind>`",
-    `(\`${PACKAGE_NAME}:index:<Kind>\`). The words are the glossary's ([docs/README.md](README.md#glossary)).`,
+    `\`gms.<Kind>\` (\`${dynamicToken("<Kind>")}\`) and the provider plugin's \`gms.native.<Kind>\``,
+    `(\`${nativeToken("<Kind>")}\`). The words are the glossary's ([docs/README.md](README.md#glossary)).`,
     "",
     "## Kinds",
     "",
@@ -106,7 +106,7 @@ export function renderReference(): string {
       ["Kind", "Type token", "Inputs", "Outputs", "What it is"],
       list.map((kind) => [
         `[${kind.name}](#${anchor(kind.name)})`,
-        code(`${PACKAGE_NAME}:index:${kind.name}`),
+        code(nativeToken(kind.name)),
         String(Object.keys(kind.inputs).length),
         String(Object.keys(kind.outputs).length),
         kind.description,
@@ -131,7 +131,7 @@ export function renderReference(): string {
     "",
   );
   for (const kind of list) {
-    out.push(`## ${kind.name}`, "", kind.description, "", `Inputs of \`${PACKAGE_NAME}:index:${kind.name}\`:`, "");
+    out.push(`## ${kind.name}`, "", kind.description, "", `Inputs of \`${nativeToken(kind.name)}\`:`, "");
     out.push(
       ...table(
         ["field", "type", "required", "update/replace", "secret", "write-only", "default", "description"],
@@ -165,7 +165,7 @@ export function renderReference(): string {
     "## Lookups",
     "",
     "Each as `getX(args)` returning a promise and `getXOutput(args)` returning an Output (`gms.getX`), and as the",
-    `package function \`${PACKAGE_NAME}:index:getX\` for programs on the provider plugin.`,
+    `package function \`${nativeToken("getX")}\` for programs on the provider plugin.`,
     "",
     ...table(
       ["lookup", "arguments", "result", "description"],

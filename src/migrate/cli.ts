@@ -7,6 +7,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { dynamicToken, nativeToken } from "../provider/tokens";
 import { MigrationError } from "./errors";
 import { planMigration } from "./plan";
 import { renderDeleteScript, renderImportFile, renderSummary } from "./render";
@@ -16,8 +17,8 @@ export const USAGE = `usage: gms-migrate [EXPORT | -] [--import-file FILE] [--de
                    [--plugin-version VERSION] [--with-outputs]
 
 Reads a stack export (\`pulumi stack export --file stack.json\`; standard input when EXPORT is - or left out)
-and writes, for its dynamic gms resources (pulumi-nodejs:dynamic/gms:<Kind>):
-  --import-file FILE     the bulk import file of the native resources (gms:index:<Kind>, same names and parents)
+and writes, for its dynamic gms resources (${dynamicToken("<Kind>")}):
+  --import-file FILE     the bulk import file of the native resources (${nativeToken("<Kind>")}, same names and parents)
                          for \`pulumi import --file\` (default gms-import.json); each id is the object's GUID
   --delete-script FILE   a shell script of \`pulumi state delete '<urn>' --yes\` lines removing the dynamic
                          resources, dependents first (default gms-state-delete.sh)

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { KIND_NAMES, type KindName } from "../provider/kind";
 import { MigrationError } from "./errors";
+import { nativeToken } from "../provider/tokens";
 
 export interface NativeKind {
   /** `gms:index:<Kind>`. */
@@ -27,19 +28,17 @@ interface SchemaResource {
   properties?: Record<string, SchemaProperty>;
 }
 
-export const nativeType = (kind: KindName) => `gms:index:${kind}`;
-
 /** The kinds of a package schema document; a kind it lacks is an error naming it. */
 export function nativeSchemaOf(schema: { resources?: Record<string, SchemaResource> }, source: string): NativeSchema {
   const entries = KIND_NAMES.map((kind): [KindName, NativeKind] => {
-    const resource = schema.resources?.[nativeType(kind)];
-    if (!resource) throw new MigrationError("NO_SCHEMA", `${source} declares no resource ${nativeType(kind)}`);
+    const resource = schema.resources?.[nativeToken(kind)];
+    if (!resource) throw new MigrationError("NO_SCHEMA", `${source} declares no resource ${nativeToken(kind)}`);
     const inputs = resource.inputProperties ?? {};
     const outputs = resource.properties ?? {};
     const secrets = [...Object.entries(inputs), ...Object.entries(outputs)].filter(([, property]) => property.secret).map(([name]) => name);
     return [
       kind,
-      { type: nativeType(kind), inputs: new Set(Object.keys(inputs)), outputs: new Set(Object.keys(outputs)), secrets: new Set(secrets) },
+      { type: nativeToken(kind), inputs: new Set(Object.keys(inputs)), outputs: new Set(Object.keys(outputs)), secrets: new Set(secrets) },
     ];
   });
   return Object.fromEntries(entries) as NativeSchema;

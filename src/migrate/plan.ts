@@ -20,7 +20,9 @@ import { KIND_NAMES, type KindName } from "../provider/kind";
 import { MigrationError } from "./errors";
 import { importIds } from "./import-id";
 import { type NativeSchema, packageNativeSchema } from "./native-schema";
-import { dependenciesOf, isSecretValue, type StackExport, type StateResource, urnParts } from "./stack-export";
+import { dependenciesOf, type StackExport, type StateResource, urnParts } from "./stack-export";
+import { dynamicToken, kindOfDynamicToken } from "../provider/tokens";
+import { isSecret } from "../provider/values";
 
 /** One entry of Pulumi's bulk import file (`pulumi import --file`). */
 export interface ImportEntry {
@@ -82,13 +84,12 @@ export interface PlanOptions {
   withOutputs?: boolean;
 }
 
-const DYNAMIC_TYPE = /^pulumi-nodejs:dynamic\/gms:(.*)$/;
 const ROOT_STACK_TYPE = "pulumi:pulumi:Stack";
 /** Outputs the dynamic provider records for an object it has not settled (src/provider/provider.ts). */
 const PLACEHOLDER_OUTPUT = "__unresolvedCreate";
 const INCOMPLETE_OUTPUT = "__incomplete";
 
-const kindOf = (resource: StateResource): string | undefined => DYNAMIC_TYPE.exec(resource.type)?.[1];
+const kindOf = (resource: StateResource): string | undefined => kindOfDynamicToken(resource.type);
 const isKindName = (name: string): name is KindName => (KIND_NAMES as readonly string[]).includes(name);
 
 /** Why the engine has not settled `resource`, or undefined when it has. */
@@ -112,7 +113,8 @@ function pick(values: Record<string, unknown> | undefined, names: ReadonlySet<st
 
 /** The paths under `value` of secrets shown in plaintext (`--show-secrets`). */
 function plaintextSecrets(value: unknown, path: string): string[] {
-  if (isSecretValue(value)) return "plaintext" in value ? [path] : [];
+  // A secret as state keeps it: `ciphertext`, or `plaintext` in an export made with `--show-secrets`.
+  if (isSecret(value)) return "plaintext" in value ? [path] : [];
   if (Array.isArray(value)) return value.flatMap((item, index) => plaintextSecrets(item, `${path}[${index}]`));
   if (value !== null && typeof value === "object")
     return Object.entries(value).flatMap(([key, item]) => plaintextSecrets(item, `${path}.${key}`));
@@ -135,7 +137,7 @@ export function planMigration(exported: StackExport, options: PlanOptions = {}):
     throw new MigrationError(
       "NO_GMS_RESOURCES",
       `${source} holds ${resources.length} resource(s), none of them a dynamic gms resource ` +
-        "(type pulumi-nodejs:dynamic/gms:<Kind>): there is nothing to migrate.",
+        `(type ${dynamicToken("<Kind>")}): there is nothing to migrate.`,
     );
   const unknown = gms.filter((resource) => !isKindName(kindOf(resource)!));
   if (unknown.length > 0)
@@ -228,7 +230,7 @@ export function planMigration(exported: StackExport, options: PlanOptions = {}):
     ] as const) {
       for (const [name, value] of Object.entries(values ?? {})) {
         const paths = plaintextSecrets(value, `${where}.${name}`);
-        if (native.secrets.has(name) && !isSecretValue(value) && value !== null) paths.push(`${where}.${name}`);
+        if (native.secrets.has(name) && !isSecret(value) && value !== null) paths.push(`${where}.${name}`);
         exposed.push(...paths.map((path) => `${resource.urn} ${path}`));
       }
     }

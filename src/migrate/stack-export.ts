@@ -6,8 +6,6 @@
 import { MigrationError } from "./errors";
 
 /** Pulumi's signature key, and its value for a secret. */
-export const SIGNATURE_KEY = "4dabf18193072939515e22adb298388d";
-export const SECRET_SIGNATURE = "1b47061264138c4ac30d75fd1eb44270";
 
 export interface StateResource {
   urn: string;
@@ -45,10 +43,6 @@ export interface StackExport {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
-
-/** A secret value as state keeps it (`ciphertext` or, exported with `--show-secrets`, `plaintext`). */
-export const isSecretValue = (value: unknown): value is Record<string, unknown> =>
-  isObject(value) && value[SIGNATURE_KEY] === SECRET_SIGNATURE;
 
 /**
  * Reads the text of a stack export. `source` names where it came from in the errors, which say what the text

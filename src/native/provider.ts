@@ -6,7 +6,7 @@
  * (GMS_BASE_URL, GMS_API_KEY, ...), so no credential from the environment is written into state here.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { NATIVE_PACKAGE } from "./resource";
+import { PACKAGE, PROVIDER_TYPE } from "../provider/tokens";
 
 export interface ProviderArgs {
   /** The service's base URL, ending in `/v1`. Defaults to GMS_BASE_URL. */
@@ -34,8 +34,6 @@ export const PROVIDER_CONFIG = {
   requestDeadlineMs: { type: "integer", secret: false },
 } as const satisfies Record<keyof ProviderArgs, { type: "string" | "integer"; secret: boolean }>;
 
-const TYPE = `pulumi:providers:${NATIVE_PACKAGE}`;
-
 /** The native provider of the `gms` package, configured by the program. */
 export class Provider extends pulumi.ProviderResource {
   /** The base URL the provider was given, if any. */
@@ -45,7 +43,7 @@ export class Provider extends pulumi.ProviderResource {
 
   /** Whether `obj` is a `gms` provider resource, even from another copy of the package. */
   static override isInstance(obj: unknown): obj is Provider {
-    return pulumi.CustomResource.isInstance(obj) && pulumi.resourceType(obj) === TYPE;
+    return pulumi.CustomResource.isInstance(obj) && pulumi.resourceType(obj) === PROVIDER_TYPE;
   }
 
   constructor(name: string, args: ProviderArgs = {}, opts: pulumi.ResourceOptions = {}) {
@@ -63,6 +61,6 @@ export class Provider extends pulumi.ProviderResource {
     }
     const options: pulumi.CustomResourceOptions = { ...opts };
     options.additionalSecretOutputs = [...new Set([...(options.additionalSecretOutputs ?? []), ...secrets])];
-    super(NATIVE_PACKAGE, name, props, options);
+    super(PACKAGE, name, props, options);
   }
 }

@@ -13,12 +13,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { warnTwin } from "../provider/identity";
 import type { Kind } from "../provider/kind";
 import { type KindArgs, type KindOutputs, kindProps, rememberDeclared, withSecretOutputs } from "../provider/resource";
-
-/** The package of the native provider: its plugin is `pulumi-resource-gms`, its resources `gms:index:<Kind>`. */
-export const NATIVE_PACKAGE = "gms";
-
-/** The type token a kind registers natively. */
-export const nativeToken = (kind: Pick<Kind, "name">): string => `${NATIVE_PACKAGE}:index:${kind.name}`;
+import { nativeToken } from "../provider/tokens";
 
 /**
  * Inputs a class derives from the program's args and options rather than the program declares (the names
@@ -54,14 +49,14 @@ export abstract class NativeResource extends pulumi.CustomResource {
     derive?: DeriveInputs,
   ) {
     if (opts.id === undefined) warnTwin(kind.name, name, args, opts.provider);
-    super(nativeToken(kind), name, kindProps(kind, args, derive?.(args, opts) ?? {}), withSecretOutputs(kind, opts));
+    super(nativeToken(kind.name), name, kindProps(kind, args, derive?.(args, opts) ?? {}), withSecretOutputs(kind, opts));
     rememberDeclared(this, args);
   }
 }
 
 /** The native class of `kind`; `derive` adds the inputs `kind.derived` declares. */
 export function nativeClass<K extends Kind>(kind: K, derive?: DeriveInputs): NativeClass<K> {
-  const token = nativeToken(kind);
+  const token = nativeToken(kind.name);
   const NativeKind = class extends NativeResource {
     static readonly token = token;
 

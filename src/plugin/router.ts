@@ -20,9 +20,7 @@ import { SECRET_INPUTS } from "../provider/secret-inputs";
 import { containsUnknown, sameValue } from "../provider/values";
 import { kinds } from "../resources";
 import { conceal, type Props, reveal, UNKNOWN } from "./wire";
-
-export const PACKAGE = "gms";
-export const tokenOf = (kind: KindName): string => `${PACKAGE}:index:${kind}`;
+import { nativeToken } from "../provider/tokens";
 
 /** The output listing the write-only fields whose values state does not know (an imported object's keys). */
 export const UNKNOWN_WRITE_ONLY = "__unknownWriteOnly";
@@ -51,7 +49,7 @@ export class UnknownTypeError extends Error {
   override readonly name = "UnknownTypeError";
 }
 
-const KIND_BY_TOKEN = new Map<string, KindName>((Object.keys(kinds) as KindName[]).map((name) => [tokenOf(name), name]));
+const KIND_BY_TOKEN = new Map<string, KindName>((Object.keys(kinds) as KindName[]).map((name) => [nativeToken(name), name]));
 
 /** The kind a type token names, or an error naming the tokens this provider serves. */
 export function kindOf(token: string): KindName {

@@ -22,6 +22,8 @@ import { type DiffResult, KindRouter, UnknownTypeError } from "./router";
 import { generatePackageSchema } from "../schema/package-schema";
 import { type Props, reveal, typeOfUrn } from "./wire";
 import { invokeLookup, LookupArgumentsError } from "../lookups";
+import { nameOfNativeToken } from "../provider/tokens";
+import { isSecret } from "../provider/values";
 
 const sdkRequire = createRequire(require.resolve("@pulumi/pulumi/package.json"));
 const grpc = sdkRequire("@grpc/grpc-js") as typeof grpcModule;
@@ -34,9 +36,6 @@ const { Empty } = sdkRequire("google-protobuf/google/protobuf/empty_pb") as type
 const { Any } = sdkRequire("google-protobuf/google/protobuf/any_pb") as typeof anyModule;
 
 const VERSION = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
-
-/** The package's functions: `gms:index:<lookup>`, as schema.json lists them. */
-const FUNCTION_PREFIX = "gms:index:";
 
 type Call<Request> = grpcModule.ServerUnaryCall<Request, unknown>;
 type Callback = grpcModule.sendUnaryData<unknown>;
@@ -88,8 +87,7 @@ function secretStringsOf(...structs: (structModule.Struct | undefined)[]): strin
       if (inside && value !== "") strings.push(value);
     } else if (Array.isArray(value)) for (const item of value) collect(item, inside);
     else if (value && typeof value === "object") {
-      const secret = (value as Props)["4dabf18193072939515e22adb298388d"] === "1b47061264138c4ac30d75fd1eb44270";
-      for (const item of Object.values(value)) collect(item, inside || secret);
+      for (const item of Object.values(value)) collect(item, inside || isSecret(value));
     }
   };
   for (const struct of structs) collect(fromStruct(struct), false);
@@ -235,7 +233,8 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
     invoke: unary(
       async (request: providerModule.InvokeRequest) => {
         const token = request.getTok();
-        const name = token.startsWith(FUNCTION_PREFIX) ? token.slice(FUNCTION_PREFIX.length) : "";
+        // The package's functions are `gms:index:<lookup>`, as schema.json lists them.
+        const name = nameOfNativeToken(token) ?? "";
         try {
           const result = await invokeLookup(name, reveal(fromStruct(request.getArgs())).values);
           if (!result) throw Object.assign(new Error(`the gms provider has no function ${token}`), { code: grpc.status.INVALID_ARGUMENT });

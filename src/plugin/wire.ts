@@ -4,19 +4,11 @@
  * with its own signature (left as it is: the kinds read assets in that form). The kinds work on plain values;
  * the plugin unwraps secrets on the way in, remembering which properties held one, and wraps them on the way out.
  */
+import { isSecret, makeSecret } from "../provider/values";
+
 export { UNKNOWN } from "../provider/values";
 
 export type Props = Record<string, unknown>;
-
-/** The key of the signature that marks a special value (secret, asset, archive, resource reference). */
-export const SIG_KEY = "4dabf18193072939515e22adb298388d";
-/** The signature of a secret value. */
-export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
-
-export const isSecret = (value: unknown): value is { value: unknown } =>
-  typeof value === "object" && value !== null && (value as Props)[SIG_KEY] === SECRET_SIG;
-
-export const secret = (value: unknown): Props => ({ [SIG_KEY]: SECRET_SIG, value });
 
 /** The value with every secret inside it unwrapped, and whether there was one. */
 function unwrap(value: unknown): { value: unknown; secret: boolean } {
@@ -59,7 +51,7 @@ export function conceal(props: Props, secretNames: ReadonlySet<string>): Props {
   for (const [name, value] of Object.entries(props)) {
     if (value === undefined) continue;
     const plain = withoutUndefined(value);
-    wire[name] = secretNames.has(name) && !isSecret(plain) ? secret(plain) : plain;
+    wire[name] = secretNames.has(name) ? makeSecret(plain) : plain;
   }
   return wire;
 }

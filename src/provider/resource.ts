@@ -11,6 +11,7 @@ import { warnTwin } from "./identity";
 import { COMMON_INPUTS, type Kind } from "./kind";
 import { providerText } from "./provider-text";
 import { SECRET_INPUTS, secretInputNames } from "./secret-inputs";
+import { dynamicToken } from "./tokens";
 
 type Deep<T> = T extends (infer E)[] ? pulumi.Input<Deep<E>>[] : T extends object ? { [K in keyof T]: pulumi.Input<Deep<T[K]>> } : T;
 
@@ -91,7 +92,7 @@ export function rememberDeclared(resource: pulumi.CustomResource, args: Record<s
 export const declaredArg = (resource: pulumi.CustomResource, name: string): pulumi.Input<unknown> | undefined =>
   (resource as unknown as { [DECLARED]?: Record<string, unknown> })[DECLARED]?.[name] as pulumi.Input<unknown> | undefined;
 
-/** Base of every resource class: one type token per kind, `gms:index:<Kind>` registered as a dynamic type. */
+/** Base of every resource class: one type token per kind, `pulumi-nodejs:dynamic/gms:<Kind>`. */
 export abstract class GmsResource<
   I extends InputFields = InputFields,
   O extends OutputFields = OutputFields,
@@ -112,7 +113,7 @@ export abstract class GmsResource<
     // What `pulumi.dynamic.Resource` registers, with `__provider` written without loading the closure serializer.
     props.__provider = providerText(provider);
     warnTwin(kind.name, name, args, opts.provider);
-    super(`pulumi-nodejs:dynamic/gms:${kind.name}`, name, props, withSecretOutputs(k, opts));
+    super(dynamicToken(kind.name), name, props, withSecretOutputs(k, opts));
     rememberDeclared(this, args);
   }
 }

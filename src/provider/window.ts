@@ -11,6 +11,7 @@
  * of such a create and how its provider is told the stack's ids: they know no marker, id form or type of this package.
  */
 import type { CreationWindow } from "../client";
+import { kindOfDynamicToken } from "./tokens";
 
 /** The mark of a window read on the engine machine's clock. */
 export const LOCAL_CLOCK = "local";
@@ -61,8 +62,6 @@ export const UNRESOLVED_CREATE = "__unresolvedCreate";
  * listed there: it is another resource's.
  */
 export const STACK_IDS_FILE = "GMS_STACK_IDS_FILE";
-/** This package's dynamic resources: only their provider resolves a placeholder. */
-const PLACEHOLDER_TYPES = "pulumi-nodejs:dynamic/gms:";
 
 /** The offline engines' one hook into this package's placeholders (`PlaceholderHook` of src/testing/placeholder-hook.ts). */
 export const gmsPlaceholders = {
@@ -73,7 +72,8 @@ export const gmsPlaceholders = {
    * engine machine's clock readings: when the create was sent, and when the load found it.
    */
   lostCreate(create: { id: string; type: string; inputs: Record<string, unknown>; since: string; until: string }) {
-    if (!create.type.startsWith(PLACEHOLDER_TYPES)) return undefined;
+    // Only this package's dynamic resources' provider resolves a placeholder.
+    if (kindOfDynamicToken(create.type) === undefined) return undefined;
     const window: RecordedWindow = { since: create.since, until: create.until, clock: LOCAL_CLOCK };
     return { id: `unresolved-${create.id}`, outputs: { ...create.inputs, [UNRESOLVED_CREATE]: window } };
   },

@@ -28,6 +28,7 @@ import { restKind } from "../provider/rest";
 import { abandonCreate } from "../provider/undo-create";
 import { containsUnknown } from "../provider/values";
 import * as shim from "../shims/model";
+import { dynamicToken, nativeToken } from "../provider/tokens";
 
 /** The GUID of the connection the program means the Model to be linked to (see the top of this file). */
 export const LINK_TO = "__linkTo";
@@ -161,7 +162,7 @@ const toOutputs = (model: ModelRecord, state: Outputs) => ({
 const linkOf = (inputs: object): string | undefined => (inputs as Record<string, string | undefined>)[LINK_TO];
 
 /** A ProviderConnection of either class (dynamic or native), by its type token, which holds across copies of the package. */
-const CONNECTION_TOKENS = new Set(["pulumi-nodejs:dynamic/gms:ProviderConnection", "gms:index:ProviderConnection"]);
+const CONNECTION_TOKENS = new Set([dynamicToken("ProviderConnection"), nativeToken("ProviderConnection")]);
 
 interface ConnectionLike extends pulumi.CustomResource {
   readonly provider: pulumi.Output<string | undefined>;

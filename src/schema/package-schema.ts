@@ -13,8 +13,8 @@ import { Connection } from "../provider/connection";
 import type { InputField, OutputField } from "../provider/fields";
 import type { Kind } from "../provider/kind";
 import { kinds } from "../resources";
+import { nativeToken, PACKAGE } from "../provider/tokens";
 
-export const PACKAGE_NAME = "gms";
 const ANY = "pulumi.json#/Any";
 
 interface TypeSpec {
@@ -182,7 +182,7 @@ class TypeCollector {
     const { description: _description, ...shape } = spec;
     const known = this.byShape.get(canonical(shape));
     if (known) return known;
-    const token = `${PACKAGE_NAME}:index:${typeName}`;
+    const token = nativeToken(typeName);
     if (this.types.has(token)) {
       throw new Error(
         `${origin}: the type name ${typeName} is taken by a different shape; give one of them a name with zod's .meta({ title })`,
@@ -325,13 +325,13 @@ export function generatePackageSchema(): Record<string, unknown> {
   const manifest = packageJson();
   const collector = new TypeCollector();
   const resources: Record<string, unknown> = {};
-  for (const kind of Object.values(kinds) as Kind[]) resources[`${PACKAGE_NAME}:index:${kind.name}`] = resourceSpec(collector, kind);
+  for (const kind of Object.values(kinds) as Kind[]) resources[nativeToken(kind.name)] = resourceSpec(collector, kind);
   const functions: Record<string, unknown> = {};
   for (const [name, declaration] of Object.entries(lookupDeclarations))
-    functions[`${PACKAGE_NAME}:index:${name}`] = functionSpec(collector, name, declaration);
+    functions[nativeToken(name)] = functionSpec(collector, name, declaration);
 
   return sortKeys({
-    name: PACKAGE_NAME,
+    name: PACKAGE,
     displayName: "GMS",
     version: manifest.version,
     description: manifest.description,

@@ -100,6 +100,7 @@ import type { RunnerMessage, RunnerReply } from "./protocol";
 import type { EngineResult, Operation, PlanStep, StackOutput } from "./results";
 import { type ResourceState, type Snapshot, StateFile } from "./state";
 import { StepReport } from "./step-report";
+import { PACKAGE } from "../provider/tokens";
 
 export interface EngineOptions {
   /** The program directory: its package.json, node_modules (with `pulumi-gms` installed) and entry file. */
@@ -287,14 +288,11 @@ function stackConfig(options: EngineOptions): StackConfig {
     const name = key.includes(":") ? key : `${options.project}:${key}`;
     values[name] = typeof value === "string" ? value : value.secret;
     if (typeof value !== "string") secretKeys.push(name);
-    if (name.startsWith(`${NATIVE_PACKAGE}:`))
-      pluginArgs[name.slice(NATIVE_PACKAGE.length + 1)] = typeof value === "string" ? value : makeSecret(value.secret);
+    if (name.startsWith(`${PACKAGE}:`))
+      pluginArgs[name.slice(PACKAGE.length + 1)] = typeof value === "string" ? value : makeSecret(value.secret);
   }
   return { values, secretKeys, pluginArgs };
 }
-
-/** The package of the native provider plugin: its resources are `gms:index:<Kind>`, its provider resources `pulumi:providers:gms`. */
-const NATIVE_PACKAGE = "gms";
 
 /** A started and configured provider, or the operation's error saying which did not start. */
 function started(what: string, starting: Promise<ProviderHost>, configure: (host: ProviderHost) => Promise<void>): Promise<GrpcProvider> {
@@ -368,10 +366,10 @@ class Providers {
     if (type.startsWith("pulumi:providers:")) {
       throw new EngineError(
         "UNSUPPORTED",
-        `${urn}: the offline engine does not implement explicit providers; native resources use the default provider (stack config \`${NATIVE_PACKAGE}:*\`)`,
+        `${urn}: the offline engine does not implement explicit providers; native resources use the default provider (stack config \`${PACKAGE}:*\`)`,
       );
     }
-    if (!type.startsWith(`${NATIVE_PACKAGE}:`)) return this.dynamic;
+    if (!type.startsWith(`${PACKAGE}:`)) return this.dynamic;
     this.plugin ??= this.startPlugin();
     return this.plugin;
   }

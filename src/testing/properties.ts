@@ -4,26 +4,14 @@
  * The dynamic-provider host accepts neither secrets nor resource references, so the engine reveals
  * values before every provider call and re-marks secrets on what comes back, as Pulumi's engine does.
  */
-import { UNKNOWN, sameValue } from "../provider/values";
+import { isSecret, makeSecret, SIG_KEY, sameValue, UNKNOWN } from "../provider/values";
 
-export { UNKNOWN };
+export { isSecret, makeSecret, UNKNOWN };
 export type Props = Record<string, unknown>;
 
-/** The key that tags special values on the wire (`sdk/go/common/resource/properties.go`). */
-export const SIG = "4dabf18193072939515e22adb298388d";
-export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 const RESOURCE_REFERENCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
 
-export interface SecretValue {
-  [SIG]: typeof SECRET_SIG;
-  value: unknown;
-}
-
 const isObject = (value: unknown): value is Props => typeof value === "object" && value !== null && !Array.isArray(value);
-
-export const isSecret = (value: unknown): value is SecretValue => isObject(value) && value[SIG] === SECRET_SIG;
-
-export const makeSecret = (value: unknown): SecretValue => (isSecret(value) ? value : { [SIG]: SECRET_SIG, value });
 
 export function containsSecret(value: unknown): boolean {
   if (isSecret(value)) return true;
@@ -40,7 +28,7 @@ export function reveal(value: unknown): unknown {
   if (isSecret(value)) return reveal(value.value);
   if (Array.isArray(value)) return value.map(reveal);
   if (isObject(value)) {
-    if (value[SIG] === RESOURCE_REFERENCE_SIG) return value.id === "" ? UNKNOWN : (value.id ?? value.urn);
+    if (value[SIG_KEY] === RESOURCE_REFERENCE_SIG) return value.id === "" ? UNKNOWN : (value.id ?? value.urn);
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, reveal(item)]));
   }
   return value;
@@ -78,7 +66,7 @@ export function changedKeys(olds: Props, news: Props): string[] {
 
 /** Replaces every secret (however deep) with `replace(secret)`; used to encrypt and decrypt state. */
 export function mapSecrets(value: unknown, replace: (secret: Props) => unknown): unknown {
-  if (isObject(value) && value[SIG] === SECRET_SIG) return replace(value);
+  if (isSecret(value)) return replace(value);
   if (Array.isArray(value)) return value.map((item) => mapSecrets(item, replace));
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapSecrets(item, replace)]));
   return value;

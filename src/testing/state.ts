@@ -34,7 +34,8 @@ import { dirname } from "node:path";
 import { type Clock, systemClock } from "../provider/clock";
 import { EngineError } from "./errors";
 import type { PlaceholderHook } from "./placeholder-hook";
-import { type Props, SECRET_SIG, SIG, containsSecret, mapSecrets } from "./properties";
+import { SECRET_SIG, SIG_KEY } from "../provider/values";
+import { type Props, containsSecret, mapSecrets } from "./properties";
 
 export interface ResourceState {
   urn: string;
@@ -284,7 +285,7 @@ export class StateFile {
       if (key) keys.push(key);
     }
     return mapSecrets(value, (secret: Props) => ({
-      [SIG]: SECRET_SIG,
+      [SIG_KEY]: SECRET_SIG,
       value: JSON.parse(this.openSecret(keys, String(secret.ciphertext), where)) as unknown,
     }));
   }
@@ -311,7 +312,10 @@ export class StateFile {
   private async sealed<T>(value: T): Promise<T> {
     if (!containsSecret(value)) return value;
     const key = await this.secretsKey();
-    return mapSecrets(value, (secret: Props) => ({ [SIG]: SECRET_SIG, ciphertext: seal(key, JSON.stringify(secret.value ?? null)) })) as T;
+    return mapSecrets(value, (secret: Props) => ({
+      [SIG_KEY]: SECRET_SIG,
+      ciphertext: seal(key, JSON.stringify(secret.value ?? null)),
+    })) as T;
   }
 
   /**

@@ -39,6 +39,7 @@ import {
   loadWorkspaceFile,
   loadWorkspaceObject,
 } from "./spec";
+import { nativeToken } from "../provider/tokens";
 
 export interface WorkspaceArgs {
   /** A workspace YAML file, relative to the program directory. Give exactly one of `file` and `spec`. */
@@ -49,7 +50,7 @@ export interface WorkspaceArgs {
   connection?: pulumi.Input<{ baseUrl?: pulumi.Input<string>; apiKey?: pulumi.Input<string> }>;
 }
 
-export const WORKSPACE_TYPE = "gms:index:Workspace";
+export const WORKSPACE_TYPE = nativeToken("Workspace");
 
 export class Workspace extends pulumi.ComponentResource {
   /** The children, by logical name. */

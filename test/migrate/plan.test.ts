@@ -15,10 +15,9 @@ import { packageNativeSchema } from "../../src/migrate/native-schema";
 import { type MigrationPlan, planMigration } from "../../src/migrate/plan";
 import { renderDeleteScript, renderImportFile, renderSummary } from "../../src/migrate/render";
 import { parseStackExport, type StackExport, type StateResource } from "../../src/migrate/stack-export";
+import { SECRET_SIG, SIG_KEY } from "../../src/provider/values";
 
-const SIG = "4dabf18193072939515e22adb298388d";
-const SECRET = "1b47061264138c4ac30d75fd1eb44270";
-const cipher = (text: string) => ({ [SIG]: SECRET, ciphertext: `v1:abcdEFGH:${text}` });
+const cipher = (text: string) => ({ [SIG_KEY]: SECRET_SIG, ciphertext: `v1:abcdEFGH:${text}` });
 const PREFIX = "urn:pulumi:dev::helpdesk";
 const STACK = `${PREFIX}::pulumi:pulumi:Stack::helpdesk-dev`;
 const NODEJS = `${PREFIX}::pulumi:providers:pulumi-nodejs::default`;
@@ -329,7 +328,7 @@ describe("refusals", () => {
   it("refuses secrets shown in plaintext, naming where without the value", () => {
     const shown = realisticExport();
     const pc = shown.deployment.resources!.find((r) => r.urn === OPENAI)!;
-    pc.inputs!.key = { [SIG]: SECRET, plaintext: '"sk-plaintext-key-123"' };
+    pc.inputs!.key = { [SIG_KEY]: SECRET_SIG, plaintext: '"sk-plaintext-key-123"' };
     const error = refusal(() => plan(shown));
     expect(error.code).toBe("PLAINTEXT_SECRETS");
     expect(error.message).toContain(`${OPENAI} inputs.key`);

@@ -14,6 +14,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SECRET_SIG, SIG_KEY } from "../../src/provider/values";
 import { nodejsCliFor } from "../plugin/cli-project";
 import { cliName } from "../pulumi-cli/harness";
 import { ACME_KEY, type KindsBed, OTHER_KEY, startKindsBed } from "../pulumi-cli/kinds-fixtures";
@@ -22,7 +23,6 @@ const cli = nodejsCliFor("test/migrate/real-export.test.ts");
 const TIMEOUT = 300_000;
 const PROVIDER_KEY = "sk-migrate-provider-key-5d7e21";
 const SECRETS = [PROVIDER_KEY, ACME_KEY, OTHER_KEY];
-const SIG = "4dabf18193072939515e22adb298388d";
 const COMMAND = join(__dirname, "..", "..", "dist", "migrate", "cli.js");
 const PLUGIN = join(__dirname, "..", "..", "dist", "plugin", "main.js");
 
@@ -178,7 +178,7 @@ describe.skipIf(!cli)(`gms-migrate on a real stack export: ${cliName(cli)}`, () 
       expect(entry("openai").inputs).toMatchObject({
         provider: "openai",
         nickname: "OpenAI prod",
-        key: { [SIG]: expect.any(String), ciphertext: expect.any(String) },
+        key: { [SIG_KEY]: SECRET_SIG, ciphertext: expect.any(String) },
       });
       expect(entry("gpt-4o").inputs?.key.ciphertext).toEqual(expect.any(String));
       expect(entry("other").inputs?.connection.ciphertext).toEqual(expect.any(String));
@@ -217,7 +217,7 @@ describe.skipIf(!cli)(`gms-migrate on a real stack export: ${cliName(cli)}`, () 
         expect(twin!.parent).toBe(resource.parent && nativeUrn(resource.parent));
       }
       const nativeOpenai = both.find((candidate) => candidate.urn === nativeUrn(byName("openai").urn))!;
-      expect(nativeOpenai.inputs?.key).toMatchObject({ [SIG]: "1b47061264138c4ac30d75fd1eb44270", ciphertext: expect.any(String) });
+      expect(nativeOpenai.inputs?.key).toMatchObject({ [SIG_KEY]: SECRET_SIG, ciphertext: expect.any(String) });
       noSecrets("the stack after the import", JSON.stringify(both));
 
       // The delete script on the real stack: every dynamic gms resource leaves state, everything else stays.

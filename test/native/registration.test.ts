@@ -11,7 +11,8 @@ import { z } from "zod";
 import * as native from "../../src/native";
 import { LINK_TO } from "../../src/resources/model";
 import { PROVIDER_CONFIG } from "../../src/native/provider";
-import { nativeClass, nativeToken } from "../../src/native/resource";
+import { nativeClass } from "../../src/native/resource";
+import { nativeToken } from "../../src/provider/tokens";
 import { computed, updatable } from "../../src/provider/fields";
 import { defineKind, type Kind } from "../../src/provider/kind";
 import { kinds } from "../../src/resources";
@@ -45,7 +46,7 @@ const unwrap = (value: unknown): unknown => {
 const isSecretValue = (value: unknown): boolean => Boolean(value && typeof value === "object" && (value as Props)[SECRET_KEY]);
 
 /** Output names by token, so that the mock answers every output of every kind with a recognisable value. */
-const outputsByToken = new Map<string, string[]>(Object.values(kinds).map((kind) => [nativeToken(kind), Object.keys(kind.outputs)]));
+const outputsByToken = new Map<string, string[]>(Object.values(kinds).map((kind) => [nativeToken(kind.name), Object.keys(kind.outputs)]));
 
 const resolved = <T>(output: pulumi.Output<T>): Promise<T> => new Promise((resolve) => output.apply(resolve));
 const registrationOf = (name: string): Registration => {

@@ -17,6 +17,7 @@ import type * as providerGrpcModule from "@pulumi/pulumi/proto/provider_grpc_pb"
 import type * as providerModule from "@pulumi/pulumi/proto/provider_pb";
 import type * as statusModule from "@pulumi/pulumi/proto/status_pb";
 import { ResourceInitError } from "../../src/provider/errors";
+import { isSecret, makeSecret, UNKNOWN } from "../../src/provider/values";
 
 const sdkRequire = createRequire(require.resolve("@pulumi/pulumi/package.json"));
 const grpc = sdkRequire("@grpc/grpc-js") as typeof grpcModule;
@@ -29,15 +30,10 @@ const { Empty } = sdkRequire("google-protobuf/google/protobuf/empty_pb") as type
 
 export type Props = Record<string, unknown>;
 
-export const SIG_KEY = "4dabf18193072939515e22adb298388d";
-export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-export const secret = (value: unknown): Props => ({ [SIG_KEY]: SECRET_SIG, value });
-export const isSecret = (value: unknown): boolean =>
-  typeof value === "object" && value !== null && (value as Props)[SIG_KEY] === SECRET_SIG;
+export { isSecret, makeSecret as secret, UNKNOWN };
 /** The plain values (secrets unwrapped at the top level), for comparisons. */
 export const plain = (props: Props): Props =>
-  Object.fromEntries(Object.entries(props).map(([key, value]) => [key, isSecret(value) ? (value as { value: unknown }).value : value]));
+  Object.fromEntries(Object.entries(props).map(([key, value]) => [key, isSecret(value) ? value.value : value]));
 
 export const urnOf = (kind: string, name: string) => `urn:pulumi:dev::plugin-test::gms:index:${kind}::${name}`;
 

@@ -7,12 +7,11 @@ import { FILES_LOADER_ID } from "../../src/api/context-sources";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
+import { SIG_KEY, UNKNOWN } from "../../src/provider/values";
 
 const withoutProvider = ({ __provider, ...rest }: Record<string, unknown>) => rest;
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-const SIG_KEY = "4dabf18193072939515e22adb298388d";
 const ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17";
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /**
  * An asset as the engine hands it to a provider: the SDK sends `{[sig]: assetSig, path|text}` (checked in

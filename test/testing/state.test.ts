@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EngineError, UNKNOWN } from "../../src/testing";
-import { SECRET_SIG, SIG, annotateSecrets, changedKeys, makeSecret, markSecretOutputs, reveal } from "../../src/testing/properties";
+import { SECRET_SIG, SIG_KEY } from "../../src/provider/values";
+import { annotateSecrets, changedKeys, makeSecret, markSecretOutputs, reveal } from "../../src/testing/properties";
 import { type ResourceState, StateFile } from "../../src/testing/state";
 import { gmsPlaceholders } from "../../src/provider/window";
 
@@ -52,7 +53,7 @@ describe("StateFile", () => {
     expect(text).not.toContain("gms_very_secret_key");
     expect(text).not.toContain("deep secret");
     expect(JSON.parse(text).resources[0].inputs.connection).toEqual({
-      [SIG]: SECRET_SIG,
+      [SIG_KEY]: SECRET_SIG,
       ciphertext: expect.stringMatching(/^v1:[^:]+:[^:]+$/),
     });
 
