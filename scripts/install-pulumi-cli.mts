@@ -9,21 +9,16 @@
  * Go module holds it). A second run reuses Go's module and build caches and returns at once when the
  * installed CLI is already the pinned one (`--force` rebuilds).
  *
- * Beside them it builds three language hosts, so that programs of the native `gms:index:*` resources run on the CLI:
- * - YAML, `pulumi-language-yaml`, from its Go module github.com/pulumi/pulumi-yaml (pinned below);
- * - Python, `pulumi-language-python`, from the source vendored in scripts/pulumi-language-python (pulumi/pulumi's
- *   sdk/python/cmd/pulumi-language-python at v3.259.0, unchanged, built against the CLI's pkg/v3 and sdk/v3):
- *   its own Go module is not served by the module proxy here. With it, the script it runs programs with,
- *   `pulumi-language-python-exec`, from the SDK's Go module of the CLI's release.
- * - Node.js, `pulumi-language-nodejs`, from the source vendored in scripts/pulumi-language-nodejs (pulumi/pulumi's
- *   sdk/nodejs/cmd/pulumi-language-nodejs at v3.259.0, with one edit so that it compiles against the CLI's pkg/v3
- *   and sdk/v3: see proxy.go there): its own Go module is not served either. It runs Node.js programs from
- *   their folder (`runtime: nodejs`) and the plugin from source (`plugin/`, a provider `path` in Pulumi.yaml).
+ * Beside them it builds the YAML language host `pulumi-language-yaml` from its Go module
+ * github.com/pulumi/pulumi-yaml (pinned below), so that Pulumi YAML programs of the native `gms:index:*`
+ * resources and `pulumi import` run on the CLI. It builds nothing else: the Node.js, Python and Go language hosts'
+ * modules are not served by the module proxy here, and no program needs them, since an Automation API inline
+ * program (TypeScript, Python, Go) serves its language runtime from its own process.
  *
  *   npm run pulumi:install [-- --force]
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -39,15 +34,9 @@ const LAUNCHER = "pulumi-resource-pulumi-nodejs";
 const YAML_HOST = "pulumi-language-yaml";
 const YAML_HOST_PACKAGE = "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml";
 const YAML_HOST_VERSION = "v1.25.0";
-/** The Python language host, vendored (see the header), and the script it runs a program with. */
-const PYTHON_HOST = "pulumi-language-python";
-const PYTHON_HOST_DIR = join(ROOT, "scripts", "pulumi-language-python");
-const PYTHON_HOST_SOURCE = "pulumi/pulumi v3.259.0";
-const PYTHON_EXEC = "pulumi-language-python-exec";
-/** The Node.js language host, vendored (see the header). */
-const NODEJS_HOST = "pulumi-language-nodejs";
-const NODEJS_HOST_DIR = join(ROOT, "scripts", "pulumi-language-nodejs");
-const NODEJS_HOST_SOURCE = "pulumi/pulumi v3.259.0";
+
+/** What earlier versions of this script built beside the CLI from copied source; removed so that nothing runs them. */
+const FORMER_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-python-exec"];
 
 class InstallError extends Error {
   override readonly name = "InstallError";
@@ -91,33 +80,24 @@ function pinnedVersion(): string {
 }
 
 function installed(version: string): boolean {
-  const binaries = ["pulumi", LAUNCHER, YAML_HOST, PYTHON_HOST, PYTHON_EXEC, NODEJS_HOST];
+  const binaries = ["pulumi", LAUNCHER, YAML_HOST];
   const files = [STAMP, ...binaries.map((name) => join(BIN, name))];
   if (!files.every((file) => existsSync(file))) return false;
-  const stamp = JSON.parse(readFileSync(STAMP, "utf8")) as {
-    version?: string;
-    yamlHost?: string;
-    pythonHost?: string;
-    nodejsHost?: string;
-  };
-  return (
-    stamp.version === version &&
-    stamp.yamlHost === YAML_HOST_VERSION &&
-    stamp.pythonHost === PYTHON_HOST_SOURCE &&
-    stamp.nodejsHost === NODEJS_HOST_SOURCE
-  );
+  const stamp = JSON.parse(readFileSync(STAMP, "utf8")) as { version?: string; yamlHost?: string };
+  return stamp.version === version && stamp.yamlHost === YAML_HOST_VERSION;
 }
 
 function main(argv: string[]): void {
   const version = pinnedVersion();
   const sdk = JSON.parse(readFileSync(join(ROOT, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version as string;
+  for (const name of FORMER_HOSTS) rmSync(join(BIN, name), { force: true });
   if (installed(version) && !argv.includes("--force")) {
     progress(`the Pulumi CLI ${version} is installed in .pulumi-cli/bin (--force rebuilds)`);
     return;
   }
   progress(`Go: ${go(["version"], "go version")}; building the Pulumi CLI ${version} (the project's @pulumi/pulumi is ${sdk})`);
   progress(
-    `[1/6] building ${CLI_PACKAGE}, downloading the modules it needs from the Go module proxy (the first time: ` +
+    `[1/4] building ${CLI_PACKAGE}, downloading the modules it needs from the Go module proxy (the first time: ` +
       "about 1.5 GB and a few minutes on 2 cores; later, Go's caches make it seconds)",
   );
   mkdirSync(BIN, { recursive: true });
@@ -133,48 +113,16 @@ function main(argv: string[]): void {
     ],
     "Building the CLI",
   );
-  progress(`[2/6] the dynamic-provider launcher ${LAUNCHER}, from the Node.js SDK of the same release`);
+  progress(`[2/4] the dynamic-provider launcher ${LAUNCHER}, from the Node.js SDK of the same release`);
   const sdkDir = go(["list", "-m", "-f", "{{.Dir}}", SDK_MODULE], "Finding the SDK module");
   copyFileSync(join(sdkDir, "nodejs", "dist", LAUNCHER), join(BIN, LAUNCHER));
   chmodSync(join(BIN, LAUNCHER), 0o755);
-  progress(`[3/6] the YAML language host ${YAML_HOST_PACKAGE}@${YAML_HOST_VERSION}`);
+  progress(`[3/4] the YAML language host ${YAML_HOST_PACKAGE}@${YAML_HOST_VERSION}`);
   go(["install", "-trimpath", `${YAML_HOST_PACKAGE}@${YAML_HOST_VERSION}`], "Building the YAML language host", {
     ...process.env,
     GOBIN: BIN,
   });
-  progress(`[4/6] the Python language host ${PYTHON_HOST} (vendored from ${PYTHON_HOST_SOURCE}) and ${PYTHON_EXEC}`);
-  go(
-    [
-      "build",
-      "-C",
-      PYTHON_HOST_DIR,
-      "-trimpath",
-      "-ldflags",
-      `-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${version}`,
-      "-o",
-      join(BIN, PYTHON_HOST),
-      ".",
-    ],
-    "Building the Python language host",
-  );
-  copyFileSync(join(sdkDir, "python", "cmd", PYTHON_EXEC), join(BIN, PYTHON_EXEC));
-  chmodSync(join(BIN, PYTHON_EXEC), 0o755);
-  progress(`[5/6] the Node.js language host ${NODEJS_HOST} (vendored from ${NODEJS_HOST_SOURCE})`);
-  go(
-    [
-      "build",
-      "-C",
-      NODEJS_HOST_DIR,
-      "-trimpath",
-      "-ldflags",
-      `-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${version}`,
-      "-o",
-      join(BIN, NODEJS_HOST),
-      ".",
-    ],
-    "Building the Node.js language host",
-  );
-  progress("[6/6] checking the CLI runs");
+  progress("[4/4] checking the CLI runs");
   const probe = spawnSync(join(BIN, "pulumi"), ["version"], {
     encoding: "utf8",
     env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
@@ -182,17 +130,10 @@ function main(argv: string[]): void {
   if (probe.status !== 0 || probe.stdout.trim() !== version) {
     throw new InstallError(`The built CLI does not report ${version}: ${`${probe.stdout}${probe.stderr}`.trim() || probe.error?.message}`);
   }
-  const stamp = {
-    version,
-    sdk,
-    yamlHost: YAML_HOST_VERSION,
-    pythonHost: PYTHON_HOST_SOURCE,
-    nodejsHost: NODEJS_HOST_SOURCE,
-    builtAt: new Date().toISOString(),
-  };
+  const stamp = { version, sdk, yamlHost: YAML_HOST_VERSION, builtAt: new Date().toISOString() };
   writeFileSync(STAMP, `${JSON.stringify(stamp, null, 2)}\n`);
   progress(
-    `installed: .pulumi-cli/bin/pulumi ${version}, ${LAUNCHER}, ${YAML_HOST} ${YAML_HOST_VERSION}, ${PYTHON_HOST} and ${NODEJS_HOST}; ` +
+    `installed: .pulumi-cli/bin/pulumi ${version}, ${LAUNCHER} and ${YAML_HOST} ${YAML_HOST_VERSION}; ` +
       "the tests, `npm run demo` and `npm run bench` use them",
   );
 }

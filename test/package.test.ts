@@ -36,8 +36,6 @@ describe("the npm tarball", () => {
       "dist/index.js",
       "dist/index.d.ts",
       "dist/plugin/main.js",
-      "plugin/PulumiPlugin.yaml",
-      "plugin/index.js",
       "schema.json",
       "docs/reference.md",
       "docs/yaml.md",

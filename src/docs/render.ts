@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { lookupDeclarations } from "../lookups";
-import type { InputField, OutputField } from "../provider/fields";
+import { type InputField, type OutputField, REQUIRED_TO_CREATE, requiredToDeclare } from "../provider/fields";
 import { COMMON_INPUTS, type Kind, type KindName } from "../provider/kind";
 import { kinds } from "../resources";
 import type { JsonSchema } from "../schema/package-schema";
@@ -115,7 +115,8 @@ export function renderReference(): string {
     "",
     "## Columns",
     "",
-    "- **required**: the program must set it (a field with a default may be left out: check fills the default in).",
+    "- **required**: the program must set it (a field with a default may be left out: check fills the default in). " +
+      `**to create**: a write-only field that only a create needs. ${REQUIRED_TO_CREATE}`,
     "- **update/replace**: what a changed value does: `update` changes the object in place, `replace` makes a new",
     "  object and deletes the old one.",
     "- **secret**: stored as a secret in state whether or not the program passed a secret.",
@@ -138,7 +139,7 @@ export function renderReference(): string {
         Object.entries(kind.inputs as Record<string, InputField>).map(([name, field]) => [
           code(name),
           typeOf(toJsonSchema(field.schema, "input")),
-          yesOrBlank(field.required),
+          field.required && !requiredToDeclare(field) ? "to create" : yesOrBlank(field.required),
           field.change,
           yesOrBlank(field.secret),
           yesOrBlank(field.writeOnly),

@@ -12,7 +12,10 @@ export interface InputField<S extends z.ZodType = z.ZodType, R extends boolean =
   schema: S;
   /** What changing the value does: update in place, or replace the object. */
   change: ChangeBehaviour;
-  /** Literal in each declaration, so that a resource class's args type makes the field mandatory. */
+  /**
+   * Literal in each declaration, so that a resource class's args type makes the field mandatory. A required
+   * write-only field is required to create the object only (see `requiredToDeclare`).
+   */
   required: R;
   /** Marked secret in state whether or not the caller passed a secret. */
   secret: boolean;
@@ -33,6 +36,17 @@ export interface OutputField<S extends z.ZodType = z.ZodType> {
 
 type InputOptions = Partial<Pick<InputField, "required" | "secret" | "writeOnly" | "default">>;
 type RequiredOf<O extends InputOptions> = O extends { required: true } ? true : false;
+
+/**
+ * Whether every declaration must give the field, an existing object's included. A required write-only value (a key)
+ * is required to create the object only: the service never returns it, so a program that imported the object
+ * cannot know it, and leaving it out then keeps the value the object has.
+ */
+export const requiredToDeclare = (field: InputField): boolean => field.required && !field.writeOnly;
+
+/** What the reference pages and schema.json say of a field required to create only. */
+export const REQUIRED_TO_CREATE =
+  "Required to create; a program may leave it out of an object it imported, whose value cannot be read back, and the object keeps it.";
 
 /** A field the API can change on an existing object. */
 export const updatable = <S extends z.ZodType, const O extends InputOptions = {}>(

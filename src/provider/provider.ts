@@ -1,7 +1,9 @@
 /**
  * The dynamic-provider contract, derived once from a kind's field declaration:
  * - check validates every field with zod and reports `{property, reason}`; it never calls the API and
- *   lets the engine's unknown marker through during preview;
+ *   lets the engine's unknown marker through during preview. A required write-only field (a key) may be left
+ *   out of an existing object's inputs, since an imported object's cannot be read back; a create or a
+ *   replacement without it fails before any call, naming it;
  * - diff compares declared inputs with the stored outputs: no change, no diff, no API call; a changed
  *   replace-only field is listed in `replaces`, and so is the output a kind's `replaceWhen` names for a
  *   stored object it cannot keep (a FineTune whose job failed, a Model linked elsewhere than meant);
@@ -28,7 +30,7 @@ import type { z } from "zod";
 import { type CreatedCandidate, GmsError, type GmsClient, NotFoundError, UnresolvedCreateError } from "../client";
 import { Connection, clientFor, effectiveBaseUrl, sameWorkspace } from "./connection";
 import { CreatedButFailedError, failure, redactSecrets, UnresolvedCreateFailure, ProviderError, codeOf } from "./errors";
-import type { InputField } from "./fields";
+import { type InputField, requiredToDeclare } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
 import { SECRET_INPUTS, secretStrings } from "./secret-inputs";
 import { containsUnknown, sameValue } from "./values";
@@ -108,6 +110,18 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
   };
 
   const clientOf = (props: Props) => clientFor(props.connection as Connection | undefined);
+
+  /** A new object cannot be made without a required write-only value that the program left out (an imported object's key). */
+  const requireForCreate = (inputs: Props, label: string) => {
+    const missing = fields.filter(([name, field]) => field.required && (inputs[name] === undefined || inputs[name] === null));
+    if (missing.length === 0) return;
+    const names = missing.map(([name]) => name).join(" and ");
+    throw new ProviderError(
+      "required_to_create",
+      `${label} needs ${names}: it may be left out only while the object exists (the service never returns it), ` +
+        `and this change makes a new ${kind.name}. Declare ${names} in the program.`,
+    );
+  };
 
   /** The values of the secret inputs (declared, or made secret by the program), blanked from every message the provider passes on. */
   const secretValues = (...props: Props[]): string[] => props.flatMap((each) => secretStrings(kind, each));
@@ -225,8 +239,9 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
   };
 
   return {
-    async check(_olds: Props, news: Props) {
+    async check(olds: Props, news: Props) {
       const failures: CheckFailure[] = [];
+      const creating = Object.keys(olds).length === 0;
       const inputs: Props = {};
       /** A known value is parsed (failures named by property path); the engine's unknown marker passes as is. */
       const checkValue = (name: string, schema: z.ZodType, value: unknown) => {
@@ -254,7 +269,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
         let value = news[name];
         if ((value === undefined || value === null) && field.default !== undefined) value = field.default;
         if (value === undefined || value === null) {
-          if (field.required) failures.push({ property: name, reason: `${name} is required` });
+          if (field.required && (creating || requiredToDeclare(field))) failures.push({ property: name, reason: `${name} is required` });
           if (value === null) inputs[name] = null;
           continue;
         }
@@ -298,12 +313,14 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
         !containsUnknown(news.connection) &&
         effectiveBaseUrl(olds.connection as Connection) !== effectiveBaseUrl(news.connection as Connection);
       const changes = unusable !== undefined || changed.length > 0 || connectionChanged;
+      if (replaces.length > 0 || moved) requireForCreate(news, `Replacing ${kind.name} ${id}`);
       return { changes, replaces: moved ? [...replaces, "connection"] : replaces };
     },
 
     async create(inputs: Props) {
       const client = clientOf(inputs);
       const adopt = inputs.adopt as string | undefined;
+      if (!adopt) requireForCreate(inputs, `Creating a ${kind.name}`);
       try {
         const record = adopt ? await adoptExisting(kind, client, adopt, inputs, changedFields) : await kind.create(client, inputs as never);
         return { id: record.guid as string, outs: outputsOf(inputs, record) };

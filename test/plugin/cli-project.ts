@@ -5,7 +5,7 @@
  * without blocking, since the emulator the project talks to answers from this process.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { cliEnvironment, type PulumiCli } from "../../src/testing";
@@ -25,21 +25,6 @@ export function yamlCliFor(file: string): PulumiCli | undefined {
   return undefined;
 }
 
-/**
- * The CLI for a suite of Node.js projects run from their folder (`runtime: nodejs`), when the Node.js language
- * host (`pulumi-language-nodejs`, which `npm run pulumi:install` builds beside the CLI from the source vendored in
- * scripts/pulumi-language-nodejs) is there too; else undefined after printing why the suite skips.
- * Under CI=true a missing CLI or host fails the suite instead.
- */
-export function nodejsCliFor(file: string): PulumiCli | undefined {
-  const cli = pulumiCliFor(file);
-  if (!cli || existsSync(join(cli.dir, "pulumi-language-nodejs"))) return cli;
-  const reason = `no pulumi-language-nodejs beside ${cli.bin} (npm run pulumi:install builds it)`;
-  if (process.env.CI === "true") throw new Error(`${file}: the Node.js language host is required under CI=true: ${reason}`);
-  console.log(`${file}: skipping the Node.js projects: ${reason}`);
-  return undefined;
-}
-
 export interface CliProject {
   /** The project's folder. */
   dir: string;
@@ -49,6 +34,8 @@ export interface CliProject {
   pulumi(...args: string[]): Promise<string>;
   /** Replaces the project's Pulumi.yaml. */
   write(projectYaml: string): void;
+  /** The project's Pulumi.yaml. */
+  read(): string;
   /** `pulumi stack init <stack>`, then `pulumi config set` of each setting (`{ secret }` with `--secret`). */
   initStack(stack: string, config: Record<string, string | { secret: string }>): Promise<void>;
   close(): void;
@@ -68,6 +55,7 @@ export function startCliProject(cli: PulumiCli, prefix: string, projectYaml: str
     base,
   );
   const write = (text: string) => writeFileSync(join(dir, "Pulumi.yaml"), text);
+  const read = () => readFileSync(join(dir, "Pulumi.yaml"), "utf8");
   write(projectYaml);
   const pulumi = (...args: string[]) =>
     new Promise<string>((resolve, reject) => {
@@ -83,6 +71,7 @@ export function startCliProject(cli: PulumiCli, prefix: string, projectYaml: str
     dir,
     root,
     write,
+    read,
     pulumi,
     async initStack(stack, config) {
       await pulumi("stack", "init", stack);

@@ -9,6 +9,7 @@
  */
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { cliName } from "../pulumi-cli/harness";
@@ -118,6 +119,12 @@ ${RESOURCES.map(({ name }) => `  ${name}: \${${name}.id}`).join("\n")}
 `;
 }
 
+/** One YAML program of the resources blocks `pulumi import --out` wrote, one file per imported resource. */
+function generatedProgram(files: string[]): string {
+  const resources = Object.assign({}, ...files.map((text) => (parse(text) as { resources: Record<string, unknown> }).resources));
+  return stringify({ name: "gms-import", runtime: "yaml", resources });
+}
+
 describe.skipIf(!cli)(`pulumi import of every kind through the plugin, on the real CLI: ${cliName(cli)}`, () => {
   let emulator: RunningEmulator;
   let fixtures: FixtureLookups;
@@ -184,6 +191,12 @@ describe.skipIf(!cli)(`pulumi import of every kind through the plugin, on the re
       for (const { kind } of RESOURCES) expect(code.join("\n"), kind).toContain(`type: gms:${kind}`);
       const preview = await pulumi("preview", "--expect-no-changes", "--diff");
       expect(preview).toMatch(/11 unchanged/);
+      // That code, as it is, is the program: it declares what the service holds, so nothing changes.
+      const programYaml = project.read();
+      project.write(generatedProgram(code));
+      const previewOfGenerated = await pulumi("preview", "--expect-no-changes", "--diff");
+      expect(previewOfGenerated).toMatch(/11 unchanged/);
+      project.write(programYaml);
       await pulumi("stack", "rm", "single", "--force", "--yes");
       for (const text of [...printed, ...code]) for (const secret of SECRETS) expect(text).not.toContain(secret);
     },

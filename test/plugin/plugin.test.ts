@@ -19,8 +19,8 @@ describe("the plugin process", () => {
     await plugin.stop();
   });
 
-  it("runs from source as the Node.js language host runs a PulumiPlugin.yaml directory, and stops on SIGTERM", async () => {
-    const plugin = await PluginProcess.start("source");
+  it("stops on SIGTERM, as the engine ends its plugins", async () => {
+    const plugin = await PluginProcess.start();
     try {
       expect(Object.keys((await plugin.getSchema()).resources as object)).toHaveLength(10);
       expect((await plugin.checkConfig({ maxRetries: "many" })).failures.map((failure) => failure.property)).toEqual(["maxRetries"]);
@@ -300,7 +300,7 @@ describe("the plugin against the emulator", () => {
 
   it("sends its log lines to the engine whose address it was started with (a fine-tune's progress)", async () => {
     const engine = await startFakeEngine();
-    const plugin = await PluginProcess.start("bin", engine.address);
+    const plugin = await PluginProcess.start(engine.address);
     try {
       await plugin.configure({ baseUrl: bed.emulator.url, apiKey: secret(ACME_KEY), maxRetries: "0" });
       const dataset = (await bed.api("POST", "/datasets", { name: "Logged set", app: bed.apps.Support })).body.guid as string;

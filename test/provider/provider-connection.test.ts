@@ -234,6 +234,30 @@ describe("ProviderConnection through the dynamic-provider host", () => {
     ]);
   });
 
+  it("needs provider and key to create only: an existing connection's program may leave them out, a replacement may not", async () => {
+    const inputs = await checked({});
+    const { id, properties } = await bed.host.create(urnOf(connection), inputs);
+    try {
+      // As after `pulumi import`: the stored inputs lack the write-only values the service never returns.
+      const { provider: _provider, key: _key, ...imported } = properties;
+      const { provider: _p, key: _k, ...declared } = connection.inputs;
+      const kept = await bed.counting(() => bed.host.check(urnOf(connection), imported, declared));
+      expect(kept.result.failures).toEqual([]);
+      expect(kept.requests).toHaveLength(0);
+      expect(await bed.host.diff(urnOf(connection), id, imported, kept.result.inputs)).toMatchObject({ changes: "none" });
+      // A replace-only change would make a new connection, which cannot be made without them: the diff says so, naming both.
+      const replacing = bed.counting(() =>
+        bed.host.diff(urnOf(connection), id, imported, { ...kept.result.inputs, url: "https://other.example.com/v1" }),
+      );
+      await expect(replacing).rejects.toThrow(/needs provider and key: .*Declare provider and key in the program/);
+      const creating = await bed.counting(() => bed.host.create(urnOf(connection), kept.result.inputs).catch((error: Error) => error));
+      expect((creating.result as Error).message).toMatch(/Creating a ProviderConnection needs provider and key/);
+      expect(creating.requests).toHaveLength(0);
+    } finally {
+      await bed.host.delete(urnOf(connection), id, properties);
+    }
+  });
+
   it("lets unknown values through check and diff during preview", async () => {
     const unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
     const result = await bed.host.check(urnOf(connection), {}, { ...connection.inputs, key: unknown, nickname: unknown });
