@@ -36,7 +36,7 @@ describe("the package's type tokens", () => {
 
   it("name a dynamic resource as pulumi.dynamic.Resource registers it for the module gms", async () => {
     const registered: string[] = [];
-    pulumi.runtime.setMocks({
+    await pulumi.runtime.setMocks({
       newResource: async (args) => {
         registered.push(args.type);
         return { id: "id", state: {} };
@@ -49,8 +49,8 @@ describe("the package's type tokens", () => {
         super(provider, "probe", {}, undefined, "gms", "App");
       }
     }
-    new Probe();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const probe = new Probe();
+    await new Promise((resolve) => probe.urn.apply(resolve));
     expect(registered).toEqual([dynamicToken("App")]);
     expect(kindOfDynamicToken(dynamicToken("Model"))).toBe("Model");
     expect(kindOfDynamicToken("gms:index:Model")).toBeUndefined();
