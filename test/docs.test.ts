@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DOCS_COMMAND, generatedDocs, renderReference, renderYamlReference } from "../src/docs/render";
-import type { InputField } from "../src/provider/fields";
+import { type InputField, requiredToDeclare } from "../src/provider/fields";
 import { kinds } from "../src/resources";
 import { SECTION_OF } from "../src/workspace/spec";
 
@@ -48,7 +48,7 @@ describe("the generated docs", () => {
         expect(row, `${kind.name}.${name}`).toBeDefined();
         const cells = row!.split(" | ");
         // field, type, required, update/replace, secret, write-only, default, description
-        expect(cells[2], `${kind.name}.${name} required`).toBe(field.required ? "yes" : "");
+        expect(cells[2], `${kind.name}.${name} required`).toBe(field.required ? (requiredToDeclare(field) ? "yes" : "to create") : "");
         expect(cells[3], `${kind.name}.${name} change`).toBe(field.change);
         expect(cells[4], `${kind.name}.${name} secret`).toBe(field.secret ? "yes" : "");
         expect(cells[5], `${kind.name}.${name} write-only`).toBe(field.writeOnly ? "yes" : "");

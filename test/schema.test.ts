@@ -5,7 +5,7 @@ import Ajv2020 from "ajv/dist/2020";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../src/emulator";
 import { lookupDeclarations } from "../src/lookups";
-import type { InputField } from "../src/provider/fields";
+import { type InputField, REQUIRED_TO_CREATE, requiredToDeclare } from "../src/provider/fields";
 import * as lookups from "../src/lookups";
 import { kinds } from "../src/resources";
 import { generatePackageSchema, renderPackageSchema } from "../src/schema/package-schema";
@@ -31,6 +31,7 @@ interface Property {
   items?: Property;
   secret?: boolean;
   replaceOnChanges?: boolean;
+  description?: string;
 }
 interface ObjectType {
   properties: Record<string, Property>;
@@ -123,7 +124,7 @@ describe("schema.json", () => {
       expect(Object.keys(resource.properties).sort(), kind.name).toEqual(
         [...inputs, "connection", "adopt", ...Object.keys(kind.outputs)].sort(),
       );
-      const requiredInputs = Object.entries(kind.inputs as Record<string, InputField>).filter(([, field]) => field.required);
+      const requiredInputs = Object.entries(kind.inputs as Record<string, InputField>).filter(([, field]) => requiredToDeclare(field));
       expect(resource.requiredInputs.sort(), kind.name).toEqual(requiredInputs.map(([name]) => name).sort());
       expect(resource.inputProperties.connection, kind.name).toMatchObject({ $ref: "#/types/gms:index:Connection", secret: true });
       expect(resource.required, kind.name).toContain("guid");
@@ -142,7 +143,9 @@ describe("schema.json", () => {
     const key = schema.resources["gms:index:ProviderConnection"]!;
     expect(key.inputProperties.key).toMatchObject({ type: "string", secret: true, replaceOnChanges: true });
     expect(key.properties.key).toMatchObject({ secret: true, replaceOnChanges: true });
-    expect(key.requiredInputs).toContain("key");
+    // Required to create only: an imported connection's key cannot be read back, so its program may leave it out.
+    expect(key.requiredInputs).not.toContain("key");
+    expect(key.inputProperties.key!.description).toContain(REQUIRED_TO_CREATE);
     expect(key.inputProperties.nickname!.replaceOnChanges).toBeUndefined();
 
     const app = schema.resources["gms:index:App"]!;
@@ -151,7 +154,7 @@ describe("schema.json", () => {
     expect(app.requiredInputs).toEqual(["name"]);
 
     const model = schema.resources["gms:index:Model"]!;
-    expect(model.requiredInputs).toEqual(expect.arrayContaining(["llm", "provider", "key"]));
+    expect(model.requiredInputs.sort()).toEqual(["llm", "provider"]);
     expect(model.inputProperties.llm!.replaceOnChanges).toBeUndefined();
     expect(model.inputProperties.key).toMatchObject({ secret: true, replaceOnChanges: true });
 

@@ -1,14 +1,20 @@
 // The Pulumi CLI this project tests against, built from its Go modules by `npm run pulumi:install`
-// (scripts/install-pulumi-cli.mts). Nothing here is imported: the module only pins one version of the CLI
-// and of its dependencies (go.sum), and repeats the `replace` of pkg/v3's own go.mod that is not a local
-// path (`go install module@version` refuses a module with replaces, so the CLI is built from here).
+// (scripts/install-pulumi-cli.mts), and sdkgen/, our program that generates the Python and Go SDKs from
+// schema.json with the code generators of the same release (`npm run dist`, scripts/dist/sdks.mts). The module
+// pins one version of pkg/v3 for both, and of its dependencies (go.sum), and repeats the `replace` of pkg/v3's
+// own go.mod that is not a local path (`go install module@version` refuses a module with replaces, so the CLI
+// is built from here).
 module github.com/pulumi-gms/pulumi-cli
 
 go 1.26.6
 
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
 
-require github.com/pulumi/pulumi/pkg/v3 v3.274.1
+require (
+	github.com/blang/semver v3.5.1+incompatible
+	github.com/pulumi/pulumi/pkg/v3 v3.274.1
+	golang.org/x/mod v0.42.0
+)
 
 require (
 	cel.dev/expr v0.25.3 // indirect
@@ -73,7 +79,6 @@ require (
 	github.com/aymerick/douceur v0.2.0 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/bazelbuild/buildtools v0.0.0-20260211083412-859bfffeef82 // indirect
-	github.com/blang/semver v3.5.1+incompatible // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/ccojocar/zxcvbn-go v1.0.1 // indirect
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
@@ -151,6 +156,7 @@ require (
 	github.com/hashicorp/hcl/v2 v2.24.0 // indirect
 	github.com/hashicorp/vault/api v1.22.0 // indirect
 	github.com/hexops/gotextdiff v1.0.3 // indirect
+	github.com/iancoleman/strcase v0.3.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/jedib0t/go-pretty/v6 v6.7.10 // indirect
 	github.com/jonboulle/clockwork v0.4.0 // indirect
@@ -266,7 +272,6 @@ require (
 	gocloud.dev v0.46.1-0.20260810195832-b5401c07b5f1 // indirect
 	gocloud.dev/secrets/hashivault v0.46.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect

@@ -2,8 +2,6 @@
  * The one request path to the service: auth, timeout, retries, zod parsing and error mapping happen here
  * and nowhere else. An endpoint is a method, an encoded path, a body and a schema.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { ConnectionError, GmsError, ResponseShapeError, TimeoutError, errorFromResponse, type RequestLabel } from "./errors";
@@ -11,9 +9,9 @@ import { type CreateOptions, createOnce } from "./create";
 import type { EncodedPath } from "./path";
 import { defaultRetryPolicy, isIdempotent, withRetries, type RetryPolicy } from "./retry";
 
-// Read at run time: package.json sits two levels up from both src/client and dist/client, and importing
-// it would pull a file outside rootDir into the build.
-const packageVersion = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+// package.json sits two levels up from both src/client and dist/client. A plain `require`: an import would pull a
+// file outside rootDir into the build, and a bundler follows it, so the release's executable carries the file.
+const packageVersion = (require("../../package.json") as { version: string }).version;
 /**
  * undici, loaded by the first request: a program that only declares resources (its process never sends a
  * request; the provider host does) does not pay the tenth of a second it takes to load.

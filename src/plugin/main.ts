@@ -56,7 +56,8 @@ export async function servePlugin(args: string[] = process.argv.slice(2)): Promi
   process.stdout.write(`${server.port}\n`);
 }
 
-// Run as the executable; imported (by plugin/index.js, the plugin from source, or a test), it only defines servePlugin.
+// Run as the executable: the package's bin, or the release's executable, whose bundle has this file as its entry
+// (esbuild leaves an entry's `module` the bundle's own). Imported (by a test), it only defines servePlugin.
 if (require.main === module) {
   servePlugin().catch((error: unknown) => {
     process.stderr.write(`pulumi-resource-gms: ${error instanceof Error ? error.message : String(error)}\n`);

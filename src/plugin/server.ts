@@ -1,41 +1,22 @@
 /**
  * The gRPC `ResourceProvider` service of the plugin: the wire (protobuf messages, gRPC status and error
  * details) around the router. The generated modules and grpc-js are those of the `@pulumi/pulumi` this
- * package depends on, so the messages match the SDK's protocol version.
+ * package depends on (sdk-modules.ts), so the messages match the SDK's protocol version.
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type * as grpcModule from "@grpc/grpc-js";
-import type * as anyModule from "google-protobuf/google/protobuf/any_pb";
-import type * as emptyModule from "google-protobuf/google/protobuf/empty_pb";
 import type * as structModule from "google-protobuf/google/protobuf/struct_pb";
-import type * as pluginModule from "@pulumi/pulumi/proto/plugin_pb";
-import type * as providerGrpcModule from "@pulumi/pulumi/proto/provider_grpc_pb";
 import type * as providerModule from "@pulumi/pulumi/proto/provider_pb";
-import type * as statusModule from "@pulumi/pulumi/proto/status_pb";
 import { redactSecrets } from "../provider/errors";
 import { applyConfig, checkConfig, configFrom, diffConfig } from "./config";
 import { ResourceInitError } from "../provider/errors";
 import { type DiffResult, KindRouter, UnknownTypeError } from "./router";
-import { generatePackageSchema } from "../schema/package-schema";
+import { generatePackageSchema, packageManifest } from "../schema/package-schema";
 import { type Props, reveal, typeOfUrn } from "./wire";
 import { invokeLookup, LookupArgumentsError } from "../lookups";
 import { nameOfNativeToken } from "../provider/tokens";
 import { isSecret } from "../provider/values";
-
-const sdkRequire = createRequire(require.resolve("@pulumi/pulumi/package.json"));
-const grpc = sdkRequire("@grpc/grpc-js") as typeof grpcModule;
-const pb = sdkRequire("./proto/provider_pb") as typeof providerModule;
-const services = sdkRequire("./proto/provider_grpc_pb") as typeof providerGrpcModule;
-const pluginPb = sdkRequire("./proto/plugin_pb") as typeof pluginModule;
-const statusPb = sdkRequire("./proto/status_pb") as typeof statusModule;
-const { Struct } = sdkRequire("google-protobuf/google/protobuf/struct_pb") as typeof structModule;
-const { Empty } = sdkRequire("google-protobuf/google/protobuf/empty_pb") as typeof emptyModule;
-const { Any } = sdkRequire("google-protobuf/google/protobuf/any_pb") as typeof anyModule;
-
-const VERSION = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+import { Any, Empty, grpc, pb, pluginPb, services, statusPb, Struct } from "./sdk-modules";
 
 type Call<Request> = grpcModule.ServerUnaryCall<Request, unknown>;
 type Callback = grpcModule.sendUnaryData<unknown>;
@@ -152,7 +133,7 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
 
   const implementation: Partial<Record<keyof typeof services.ResourceProviderService, unknown>> = {
     handshake: unary(async () => handshake),
-    getPluginInfo: unary(async () => new pluginPb.PluginInfo().setVersion(VERSION)),
+    getPluginInfo: unary(async () => new pluginPb.PluginInfo().setVersion(packageManifest.version)),
     getSchema: unary(async (request: providerModule.GetSchemaRequest) => {
       if (request.getSubpackageName()) throw new Error(`the gms provider has no subpackage ${request.getSubpackageName()}`);
       return new pb.GetSchemaResponse().setSchema(JSON.stringify(generatePackageSchema()));

@@ -4,13 +4,11 @@
  * from the zod schemas through `z.toJSONSchema`, converted to Pulumi type specs; object shapes become named
  * types in `types`. Nothing here is written per kind.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
 import { Guid } from "../api/common";
 import { lookupDeclarations } from "../lookups";
 import { Connection } from "../provider/connection";
-import type { InputField, OutputField } from "../provider/fields";
+import { type InputField, type OutputField, REQUIRED_TO_CREATE, requiredToDeclare } from "../provider/fields";
 import type { Kind } from "../provider/kind";
 import { kinds } from "../resources";
 import { nativeToken, PACKAGE } from "../provider/tokens";
@@ -219,7 +217,7 @@ const commonInputs = (collector: TypeCollector): Record<string, PropertySpec> =>
 
 function inputProperty(collector: TypeCollector, kind: Kind, name: string, field: InputField): PropertySpec {
   const spec = collector.propertySpec(toJsonSchema(field.schema, "input"), `${kind.name}${pascal(name)}`, `${kind.name}.${name}`);
-  spec.description = field.description;
+  spec.description = field.required && !requiredToDeclare(field) ? `${field.description} ${REQUIRED_TO_CREATE}` : field.description;
   delete spec.default;
   if (isPrimitive(field.default)) spec.default = field.default;
   if (field.secret) spec.secret = true;
@@ -246,7 +244,7 @@ function resourceSpec(collector: TypeCollector, kind: Kind) {
   for (const [name, field] of Object.entries(kind.inputs)) inputProperties[name] = inputProperty(collector, kind, name, field);
   Object.assign(inputProperties, commonInputs(collector));
   const requiredInputs = Object.entries(kind.inputs)
-    .filter(([, field]) => field.required)
+    .filter(([, field]) => requiredToDeclare(field))
     .map(([name]) => name);
 
   // The state holds every input (write-only ones from the program) and what the service computes.
@@ -273,12 +271,12 @@ function functionSpec(collector: TypeCollector, name: string, declaration: { des
   return { description: declaration.description, inputs, outputs };
 }
 
-const packageJson = (): { version: string; description: string; license: string } =>
-  JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
-    version: string;
-    description: string;
-    license: string;
-  };
+/**
+ * The package's package.json: two levels up from both src/schema and dist/schema. A plain `require` (tsc leaves
+ * it be, where an import would pull a file outside rootDir into the build) that a bundler follows, so the
+ * release's executable, which has no package.json beside it, carries the file in its bundle.
+ */
+export const packageManifest = require("../../package.json") as { version: string; description: string; license: string };
 
 /**
  * The provider's configuration: the stack's `gms:*` settings, and the inputs of an explicit provider
@@ -322,7 +320,6 @@ const CONFIG_VARIABLES: Record<string, Record<string, unknown>> = {
 
 /** The package schema as an object, derived from `kinds` and `lookupDeclarations`. */
 export function generatePackageSchema(): Record<string, unknown> {
-  const manifest = packageJson();
   const collector = new TypeCollector();
   const resources: Record<string, unknown> = {};
   for (const kind of Object.values(kinds) as Kind[]) resources[nativeToken(kind.name)] = resourceSpec(collector, kind);
@@ -333,9 +330,9 @@ export function generatePackageSchema(): Record<string, unknown> {
   return sortKeys({
     name: PACKAGE,
     displayName: "GMS",
-    version: manifest.version,
-    description: manifest.description,
-    license: manifest.license,
+    version: packageManifest.version,
+    description: packageManifest.description,
+    license: packageManifest.license,
     keywords: ["pulumi", "gms", "category/utility"],
     config: { variables: CONFIG_VARIABLES },
     provider: {
@@ -345,7 +342,15 @@ export function generatePackageSchema(): Record<string, unknown> {
     types: Object.fromEntries(collector.types),
     resources,
     functions,
-    language: { nodejs: { packageName: "pulumi-gms" }, python: { packageName: "pulumi_gms", respectSchemaVersion: true } },
+    language: {
+      // The Go SDK's import path (scripts/dist/sdks.mts); without it the generator imports example.com/....
+      go: { importBasePath: "github.com/pulumi-gms/pulumi-gms/sdk/go/gms" },
+      nodejs: { packageName: "pulumi-gms" },
+      python: { packageName: "pulumi_gms", respectSchemaVersion: true },
+    },
+    // The generators write the version into the SDKs (pulumi-plugin.json, the Python package, the Go SDK's
+    // resource options) and a go.mod for the Go SDK only with supportPack.
+    meta: { supportPack: true },
   }) as Record<string, unknown>;
 }
 

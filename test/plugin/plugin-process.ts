@@ -1,18 +1,18 @@
 /**
- * The plugin as the engine runs it: `node dist/plugin/main.js <engine address>` with its standard input a
- * pipe, the port read from the first line of its stdout, then every call over gRPC with the generated client
- * of the `@pulumi/pulumi` the package depends on. Values go over the wire as the engine sends them: secrets as
- * signature objects (see `secret`), unknowns as the unknown marker.
+ * The plugin as the engine runs it: `node dist/plugin/main.js <engine address>` (or another executable, such as
+ * the release's) with its standard input a pipe, the port read from the first line of its stdout, then every call
+ * over gRPC with the generated client of the `@pulumi/pulumi` the package depends on. Values go over the wire as
+ * the engine sends them: secrets as signature objects (see `secret`), unknowns as the unknown marker.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as grpcModule from "@grpc/grpc-js";
 import type * as emptyModule from "google-protobuf/google/protobuf/empty_pb";
 import type * as structModule from "google-protobuf/google/protobuf/struct_pb";
 import type * as engineGrpcModule from "@pulumi/pulumi/proto/engine_grpc_pb";
 import type * as engineModule from "@pulumi/pulumi/proto/engine_pb";
+import type * as pluginModule from "@pulumi/pulumi/proto/plugin_pb";
 import type * as providerGrpcModule from "@pulumi/pulumi/proto/provider_grpc_pb";
 import type * as providerModule from "@pulumi/pulumi/proto/provider_pb";
 import type * as statusModule from "@pulumi/pulumi/proto/status_pb";
@@ -101,20 +101,16 @@ export class PluginProcess {
   ) {}
 
   /**
-   * `bin`: the package's executable, as the engine runs a `pulumi-resource-gms` it finds. `source`: the plugin
-   * from source, as the Node.js language host runs a directory with a PulumiPlugin.yaml (`node
-   * @pulumi/pulumi/cmd/run-plugin <directory> <engine address>`, from the program's directory, stdin not a pipe).
+   * The package's executable, as the engine runs a `pulumi-resource-gms` it finds, its log lines going to `engine`.
+   * `executable`: that file instead (the release's, say), run directly; `env`: variables over this process's.
    */
-  static async start(how: "bin" | "source" = "bin", engine = "127.0.0.1:1"): Promise<PluginProcess> {
+  static async start(engine = "127.0.0.1:1", options: { executable?: string; env?: NodeJS.ProcessEnv } = {}): Promise<PluginProcess> {
     const root = join(__dirname, "..", "..");
-    const args =
-      how === "bin"
-        ? [join(root, "dist", "plugin", "main.js"), engine]
-        : [sdkRequire.resolve("./cmd/run-plugin/index.js"), join(root, "plugin"), engine];
-    const child = spawn(process.execPath, args, {
-      cwd: how === "bin" ? root : tmpdir(),
-      env: { ...process.env, GMS_BASE_URL: "", GMS_API_KEY: "" },
-      stdio: [how === "bin" ? "pipe" : "ignore", "pipe", "pipe"],
+    const [command, args] = options.executable ? [options.executable, []] : [process.execPath, [join(root, "dist", "plugin", "main.js")]];
+    const child = spawn(command, [...args, engine], {
+      cwd: root,
+      env: { ...process.env, GMS_BASE_URL: "", GMS_API_KEY: "", ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
     });
     const stderr: string[] = [];
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
@@ -154,6 +150,11 @@ export class PluginProcess {
         reject(Object.assign(new Error(error.details), { code: error.code }));
       }),
     );
+  }
+
+  async getPluginInfo(): Promise<{ version: string }> {
+    const response = await this.call<pluginModule.PluginInfo>("getPluginInfo", new Empty());
+    return { version: response.getVersion() };
   }
 
   async getSchema(): Promise<Record<string, unknown>> {

@@ -1,0 +1,210 @@
+/**
+ * The SDKs `npm run dist` generates from schema.json (scripts/dist/sdks.mts), generated afresh into the temp
+ * directory rather than read from release/, which may be stale: twice, byte for byte the same; the Go module at
+ * the import path schema.json names, building, vetted and used by a Go program through a `replace` directive,
+ * its resources registered with the package's version; the Python package and its wheel carrying that version and
+ * a pulumi-plugin.json naming the plugin `gms` at it. Needs Go (required under CI=true, as the CLI is), and the
+ * Go module proxy for the SDK's dependencies; the wheel needs python3 with pip and skips, saying why, without it.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWheel, generateSdks, goModulePath } from "../../scripts/dist/sdks.mts";
+
+const FILE = "release/sdks.test.ts";
+const ROOT = join(__dirname, "..", "..");
+const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+const schema = JSON.parse(readFileSync(join(ROOT, "schema.json"), "utf8")) as { language: { go: { importBasePath: string } } };
+const importBasePath = schema.language.go.importBasePath;
+const MINUTES = 60_000;
+/** Prints one member of a zip archive (a wheel): `python3 -c READ_MEMBER <archive> <member>`. */
+const READ_MEMBER = "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())";
+
+/** Whether `command versionArgs` runs; if not, prints why the tests needing it skip, or fails under CI=true when required. */
+function toolPresent(command: string, versionArgs: string[], purpose: string, requiredUnderCi: boolean): boolean {
+  const probe = spawnSync(command, versionArgs, { encoding: "utf8" });
+  if (probe.status === 0) return true;
+  const reason = `${command} does not run (${probe.error?.message ?? probe.stderr.trim()})`;
+  if (requiredUnderCi && process.env.CI === "true") throw new Error(`${FILE}: ${command} is required under CI=true: ${reason}`);
+  console.log(`${FILE}: skipping ${purpose}: ${reason}`);
+  return false;
+}
+
+const hasGo = toolPresent("go", ["version"], "the generated SDKs (the generator is a Go program)", true);
+const hasPython = hasGo && toolPresent("python3", ["-m", "pip", "--version"], "the Python SDK's wheel", false);
+
+/** Every file under `dir` by its relative path, with its bytes. */
+function tree(dir: string): Map<string, Buffer> {
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
+  return new Map(files.sort().map((file) => [file, readFileSync(join(dir, file))]));
+}
+
+/** Runs a command to its end; resolves with its exit code and its output. */
+function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+/** A program of the Go SDK on Pulumi's mocks: it prints what each resource registration asked for. */
+const CONSUMER = `package main
+
+import (
+	"fmt"
+	"os"
+
+	"${importBasePath}"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+type mocks struct{}
+
+func (mocks) NewResource(args pulumi.MockResourceArgs) (string, resource.PropertyMap, error) {
+	fmt.Printf("%s %s %q version=%s\\n", args.TypeToken, args.Name, args.Inputs["name"].StringValue(), args.RegisterRPC.GetVersion())
+	return args.Name + "-guid", args.Inputs, nil
+}
+
+func (mocks) Call(args pulumi.MockCallArgs) (resource.PropertyMap, error) {
+	return args.Args, nil
+}
+
+func main() {
+	err := pulumi.RunErr(func(ctx *pulumi.Context) error {
+		app, err := gms.NewApp(ctx, "support", &gms.AppArgs{Name: pulumi.String("Customer support")})
+		if err != nil {
+			return err
+		}
+		_, err = gms.NewWorkflow(ctx, "triage", &gms.WorkflowArgs{Name: pulumi.String("Triage"), App: app.ID().ToStringOutput()})
+		return err
+	}, pulumi.WithMocks("consumer", "dev", mocks{}))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+`;
+
+describe.skipIf(!hasGo)("the SDKs generated from schema.json", () => {
+  let first: string;
+  let second: string;
+
+  beforeAll(async () => {
+    first = mkdtempSync(join(tmpdir(), "gms-sdks-first-"));
+    second = mkdtempSync(join(tmpdir(), "gms-sdks-second-"));
+    await generateSdks(ROOT, first);
+    await generateSdks(ROOT, second);
+  }, 15 * MINUTES);
+
+  afterAll(() => {
+    for (const dir of [first, second]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("are byte-identical when generated twice", () => {
+    const [a, b] = [tree(first), tree(second)];
+    expect([...a.keys()]).toEqual([...b.keys()]);
+    expect([...a.keys()]).toEqual(expect.arrayContaining(["go/go.mod", "go/go.sum", "python/setup.py"]));
+    for (const [file, bytes] of a) expect(bytes.equals(b.get(file)!), `${file} differs between two runs`).toBe(true);
+  });
+
+  it("hold a Go module whose root package is schema.json's language.go.importBasePath, at the package's version", async () => {
+    const go = join(first, "go");
+    const modulePath = await goModulePath(go);
+    expect(importBasePath.startsWith(`${modulePath}/`), `${importBasePath} is not in the module ${modulePath}`).toBe(true);
+    const packages = await run("go", ["list", "./..."], go);
+    expect(packages.code, packages.output).toBe(0);
+    expect(packages.output.split("\n")).toContain(importBasePath);
+
+    const root = join(go, importBasePath.slice(modulePath.length + 1));
+    expect(JSON.parse(readFileSync(join(root, "pulumi-plugin.json"), "utf8"))).toEqual({ resource: true, name: "gms", version });
+    expect(readFileSync(join(root, "internal", "pulumiVersion.go"), "utf8")).toContain(
+      `var SdkVersion semver.Version = semver.MustParse("${version}")`,
+    );
+  });
+
+  it(
+    "build and pass go vet",
+    async () => {
+      const go = join(first, "go");
+      const build = await run("go", ["build", "-trimpath", "./..."], go);
+      expect(build.code, build.output).toBe(0);
+      const vet = await run("go", ["vet", "-trimpath", "./..."], go);
+      expect(vet.code, vet.output).toBe(0);
+    },
+    10 * MINUTES,
+  );
+
+  it(
+    "serve a Go program through a replace directive, registering gms:index:* resources at the package's version",
+    async () => {
+      const program = mkdtempSync(join(tmpdir(), "gms-sdks-consumer-"));
+      try {
+        const sdk = join(first, "go");
+        const modulePath = await goModulePath(sdk);
+        const goLine = /^go \S+$/m.exec(readFileSync(join(sdk, "go.mod"), "utf8"))![0];
+        writeFileSync(
+          join(program, "go.mod"),
+          `module example.com/consumer\n\n${goLine}\n\nrequire ${modulePath} v${version}\n\nreplace ${modulePath} => ${sdk}\n`,
+        );
+        writeFileSync(join(program, "main.go"), CONSUMER);
+        const tidy = await run("go", ["mod", "tidy"], program);
+        expect(tidy.code, tidy.output).toBe(0);
+        const ran = await run("go", ["run", "-trimpath", "."], program);
+        expect(ran.code, ran.output).toBe(0);
+        expect(ran.output.trim().split("\n").sort()).toEqual([
+          `gms:index:App support "Customer support" version=${version}`,
+          `gms:index:Workflow triage "Triage" version=${version}`,
+        ]);
+      } finally {
+        rmSync(program, { recursive: true, force: true });
+      }
+    },
+    10 * MINUTES,
+  );
+
+  it("hold the Python package pulumi_gms at the package's version, naming the plugin gms at it", () => {
+    const python = join(first, "python");
+    expect(readFileSync(join(python, "setup.py"), "utf8")).toMatch(new RegExp(`^VERSION = "${version.replaceAll(".", "\\.")}"$`, "m"));
+    expect(readFileSync(join(python, "pulumi_gms", "_utilities.py"), "utf8")).toContain(`return "${version}"`);
+    expect(JSON.parse(readFileSync(join(python, "pulumi_gms", "pulumi-plugin.json"), "utf8"))).toEqual({
+      resource: true,
+      name: "gms",
+      version,
+    });
+  });
+
+  it.skipIf(!hasPython)(
+    "build into a wheel of pulumi_gms at the package's version, with pulumi-plugin.json and py.typed",
+    async () => {
+      const out = mkdtempSync(join(tmpdir(), "gms-sdks-wheel-"));
+      try {
+        const wheel = await buildWheel(join(first, "python"), out);
+        expect(wheel.endsWith(`pulumi_gms-${version}-py3-none-any.whl`), wheel).toBe(true);
+        const read = (member: string) => spawnSync("python3", ["-c", READ_MEMBER, wheel, member], { encoding: "utf8" });
+        const metadata = read(`pulumi_gms-${version}.dist-info/METADATA`);
+        expect(metadata.status, metadata.stderr).toBe(0);
+        expect(metadata.stdout).toMatch(/^Name: pulumi_gms$/m);
+        expect(metadata.stdout).toMatch(new RegExp(`^Version: ${version.replaceAll(".", "\\.")}$`, "m"));
+        expect(metadata.stdout).toMatch(/^Requires-Dist: pulumi[<>=]/m);
+        expect(JSON.parse(read("pulumi_gms/pulumi-plugin.json").stdout)).toEqual({ resource: true, name: "gms", version });
+        expect(read("pulumi_gms/py.typed").status).toBe(0);
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
+    },
+    5 * MINUTES,
+  );
+});
