@@ -1,0 +1,185 @@
+/**
+ * The scenario (scenario.ts) as a Go program run through the Automation API (`auto.UpsertStackInlineSource`): the Go
+ * module the release generates (release/go, through a `replace`) and `github.com/pulumi/pulumi/sdk/v3` from the Go
+ * module proxy, built once into an executable. It serves its language runtime from its own process, so no language
+ * host is needed; the CLI and the plugin from the release's tarball get a PATH of the CLI's folder alone.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { API_KEY, describeScenario, OPENAI_KEY, run, type ScenarioOutputs, STACK, stageValues } from "./scenario";
+
+const LANGUAGE = "Go";
+
+/** `driver <up|preview|destroy> <stage> [legacy GUID]`: stage values from stages.json beside it, keys from the environment. */
+const DRIVER = `package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pulumi-gms/pulumi-gms/sdk/go/gms"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optdestroy"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optpreview"
+	"github.com/pulumi/pulumi/sdk/v3/go/auto/optup"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+)
+
+type values struct {
+	App        struct{ Name, Description string }
+	Connection struct{ Provider, Nickname string }
+	Model      struct{ Llm, Url string }
+	Workflow   struct{ Name string }
+	Legacy     struct{ Name, Description string }
+}
+
+func main() {
+	if err := drive(os.Args[1], os.Args[2], os.Args[3:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func drive(operation, stage string, rest []string) error {
+	executable, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	here := filepath.Dir(executable)
+	text, err := os.ReadFile(filepath.Join(here, "stages.json"))
+	if err != nil {
+		return err
+	}
+	var stages map[string]values
+	if err := json.Unmarshal(text, &stages); err != nil {
+		return err
+	}
+	v := stages[stage]
+	program := func(ctx *pulumi.Context) error {
+		key := config.RequireSecret(ctx, "openaiKey")
+		support, err := gms.NewApp(ctx, "support", &gms.AppArgs{Name: pulumi.String(v.App.Name), Description: pulumi.String(v.App.Description)})
+		if err != nil {
+			return err
+		}
+		openai, err := gms.NewProviderConnection(ctx, "openai", &gms.ProviderConnectionArgs{
+			Provider: pulumi.String(v.Connection.Provider), Nickname: pulumi.String(v.Connection.Nickname), Key: key,
+		})
+		if err != nil {
+			return err
+		}
+		gpt, err := gms.NewModel(ctx, "gpt", &gms.ModelArgs{
+			Llm: pulumi.String(v.Model.Llm), Url: pulumi.String(v.Model.Url), Provider: openai.Guid, Key: key,
+		})
+		if err != nil {
+			return err
+		}
+		triage, err := gms.NewWorkflow(ctx, "triage", &gms.WorkflowArgs{Name: pulumi.String(v.Workflow.Name), App: support.ID().ToStringOutput()})
+		if err != nil {
+			return err
+		}
+		ctx.Export("appGuid", support.Guid)
+		ctx.Export("connectionGuid", openai.Guid)
+		ctx.Export("modelGuid", gpt.Guid)
+		ctx.Export("modelLink", gpt.ProviderGuid)
+		ctx.Export("workflowGuid", triage.Guid)
+		ctx.Export("workflowApp", triage.App)
+		if len(rest) > 0 {
+			legacy, err := gms.NewApp(ctx, "legacy", &gms.AppArgs{
+				Name: pulumi.String(v.Legacy.Name), Description: pulumi.String(v.Legacy.Description),
+			}, pulumi.Import(pulumi.ID(rest[0])))
+			if err != nil {
+				return err
+			}
+			ctx.Export("legacyGuid", legacy.Guid)
+		}
+		return nil
+	}
+
+	ctx := context.Background()
+	command, err := auto.NewPulumiCommand(&auto.PulumiCommandOptions{Root: os.Getenv("PULUMI_CLI_ROOT"), SkipVersionCheck: true})
+	if err != nil {
+		return err
+	}
+	stack, err := auto.UpsertStackInlineSource(ctx, "${STACK}", "gms-release-go", program,
+		auto.WorkDir(here), auto.Pulumi(command), auto.SecretsProvider("passphrase"))
+	if err != nil {
+		return err
+	}
+	for _, setting := range []struct {
+		key, value string
+		secret     bool
+	}{{"gms:baseUrl", os.Getenv("GMS_URL"), false}, {"gms:apiKey", os.Getenv("GMS_KEY"), true}, {"openaiKey", os.Getenv("OPENAI_KEY"), true}} {
+		if err := stack.SetConfig(ctx, setting.key, auto.ConfigValue{Value: setting.value, Secret: setting.secret}); err != nil {
+			return err
+		}
+	}
+	switch operation {
+	case "up":
+		result, err := stack.Up(ctx, optup.ProgressStreams(os.Stdout))
+		if err != nil {
+			return err
+		}
+		outputs := map[string]interface{}{}
+		for name, output := range result.Outputs {
+			outputs[name] = output.Value
+		}
+		text, err := json.Marshal(outputs)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("outputs %s\\n", text)
+	case "preview":
+		_, err = stack.Preview(ctx, optpreview.ProgressStreams(os.Stdout), optpreview.ExpectNoChanges())
+	default:
+		_, err = stack.Destroy(ctx, optdestroy.ProgressStreams(os.Stdout))
+	}
+	return err
+}
+`;
+
+describeScenario(LANGUAGE, "release/go.test.ts", async (bed) => {
+  const go = spawnSync("go", ["version"], { encoding: "utf8" });
+  if (go.status !== 0) return `go does not run (${go.error?.message ?? go.stderr.trim()}); the Go program is built with it`;
+  const sdk = join(bed.release.tarball, "..", "go");
+  if (!existsSync(join(sdk, "go.mod"))) return "no release/go/go.mod (npm run dist builds it)";
+  const sdkModule = /^module (\S+)$/m.exec(readFileSync(join(sdk, "go.mod"), "utf8"))![1]!;
+  const sdkVersion = /github\.com\/pulumi\/pulumi\/sdk\/v3 (v\S+)/.exec(readFileSync(join(sdk, "go.mod"), "utf8"))![1]!;
+  writeFileSync(join(bed.dir, "main.go"), DRIVER);
+  writeFileSync(
+    join(bed.dir, "go.mod"),
+    `module gms-release-go\n\ngo 1.26.6\n\nrequire (\n\t${sdkModule} v${bed.release.version}\n\tgithub.com/pulumi/pulumi/sdk/v3 ${sdkVersion}\n)\n\nreplace ${sdkModule} => ${sdk}\n`,
+  );
+  writeFileSync(
+    join(bed.dir, "stages.json"),
+    JSON.stringify(Object.fromEntries(([1, 2, 3, 4] as const).map((n) => [n, stageValues(LANGUAGE, n)]))),
+  );
+  try {
+    await run("go", ["mod", "tidy"], { cwd: bed.dir, env: process.env });
+    await run("go", ["build", "-trimpath", "-o", "driver", "."], { cwd: bed.dir, env: process.env });
+  } catch (error) {
+    return `the Go program does not build: ${(error as Error).message}`;
+  }
+  const env = { ...bed.env, PULUMI_CLI_ROOT: join(bed.cli.dir, ".."), GMS_URL: bed.baseUrl, GMS_KEY: API_KEY, OPENAI_KEY };
+  let last: ScenarioOutputs | undefined;
+  return {
+    dir: bed.dir,
+    async run(operation, stage, legacyGuid) {
+      const printed = await run(join(bed.dir, "driver"), [operation, String(stage), ...(legacyGuid ? [legacyGuid] : [])], {
+        cwd: bed.dir,
+        env,
+      });
+      const line = printed.split("\n").find((text) => text.startsWith("outputs "));
+      if (line) last = JSON.parse(line.slice("outputs ".length));
+      return printed;
+    },
+    async outputs() {
+      if (!last) throw new Error("no up has run");
+      return last;
+    },
+  };
+});

@@ -1,0 +1,109 @@
+/**
+ * The scenario (scenario.ts) as a Python program run through the Automation API (`pulumi.automation` with
+ * `program=`): the generated SDK's wheel (release/python) and the `pulumi` package from PyPI, pinned, in a virtual
+ * environment of the suite's own. The program serves its language runtime from its own process, so no language host
+ * is needed; the CLI and the plugin from the release's tarball get a PATH of the CLI's folder and the environment's
+ * `bin`, with no Node.js on it.
+ */
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { API_KEY, describeScenario, OPENAI_KEY, run, type ScenarioOutputs, STACK, stageValues, withPath } from "./scenario";
+
+const LANGUAGE = "Python";
+/** The Python SDK of Pulumi the program runs on: the newest release PyPI serves here, with the CLI's major version. */
+const PULUMI_PYTHON = "3.272.0";
+
+/** `python driver.py <up|preview|destroy> <stage> [legacy GUID]`: stage values from stages.json, keys from the environment. */
+const DRIVER = `import json
+import os
+import sys
+
+import pulumi
+import pulumi_gms as gms
+from pulumi import automation as auto
+
+here = os.path.dirname(os.path.abspath(__file__))
+operation, stage = sys.argv[1], sys.argv[2]
+legacy_guid = sys.argv[3] if len(sys.argv) > 3 else None
+with open(os.path.join(here, "stages.json")) as stages:
+    values = json.load(stages)[stage]
+
+
+def program():
+    key = pulumi.Config().require_secret("openaiKey")
+    support = gms.App("support", **values["app"])
+    openai = gms.ProviderConnection("openai", key=key, **values["connection"])
+    gpt = gms.Model("gpt", provider=openai.guid, key=key, **values["model"])
+    triage = gms.Workflow("triage", app=support.id, **values["workflow"])
+    pulumi.export("appGuid", support.guid)
+    pulumi.export("connectionGuid", openai.guid)
+    pulumi.export("modelGuid", gpt.guid)
+    pulumi.export("modelLink", gpt.provider_guid)
+    pulumi.export("workflowGuid", triage.guid)
+    pulumi.export("workflowApp", triage.app)
+    if legacy_guid:
+        legacy = gms.App("legacy", opts=pulumi.ResourceOptions(import_=legacy_guid), **values["legacy"])
+        pulumi.export("legacyGuid", legacy.guid)
+
+
+command = auto.PulumiCommand(root=os.environ["PULUMI_CLI_ROOT"], skip_version_check=True)
+stack = auto.create_or_select_stack(
+    stack_name="${STACK}",
+    project_name="gms-release-python",
+    program=program,
+    opts=auto.LocalWorkspaceOptions(work_dir=here, pulumi_command=command, secrets_provider="passphrase"),
+)
+stack.set_config("gms:baseUrl", auto.ConfigValue(os.environ["GMS_URL"]))
+stack.set_config("gms:apiKey", auto.ConfigValue(os.environ["GMS_KEY"], secret=True))
+stack.set_config("openaiKey", auto.ConfigValue(os.environ["OPENAI_KEY"], secret=True))
+if operation == "up":
+    result = stack.up(on_output=print)
+    print("outputs " + json.dumps({name: output.value for name, output in result.outputs.items()}))
+elif operation == "preview":
+    stack.preview(on_output=print, expect_no_changes=True)
+else:
+    stack.destroy(on_output=print)
+`;
+
+describeScenario(LANGUAGE, "release/python.test.ts", async (bed) => {
+  const wheels = readdirSync(join(bed.release.tarball, "..", "python")).filter((name) => name.endsWith(".whl"));
+  if (wheels.length !== 1) return `release/python holds ${wheels.length} wheels, not one (npm run dist builds it)`;
+  const venv = join(bed.dir, "venv");
+  try {
+    await run("python3", ["-m", "venv", venv], { cwd: bed.dir, env: process.env });
+    const wheel = join(bed.release.tarball, "..", "python", wheels[0]!);
+    await run(join(venv, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", `pulumi==${PULUMI_PYTHON}`, wheel], {
+      cwd: bed.dir,
+      env: process.env,
+    });
+  } catch (error) {
+    return `python3 could not make a virtual environment with pulumi ${PULUMI_PYTHON} and the wheel: ${(error as Error).message}`;
+  }
+  writeFileSync(join(bed.dir, "driver.py"), DRIVER);
+  writeFileSync(
+    join(bed.dir, "stages.json"),
+    JSON.stringify(Object.fromEntries(([1, 2, 3, 4] as const).map((n) => [n, stageValues(LANGUAGE, n)]))),
+  );
+  const env = {
+    ...withPath(bed.env, join(venv, "bin")),
+    PULUMI_CLI_ROOT: join(bed.cli.dir, ".."),
+    GMS_URL: bed.baseUrl,
+    GMS_KEY: API_KEY,
+    OPENAI_KEY,
+  };
+  let last: ScenarioOutputs | undefined;
+  return {
+    dir: bed.dir,
+    async run(operation, stage, legacyGuid) {
+      const args = [join(bed.dir, "driver.py"), operation, String(stage), ...(legacyGuid ? [legacyGuid] : [])];
+      const printed = await run(join(venv, "bin", "python"), args, { cwd: bed.dir, env });
+      const line = printed.split("\n").find((text) => text.startsWith("outputs "));
+      if (line) last = JSON.parse(line.slice("outputs ".length));
+      return printed;
+    },
+    async outputs() {
+      if (!last) throw new Error("no up has run");
+      return last;
+    },
+  };
+});

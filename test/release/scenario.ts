@@ -1,0 +1,252 @@
+/**
+ * The one scenario every language runs on the real CLI with the plugin from the release's tarball, installed into a
+ * fresh PULUMI_HOME (`installPlugin`), and no Node.js reachable by the CLI or the plugin: the PATH they get holds the
+ * CLI's folder and what the language itself needs (a Python virtual environment's `bin`), nothing else.
+ *
+ * Four stages of one program, each an `up` checked through the service's API, then a `destroy`:
+ * 1. an App, a ProviderConnection with a secret key, a Model linked to that connection (its `provider` is the
+ *    connection's GUID) with the same key, and a Workflow on the App; then a preview finds no change;
+ * 2. the App's description changes: an update in place (same GUID);
+ * 3. the Model's url changes: a replacement (a new GUID, the old Model gone);
+ * 4. an App made through the API, outside the stack, is brought in (`import` resource option, or `pulumi import` in
+ *    YAML) with the values it has; a preview then finds no change.
+ * No key shows in anything the CLI or the program printed, nor in `pulumi stack export`.
+ *
+ * A language's suite gives a `LanguageProgram` that runs an operation of a stage; the stages' values are
+ * `stageValues`, so that every language declares the same objects.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import type { PulumiCli } from "../../src/testing";
+import { callOverHttp } from "../emulator/harness";
+import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
+import { installPlugin, type InstalledPlugin, type PluginRelease, releaseFor } from "./harness";
+
+export const STACK = "dev";
+export const API_KEY = "gms_release_language_key_61c2";
+export const OPENAI_KEY = "sk-release-language-secret-7d0e93";
+const TIMEOUT = 600_000;
+
+export type Stage = 1 | 2 | 3 | 4;
+export type Operation = "up" | "preview" | "destroy";
+
+/** What a stage declares (the same in every language). */
+export function stageValues(language: string, stage: Stage) {
+  return {
+    app: { name: `Support (${language})`, description: stage >= 2 ? "Answers tickets and chats" : "Answers tickets" },
+    connection: { provider: "openai", nickname: "Main" },
+    model: { llm: "gpt-4o", url: stage >= 3 ? "https://llm2.example.com/v1" : "https://llm.example.com/v1" },
+    workflow: { name: "Triage" },
+    /** The App made outside the stack, imported in stage 4. */
+    legacy: { name: `Legacy (${language})`, description: "Made by hand" },
+  };
+}
+
+/** The stack outputs every program exports (GUIDs, and the Model's link). */
+export interface ScenarioOutputs {
+  appGuid: string;
+  connectionGuid: string;
+  modelGuid: string;
+  modelLink: string;
+  workflowGuid: string;
+  workflowApp: string;
+  legacyGuid?: string;
+}
+
+/** What a language's program needs of the test: the service, the CLI's environment and a folder of its own. */
+export interface ScenarioBed {
+  cli: PulumiCli;
+  release: PluginRelease;
+  /** The emulator's base URL (ends in /v1); the key is API_KEY, the connection's and Model's OPENAI_KEY. */
+  baseUrl: string;
+  /**
+   * The CLI's environment: the installed plugin's PULUMI_HOME, a file backend, the passphrase, and a PATH of the
+   * CLI's folder alone (a language adds its own folders with `withPath`).
+   */
+  env: NodeJS.ProcessEnv;
+  /** A throw-away folder for the program (removed after the suite). */
+  dir: string;
+}
+
+/** A language's program of the scenario. */
+export interface LanguageProgram {
+  /** The project's folder (Pulumi.yaml), where the CLI's commands on the stack run. */
+  dir: string;
+  /** Runs `operation` on `stage`'s program; resolves with everything printed, rejects (with it) when it fails. */
+  run(operation: Operation, stage: Stage, legacyGuid?: string): Promise<string>;
+  /** The stack outputs after the last `up`. */
+  outputs(): Promise<ScenarioOutputs>;
+}
+
+/** `env` with `folders` put before its PATH. */
+export const withPath = (env: NodeJS.ProcessEnv, ...folders: string[]): NodeJS.ProcessEnv => ({
+  ...env,
+  PATH: [...folders, env.PATH ?? ""].filter(Boolean).join(delimiter),
+});
+
+/** Runs a command; resolves with its output (stdout and stderr as they came), rejects with it when it exits non-zero. */
+export function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`${command} ${args.join(" ")} exited ${code}:\n${output}`)),
+    );
+  });
+}
+
+/** Whether `name` is an executable file in a folder of `path`. */
+function onPath(name: string, path: string | undefined): boolean {
+  return (path ?? "").split(delimiter).some((folder) => {
+    try {
+      accessSync(join(folder, name), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The scenario as a suite for one language. `prepare` returns the language's program, or a reason it cannot run here
+ * (a missing toolchain), printed as the suite skips; under CI=true `required` says whether that reason fails instead.
+ */
+export function describeScenario(
+  language: string,
+  file: string,
+  prepare: (bed: ScenarioBed) => Promise<LanguageProgram | string>,
+  options: { requiredUnderCi: boolean } = { requiredUnderCi: true },
+): void {
+  const release = releaseFor(file);
+  const cli = release && pulumiCliFor(file);
+  describe.skipIf(!cli)(`${language} on the real CLI with the release's plugin and no Node.js: ${cliName(cli)}`, () => {
+    let emulator: RunningEmulator;
+    let installed: InstalledPlugin;
+    let bed: ScenarioBed;
+    let program: LanguageProgram | undefined;
+    const printed: string[] = [];
+    const api = (method: string, path: string, body?: unknown) => callOverHttp({ url: emulator.url, apiKey: API_KEY }, method, path, body);
+    const step = async (operation: Operation, stage: Stage, legacyGuid?: string) => {
+      const output = await program!.run(operation, stage, legacyGuid).catch((error: Error) => {
+        printed.push(error.message);
+        throw error;
+      });
+      printed.push(output);
+      return output;
+    };
+    let first: ScenarioOutputs;
+
+    beforeAll(async () => {
+      emulator = await startEmulator({ port: 0, db: ":memory:", workspaces: [{ name: language, apiKey: API_KEY }] });
+      installed = installPlugin(cli!, release!);
+      const env: NodeJS.ProcessEnv = { ...installed.env, PATH: cli!.dir };
+      bed = {
+        cli: cli!,
+        release: release!,
+        baseUrl: emulator.url,
+        env,
+        dir: mkdtempSync(join(tmpdir(), `gms-release-${language.toLowerCase()}-`)),
+      };
+      const prepared = await prepare(bed);
+      if (typeof prepared === "string") {
+        if (process.env.CI === "true" && options.requiredUnderCi) throw new Error(`${file}: required under CI=true: ${prepared}`);
+        console.log(`${file}: skipping the ${language} program: ${prepared}`);
+      } else program = prepared;
+    }, TIMEOUT);
+    afterAll(async () => {
+      await emulator?.close();
+      installed?.remove();
+      if (bed) rmSync(bed.dir, { recursive: true, force: true });
+    });
+
+    it("reaches no Node.js: the CLI's PATH holds no node, and the only pulumi-resource-gms is the installed tarball's", (context) => {
+      if (!program) context.skip();
+      expect(onPath("node", bed.env.PATH)).toBe(false);
+      expect(onPath("pulumi-resource-gms", bed.env.PATH)).toBe(false);
+      expect(installed.executable).toContain(join("plugins", `resource-gms-v${release!.version}`));
+    });
+
+    it(
+      "up creates the App, the connection, the linked Model and the Workflow; a preview then finds no change",
+      async (context) => {
+        if (!program) context.skip();
+        await step("up", 1);
+        first = await program!.outputs();
+        const values = stageValues(language, 1);
+        expect((await api("GET", `/apps/${first.appGuid}`)).body).toMatchObject(values.app);
+        const connections = (await api("GET", "/providers")).body as { guid: string; nickname: string }[];
+        expect(connections.map(({ guid, nickname }) => ({ guid, nickname }))).toEqual([{ guid: first.connectionGuid, nickname: "Main" }]);
+        expect(first.modelLink).toBe(first.connectionGuid);
+        expect((await api("GET", `/models/${first.modelGuid}`)).status).toBe(200);
+        expect(first.workflowApp).toBe(first.appGuid);
+        expect((await api("GET", `/workflows/${first.workflowGuid}`)).body.name).toBe(values.workflow.name);
+        await step("preview", 1);
+      },
+      TIMEOUT,
+    );
+
+    it(
+      "a changed description updates the App in place",
+      async (context) => {
+        if (!program) context.skip();
+        await step("up", 2);
+        const outputs = await program!.outputs();
+        expect(outputs.appGuid).toBe(first.appGuid);
+        expect((await api("GET", `/apps/${first.appGuid}`)).body.description).toBe(stageValues(language, 2).app.description);
+      },
+      TIMEOUT,
+    );
+
+    it(
+      "a changed url replaces the Model, still linked to the connection",
+      async (context) => {
+        if (!program) context.skip();
+        await step("up", 3);
+        const outputs = await program!.outputs();
+        expect(outputs.modelGuid).not.toBe(first.modelGuid);
+        expect(outputs.modelLink).toBe(first.connectionGuid);
+        expect((await api("GET", `/models/${first.modelGuid}`)).status).toBe(404);
+        expect((await api("GET", `/models/${outputs.modelGuid}`)).status).toBe(200);
+      },
+      TIMEOUT,
+    );
+
+    it(
+      "brings in an App made outside the stack, with no change in the next preview",
+      async (context) => {
+        if (!program) context.skip();
+        const made = await api("POST", "/apps", stageValues(language, 4).legacy);
+        expect(made.status).toBe(200);
+        await step("up", 4, made.body.guid);
+        expect((await program!.outputs()).legacyGuid).toBe(made.body.guid);
+        await step("preview", 4, made.body.guid);
+        expect((await api("GET", "/apps")).body.data.map((app: { guid: string }) => app.guid).sort()).toEqual(
+          [first.appGuid, made.body.guid].sort(),
+        );
+      },
+      TIMEOUT,
+    );
+
+    it(
+      "destroy leaves nothing, and no key shows in any output or in pulumi stack export",
+      async (context) => {
+        if (!program) context.skip();
+        const exported = await run(cli!.bin, ["stack", "export", "--stack", STACK], { cwd: program!.dir, env: bed.env });
+        expect(exported).toContain("ciphertext");
+        await step("destroy", 4);
+        expect((await api("GET", "/apps")).body.data).toEqual([]);
+        expect((await api("GET", "/providers")).body).toEqual([]);
+        expect((await api("GET", "/models")).body).toEqual([]);
+        expect((await api("GET", `/workflows/${first.workflowGuid}`)).status).toBe(404);
+        for (const text of [...printed, exported]) for (const key of [OPENAI_KEY, API_KEY]) expect(text).not.toContain(key);
+      },
+      TIMEOUT,
+    );
+  });
+}
