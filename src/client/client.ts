@@ -3,22 +3,20 @@
  * and nowhere else. An endpoint is a method, an encoded path, a body and a schema.
  */
 import type { Dispatcher } from "undici";
+import { packageManifest } from "../manifest";
 import type { z } from "zod";
 import { ConnectionError, GmsError, ResponseShapeError, TimeoutError, errorFromResponse, type RequestLabel } from "./errors";
 import { type CreateOptions, createOnce } from "./create";
 import type { EncodedPath } from "./path";
 import { defaultRetryPolicy, isIdempotent, withRetries, type RetryPolicy } from "./retry";
 
-// package.json sits two levels up from both src/client and dist/client. A plain `require`: an import would pull a
-// file outside rootDir into the build, and a bundler follows it, so the release's executable carries the file.
-const packageVersion = (require("../../package.json") as { version: string }).version;
 /**
  * undici, loaded by the first request: a program that only declares resources (its process never sends a
  * request; the provider host does) does not pay the tenth of a second it takes to load.
  */
 const undici = (): typeof import("undici") => require("undici") as typeof import("undici");
 
-export const defaultUserAgent = `pulumi-gms/${packageVersion}`;
+export const defaultUserAgent = `pulumi-gms/${packageManifest.version}`;
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 export type QueryValue = string | number | boolean | undefined;

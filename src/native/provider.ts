@@ -7,6 +7,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { PACKAGE, PROVIDER_TYPE } from "../provider/tokens";
+import { withPluginVersion } from "./resource";
 
 export interface ProviderArgs {
   /** The service's base URL, ending in `/v1`. Defaults to GMS_BASE_URL. */
@@ -59,7 +60,7 @@ export class Provider extends pulumi.ProviderResource {
       const encoded = spec.type === "string" ? value : pulumi.output(value).apply((known) => JSON.stringify(known));
       props[input] = spec.secret ? pulumi.secret(encoded) : encoded;
     }
-    const options: pulumi.CustomResourceOptions = { ...opts };
+    const options: pulumi.CustomResourceOptions = withPluginVersion(opts);
     options.additionalSecretOutputs = [...new Set([...(options.additionalSecretOutputs ?? []), ...secrets])];
     super(PACKAGE, name, props, options);
   }

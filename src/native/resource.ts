@@ -13,6 +13,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { warnTwin } from "../provider/identity";
 import type { Kind } from "../provider/kind";
 import { type KindArgs, type KindOutputs, kindProps, rememberDeclared, withSecretOutputs } from "../provider/resource";
+import { packageManifest } from "../manifest";
 import { nativeToken } from "../provider/tokens";
 
 /**
@@ -39,6 +40,12 @@ export interface NativeClass<K extends Kind> {
   isInstance(obj: unknown): obj is NativeInstance<K>;
 }
 
+/**
+ * The options with the plugin version this package was released with, unless the program names one: the engine then
+ * takes that version of `pulumi-resource-gms` (as the generated SDKs ask for theirs), not whichever is installed.
+ */
+export const withPluginVersion = <O extends pulumi.ResourceOptions>(opts: O): O => ({ version: packageManifest.version, ...opts });
+
 /** Base of every native resource class. */
 export abstract class NativeResource extends pulumi.CustomResource {
   protected constructor(
@@ -49,7 +56,12 @@ export abstract class NativeResource extends pulumi.CustomResource {
     derive?: DeriveInputs,
   ) {
     if (opts.id === undefined) warnTwin(kind.name, name, args, opts.provider);
-    super(nativeToken(kind.name), name, kindProps(kind, args, derive?.(args, opts) ?? {}), withSecretOutputs(kind, opts));
+    super(
+      nativeToken(kind.name),
+      name,
+      kindProps(kind, args, derive?.(args, opts) ?? {}),
+      withPluginVersion(withSecretOutputs(kind, opts)),
+    );
     rememberDeclared(this, args);
   }
 }

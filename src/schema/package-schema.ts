@@ -11,6 +11,7 @@ import { Connection } from "../provider/connection";
 import { type InputField, type OutputField, REQUIRED_TO_CREATE, requiredToDeclare } from "../provider/fields";
 import type { Kind } from "../provider/kind";
 import { kinds } from "../resources";
+import { packageManifest } from "../manifest";
 import { nativeToken, PACKAGE } from "../provider/tokens";
 
 const ANY = "pulumi.json#/Any";
@@ -270,13 +271,6 @@ function functionSpec(collector: TypeCollector, name: string, declaration: { des
       : collector.typeSpec(result, `${base}Result`, `${name}()`);
   return { description: declaration.description, inputs, outputs };
 }
-
-/**
- * The package's package.json: two levels up from both src/schema and dist/schema. A plain `require` (tsc leaves
- * it be, where an import would pull a file outside rootDir into the build) that a bundler follows, so the
- * release's executable, which has no package.json beside it, carries the file in its bundle.
- */
-export const packageManifest = require("../../package.json") as { version: string; description: string; license: string };
 
 /**
  * The provider's configuration: the stack's `gms:*` settings, and the inputs of an explicit provider

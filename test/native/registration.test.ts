@@ -31,9 +31,12 @@ interface Registration {
   provider: string;
   /** Set for a read (`Class.get`). */
   id?: string;
+  /** The plugin version the registration asks for ("" for none). */
+  version: string;
 }
 
 const registrations: Registration[] = [];
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
 const unwrap = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(unwrap);
   if (value && typeof value === "object") {
@@ -59,6 +62,7 @@ const registered = async (resource: pulumi.Resource) => resolved(resource.urn);
 
 beforeAll(async () => {
   const aso = new Map<string, string[]>();
+  const versions = new Map<string, string>();
   await pulumi.runtime.setMocks(
     {
       newResource: async (args) => {
@@ -69,6 +73,7 @@ beforeAll(async () => {
           inputs: unwrap(inputs) as Props,
           secrets: Object.keys(inputs).filter((key) => isSecretValue(inputs[key])),
           additionalSecretOutputs: aso.get(`${args.type}::${args.name}`) ?? [],
+          version: versions.get(`${args.type}::${args.name}`) ?? "",
           provider: args.provider ?? "",
           ...(args.id ? { id: args.id } : {}),
         });
@@ -84,13 +89,14 @@ beforeAll(async () => {
   // The mocks' `newResource` is not shown the options that travel beside the inputs: read them off the request.
   const monitor = pulumi.runtime.getMonitor() as unknown as {
     registerResource: (
-      request: { getType(): string; getName(): string; getAdditionalsecretoutputsList(): string[] },
+      request: { getType(): string; getName(): string; getAdditionalsecretoutputsList(): string[]; getVersion(): string },
       callback: unknown,
     ) => void;
   };
   const registerResource = monitor.registerResource.bind(monitor);
   monitor.registerResource = (request, callback) => {
     aso.set(`${request.getType()}::${request.getName()}`, request.getAdditionalsecretoutputsList());
+    versions.set(`${request.getType()}::${request.getName()}`, request.getVersion());
     registerResource(request, callback);
   };
 });
@@ -118,6 +124,8 @@ describe("a native class per kind", () => {
       // Dynamic-only properties stay out of a native registration.
       expect(Object.keys(registration.inputs).filter((name) => name.startsWith("__"))).toEqual([]);
       expect(registration.provider).toBe("");
+      // The plugin version the package was released with, so the engine takes that one of those installed.
+      expect(registration.version).toBe(PACKAGE_VERSION);
 
       for (const output of Object.keys(kind.outputs)) {
         expect(pulumi.Output.isInstance(resource[output]), output).toBe(true);
@@ -228,8 +236,15 @@ describe("the native Provider", () => {
     });
     expect(registration.secrets).toEqual(["apiKey"]);
     expect(registration.additionalSecretOutputs).toEqual(["apiKey"]);
+    expect(registration.version).toBe(PACKAGE_VERSION);
     expect(native.Provider.isInstance(provider)).toBe(true);
     expect(native.Provider.isInstance(new native.App("not-a-provider", { name: "not a provider" }))).toBe(false);
+  });
+
+  it("asks for the plugin version a program names over the package's", async () => {
+    const pinned = new native.App("pinned", { name: "Pinned" }, { version: "9.8.7" });
+    await registered(pinned);
+    expect(registrationOf("pinned").version).toBe("9.8.7");
   });
 
   it("ties a resource given { provider } to it", async () => {
