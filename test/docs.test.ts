@@ -11,10 +11,17 @@ import { describe, expect, it } from "vitest";
 import { DOCS_COMMAND, generatedDocs, renderReference, renderYamlReference } from "../src/docs/render";
 import { type InputField, requiredToDeclare } from "../src/provider/fields";
 import { kinds } from "../src/resources";
+import { generatePackageSchema } from "../src/schema/package-schema";
 import { SECTION_OF } from "../src/workspace/spec";
 
 const root = join(__dirname, "..");
 const read = (path: string): string => readFileSync(join(root, path), "utf8");
+
+interface ConfigVariable {
+  type: string;
+  secret?: boolean;
+  defaultInfo: { environment: string[] };
+}
 
 describe("the generated docs", () => {
   it.each(generatedDocs().map(({ path, text }) => [path, text] as const))("%s is what the declarations generate", (path, text) => {
@@ -54,6 +61,20 @@ describe("the generated docs", () => {
         expect(cells[5], `${kind.name}.${name} write-only`).toBe(field.writeOnly ? "yes" : "");
       }
       for (const name of Object.keys(kind.outputs)) expect(section, `${kind.name}.${name}`).toContain(`| \`${name}\` |`);
+    }
+  });
+
+  it("installation-configuration.md gives every config key with its variable, type and secrecy, as schema.json declares them", () => {
+    const page = read("docs/installation-configuration.md");
+    const variables = (generatePackageSchema().config as { variables: Record<string, ConfigVariable> }).variables;
+    const rows = page.split("\n").filter((line) => line.startsWith("| `gms:"));
+    expect(rows.map((row) => row.slice(3, row.indexOf("`", 3))).sort()).toEqual(Object.keys(variables).map((key) => `gms:${key}`).sort());
+    for (const [key, variable] of Object.entries(variables)) {
+      const row = rows.find((line) => line.startsWith(`| \`gms:${key}\` |`))!;
+      const [, , environment, type, secret] = row.split("|").map((cell) => cell.trim());
+      expect(environment, key).toBe(`\`${variable.defaultInfo.environment[0]}\``);
+      expect(type, key).toBe(variable.type);
+      expect(secret, key).toBe(variable.secret ? "yes" : "");
     }
   });
 
