@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { API_KEY, describeScenario, OPENAI_KEY, run, type ScenarioOutputs, STACK, stageValues } from "./scenario";
+import { automationProgram, describeScenario, run, STACK } from "./scenario";
 
 const LANGUAGE = "Go";
 
@@ -154,32 +154,11 @@ describeScenario(LANGUAGE, "release/go.test.ts", async (bed) => {
     join(bed.dir, "go.mod"),
     `module gms-release-go\n\ngo 1.26.6\n\nrequire (\n\t${sdkModule} v${bed.release.version}\n\tgithub.com/pulumi/pulumi/sdk/v3 ${sdkVersion}\n)\n\nreplace ${sdkModule} => ${sdk}\n`,
   );
-  writeFileSync(
-    join(bed.dir, "stages.json"),
-    JSON.stringify(Object.fromEntries(([1, 2, 3, 4] as const).map((n) => [n, stageValues(LANGUAGE, n)]))),
-  );
   try {
     await run("go", ["mod", "tidy"], { cwd: bed.dir, env: process.env });
     await run("go", ["build", "-trimpath", "-o", "driver", "."], { cwd: bed.dir, env: process.env });
   } catch (error) {
     return `the Go program does not build: ${(error as Error).message}`;
   }
-  const env = { ...bed.env, PULUMI_CLI_ROOT: join(bed.cli.dir, ".."), GMS_URL: bed.baseUrl, GMS_KEY: API_KEY, OPENAI_KEY };
-  let last: ScenarioOutputs | undefined;
-  return {
-    dir: bed.dir,
-    async run(operation, stage, legacyGuid) {
-      const printed = await run(join(bed.dir, "driver"), [operation, String(stage), ...(legacyGuid ? [legacyGuid] : [])], {
-        cwd: bed.dir,
-        env,
-      });
-      const line = printed.split("\n").find((text) => text.startsWith("outputs "));
-      if (line) last = JSON.parse(line.slice("outputs ".length));
-      return printed;
-    },
-    async outputs() {
-      if (!last) throw new Error("no up has run");
-      return last;
-    },
-  };
+  return automationProgram(bed, LANGUAGE, [join(bed.dir, "driver")]);
 });

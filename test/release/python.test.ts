@@ -7,7 +7,7 @@
  */
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { API_KEY, describeScenario, OPENAI_KEY, run, type ScenarioOutputs, STACK, stageValues, withPath } from "./scenario";
+import { automationProgram, describeScenario, run, STACK, withPath } from "./scenario";
 
 const LANGUAGE = "Python";
 /** The Python SDK of Pulumi the program runs on: the newest release PyPI serves here, with the CLI's major version. */
@@ -80,30 +80,5 @@ describeScenario(LANGUAGE, "release/python.test.ts", async (bed) => {
     return `python3 could not make a virtual environment with pulumi ${PULUMI_PYTHON} and the wheel: ${(error as Error).message}`;
   }
   writeFileSync(join(bed.dir, "driver.py"), DRIVER);
-  writeFileSync(
-    join(bed.dir, "stages.json"),
-    JSON.stringify(Object.fromEntries(([1, 2, 3, 4] as const).map((n) => [n, stageValues(LANGUAGE, n)]))),
-  );
-  const env = {
-    ...withPath(bed.env, join(venv, "bin")),
-    PULUMI_CLI_ROOT: join(bed.cli.dir, ".."),
-    GMS_URL: bed.baseUrl,
-    GMS_KEY: API_KEY,
-    OPENAI_KEY,
-  };
-  let last: ScenarioOutputs | undefined;
-  return {
-    dir: bed.dir,
-    async run(operation, stage, legacyGuid) {
-      const args = [join(bed.dir, "driver.py"), operation, String(stage), ...(legacyGuid ? [legacyGuid] : [])];
-      const printed = await run(join(venv, "bin", "python"), args, { cwd: bed.dir, env });
-      const line = printed.split("\n").find((text) => text.startsWith("outputs "));
-      if (line) last = JSON.parse(line.slice("outputs ".length));
-      return printed;
-    },
-    async outputs() {
-      if (!last) throw new Error("no up has run");
-      return last;
-    },
-  };
+  return automationProgram(bed, LANGUAGE, [join(venv, "bin", "python"), join(bed.dir, "driver.py")], withPath(bed.env, join(venv, "bin")));
 });

@@ -16,9 +16,9 @@
  * `stageValues`, so that every language declares the same objects.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { PulumiCli } from "../../src/testing";
@@ -80,6 +80,33 @@ export interface LanguageProgram {
   run(operation: Operation, stage: Stage, legacyGuid?: string): Promise<string>;
   /** The stack outputs after the last `up`. */
   outputs(): Promise<ScenarioOutputs>;
+}
+
+/**
+ * An Automation API program of the scenario: a driver run as `<command...> <operation> <stage> [legacy GUID]` in
+ * `bed.dir`, which reads each stage's values from stages.json there (written here), takes the service's URL and the
+ * keys from GMS_URL, GMS_KEY and OPENAI_KEY, drives the CLI under PULUMI_CLI_ROOT, and prints, after an `up`, a line
+ * `outputs <JSON>`. `env` is the environment it runs in (the bed's, or with the language's own PATH folders).
+ */
+export function automationProgram(bed: ScenarioBed, language: string, command: string[], env = bed.env): LanguageProgram {
+  const stages = Object.fromEntries(([1, 2, 3, 4] as const).map((stage) => [stage, stageValues(language, stage)]));
+  writeFileSync(join(bed.dir, "stages.json"), JSON.stringify(stages));
+  const driverEnv = { ...env, PULUMI_CLI_ROOT: dirname(bed.cli.dir), GMS_URL: bed.baseUrl, GMS_KEY: API_KEY, OPENAI_KEY };
+  let last: ScenarioOutputs | undefined;
+  return {
+    dir: bed.dir,
+    async run(operation, stage, legacyGuid) {
+      const args = [...command.slice(1), operation, String(stage), ...(legacyGuid ? [legacyGuid] : [])];
+      const printed = await run(command[0]!, args, { cwd: bed.dir, env: driverEnv });
+      const line = printed.split("\n").find((text) => text.startsWith("outputs "));
+      if (line) last = JSON.parse(line.slice("outputs ".length));
+      return printed;
+    },
+    async outputs() {
+      if (!last) throw new Error("no up has run");
+      return last;
+    },
+  };
 }
 
 /** `env` with `folders` put before its PATH. */

@@ -4,9 +4,9 @@
  * it drives, and the plugin that CLI starts from the release's tarball, get a PATH with no Node.js on it.
  */
 import { writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { installPackageCopy } from "../../src/testing";
-import { API_KEY, describeScenario, OPENAI_KEY, run, type ScenarioOutputs, STACK, stageValues } from "./scenario";
+import { automationProgram, describeScenario, STACK } from "./scenario";
 
 const LANGUAGE = "TypeScript";
 
@@ -62,31 +62,6 @@ describeScenario(LANGUAGE, "release/typescript.test.ts", async (bed) => {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "gms-release-typescript", private: true, type: "module" }));
   installPackageCopy(dir);
   writeFileSync(join(dir, "driver.mjs"), DRIVER);
-  writeFileSync(
-    join(dir, "stages.json"),
-    JSON.stringify(Object.fromEntries(([1, 2, 3, 4] as const).map((n) => [n, stageValues(LANGUAGE, n)]))),
-  );
   // Node.js runs the driver by its path; nothing it starts finds node on PATH.
-  const env = { ...bed.env, PULUMI_CLI_ROOT: dirname(bed.cli.dir), GMS_URL: bed.baseUrl, GMS_KEY: API_KEY, OPENAI_KEY };
-  let last: ScenarioOutputs | undefined;
-  return {
-    dir,
-    async run(operation, stage, legacyGuid) {
-      const printed = await run(
-        process.execPath,
-        [join(dir, "driver.mjs"), operation, String(stage), ...(legacyGuid ? [legacyGuid] : [])],
-        {
-          cwd: dir,
-          env,
-        },
-      );
-      const line = printed.split("\n").find((text) => text.startsWith("outputs "));
-      if (line) last = JSON.parse(line.slice("outputs ".length));
-      return printed;
-    },
-    async outputs() {
-      if (!last) throw new Error("no up has run");
-      return last;
-    },
-  };
+  return automationProgram(bed, LANGUAGE, [process.execPath, join(dir, "driver.mjs")]);
 });
