@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { automationProgram, describeScenario, run, STACK } from "./scenario";
+import { automationProgram, describeScenario, run, STACK, toolchainAbsent } from "./scenario";
 
 const LANGUAGE = "Go";
 
@@ -144,7 +144,8 @@ func drive(operation, stage string, rest []string) error {
 
 describeScenario(LANGUAGE, "release/go.test.ts", async (bed) => {
   const go = spawnSync("go", ["version"], { encoding: "utf8" });
-  if (go.status !== 0) return `go does not run (${go.error?.message ?? go.stderr.trim()}); the Go program is built with it`;
+  if (go.status !== 0)
+    return toolchainAbsent(`go does not run (${go.error?.message ?? go.stderr.trim()}); the Go program is built with it`);
   const sdk = join(bed.release.tarball, "..", "go");
   if (!existsSync(join(sdk, "go.mod"))) return "no release/go/go.mod (npm run dist builds it)";
   const sdkModule = /^module (\S+)$/m.exec(readFileSync(join(sdk, "go.mod"), "utf8"))![1]!;

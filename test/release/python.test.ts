@@ -5,9 +5,10 @@
  * is needed; the CLI and the plugin from the release's tarball get a PATH of the CLI's folder and the environment's
  * `bin`, with no Node.js on it.
  */
+import { spawnSync } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { automationProgram, describeScenario, run, STACK, withPath } from "./scenario";
+import { automationProgram, describeScenario, run, STACK, toolchainAbsent, withPath } from "./scenario";
 
 const LANGUAGE = "Python";
 /** The Python SDK of Pulumi the program runs on: the newest release PyPI serves here, with the CLI's major version. */
@@ -68,6 +69,8 @@ else:
 describeScenario(LANGUAGE, "release/python.test.ts", async (bed) => {
   const wheels = readdirSync(join(bed.release.tarball, "..", "python")).filter((name) => name.endsWith(".whl"));
   if (wheels.length !== 1) return `release/python holds ${wheels.length} wheels, not one (npm run dist builds it)`;
+  const python = spawnSync("python3", ["-c", "import venv"], { encoding: "utf8" });
+  if (python.status !== 0) return toolchainAbsent(`python3 with venv does not run (${python.error?.message ?? python.stderr.trim()})`);
   const venv = join(bed.dir, "venv");
   try {
     await run("python3", ["-m", "venv", venv], { cwd: bed.dir, env: process.env });
