@@ -68,7 +68,11 @@ describe("the generated docs", () => {
     const page = read("docs/installation-configuration.md");
     const variables = (generatePackageSchema().config as { variables: Record<string, ConfigVariable> }).variables;
     const rows = page.split("\n").filter((line) => line.startsWith("| `gms:"));
-    expect(rows.map((row) => row.slice(3, row.indexOf("`", 3))).sort()).toEqual(Object.keys(variables).map((key) => `gms:${key}`).sort());
+    expect(rows.map((row) => row.slice(3, row.indexOf("`", 3))).sort()).toEqual(
+      Object.keys(variables)
+        .map((key) => `gms:${key}`)
+        .sort(),
+    );
     for (const [key, variable] of Object.entries(variables)) {
       const row = rows.find((line) => line.startsWith(`| \`gms:${key}\` |`))!;
       const [, , environment, type, secret] = row.split("|").map((cell) => cell.trim());
