@@ -22,7 +22,7 @@ const programs = [
   { id: "emulator", title: "Emulator throughput", file: "test/bench/emulator.mts" },
   { id: "engine", title: "LocalEngine against its floor", file: "test/bench/engine.mts" },
   { id: "cli", title: "The real Pulumi CLI against LocalEngine and the floor", file: "test/bench/cli.mts" },
-  { id: "plugin", title: "The release's provider plugin: cold start", file: "test/bench/plugin.mts" },
+  { id: "plugin", title: "The release's provider plugin: cold start and `pulumi up` of 100 Apps", file: "test/bench/plugin.mts" },
 ];
 
 /** Runs a command in the project's folder, printing and returning its output and wall time; stops the run if it fails. */
