@@ -148,12 +148,16 @@ describeScenario(LANGUAGE, "release/go.test.ts", async (bed) => {
     return toolchainAbsent(`go does not run (${go.error?.message ?? go.stderr.trim()}); the Go program is built with it`);
   const sdk = join(bed.release.tarball, "..", "go");
   if (!existsSync(join(sdk, "go.mod"))) return "no release/go/go.mod (npm run dist builds it)";
-  const sdkModule = /^module (\S+)$/m.exec(readFileSync(join(sdk, "go.mod"), "utf8"))![1]!;
-  const sdkVersion = /github\.com\/pulumi\/pulumi\/sdk\/v3 (v\S+)/.exec(readFileSync(join(sdk, "go.mod"), "utf8"))![1]!;
+  const sdkGoMod = readFileSync(join(sdk, "go.mod"), "utf8");
+  const sdkModule = /^module (\S+)$/m.exec(sdkGoMod)![1]!;
+  // The program's go directive and Pulumi SDK are the generated module's own.
+  const goVersion = /^go (\S+)$/m.exec(sdkGoMod)![1]!;
+  const pulumiSdk = /github\.com\/pulumi\/pulumi\/sdk\/v3 v\S+/.exec(sdkGoMod)![0];
   writeFileSync(join(bed.dir, "main.go"), DRIVER);
+  const requires = [`${sdkModule} v${bed.release.version}`, pulumiSdk].map((line) => `\t${line}\n`).join("");
   writeFileSync(
     join(bed.dir, "go.mod"),
-    `module gms-release-go\n\ngo 1.26.6\n\nrequire (\n\t${sdkModule} v${bed.release.version}\n\tgithub.com/pulumi/pulumi/sdk/v3 ${sdkVersion}\n)\n\nreplace ${sdkModule} => ${sdk}\n`,
+    `module gms-release-go\n\ngo ${goVersion}\n\nrequire (\n${requires})\n\nreplace ${sdkModule} => ${sdk}\n`,
   );
   try {
     await run("go", ["mod", "tidy"], { cwd: bed.dir, env: process.env });
