@@ -1,8 +1,8 @@
 /**
  * Every module of the package loads on the Node.js that runs the tests: CI runs this file (with the
  * client, emulator and engine suites) once more on the minimum Node.js that package.json's engines
- * allow (`npm run test:min-node`). The command-line entries are run instead, since loading them starts
- * their work: the emulator's with --help, the schema writer's with --check (which writes nothing).
+ * allow (`npm run test:min-node`). The command-line entries are run instead: the schema writer's, which acts as it
+ * loads, with --check (which writes nothing), and `pulumi-gms` and the `gms-emulator` alias with --help.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 
 const root = join(__dirname, "..");
 const dist = join(root, "dist");
-const COMMANDS: Record<string, string> = { "emulator/cli.js": "--help", "schema/cli.js": "--check", "migrate/cli.js": "--help" };
+const COMMANDS: Record<string, string> = { "cli/main.js": "--help", "emulator/cli.js": "--help", "schema/cli.js": "--check" };
 /**
  * What the engines start in their children, which acts as it loads: the program process and the real CLI's
  * driver (each talks to its parent over IPC), run by the engine suite and the suites under test/pulumi-cli,

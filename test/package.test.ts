@@ -62,6 +62,17 @@ describe("the npm tarball", () => {
     expect(files.filter((file) => /^dist\/shims\/[^/]+\.js$/.test(file)).length).toBeGreaterThan(0);
   });
 
+  it("installs the commands: pulumi-gms, the gms-emulator alias and the provider plugin, each a Node.js script", () => {
+    const { bin } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { bin: Record<string, string> };
+    expect(bin).toEqual({
+      "pulumi-gms": "dist/cli/main.js",
+      "gms-emulator": "dist/emulator/cli.js",
+      "pulumi-resource-gms": "dist/plugin/main.js",
+    });
+    // npm links each as it is: without the line, the shell would run the JavaScript itself.
+    for (const target of Object.values(bin)) expect(readFileSync(join(root, target), "utf8"), target).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
+
   it("holds nothing of the repository's own: no tests, TypeScript sources, scripts, Pulumi CLI or databases", () => {
     const unwanted = files.filter(
       (file) =>

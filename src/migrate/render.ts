@@ -26,7 +26,7 @@ export function renderDeleteScript(plan: MigrationPlan, options: ScriptOptions):
     `# Removes from the stack's state the ${plan.deleteOrder.length} dynamic gms resource(s) that`,
     `#   pulumi import --file ${options.importFile} --protect=false --generate-code=false --yes`,
     "# has imported as native gms:index:<Kind> resources. Run it only after that import succeeded. Dependents",
-    "# come first: `pulumi state delete` refuses to remove a resource that another depends on. Written by gms-migrate.",
+    "# come first: `pulumi state delete` refuses to remove a resource that another depends on. Written by pulumi-gms migrate.",
     "set -eu",
     ...plan.deleteOrder.map((urn) => `pulumi state delete ${shellQuote(urn)} --yes${protectedUrns.has(urn) ? " --force" : ""}${stack}`),
     "",

@@ -3,6 +3,7 @@
  * `./provider` turns a Kind into the Pulumi dynamic-provider contract.
  */
 import type { z } from "zod";
+import type { Endpoint } from "../api/endpoint";
 import type { CreatedCandidate, GmsClient } from "../client";
 import type { InputFields, InputValues, OutputFields } from "./fields";
 
@@ -31,11 +32,26 @@ export interface CheckFailure {
   reason: string;
 }
 
+/**
+ * Where a kind's objects are listed, as its endpoint entries declare it: what the lost-create lookup lists, and what
+ * `pulumi-gms discover` lists every object of the kind from.
+ */
+export interface KindListing {
+  /** The collection, under a parent when its path has parameters. */
+  list: Endpoint;
+  /** The workspace's whole collection, where the API has one beside the per-parent `list`. */
+  whole?: Endpoint;
+  /** Each path parameter of `list`, by the input that holds the parent's GUID: `{ guid: "app" }` lists `/apps/{guid}/workflows`. */
+  by: Readonly<Record<string, string>>;
+}
+
 export interface Kind<I extends InputFields = InputFields, O extends OutputFields = OutputFields> {
   name: KindName;
   description: string;
   inputs: I;
   outputs: O;
+  /** Where its objects are listed (`restKind` sets it from the entries it derives the operations from). */
+  listing?: KindListing;
   /** Rules that span fields (the zod schemas check one field each). Only called when every value is known. */
   validate?(inputs: InputValues<I>): CheckFailure[];
   /**

@@ -95,7 +95,7 @@ const pick = (values: Record<string, unknown>, names: readonly string[]) =>
   Object.fromEntries(names.filter((name) => values[name] !== undefined).map((name) => [name, values[name]]));
 
 /** Every record of a list endpoint: paged as its form pages, else the one array it answers. */
-const listed = async (client: GmsClient, entry: Endpoint, params: Record<string, string>): Promise<unknown[]> =>
+export const listed = async (client: GmsClient, entry: Endpoint, params: Record<string, string>): Promise<unknown[]> =>
   entry.list ? listAll(client, entry, { params }) : ((await call(client, entry, { params })) as unknown[]);
 
 /** create, findCreated, read, update and delete of a kind from its entries and options. */
@@ -181,5 +181,10 @@ export function restKind<I extends InputFields, O extends OutputFields>(
   endpoints: RestEndpoints,
   options: RestOptions<I>,
 ): Kind<I, O> {
-  return { ...declaration, ...restOperations<I>(endpoints, options) } as Kind<I, O>;
+  const listing = {
+    list: endpoints.list,
+    ...(endpoints.listWithoutParent ? { whole: endpoints.listWithoutParent } : {}),
+    by: { ...options.listBy, ...options.pathBy },
+  };
+  return { ...declaration, listing, ...restOperations<I>(endpoints, options) } as Kind<I, O>;
 }

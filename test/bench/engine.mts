@@ -41,7 +41,7 @@ export async function startEmulator(dir: string): Promise<{ url: string; child: 
   writeFileSync(fixtures, JSON.stringify({ workspaces: [{ name: "Bench", slug: "bench", apiKey: KEY, limits: { apps: 1_000_000 } }] }));
   const child = spawn(
     process.execPath,
-    [join(root, "dist/emulator/cli.js"), "--port", "0", "--db", join(dir, "emulator.db"), "--fixtures", fixtures],
+    [join(root, "dist/cli/main.js"), "emulator", "--port", "0", "--db", join(dir, "emulator.db"), "--fixtures", fixtures],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   for await (const line of createInterface({ input: child.stdout! })) {

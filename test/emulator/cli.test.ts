@@ -4,11 +4,26 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 
-const CLI = join(__dirname, "../../dist/emulator/cli.js");
+const CLI = join(__dirname, "../../dist/cli/main.js");
 
-/** Starts the built CLI, waits for its banner, and returns what it printed. */
-function startCli(args: string[]) {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+/** A temporary folder, removed when the test ends. */
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A file of API keys for --api-key-file, one a line. */
+function keyFile(...keys: string[]): string {
+  const file = join(tempDir("gms-cli-keys-"), "keys.txt");
+  writeFileSync(file, `${keys.join("\n")}\n`);
+  return file;
+}
+
+/** Starts `pulumi-gms emulator` as built, waits for its banner, and returns what it printed; `apiKey` goes in GMS_EMULATOR_API_KEY. */
+function startCli(args: string[], apiKey?: string) {
+  const env = { ...process.env, GMS_EMULATOR_API_KEY: apiKey };
+  const child = spawn(process.execPath, [CLI, "emulator", ...args], { stdio: ["ignore", "pipe", "pipe"], env });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -33,12 +48,12 @@ function startCli(args: string[]) {
   return { child, ready, exited, output: () => ({ stdout, stderr }) };
 }
 
-describe("gms-emulator CLI", () => {
+describe("pulumi-gms emulator", () => {
   it("prints its URL, not the key it was given, serves the API, and shuts down cleanly on SIGTERM", async () => {
-    const cli = startCli(["--port", "0", "--db", ":memory:", "--api-key", "gms_cli_test_key"]);
+    const cli = startCli(["--port", "0", "--db", ":memory:"], "gms_cli_test_key");
     const { url, keys } = await cli.ready;
     expect(keys).toEqual([]);
-    expect(cli.output().stdout).toContain("api keys: 1 as given (--api-key: 1), not printed\n");
+    expect(cli.output().stdout).toContain("api keys: 1 as given (GMS_EMULATOR_API_KEY: 1), not printed\n");
     expect(cli.output().stdout).not.toContain("gms_cli_test_key");
     const current = await fetch(`${url}/workspaces/current`, { headers: { authorization: "Bearer gms_cli_test_key" } });
     expect(current.status).toBe(200);
@@ -48,8 +63,7 @@ describe("gms-emulator CLI", () => {
   });
 
   it("loads fixtures, keeps data in the database file across restarts, and reuses the generated key", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "gms-cli-"));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir("gms-cli-");
     const fixtures = join(dir, "fixtures.yaml");
     writeFileSync(
       fixtures,
@@ -90,7 +104,7 @@ describe("gms-emulator CLI", () => {
     await reopened.exited;
 
     // A key given later selects the same workspace: its records stay reachable, the old key keeps working.
-    const rekeyed = startCli(["--port", "0", "--db", join(dir, "default.db"), "--api-key", "gms_chosen_later_key"]);
+    const rekeyed = startCli(["--port", "0", "--db", join(dir, "default.db")], "gms_chosen_later_key");
     const { url: rekeyedUrl, keys } = await rekeyed.ready;
     expect(keys).toEqual([]);
     expect(rekeyed.output().stdout).not.toContain("gms_chosen_later_key");
@@ -107,23 +121,14 @@ describe("gms-emulator CLI", () => {
   it("refuses bad arguments with the usage line", async () => {
     const cli = startCli(["--port", "seventy"]);
     expect(await cli.exited).toBe(2);
-    expect(cli.output().stderr).toContain("usage: gms-emulator");
+    expect(cli.output().stderr).toContain("usage: pulumi-gms emulator");
     const unknown = startCli(["--colour"]);
     expect(await unknown.exited).toBe(2);
     expect(unknown.output().stderr).toMatch(/Unknown option '--colour'/);
   });
 
   it("injects faults from --faults, printing the spec in force, and refuses a bad spec with the usage line", async () => {
-    const cli = startCli([
-      "--port",
-      "0",
-      "--db",
-      ":memory:",
-      "--api-key",
-      "gms_cli_test_key",
-      "--faults",
-      "error=1,seed=7,status=502,methods=get",
-    ]);
+    const cli = startCli(["--port", "0", "--db", ":memory:", "--faults", "error=1,seed=7,status=502,methods=get"], "gms_cli_test_key");
     const { url } = await cli.ready;
     expect(cli.output().stdout).toMatch(/^faults: seed=7,error=1,status=502,methods=GET$/m);
     const faulted = await fetch(`${url}/workspaces/current`, { headers: { authorization: "Bearer gms_cli_test_key" } });
@@ -145,7 +150,7 @@ describe("gms-emulator CLI", () => {
       const refused = startCli(["--port", "0", "--db", ":memory:", "--faults", spec!]);
       expect(await refused.exited).toBe(2);
       expect(refused.output().stderr).toContain(message);
-      expect(refused.output().stderr).toContain("usage: gms-emulator");
+      expect(refused.output().stderr).toContain("usage: pulumi-gms emulator");
       expect(refused.output().stdout).toBe("");
     }
 
@@ -156,16 +161,7 @@ describe("gms-emulator CLI", () => {
   });
 
   it("builds signed file URLs from --public-url, and refuses a malformed one", async () => {
-    const cli = startCli([
-      "--port",
-      "0",
-      "--db",
-      ":memory:",
-      "--api-key",
-      "gms_cli_test_key",
-      "--public-url",
-      "https://gms.example.test/base",
-    ]);
+    const cli = startCli(["--port", "0", "--db", ":memory:", "--public-url", "https://gms.example.test/base"], "gms_cli_test_key");
     const { url } = await cli.ready;
     const upload = await fetch(`${url}/files/upload`, {
       method: "POST",
@@ -184,23 +180,13 @@ describe("gms-emulator CLI", () => {
     expect(help.output().stdout).toContain("--public-url URL");
   });
 
-  it("adds workspaces with their keys from --workspace/--api-key pairs, and refuses unpaired ones", async () => {
-    const cli = startCli([
-      "--port",
-      "0",
-      "--db",
-      ":memory:",
-      "--workspace",
-      "Acme Corp",
-      "--api-key",
-      "gms_acme",
-      "--workspace",
-      "Beta",
-      "--api-key",
-      "gms_beta",
-    ]);
+  it("adds workspaces from --workspace with their keys from --api-key-file, in order, and refuses a key count that differs", async () => {
+    const keys = join(tempDir("gms-cli-keys-"), "keys.txt");
+    // Comments, blank lines and a CRLF line end are not keys.
+    writeFileSync(keys, "# Acme Corp\ngms_acme\n\n# Beta\r\ngms_beta\r\n");
+    const cli = startCli(["--port", "0", "--db", ":memory:", "--workspace", "Acme Corp", "--workspace", "Beta", "--api-key-file", keys]);
     const { url } = await cli.ready;
-    expect(cli.output().stdout).toContain("api keys: 2 as given (--workspace/--api-key: 2), not printed\n");
+    expect(cli.output().stdout).toContain("api keys: 2 as given (--workspace/--api-key-file: 2), not printed\n");
     expect(cli.output().stdout).not.toMatch(/gms_acme|gms_beta/);
     for (const [key, name, slug] of [
       ["gms_acme", "Acme Corp", "acme-corp"],
@@ -214,24 +200,28 @@ describe("gms-emulator CLI", () => {
 
     for (const [args, message] of [
       [
-        ["--workspace", "Acme", "--workspace", "Beta", "--api-key", "gms_acme"],
-        "each --workspace needs its own --api-key, in the same order (2 workspace(s), 1 key(s))",
+        ["--workspace", "Acme", "--workspace", "Beta", "--api-key-file", keyFile("gms_refused_acme")],
+        "--api-key-file holds 1 key(s) for 2 --workspace(s): one key a line, in the --workspace order",
       ],
-      [["--api-key", "one", "--api-key", "two"], "--api-key is given once without --workspace"],
-      [["--workspace", " ", "--api-key", "gms_blank"], "--workspace and --api-key must not be empty"],
+      [["--api-key-file", keyFile("gms_refused_one", "gms_refused_two")], "--api-key-file holds 2 keys; without --workspace it holds one"],
+      [["--workspace", "Acme"], "each --workspace needs its key: --api-key-file FILE"],
+      [["--workspace", " ", "--api-key-file", keyFile("gms_refused_blank")], "--workspace must not be empty"],
     ] as const) {
       const refused = startCli(["--port", "0", "--db", ":memory:", ...args]);
       expect(await refused.exited).toBe(2);
       expect(refused.output().stderr).toContain(message);
+      expect(`${refused.output().stdout}${refused.output().stderr}`).not.toContain("gms_refused");
     }
+    const missing = startCli(["--port", "0", "--db", ":memory:", "--api-key-file", join(tmpdir(), "no-such-keys.txt")]);
+    expect(await missing.exited).toBe(1);
+    expect(missing.output().stderr).toContain("pulumi-gms emulator: --api-key-file: ENOENT");
     const help = startCli(["--help"]);
     expect(await help.exited).toBe(0);
-    expect(help.output().stdout).toContain("--workspace NAME  a workspace to have, with the --api-key that follows it");
+    expect(help.output().stdout).toContain("--workspace NAME      a workspace to have, its key the next line of --api-key-file");
   });
 
-  it("names only the key sources it used, with their counts, and says when a lone --api-key is ignored", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "gms-cli-sources-"));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  it("names only the key sources it used, with their counts, and says when a default workspace's key is ignored", async () => {
+    const dir = tempDir("gms-cli-sources-");
     const fixtures = join(dir, "fixtures.yaml");
     writeFileSync(
       fixtures,
@@ -254,26 +244,48 @@ describe("gms-emulator CLI", () => {
       fixtures,
       "--workspace",
       "Gamma",
-      "--api-key",
-      "gms_cli_gamma_key",
+      "--api-key-file",
+      keyFile("gms_cli_gamma_key"),
     ]);
     const { url } = await both.ready;
-    expect(keyLines(both.output().stdout)).toEqual(["api keys: 3 as given (fixtures: 2, --workspace/--api-key: 1), not printed"]);
+    expect(keyLines(both.output().stdout)).toEqual(["api keys: 3 as given (fixtures: 2, --workspace/--api-key-file: 1), not printed"]);
     for (const key of ["gms_cli_acme_key", "gms_cli_beta_key", "gms_cli_gamma_key"]) {
       expect((await fetch(`${url}/workspaces/current`, { headers: { authorization: `Bearer ${key}` } })).status, key).toBe(200);
     }
     both.child.kill("SIGTERM");
     expect(await both.exited).toBe(0);
 
-    // Beside fixtures that declare workspaces a lone --api-key selects nothing: said, not counted.
-    const ignored = startCli(["--port", "0", "--db", ":memory:", "--fixtures", fixtures, "--api-key", "gms_cli_lone_key"]);
-    const ignoredUrl = (await ignored.ready).url;
-    expect(keyLines(ignored.output().stdout)).toEqual(["api keys: 2 as given (fixtures: 2), not printed"]);
-    expect(ignored.output().stderr).toContain("gms-emulator: --api-key ignored: the fixtures declare 2 workspace(s), each with its apiKey");
-    expect(ignored.output().stderr).not.toContain("gms_cli_lone_key");
-    expect((await fetch(`${ignoredUrl}/workspaces/current`, { headers: { authorization: "Bearer gms_cli_lone_key" } })).status).toBe(401);
-    ignored.child.kill("SIGTERM");
-    expect(await ignored.exited).toBe(0);
+    // Beside fixtures that declare workspaces a default workspace's key selects nothing: said, not counted.
+    for (const [args, apiKey, source] of [
+      [[], "gms_cli_lone_key", "GMS_EMULATOR_API_KEY"],
+      [["--api-key-file", keyFile("gms_cli_lone_key")], undefined, "--api-key-file"],
+    ] as const) {
+      const ignored = startCli(["--port", "0", "--db", ":memory:", "--fixtures", fixtures, ...args], apiKey);
+      const ignoredUrl = (await ignored.ready).url;
+      expect(keyLines(ignored.output().stdout)).toEqual(["api keys: 2 as given (fixtures: 2), not printed"]);
+      expect(ignored.output().stderr).toContain(
+        `pulumi-gms emulator: ${source} ignored: the fixtures declare 2 workspace(s), each with its apiKey`,
+      );
+      expect(ignored.output().stderr).not.toContain("gms_cli_lone_key");
+      expect((await fetch(`${ignoredUrl}/workspaces/current`, { headers: { authorization: "Bearer gms_cli_lone_key" } })).status).toBe(401);
+      ignored.child.kill("SIGTERM");
+      expect(await ignored.exited).toBe(0);
+    }
+
+    // Both a file and the variable: the file's key is the default workspace's, and the variable is said to be ignored.
+    const fileFirst = startCli(["--port", "0", "--db", ":memory:", "--api-key-file", keyFile("gms_cli_file_key")], "gms_cli_env_key");
+    const fileFirstUrl = (await fileFirst.ready).url;
+    expect(keyLines(fileFirst.output().stdout)).toEqual(["api keys: 1 as given (--api-key-file: 1), not printed"]);
+    expect(fileFirst.output().stderr).toContain("GMS_EMULATOR_API_KEY ignored: --api-key-file gives the default workspace's key");
+    for (const [key, status] of [
+      ["gms_cli_file_key", 200],
+      ["gms_cli_env_key", 401],
+    ] as const) {
+      expect((await fetch(`${fileFirstUrl}/workspaces/current`, { headers: { authorization: `Bearer ${key}` } })).status, key).toBe(status);
+    }
+    expect(`${fileFirst.output().stdout}${fileFirst.output().stderr}`).not.toMatch(/gms_cli_(file|env)_key/);
+    fileFirst.child.kill("SIGTERM");
+    expect(await fileFirst.exited).toBe(0);
 
     // Fixtures without workspaces: the default workspace, its key generated and printed; nothing counted as given.
     const evalTypesOnly = join(dir, "eval-types.yaml");
@@ -286,15 +298,14 @@ describe("gms-emulator CLI", () => {
   });
 
   it("refuses invalid fixtures naming each field's path and the fix, never the key", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "gms-cli-bad-fixtures-"));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir("gms-cli-bad-fixtures-");
     const fixtures = join(dir, "fixtures.yaml");
     writeFileSync(fixtures, "workspaces:\n  - { name: Acme, slug: acme, apiKey: gms_ok_key }\n  - { name: Beta, apiKey: sk-7x }\n");
     const cli = startCli(["--port", "0", "--db", ":memory:", "--fixtures", fixtures]);
     expect(await cli.exited).toBe(1);
     const { stdout, stderr } = cli.output();
     expect(stdout).toBe("");
-    expect(stderr).toContain("gms-emulator: invalid fixtures");
+    expect(stderr).toContain("pulumi-gms emulator: invalid fixtures");
     expect(stderr).toContain(
       `${fixtures}:3:5: workspaces[1].slug: is required: the workspace's slug: lowercase letters, digits and dashes, e.g. acme`,
     );

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 
-const CLI = join(__dirname, "../../dist/emulator/cli.js");
+const CLI = join(__dirname, "../../dist/cli/main.js");
 const MINUTES = 60_000;
 
 /** Sends a request, and the span of this machine's clock it ran in, shifted by `offsetMs`. */
@@ -76,16 +76,13 @@ describe.each([
   });
 });
 
-describe("gms-emulator --clock-offset", () => {
+describe("pulumi-gms emulator --clock-offset", () => {
   it("runs the service's clock that far from this machine's, and refuses a value that is not whole milliseconds", async () => {
     const offsetMs = -5 * MINUTES;
-    const child = spawn(
-      process.execPath,
-      [CLI, "--port", "0", "--db", ":memory:", "--api-key", "gms_clock_key", `--clock-offset=${offsetMs}`],
-      {
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
+    const child = spawn(process.execPath, [CLI, "emulator", "--port", "0", "--db", ":memory:", `--clock-offset=${offsetMs}`], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, GMS_EMULATOR_API_KEY: "gms_clock_key" },
+    });
     try {
       let stdout = "";
       const url = await new Promise<string>((resolve, reject) => {
@@ -106,7 +103,9 @@ describe("gms-emulator --clock-offset", () => {
       child.kill("SIGTERM");
     }
 
-    const refused = spawn(process.execPath, [CLI, "--port", "0", "--clock-offset", "soon"], { stdio: ["ignore", "ignore", "pipe"] });
+    const refused = spawn(process.execPath, [CLI, "emulator", "--port", "0", "--clock-offset", "soon"], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     refused.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     expect(await new Promise((resolve) => refused.once("close", resolve))).toBe(2);

@@ -394,7 +394,15 @@ describe("fine-tune timing options", () => {
     );
     /** Starts the built CLI; `listening` resolves with its URL once it says so, `closed` with its exit code. */
     const start = (args: string[]) => {
-      const child = spawn(process.execPath, [join(__dirname, "../../dist/emulator/cli.js"), "--port", "0", "--db", ":memory:", ...args]);
+      const child = spawn(process.execPath, [
+        join(__dirname, "../../dist/cli/main.js"),
+        "emulator",
+        "--port",
+        "0",
+        "--db",
+        ":memory:",
+        ...args,
+      ]);
       let stdout = "";
       let stderr = "";
       const listening = new Promise<string>((resolve) =>

@@ -271,7 +271,7 @@ describe("a workspace its key holder deleted, across a restart", () => {
     expect(current.body).toMatchObject({ guid, slug: "default" });
   });
 
-  it("restores the default workspace when started with the deleted workspace's --api-key, or with a new one", async () => {
+  it("restores the default workspace when started with the deleted workspace's key, or with a new one", async () => {
     const given = "gms_given_default_key";
     const first = await start({ apiKey: given });
     expect(first.generatedApiKey).toBeUndefined();

@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/migrate/cli";
+import { runCommand } from "../../src/cli/main";
+import { migrateCommand } from "../../src/cli/migrate";
 import { MigrationError } from "../../src/migrate/errors";
 import { packageNativeSchema } from "../../src/migrate/native-schema";
 import { type MigrationPlan, planMigration } from "../../src/migrate/plan";
@@ -344,13 +345,18 @@ describe("the command", () => {
   const io = (stdin = "") => {
     const out: string[] = [];
     const err: string[] = [];
-    return { out, err, io: { readStdin: () => stdin, out: (t: string) => out.push(t), err: (t: string) => err.push(t) } };
+    return {
+      out,
+      err,
+      io: { readStdin: () => stdin, out: (t: string) => out.push(t), err: (t: string) => err.push(t), env: {}, cwd: process.cwd() },
+    };
   };
+  const main = (argv: string[], io: Parameters<typeof runCommand>[2]) => runCommand(migrateCommand, argv, io);
 
-  it("reads the export from standard input and writes both files", () => {
+  it("reads the export from standard input and writes both files", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gms-migrate-"));
     const run = io(JSON.stringify(realisticExport()));
-    const code = main(["-", "--import-file", join(dir, "i.json"), "--delete-script", join(dir, "d.sh")], run.io);
+    const code = await main(["-", "--import-file", join(dir, "i.json"), "--delete-script", join(dir, "d.sh")], run.io);
     expect(code, run.err.join("")).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, "i.json"), "utf8")).resources).toHaveLength(9);
     expect(
@@ -362,15 +368,15 @@ describe("the command", () => {
     rmSync(dir, { recursive: true });
   });
 
-  it("exits 1 with the reason and writes nothing on a bad export, 2 on a usage error", () => {
+  it("exits 1 with the reason and writes nothing on a bad export, 2 on a usage error", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gms-migrate-"));
     const bad = io("not json");
-    expect(main(["--import-file", join(dir, "i.json"), "--delete-script", join(dir, "d.sh")], bad.io)).toBe(1);
-    expect(bad.err.join("")).toMatch(/^gms-migrate: standard input is not a Pulumi stack export/);
+    expect(await main(["--import-file", join(dir, "i.json"), "--delete-script", join(dir, "d.sh")], bad.io)).toBe(1);
+    expect(bad.err.join("")).toMatch(/^pulumi-gms migrate: standard input is not a Pulumi stack export/);
     expect(existsSync(join(dir, "i.json")) || existsSync(join(dir, "d.sh"))).toBe(false);
     const usage = io();
-    expect(main(["--nope"], usage.io)).toBe(2);
-    expect(usage.err.join("")).toContain("usage: gms-migrate");
+    expect(await main(["--nope"], usage.io)).toBe(2);
+    expect(usage.err.join("")).toContain("usage: pulumi-gms migrate");
     rmSync(dir, { recursive: true });
   });
 

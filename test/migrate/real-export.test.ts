@@ -1,8 +1,8 @@
 /**
- * gms-migrate on a real stack export: a program of several kinds (a Pulumi parent that is a gms resource, one
+ * pulumi-gms migrate on a real stack export: a program of several kinds (a Pulumi parent that is a gms resource, one
  * that is a component, a protected resource, secret keys, an App in another workspace through its own
  * `connection`) is applied on the real Pulumi CLI against the emulator, exported with `pulumi stack export`, and
- * the built command (`node dist/migrate/cli.js`) is run on the export. The import file must hold every gms
+ * the built command (`node dist/cli/main.js migrate`) is run on the export. The import file must hold every gms
  * resource with its native type, id and parent, in an order `pulumi import` resolves; the delete script, run on
  * the real stack, must remove every dynamic gms resource and nothing else (the CLI refuses a resource that
  * another depends on, so the order is proven by the CLI itself); no output may hold a secret. Between the two,
@@ -24,7 +24,7 @@ const cli = yamlCliFor("test/migrate/real-export.test.ts");
 const TIMEOUT = 300_000;
 const PROVIDER_KEY = "sk-migrate-provider-key-5d7e21";
 const SECRETS = [PROVIDER_KEY, ACME_KEY, OTHER_KEY];
-const COMMAND = join(__dirname, "..", "..", "dist", "migrate", "cli.js");
+const COMMAND = join(__dirname, "..", "..", "dist", "cli", "main.js");
 const PLUGIN = join(__dirname, "..", "..", "dist", "plugin", "main.js");
 
 interface Resource {
@@ -84,11 +84,12 @@ new Team("team");
 `;
 };
 
-describe.skipIf(!cli)(`gms-migrate on a real stack export: ${cliName(cli)}`, () => {
+describe.skipIf(!cli)(`pulumi-gms migrate on a real stack export: ${cliName(cli)}`, () => {
   let bed: KindsBed;
   const pulumi = (...args: string[]) =>
     spawnSync(cli!.bin, [...args, "--stack", "dev"], { cwd: bed.programDir, env: bed.engine.environment(), encoding: "utf8" });
-  const migrate = (...args: string[]) => spawnSync(process.execPath, [COMMAND, ...args], { cwd: bed.programDir, encoding: "utf8" });
+  const migrate = (...args: string[]) =>
+    spawnSync(process.execPath, [COMMAND, "migrate", ...args], { cwd: bed.programDir, encoding: "utf8" });
   const exportResources = (): Resource[] => {
     const exported = pulumi("stack", "export");
     expect(exported.status, exported.stderr).toBe(0);

@@ -135,7 +135,7 @@ export class WorkspaceStore {
     return true;
   }
 
-  /** Gives the workspace that `existingKey` selects one more key, for the same user (the CLI's `--api-key`). */
+  /** Gives the workspace that `existingKey` selects one more key, for the same user (the CLI's `--api-key-file` or GMS_EMULATOR_API_KEY). */
   addKey(existingKey: string, apiKey: string): Caller {
     const caller = this.authenticate(existingKey);
     if (!caller) throw new RecordNotFoundError("Workspace not found");

@@ -1,0 +1,128 @@
+/**
+ * `pulumi-gms discover`: writes the `pulumi import --file` document of every object in a workspace (src/discover).
+ * The workspace is the one GMS_API_KEY (or `--api-key-file`) selects at GMS_BASE_URL; the key is never a flag, and
+ * never printed: everything the command prints goes through a filter that blanks it.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import type { DiscoverSettings } from "../discover/command";
+import { type Command, type CommandIo, EXIT, UsageError } from "./command";
+
+const DEFAULT_OUT = "gms-import.json";
+
+const USAGE = `usage: pulumi-gms discover [--out FILE] [--stack NAME] [--pulumi PATH] [--api-key-file FILE] [--json]
+
+Lists every object of every kind in the workspace that GMS_API_KEY selects at GMS_BASE_URL and writes the document
+\`pulumi import --file\` reads: each object's type (gms:index:<Kind>), its GUID, and a resource name made from its
+own name (lowercase, digits and underscores; twins of one name told apart by kind, then by their GUID's first digits).
+
+  --out FILE           where to write it (default ${DEFAULT_OUT}), relative to the current folder
+  --stack NAME         leave out what stack NAME already manages (read with \`pulumi stack export\` in the current
+                       folder, the project's) and the names it uses; the commands printed name the stack
+  --pulumi PATH        the Pulumi CLI that reads the stack (default: pulumi on PATH)
+  --api-key-file FILE  read the API key from FILE instead of GMS_API_KEY
+  --json               print the result as one JSON document on stdout (the import document, what was left
+                       out and why, the config keys with their lines, notes, the commands to run next)
+
+Configured Skills (which the public interface cannot create) are left out, saying why; Actions, Contexts, Data
+records and Eval types are lookups, not resources, and never imported. The keys the service never returns
+(ProviderConnection and Model keys) cannot be written by \`pulumi import\`: the summary names a config key for
+each, with the \`pulumi config set --secret\` line to run and the line that reads it, in the project's language
+(Pulumi.yaml's runtime in the current folder; YAML without one).
+Environment: GMS_BASE_URL (required, ending in /v1), GMS_API_KEY, GMS_MAX_RETRIES (default 3).
+Exit status: 0 done, 1 failed (the service unreachable, the key refused, the stack unreadable), 2 usage.`;
+
+/** The flags and the environment, checked; the service's address is checked by the run (it loads the URL rules). */
+function settingsFrom(argv: string[], io: CommandIo): DiscoverSettings | "help" {
+  if (argv.some((arg) => /^--api-key(=|$)/.test(arg)))
+    throw new UsageError(
+      "the API key is never a flag (the process list and the shell's history would show it): set GMS_API_KEY, or give a file holding it with --api-key-file",
+    );
+  let parsed: ReturnType<typeof parseArguments>;
+  try {
+    parsed = parseArguments(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return "help";
+  if (positionals.length > 0) throw new UsageError(`discover takes no arguments, only flags (got ${positionals.join(" ")})`);
+  for (const flag of ["out", "stack", "pulumi", "api-key-file"] as const)
+    if (values[flag] === "") throw new UsageError(`--${flag} needs a value`);
+  const baseUrl = io.env.GMS_BASE_URL;
+  if (!baseUrl) throw new UsageError("GMS_BASE_URL is not set: the service's address, for example https://gms.example.com/v1");
+  let apiKey = io.env.GMS_API_KEY;
+  const keyFile = values["api-key-file"];
+  if (keyFile !== undefined) {
+    try {
+      apiKey = readFileSync(resolve(io.cwd, keyFile), "utf8").trim();
+    } catch (error) {
+      throw new UsageError(
+        `--api-key-file ${keyFile}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
+    }
+    if (apiKey === "") throw new UsageError(`--api-key-file ${keyFile} is empty`);
+  }
+  if (!apiKey) throw new UsageError("no API key: set GMS_API_KEY, or give a file holding it with --api-key-file");
+  const retries = io.env.GMS_MAX_RETRIES;
+  const maxRetries = retries === undefined || retries === "" ? undefined : Number(retries);
+  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0))
+    throw new UsageError(`GMS_MAX_RETRIES must be a whole number of 0 or more, not "${retries}"`);
+  return {
+    baseUrl,
+    apiKey,
+    maxRetries,
+    out: values.out ?? DEFAULT_OUT,
+    stack: values.stack,
+    pulumi: values.pulumi ?? "pulumi",
+    json: values.json ?? false,
+  };
+}
+
+function parseArguments(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      out: { type: "string" },
+      stack: { type: "string" },
+      pulumi: { type: "string" },
+      "api-key-file": { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+
+async function run(argv: string[], io: CommandIo): Promise<number> {
+  let settings: DiscoverSettings | "help";
+  try {
+    settings = settingsFrom(argv, io);
+    if (settings !== "help") {
+      // Loaded only to run: `pulumi-gms --help` stays cheap.
+      const { BaseUrl } = await import("../provider/connection.js");
+      const checked = BaseUrl.safeParse(settings.baseUrl);
+      if (!checked.success) throw new UsageError(`GMS_BASE_URL ${checked.error.issues[0]!.message}`);
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`pulumi-gms discover: ${error.message}\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  if (settings === "help") {
+    io.out(`${USAGE}\n`);
+    return EXIT.done;
+  }
+  const { apiKey } = settings;
+  const [{ redactSecrets }, { discoverWith }] = await Promise.all([import("../provider/errors.js"), import("../discover/command.js")]);
+  const blanked = (print: (text: string) => void) => (text: string) => print(redactSecrets(text, [apiKey]));
+  return discoverWith(settings, { ...io, out: blanked(io.out), err: blanked(io.err) });
+}
+
+export const discoverCommand: Command = {
+  name: "discover",
+  summary: "write the `pulumi import --file` document of every object in a workspace",
+  usage: USAGE,
+  run,
+};

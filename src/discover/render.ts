@@ -1,0 +1,48 @@
+/** A discovery as people read it (the command's summary) and as `pulumi import --file` reads it (the document). */
+import { KIND_NAMES } from "../provider/kind";
+import type { Discovery } from "./plan";
+
+/** The import document, as `pulumi import --file` reads it. */
+export const renderDocument = (discovery: Discovery): string => `${JSON.stringify(discovery.document, null, 2)}\n`;
+
+/** The summary: what was listed and written, what was left out and why, what to set and run next. */
+export function renderSummary(discovery: Discovery, file: string): string {
+  const lines: string[] = [];
+  const { workspace, listed, document, leftOut, configKeys, notes, caveats, language } = discovery;
+  const total = KIND_NAMES.reduce((sum, kind) => sum + listed[kind], 0);
+  lines.push(`Workspace "${workspace.name}" (${workspace.guid}): ${total} objects.`);
+  lines.push(`  ${KIND_NAMES.map((kind) => `${kind} ${listed[kind]}`).join(", ")}`);
+  lines.push(`Wrote ${file}: ${document.resources.length} to import.`);
+  const managed = leftOut.filter((entry) => entry.code === "managed");
+  const others = leftOut.filter((entry) => entry.code !== "managed");
+  if (managed.length > 0) lines.push(`Left out, already managed by the stack: ${managed.length} (--json lists each).`);
+  if (others.length > 0) {
+    lines.push(`Left out: ${others.length}`);
+    for (const entry of others) lines.push(`  ${entry.type} "${entry.object}" ${entry.guid}: ${entry.reason}`);
+  }
+  lines.push(`Not imported: ${discovery.notResources}`);
+  if (configKeys.length > 0) {
+    lines.push(
+      "Keys the service never returns (the imported objects keep theirs; a program needs them to create one anew): " +
+        `set each as a secret (the CLI asks for the value), then add its line to the code \`pulumi import\` writes${
+          language.preamble ? ` (and once: ${language.preamble})` : ""
+        }:`,
+    );
+    const width = Math.max(...configKeys.map((key) => key.setCommand.length));
+    for (const key of configKeys) lines.push(`  ${key.setCommand.padEnd(width)}   then   ${key.programLine}   ${key.where}`);
+  }
+  if (notes.length > 0) {
+    lines.push("Notes:");
+    for (const note of notes) lines.push(`  ${note.resource} (${note.type}): ${note.note}`);
+  }
+  if (caveats.length > 0) {
+    lines.push("Before a program may delete what it imports:");
+    for (const caveat of caveats) lines.push(`  ${caveat.type} (${caveat.resources.length}): ${caveat.caveat}`);
+    lines.push("  `pulumi import` protects what it imports (unless --protect=false): keep that on what you mean to keep.");
+  }
+  if (language.assumed) lines.push(`Lines are written for ${language.runtime}: ${language.assumed}.`);
+  lines.push("Next:");
+  for (const command of discovery.next) lines.push(`  ${command}`);
+  if (language.runtime === "yaml") lines.push("  (the resources `pulumi import --out` writes go under `resources:` in Pulumi.yaml)");
+  return `${lines.join("\n")}\n`;
+}
