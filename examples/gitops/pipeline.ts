@@ -25,12 +25,17 @@
  * `@pulumi/pulumi`, and while a job runs the working directory is the program's folder, as the language
  * host would make it (the program reads handbook.md relative to it).
  *
+ * A run stopped mid-`up` (a runner killed, a timeout) leaves pending creates in the checkpoint and its lock.
+ * Before a job that changes the stack (up, refresh, destroy), the pipeline settles them with
+ * `pulumi-gms recover --yes` (the program's own pulumi-gms), so that the job makes no duplicate; when recover
+ * leaves something to a person (two objects that match one create), the job fails, naming it, and changes nothing.
+ *
  * Needs the `pulumi` CLI on PATH (the Automation API drives it) and Node.js 22.18 or later (it runs the
  * program's TypeScript by stripping the types). The last line a job prints is `result: {...}` (JSON) for
  * the pipeline to read.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -59,6 +64,8 @@ export interface JobResult {
   outputs?: Record<string, unknown>;
   /** refresh: what the next `up` would change to bring the service back to the program. */
   drift?: OpMap;
+  /** What `pulumi-gms recover` settled before the job, when a stopped run had left something to settle. */
+  recovered?: Record<string, number>;
 }
 
 /** Whether the `pulumi` CLI is on PATH; the reason when it is not. */
@@ -101,6 +108,9 @@ function sdkOf(workDir: string): { automation: typeof automation; runtime: { wai
   }
 }
 
+/** Whether this process has run the program: its module, once imported, cannot register its resources again. */
+let programStarted = false;
+
 /**
  * The program's module, run as the Node.js language host would (a default export function's result, else the
  * named exports), failing when anything it started failed. The Automation API's language server tells the
@@ -111,6 +121,7 @@ function sdkOf(workDir: string): { automation: typeof automation; runtime: { wai
  * nothing, as with `pulumi-language-nodejs`.
  */
 async function runProgram(entry: string, runtime: { waitForRPCs?: () => Promise<void> }): Promise<Record<string, unknown> | undefined> {
+  programStarted = true;
   if (typeof runtime.waitForRPCs !== "function")
     throw new Error("This @pulumi/pulumi has no runtime.waitForRPCs, which the pipeline needs");
   const failures: unknown[] = [];
@@ -167,16 +178,83 @@ export async function openStack(options: PipelineOptions = {}): Promise<Stack> {
   return stack;
 }
 
+/** What this pipeline reads of `pulumi-gms recover --json`'s report. */
+interface RecoveryReport {
+  blockers: string[];
+  pendingCreates: { urn: string; outcome: string; reason: string; candidates: { guid: string }[] }[];
+}
+
+/** The `pulumi-gms` command of the program's own pulumi-gms package. */
+function pulumiGmsOf(workDir: string): string {
+  const manifest = createRequire(join(workDir, "package.json")).resolve("pulumi-gms/package.json");
+  const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: Record<string, string> };
+  return join(dirname(manifest), bin["pulumi-gms"]!);
+}
+
+/**
+ * `pulumi-gms recover --stack <stack> --yes --json` in the program's folder, with the stack's backend and
+ * passphrase: it settles the pending creates and the lock a stopped run left (see its --help). Its progress
+ * lines go to the job's output; what it settled comes back; when it leaves something to a person, the job
+ * fails with its words.
+ */
+async function recover(stack: Stack, options: PipelineOptions): Promise<Record<string, number>> {
+  const workDir = stack.workspace.workDir;
+  const print = printer(options);
+  print(`pipeline: stack ${stack.name} was left by a run that stopped midway: pulumi-gms recover settles it first\n`);
+  const child = spawn(process.execPath, [pulumiGmsOf(workDir), "recover", "--stack", stack.name, "--yes", "--json"], {
+    cwd: workDir,
+    env: { ...(options.env ?? process.env), ...stack.workspace.envVars },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let report = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (report += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => print(chunk));
+  const code = await new Promise<number | null>((done) => child.on("close", done));
+  let parsed: RecoveryReport | undefined;
+  try {
+    parsed = JSON.parse(report) as RecoveryReport;
+  } catch {
+    // No report: recover failed before it had one, and said why on its standard error (above).
+  }
+  if (code !== 0 || !parsed) {
+    const left = (parsed?.pendingCreates ?? [])
+      .filter((plan) => plan.outcome === "ambiguous" || plan.outcome === "unsettled")
+      .map((plan) => `\n  ${plan.urn}: ${plan.reason} (${plan.candidates.map((each) => each.guid).join(", ") || "no candidate"})`);
+    const why = parsed?.blockers.map((blocker) => `\n  ${blocker}`).join("") ?? " (what it said is above)";
+    throw new Error(
+      `pulumi-gms recover could not settle stack ${stack.name} (exit ${code}):${why}${left.join("")}\n` +
+        `Settle it with \`npx pulumi-gms recover --stack ${stack.name}\` in ${workDir} (it says how), then run this job again`,
+    );
+  }
+  const counts: Record<string, number> = {};
+  for (const { outcome } of parsed.pendingCreates) counts[outcome] = (counts[outcome] ?? 0) + 1;
+  return counts;
+}
+
+const hasPendingOperations = async (stack: Stack): Promise<boolean> =>
+  ((await stack.exportStack()).deployment?.pending_operations ?? []).length > 0;
+
 /**
  * Runs `job` on the program's stack with the working directory set to the program's folder, where the
- * program expects to run (relative paths such as its FileAsset), and restores it afterwards.
+ * program expects to run (relative paths such as its FileAsset), and restores it afterwards. A job that
+ * `changes` the stack first has recover settle what a stopped run left: its pending operations, found in the
+ * checkpoint; or its lock alone (a run stopped before its first step), which the CLI reports as a concurrent
+ * update before the program runs, so the job is tried once more after recover released it.
  */
-async function withStack<T>(options: PipelineOptions, job: (stack: Stack) => Promise<T>): Promise<T> {
+async function withStack<T extends JobResult>(options: PipelineOptions, changes: boolean, job: (stack: Stack) => Promise<T>): Promise<T> {
   const stack = await openStack(options);
   const previous = process.cwd();
   process.chdir(stack.workspace.workDir);
   try {
-    return await job(stack);
+    if (!changes) return await job(stack);
+    const recovered = (await hasPendingOperations(stack)) ? await recover(stack, options) : undefined;
+    try {
+      return { ...(await job(stack)), ...(recovered ? { recovered } : {}) };
+    } catch (error) {
+      if ((error as Error).name !== "ConcurrentUpdateError" || programStarted || recovered) throw error;
+      const released = await recover(stack, options);
+      return { ...(await job(stack)), recovered: released };
+    }
   } finally {
     process.chdir(previous);
   }
@@ -186,7 +264,7 @@ const printer = (options: PipelineOptions) => options.onOutput ?? ((text: string
 
 /** Pull request: what merging would do. Changes nothing. */
 export function preview(options: PipelineOptions = {}): Promise<JobResult> {
-  return withStack(options, async (stack) => {
+  return withStack(options, false, async (stack) => {
     const result = await stack.preview({ onOutput: printer(options), diff: false });
     return { job: "preview", changes: result.changeSummary };
   });
@@ -194,7 +272,7 @@ export function preview(options: PipelineOptions = {}): Promise<JobResult> {
 
 /** Merge to main: apply the program. */
 export function up(options: PipelineOptions = {}): Promise<JobResult> {
-  return withStack(options, async (stack) => {
+  return withStack(options, true, async (stack) => {
     const result = await stack.up({ onOutput: printer(options) });
     return { job: "up", changes: result.summary.resourceChanges ?? {}, outputs: plainOutputs(result.outputs) };
   });
@@ -205,7 +283,7 @@ export function up(options: PipelineOptions = {}): Promise<JobResult> {
  * as `update` in the refresh), then preview: what `up` would change back is the drift.
  */
 export function refresh(options: PipelineOptions = {}): Promise<JobResult> {
-  return withStack(options, async (stack) => {
+  return withStack(options, true, async (stack) => {
     const refreshed = await stack.refresh({ onOutput: printer(options) });
     const drift = await stack.preview({ onOutput: printer(options), diff: false });
     return { job: "refresh", changes: refreshed.summary.resourceChanges ?? {}, drift: withoutSame(drift.changeSummary) };
@@ -213,7 +291,7 @@ export function refresh(options: PipelineOptions = {}): Promise<JobResult> {
 }
 
 export function destroy(options: PipelineOptions = {}): Promise<JobResult> {
-  return withStack(options, async (stack) => {
+  return withStack(options, true, async (stack) => {
     const result = await stack.destroy({ onOutput: printer(options) });
     return { job: "destroy", changes: result.summary.resourceChanges ?? {} };
   });

@@ -6,10 +6,12 @@ import type { Command } from "./command";
 import { discoverCommand } from "./discover";
 import { emulatorCommand } from "./emulator";
 import { migrateCommand } from "./migrate";
+import { recoverCommand } from "./recover";
 
 // biome-ignore format: one line per command, so that adding one is a line of its own
 export const commands: readonly Command[] = [
   emulatorCommand,
   migrateCommand,
   discoverCommand,
+  recoverCommand,
 ];

@@ -5,9 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import type { DiscoverSettings } from "../discover/command";
-import { type Command, type CommandIo, EXIT, UsageError } from "./command";
+import { type Command, type CommandIo, parseFlags, runWith, UsageError } from "./command";
 
 const DEFAULT_OUT = "gms-import.json";
 
@@ -39,13 +38,14 @@ function settingsFrom(argv: string[], io: CommandIo): DiscoverSettings | "help" 
     throw new UsageError(
       "the API key is never a flag (the process list and the shell's history would show it): set GMS_API_KEY, or give a file holding it with --api-key-file",
     );
-  let parsed: ReturnType<typeof parseArguments>;
-  try {
-    parsed = parseArguments(argv);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseFlags(argv, {
+    out: { type: "string" },
+    stack: { type: "string" },
+    pulumi: { type: "string" },
+    "api-key-file": { type: "string" },
+    json: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
   if (values.help) return "help";
   if (positionals.length > 0) throw new UsageError(`discover takes no arguments, only flags (got ${positionals.join(" ")})`);
   for (const flag of ["out", "stack", "pulumi", "api-key-file"] as const)
@@ -80,45 +80,27 @@ function settingsFrom(argv: string[], io: CommandIo): DiscoverSettings | "help" 
   };
 }
 
-function parseArguments(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      out: { type: "string" },
-      stack: { type: "string" },
-      pulumi: { type: "string" },
-      "api-key-file": { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
+const run = (argv: string[], io: CommandIo): Promise<number> =>
+  runWith(
+    discoverCommand,
+    io,
+    async () => {
+      const settings = settingsFrom(argv, io);
+      if (settings !== "help") {
+        // Loaded only to run: `pulumi-gms --help` stays cheap.
+        const { BaseUrl } = await import("../provider/connection.js");
+        const checked = BaseUrl.safeParse(settings.baseUrl);
+        if (!checked.success) throw new UsageError(`GMS_BASE_URL ${checked.error.issues[0]!.message}`);
+      }
+      return settings;
     },
-  });
-}
-
-async function run(argv: string[], io: CommandIo): Promise<number> {
-  let settings: DiscoverSettings | "help";
-  try {
-    settings = settingsFrom(argv, io);
-    if (settings !== "help") {
-      // Loaded only to run: `pulumi-gms --help` stays cheap.
-      const { BaseUrl } = await import("../provider/connection.js");
-      const checked = BaseUrl.safeParse(settings.baseUrl);
-      if (!checked.success) throw new UsageError(`GMS_BASE_URL ${checked.error.issues[0]!.message}`);
-    }
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.err(`pulumi-gms discover: ${error.message}\n${USAGE}\n`);
-    return EXIT.usage;
-  }
-  if (settings === "help") {
-    io.out(`${USAGE}\n`);
-    return EXIT.done;
-  }
-  const { apiKey } = settings;
-  const [{ redactSecrets }, { discoverWith }] = await Promise.all([import("../provider/errors.js"), import("../discover/command.js")]);
-  const blanked = (print: (text: string) => void) => (text: string) => print(redactSecrets(text, [apiKey]));
-  return discoverWith(settings, { ...io, out: blanked(io.out), err: blanked(io.err) });
-}
+    async (settings) => {
+      const { apiKey } = settings;
+      const [{ redactSecrets }, { discoverWith }] = await Promise.all([import("../provider/errors.js"), import("../discover/command.js")]);
+      const blanked = (print: (text: string) => void) => (text: string) => print(redactSecrets(text, [apiKey]));
+      return discoverWith(settings, { ...io, out: blanked(io.out), err: blanked(io.err) });
+    },
+  );
 
 export const discoverCommand: Command = {
   name: "discover",

@@ -4,9 +4,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { dynamicToken, nativeToken } from "../provider/tokens";
-import { type Command, type CommandIo, EXIT, UsageError } from "./command";
+import { type Command, type CommandIo, EXIT, parseFlags, UsageError } from "./command";
 
 const USAGE = `usage: pulumi-gms migrate [EXPORT | -] [--import-file FILE] [--delete-script FILE] [--stack NAME]
                           [--plugin-version VERSION] [--with-outputs] [--json]
@@ -36,23 +35,14 @@ export const migrateCommand: Command = {
 };
 
 async function runMigrate(argv: string[], io: CommandIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        "import-file": { type: "string" },
-        "delete-script": { type: "string" },
-        stack: { type: "string" },
-        "plugin-version": { type: "string" },
-        "with-outputs": { type: "boolean" },
-        json: { type: "boolean" },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = parseFlags(argv, {
+    "import-file": { type: "string" },
+    "delete-script": { type: "string" },
+    stack: { type: "string" },
+    "plugin-version": { type: "string" },
+    "with-outputs": { type: "boolean" },
+    json: { type: "boolean" },
+  });
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`one stack export at a time (got ${positionals.length})`);
   const input = positionals[0] ?? "-";

@@ -145,6 +145,41 @@ export class GmsClient {
     if (this.#ownsDispatcher) await this.#dispatcher?.close();
   }
 
+  /**
+   * The bytes a signed file URL the service handed out (`/files/upload`'s answer, a Context Source's `url`)
+   * points at, when it is on the service's own origin and still valid; undefined otherwise (expired, another
+   * origin, unreachable). No key is sent: the URL's signature authorises the read. Never retried: a lookup
+   * that cannot read it treats the file as unknown.
+   */
+  async readSignedFile(url: string): Promise<Buffer | undefined> {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return undefined;
+    }
+    if (target.origin !== this.#origin) return undefined;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
+    try {
+      const response = await this.#agent().request({
+        origin: this.#origin,
+        path: target.pathname + target.search,
+        method: "GET",
+        headers: { "user-agent": this.#userAgent },
+        signal: controller.signal,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      const content = Buffer.from(await response.body.arrayBuffer());
+      return response.statusCode === 200 ? content : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** The caller's dispatcher, or the client's own keep-alive `Agent` (it honours the server's Keep-Alive hint), made on first use. */
   #agent(): Dispatcher {
     this.#dispatcher ??= new (undici().Agent)();

@@ -26,6 +26,11 @@ import { retryDelayMs, type RetryPolicy } from "./retry";
 export interface CreatedCandidate {
   guid: string;
   createdAt?: string | null | undefined;
+  /**
+   * For a record with no creation time: a moment it cannot be older than (a Dataset is no older than its App),
+   * when one is known.
+   */
+  notBefore?: string | undefined;
 }
 
 /** A create's answer: a record with its GUID. */

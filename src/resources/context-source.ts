@@ -270,8 +270,7 @@ export const contextSourceKind = restKind(
         // From here on the source exists: any failure deletes it again, so a failed create leaves nothing behind.
         try {
           let record = created;
-          const fileName = inputs.file && "path" in inputs.file ? basename(inputs.file.path) : undefined;
-          const name = inputs.name ?? fileName;
+          const name = nameOnCreate(inputs);
           if (name !== undefined || inputs.loaderConfig !== undefined || inputs.splitterConfig !== undefined) {
             record = await putConfig(
               client,
@@ -303,9 +302,22 @@ export const contextSourceKind = restKind(
             .filter((source) => sha256(source.url) === uploaded)
             .map((source) => ({ guid: source.guid, createdAt: source.createdAt }));
         }
-        // Recorded without it (by an engine's journal of a create under way): nothing tells its source from another.
+        // Recorded without it (an engine's journal of a create under way, a checkpoint's pending create): the create
+        // names its source right after the POST, so a source of that name is identified by it, as an App by its name.
+        // Another is one whose create stopped before naming it when the file its URL still serves has the asset's
+        // bytes, and is not when it has other bytes; a file that cannot be read any more leaves it in doubt.
+        const name = nameOnCreate(inputs);
         const doubt = `nothing recorded identifies the file uploaded for ${sourceLabel(inputs)}, so any source of the Context made then may be it`;
-        return sources.map((source) => ({ guid: source.guid, createdAt: source.createdAt, doubt }));
+        const found = await Promise.all(
+          sources.map(async (source) => {
+            const candidate = { guid: source.guid, createdAt: source.createdAt };
+            if (name !== undefined && source.name === name) return candidate;
+            const content = inputs.file ? await client.readSignedFile(source.url) : undefined;
+            if (content === undefined) return { ...candidate, doubt };
+            return sha256(content) === inputs.file!.hash ? candidate : undefined;
+          }),
+        );
+        return found.filter((candidate) => candidate !== undefined);
       },
       async read(client, guid, state) {
         const fileBacked = state.file !== undefined;
@@ -367,6 +379,10 @@ class StepError extends Error {
   override readonly name = "StepError";
 }
 const reason = (error: unknown): string => (error instanceof StepError ? error.message : `${failureText(error)}.`);
+
+/** The name a create gives its source: the declared one, else the file's own. */
+const nameOnCreate = (inputs: Inputs): string | undefined =>
+  inputs.name ?? (inputs.file && "path" in inputs.file ? basename(inputs.file.path) : undefined);
 
 /** How errors name the source: never by a signed URL, which is a credential for its lifetime. */
 function sourceLabel(inputs: { url?: string | undefined; file?: FileContent | undefined }): string {

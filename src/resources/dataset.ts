@@ -16,6 +16,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
+import { appsApi } from "../api/apps";
 import { datasetEndpoints } from "../api/datasets";
 import { listAll } from "../api/endpoint";
 import { type GmsClient, NotFoundError } from "../client";
@@ -74,6 +75,14 @@ export const datasetKind = restKind(
       return failure(what, error);
     },
     overrides: (derived) => ({
+      async findCreated(client, inputs) {
+        const found = await derived.findCreated(client, inputs);
+        if (found.length === 0 || !inputs.app) return found;
+        // A Dataset is no older than its App, whose record has a creation time: that bounds the Dataset's (an App
+        // made during an interrupted update holds only Datasets made during it too).
+        const app = await appsApi.get(client, inputs.app);
+        return found.map((candidate) => ({ ...candidate, notBefore: app.createdAt }));
+      },
       async create(client, inputs) {
         const created = await derived.create(client, inputs);
         if (inputs.data && inputs.data.length > 0) {

@@ -76,7 +76,7 @@ export const providerConnectionKind = restKind(
     label,
     // Connections carry no type: a lost create is told apart by name and url, then by type as far as it shows.
     matchOn: ["name", "url"],
-    narrow: (client, matches, inputs) => ofProviderType(client, matches as ProviderRecord[], inputs.provider!),
+    narrow: (client, matches, inputs) => ofProviderType(client, matches as ProviderRecord[], inputs.provider!, inputs.nickname),
     // The service requires the nickname on every PUT (see `update` below for one the program leaves out).
     alwaysSent: ["nickname"],
     async explain(_client, error, operation, inputs) {
@@ -115,14 +115,23 @@ export const providerConnectionKind = restKind(
  * The connections among `connections` that may be of provider type `type`. The
  * service never returns a connection's type (nor its key or metadata), but two things show it: a connection
  * created without a name starts with its type as its nickname (spec: not shown; the emulator's choice), and
- * the object of a lost create answer keeps it, since a declared nickname is set only once the answer is in;
- * and a Model linked to a connection names its type (`provider_name`). A connection either of them shows to be
+ * the object of a lost create answer keeps it, since a declared nickname is set only once the answer is in
+ * (an unnamed one that has the declared nickname already is one whose create went that far, as a pending create
+ * a killed run left may have); and a Model linked to a connection names its type (`provider_name`). A connection either of them shows to be
  * of another type is left out; one neither shows (named, no Model linked) stays, identified by name and url alone.
  */
-async function ofProviderType(client: GmsClient, connections: ProviderRecord[], type: string): Promise<ProviderRecord[]> {
+async function ofProviderType(
+  client: GmsClient,
+  connections: ProviderRecord[],
+  type: string,
+  nickname: string | undefined,
+): Promise<ProviderRecord[]> {
   const sameType = (other: string) => other.toLowerCase() === type.toLowerCase();
-  let candidates = connections.filter((connection) => connection.name !== null || sameType(connection.nickname));
-  if (candidates.some((connection) => connection.name !== null)) {
+  let candidates = connections.filter(
+    (connection) =>
+      connection.name !== null || sameType(connection.nickname) || (nickname !== undefined && connection.nickname === nickname),
+  );
+  if (candidates.some((connection) => connection.name !== null || !sameType(connection.nickname))) {
     const linkedTypes = new Map<string, string>();
     for (const model of await listAll(client, modelEndpoints.list)) {
       if (model.providerGuid && model.providerName) linkedTypes.set(model.providerGuid, model.providerName);

@@ -7,57 +7,30 @@
  * PATH the pipeline gets: without a CLI those tests are skipped and the reason is printed (under CI=true
  * they are required). The script's own checks (types, usage, the missing-CLI message) run either way.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { callOverHttp } from "../emulator/harness";
-import { installPackageCopy } from "../../src/testing";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
+import { GITOPS, QUICKSTART, quickstartIn, runPipeline as runPipelineWith } from "./gitops-harness";
 
-const ROOT = join(__dirname, "..", "..");
-const GITOPS = join(ROOT, "examples", "gitops");
-const QUICKSTART = join(ROOT, "examples", "quickstart");
-const PIPELINE = join(GITOPS, "pipeline.ts");
 const cli = pulumiCliFor("test/examples/gitops.test.ts");
-/**
- * The CLI's folder first (the pipeline runs `pulumi` from PATH; the dynamic-provider launcher is beside it),
- * then this `node` (22.18+ strips types), which the launcher runs the provider host with.
- */
-const PATH_WITH_CLI = [...(cli ? [cli.dir] : []), dirname(process.execPath), process.env.PATH ?? ""].join(delimiter);
-
-interface Run {
-  code: number | null;
-  output: string;
-  result?: { job: string; changes: Record<string, number>; outputs?: Record<string, unknown>; drift?: Record<string, number> };
-}
-
-function runPipeline(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  const child = spawn(process.execPath, [PIPELINE, ...args], {
-    cwd: GITOPS,
-    env: { ...process.env, PATH: PATH_WITH_CLI, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  return new Promise((done) =>
-    child.on("close", (code) => {
-      const line = output.split("\n").find((text) => text.startsWith("result: "));
-      done({ code, output, ...(line ? { result: JSON.parse(line.slice("result: ".length)) } : {}) });
-    }),
-  );
-}
+const runPipeline = (args: string[], env: NodeJS.ProcessEnv) => runPipelineWith(args, env, cli);
 
 describe("examples/gitops/pipeline.ts, with or without the CLI", () => {
   it("type-checks with its own tsconfig.json", () => {
-    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(GITOPS, "tsconfig.json")], {
-      encoding: "utf8",
-    });
+    const tsc = spawnSync(
+      process.execPath,
+      [join(GITOPS, "..", "..", "node_modules", "typescript", "bin", "tsc"), "-p", join(GITOPS, "tsconfig.json")],
+      {
+        encoding: "utf8",
+      },
+    );
     expect(tsc.stdout + tsc.stderr).toBe("");
     expect(tsc.status).toBe(0);
   }, 60_000);
@@ -94,9 +67,7 @@ describe.skipIf(cli === undefined)(`examples/gitops against the emulator with th
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "gms-gitops-"));
-    const programDir = join(work, "quickstart");
-    cpSync(QUICKSTART, programDir, { recursive: true, filter: (source) => !source.startsWith(join(QUICKSTART, "node_modules")) });
-    installPackageCopy(programDir);
+    const programDir = quickstartIn(work);
     emulator = await startEmulator({
       port: 0,
       fixtures: join(QUICKSTART, "fixtures.yaml"),

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GmsClient } from "../../src/client";
+import { datasetKind } from "../../src/resources/dataset";
 import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
 
 const withoutProvider = ({ __provider, ...rest }: Record<string, unknown>) => rest;
@@ -250,6 +252,23 @@ describe("Dataset through the dynamic-provider host", () => {
     await expect(bed.host.create(urnOf(dataset!), { ...declared, adopt: elsewhere.guid })).rejects.toThrow(
       `Cannot adopt Dataset ${elsewhere.guid}: app differs from the program and cannot be changed in place`,
     );
+  });
+
+  it("finds a create's Dataset with its App's creation time as the bound of its age (a Dataset has none of its own)", async () => {
+    const client = new GmsClient({ baseUrl: bed.emulator.url, apiKey: bed.emulator.apiKey });
+    try {
+      const app = (await bed.api("POST", "/apps", { name: "Bounded", description: null })).body as { guid: string; created_at: string };
+      const made = (await bed.api("POST", "/datasets", { name: "Bounded set", description: null, app: app.guid, data: [] })).body.guid;
+      const inputs = { name: "Bounded set", description: null, app: app.guid, data: [] };
+      expect(await datasetKind.findCreated(client, inputs)).toEqual([{ guid: made, createdAt: undefined, notBefore: app.created_at }]);
+      // Of no App, nothing bounds it.
+      const loose = (await bed.api("POST", "/datasets", { name: "Unbounded set", description: null, app: null, data: [] })).body.guid;
+      expect(await datasetKind.findCreated(client, { ...inputs, name: "Unbounded set", app: null })).toEqual([
+        { guid: loose, createdAt: undefined },
+      ]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("reports bad input in check, naming the field, before any request", async () => {

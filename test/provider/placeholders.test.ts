@@ -150,6 +150,21 @@ describe("placeholders through the dynamic-provider host", () => {
     expect(await exists(`/providers/${other.made}`)).toBe(true);
   });
 
+  it("takes an unnamed connection that has the declared nickname already: its create had set it before the run stopped", async () => {
+    const url = "https://nicknamed.example.com/v1";
+    const { made, since, until } = await windowAround(async () => {
+      const guid = await newConnection({ provider: "openai", url });
+      expect((await bed.api("PUT", `/providers/${guid}`, { nickname: "Production" })).status).toBe(200);
+      return guid;
+    });
+    holdsOnly();
+    // Without the nickname declared, nothing shows its type any more.
+    const plain = placeholder(await checked(connection, { url }), since, until);
+    expect((await host.read(urnOf(connection), plain.id, plain.properties)).id).toBe("");
+    const nicknamed = placeholder(await checked(connection, { url, nickname: "Production" }), since, until);
+    expect((await host.read(urnOf(connection), nicknamed.id, nicknamed.properties)).id).toBe(made);
+  });
+
   it("two placeholders read at once (a refresh reads in parallel) never take one object", async () => {
     const url = "https://twins.example.com/v1";
     const { made, since, until } = await windowAround(() => newConnection({ provider: "openai", url }));
@@ -206,14 +221,16 @@ describe("placeholders through the dynamic-provider host", () => {
   it("names each object it cannot tell apart from its own in a warning, and neither adopts nor deletes it", async () => {
     // A file-backed source recorded without its upload (as an engine's journal records a create under way).
     const text = "Gift cards are final.";
+    // A source whose file cannot be read back (a URL of another origin than the service's): nothing tells it apart.
     const {
       made: upload,
       since,
       until,
-    } = await windowAround(async () => {
-      const url = (await bed.api("POST", "/files/upload", { data: Buffer.from(text).toString("base64") })).body.url;
-      return (await bed.api("POST", `/contexts/${handbook}/context_sources`, { url })).body.guid as string;
-    });
+    } = await windowAround(
+      async () =>
+        (await bed.api("POST", `/contexts/${handbook}/context_sources`, { url: "https://elsewhere.example.com/gift-cards.md" })).body
+          .guid as string,
+    );
     const fileBacked = placeholder(await checked(source, { url: undefined, file: textAsset(text) }), since, until);
     holdsOnly();
     const before = warnings().length;
@@ -245,5 +262,33 @@ describe("placeholders through the dynamic-provider host", () => {
     // With the list taken before the POST (as the provider's own placeholders have it), the new one is its object.
     const listed = placeholder(await checked(dataset), doubtful.since, doubtful.until, { existing: [] });
     expect((await host.read(urnOf(dataset), listed.id, listed.properties)).id).toBe(doubtful.made);
+  });
+
+  it("tells a file-backed source recorded without its upload by the name its create gives it, else by the bytes its URL serves", async () => {
+    const text = "Refunds take five days.";
+    /** A source of an upload of `content`, named `name` as a create names it, or left as the POST made it. */
+    const sourceOf = async (content: string, name?: string) => {
+      const url = (await bed.api("POST", "/files/upload", { data: Buffer.from(content).toString("base64") })).body.url;
+      const guid = (await bed.api("POST", `/contexts/${handbook}/context_sources`, { url })).body.guid as string;
+      const config = { name, splitterConfig: { chunk_size: 400, chunk_overlap: 40 }, loaderConfig: [] };
+      if (name !== undefined) expect((await bed.api("PUT", `/contexts/${handbook}/context_sources/${guid}`, config)).status).toBe(200);
+      return guid;
+    };
+    const read = async ({ since, until }: { since: string; until: string }) => {
+      const recorded = placeholder(await checked(source, { url: undefined, file: textAsset(text), name: "Refunds" }), since, until);
+      return (await host.read(urnOf(source), recorded.id, recorded.properties)).id;
+    };
+    const before = warnings().length;
+    holdsOnly();
+    // The one of its name; a source of other bytes is no match.
+    const named = await windowAround(async () => [await sourceOf(text, "Refunds"), await sourceOf("Another file.")]);
+    expect(await read(named)).toBe(named.made[0]);
+    // A create stopped before naming its source: the unnamed one whose URL serves the asset's bytes.
+    const unnamed = await windowAround(() => sourceOf(text));
+    expect(await read(unnamed)).toBe(unnamed.made);
+    // Both held: nothing left to take, and nothing in doubt.
+    holdsOnly(named.made[0]!, unnamed.made);
+    expect(await read({ since: named.since, until: unnamed.until })).toBe("");
+    expect(warnings().length).toBe(before);
   });
 });

@@ -1,0 +1,120 @@
+/**
+ * The run of `pulumi-gms recover` (src/cli/recover.ts parses its flags): read the stack twice (revealed in memory for
+ * the lookups, sealed for the import), read its lock, look each pending create's object up with its kind's lookup,
+ * plan, and with `--yes` apply. Everything printed goes through a filter that blanks every secret of the stack and
+ * the environment's API key.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { CommandIo } from "../cli/command";
+import { EXIT } from "../cli/command";
+import { urnParts } from "../migrate/stack-export";
+import { redactSecrets } from "../provider/errors";
+import { applyRecovery, recordedExport, refreshTargets } from "./apply";
+import { lockedSince, type Locks, readLocks } from "./lock";
+import { type CreateLookup, CreateLookups } from "./lookup";
+import { planForeign, planRecovery } from "./plan";
+import { type PulumiCli, runPulumi } from "./pulumi";
+import { renderReport } from "./render";
+import { hasWork, lockReport, type RecoveryReport, reportOf } from "./report";
+import { readStack, type StackReading } from "./stack";
+
+/** What the command's flags ask for (src/cli/recover.ts reads them). */
+export interface RecoverSettings {
+  stack: string;
+  /** Apply the plan; without it recover prints what it would do and changes nothing. */
+  yes: boolean;
+  /** The Pulumi CLI to run. */
+  pulumi: string;
+  json: boolean;
+  /** `--choose URN=GUID` (null: `URN=none`). */
+  choices: Map<string, string | null>;
+}
+
+/** The lock of the stack, where its backend lets recover read it. */
+async function locksOf(cli: PulumiCli, stack: StackReading): Promise<Locks> {
+  const urn = stack.sealed.deployment.resources?.[0]?.urn ?? stack.sealed.deployment.pending_operations?.[0]?.resource.urn;
+  // A stack with no resource has no pending operation: only its lock could be left, which `pulumi cancel` releases.
+  if (urn === undefined) return { readable: false, reason: "the stack holds no resource, so its project is not known" };
+  const { url } = JSON.parse(await runPulumi(cli, ["whoami", "--json"])) as { url: string };
+  return readLocks(url, urnParts(urn).project, stack.stack, cli.cwd);
+}
+
+/**
+ * Every pending create's lookup; when one found nothing while a create the interrupted run had in flight may still
+ * land (./window.ts), after waiting for that, every lookup again.
+ */
+async function lookUpSettled(lookups: CreateLookups, progress: (line: string) => void, plan: (found: CreateLookup[]) => string[]) {
+  const found = await lookups.lookUpAll();
+  const empty = new Set(plan(found));
+  const due = Math.max(0, ...found.filter((each) => empty.has(each.urn)).map((each) => each.landedBy ?? 0));
+  const wait = due - Date.now();
+  if (wait <= 0) return found;
+  progress(
+    `waiting ${Math.ceil(wait / 1000)} s before dropping ${empty.size} create(s) that found nothing: a create the killed run had in flight ` +
+      "may land until the service's deadline for a request (gms:requestDeadlineMs) has passed since its last checkpoint write",
+  );
+  await sleep(wait);
+  return lookups.lookUpAll();
+}
+
+export async function recoverWith(settings: RecoverSettings, io: CommandIo): Promise<number> {
+  const secrets: string[] = [];
+  if (io.env.GMS_API_KEY) secrets.push(io.env.GMS_API_KEY);
+  const blanked = (text: string) => redactSecrets(text, secrets);
+  const progress = (line: string) => io.err(blanked(`recover: ${line}\n`));
+  const cli: PulumiCli = { bin: settings.pulumi, cwd: io.cwd, env: io.env };
+  let lookups: CreateLookups | undefined;
+  try {
+    progress(`reading stack ${settings.stack} (pulumi stack export)`);
+    const exportArgs = ["stack", "export", "--stack", settings.stack];
+    const revealedText = await runPulumi(cli, [...exportArgs, "--show-secrets"]);
+    const stack = readStack(settings.stack, revealedText, await runPulumi(cli, exportArgs));
+    secrets.push(...stack.secrets);
+    const locks = await locksOf(cli, stack);
+    const startedAt = lockedSince(locks);
+    lookups = new CreateLookups(stack, io.env, startedAt);
+    const plan = (found: CreateLookup[]) => planRecovery({ lookups: found, heldIds: stack.heldIds, choices: settings.choices });
+    if (stack.pendingCreates.length > 0) progress(`looking up the objects of ${stack.pendingCreates.length} pending create(s)`);
+    const found = await lookUpSettled(lookups, progress, (each) =>
+      plan(each)
+        .filter((created) => created.outcome === "dropped" && !settings.choices.has(created.urn))
+        .map((created) => created.urn),
+    );
+    // The keys the lookups used are blanked too, secrets in the stack or not.
+    secrets.push(...lookups.keys());
+    const report: RecoveryReport = reportOf({
+      stack: settings.stack,
+      lock: lockReport(locks),
+      since: startedAt,
+      pendingCreates: plan(found),
+      foreignCreates: planForeign(stack.foreignCreates, stack.heldIds, settings.choices),
+      otherOperations: stack.otherOperations,
+      unknownChoices: [...settings.choices.keys()].filter(
+        (urn) => ![...stack.pendingCreates, ...stack.foreignCreates].some((create) => create.urn === urn),
+      ),
+    });
+    if (settings.yes && report.blockers.length === 0 && hasWork(report)) {
+      const settled = [...report.pendingCreates, ...report.foreignCreates];
+      await applyRecovery(
+        cli,
+        settings.stack,
+        {
+          releaseLock: report.lock.release,
+          document: (stack.sealed.deployment.pending_operations ?? []).length > 0 ? recordedExport(stack.sealed, settled) : undefined,
+          targets: refreshTargets(stack, settled),
+        },
+        progress,
+      );
+      report.applied = true;
+    }
+    if (!hasWork(report)) report.next = [];
+    if (settings.json) io.out(blanked(`${JSON.stringify(report, null, 2)}\n`));
+    else io.err(blanked(renderReport(report)));
+    return report.blockers.length > 0 ? EXIT.failed : EXIT.done;
+  } catch (error) {
+    io.err(blanked(`pulumi-gms recover: ${(error as Error).message ?? String(error)}\n`));
+    return EXIT.failed;
+  } finally {
+    await lookups?.close();
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * What recover found, decided and did, as one document (`--json` prints it; ./render.ts words it for people): the
+ * lock, the interrupted update's start, each pending create's plan, the other pending operations, what stops recover
+ * from applying (any one of them stops all of it: `pulumi stack import` clears every pending operation, so a create
+ * left unsettled would lose its record), and what to run next.
+ */
+import { describeHolder, type LockHolder, type Locks } from "./lock";
+import type { CreatePlan, ForeignPlan } from "./plan";
+import type { OtherOperation } from "./stack";
+
+export interface LockReport {
+  /** False for a backend whose locks recover cannot read (`reason` says which). */
+  readable: boolean;
+  reason?: string;
+  holders: LockHolder[];
+  /** Whether recover releases it (every holder a run of this machine that is gone). */
+  release: boolean;
+}
+
+export interface RecoveryReport {
+  stack: string;
+  /** Whether recover changed the stack (`--yes`, and nothing stopped it). */
+  applied: boolean;
+  lock: LockReport;
+  /** The interrupted update's start, from its lock (this machine's clock); null when recover does not know it. */
+  since: string | null;
+  pendingCreates: CreatePlan[];
+  foreignCreates: ForeignPlan[];
+  /** Pending operations that need no lookup: cleared by the import, their resources refreshed. */
+  otherOperations: OtherOperation[];
+  /** Why recover does not apply the plan, each in a sentence; empty when it can. */
+  blockers: string[];
+  /** The commands to run next. */
+  next: string[];
+}
+
+export function lockReport(locks: Locks): LockReport {
+  if (!locks.readable) return { readable: false, reason: locks.reason, holders: [], release: false };
+  const release = locks.holders.length > 0 && locks.holders.every((holder) => holder.status === "gone");
+  return { readable: true, holders: locks.holders, release };
+}
+
+/** Why the lock stops recover, if it does. */
+function lockBlocker(lock: LockReport, stack: string): string | undefined {
+  const running = lock.holders.filter((holder) => holder.status === "running");
+  if (running.length > 0)
+    return `the stack is locked by a run that is still going (${running.map(describeHolder).join("; ")}): its creates may be in flight; run recover once it has ended`;
+  const elsewhere = lock.holders.filter((holder) => holder.status === "elsewhere");
+  if (elsewhere.length > 0)
+    return (
+      `the stack is locked by a run of another machine, which recover cannot check (${elsewhere.map(describeHolder).join("; ")}). ` +
+      `If that run is gone, release its lock with \`pulumi cancel --stack ${stack} --yes\` and run recover again ` +
+      "(it then does not know when the update began, so any match held by no resource counts)"
+    );
+  return undefined;
+}
+
+export function reportOf(parts: {
+  stack: string;
+  lock: LockReport;
+  since: number | undefined;
+  pendingCreates: CreatePlan[];
+  foreignCreates: ForeignPlan[];
+  otherOperations: OtherOperation[];
+  /** The URNs `--choose` names that have no pending create. */
+  unknownChoices?: string[];
+}): RecoveryReport {
+  const { stack, lock, pendingCreates, foreignCreates } = parts;
+  const blockers: string[] = (parts.unknownChoices ?? []).map((urn) => `--choose names ${urn}, which has no pending create in the stack`);
+  const lockStops = lockBlocker(lock, stack);
+  if (lockStops) blockers.push(lockStops);
+  const unsettled = [...pendingCreates, ...foreignCreates].filter((plan) => plan.outcome === "ambiguous" || plan.outcome === "unsettled");
+  if (unsettled.length > 0)
+    blockers.push(
+      `${unsettled.length} pending create${unsettled.length === 1 ? " is" : "s are"} not settled (${unsettled.map((plan) => plan.urn).join(", ")}): ` +
+        "recover changes nothing until each is, since importing the stack clears every pending operation",
+    );
+  const next = blockers.length === 0 ? [`pulumi up --stack ${stack}`] : [];
+  return {
+    stack,
+    applied: false,
+    lock,
+    since: parts.since === undefined ? null : new Date(parts.since).toISOString(),
+    pendingCreates,
+    foreignCreates,
+    otherOperations: parts.otherOperations,
+    blockers,
+    next,
+  };
+}
+
+/** Whether there is anything to change: a lock to release, or a pending operation to settle. */
+export const hasWork = (report: RecoveryReport): boolean =>
+  report.lock.release || report.pendingCreates.length > 0 || report.foreignCreates.length > 0 || report.otherOperations.length > 0;

@@ -1,0 +1,170 @@
+/**
+ * examples/gitops recovers by itself: a pipeline's `up` job (`node pipeline.ts up`, the Automation API driving the
+ * real CLI over the quickstart) is stopped as a runner is, SIGKILL to its whole process group, while creates are in
+ * flight: the emulator answers every write 150-300 ms after making it, and its clock runs five minutes ahead of this
+ * machine's. The checkpoint is left with pending creates and the lock. The next `up` job, with no human step, runs
+ * `pulumi-gms recover` first and converges: every object the program declares exists exactly once in the service
+ * (counted through its API against what the fixtures held before), each the one the stack records, no pending
+ * operation, and an `up` after it changes nothing. A lock alone (a run stopped before its first step) is released by
+ * recover too, and the job runs. `destroy` then leaves the service as the fixtures made it. No key
+ * shows in any output or in the checkpoint. Skipped, with the reason printed, without a CLI (required under CI=true).
+ */
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
+import { type Deployment, descendants, gmsPendingCreates, gmsResources, latestDeployment } from "../recover/harness";
+import { QUICKSTART, quickstartIn, runPipeline, startPipeline } from "./gitops-harness";
+
+const cli = pulumiCliFor("test/examples/gitops-killed.test.ts");
+const OPENAI_KEY = "sk-gitops-killed-7d02e4";
+/** The quickstart's resources: nine gms objects. */
+const DECLARED = 9;
+/** The list routes of the kinds the quickstart creates (a Context Source's is under its Context: read separately). */
+const LISTS = ["/apps", "/providers", "/models", "/datasets", "/evals", "/experiments", "/skills"];
+
+describe.skipIf(cli === undefined)(`examples/gitops after a pipeline run was killed midway (${cliName(cli)})`, () => {
+  let work: string;
+  let emulator: RunningEmulator;
+  let env: NodeJS.ProcessEnv;
+
+  const api = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${emulator.url}${path}`, { headers: { authorization: `Bearer ${emulator.apiKey}` } });
+    expect(response.status, path).toBe(200);
+    const body = (await response.json()) as T | { data: T };
+    return body && typeof body === "object" && "data" in body ? body.data : (body as T);
+  };
+  /** Every object of the kinds the quickstart makes, Workflows and the Handbook's sources included: `<list route> <GUID>`, sorted. */
+  const objects = async (): Promise<string[]> => {
+    const listed = (route: string, list: { guid: string }[]) => list.map((object) => `${route} ${object.guid}`);
+    const lists = await Promise.all(LISTS.map(async (path) => listed(path, await api<{ guid: string }[]>(`${path}?limit=100`))));
+    const apps = await api<{ guid: string }[]>("/apps?limit=100");
+    const workflows = await Promise.all(apps.map(async (app) => listed("workflows", await api(`/apps/${app.guid}/workflows?limit=100`))));
+    const workspace = await api<{ guid: string }>("/workspaces/current");
+    const contexts = await api<{ guid: string }[]>(`/workspaces/${workspace.guid}/context`);
+    const sources = await Promise.all(
+      contexts.map(async (context) => listed("context sources", await api(`/contexts/${context.guid}/context_sources`))),
+    );
+    return [...lists, ...workflows, ...sources].flat().sort();
+  };
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "gms-gitops-killed-"));
+    emulator = await startEmulator({
+      port: 0,
+      fixtures: join(QUICKSTART, "fixtures.yaml"),
+      clockOffsetMs: 300_000,
+      faults: "seed=13,latency=150-300,latency-at=answer,methods=POST+PUT+DELETE",
+    });
+    env = {
+      GMS_BASE_URL: emulator.url,
+      GMS_API_KEY: emulator.apiKey,
+      OPENAI_API_KEY: OPENAI_KEY,
+      // A short deadline for a request: recover waits it out (from the killed run's last write) before dropping a create that found nothing.
+      GMS_REQUEST_DEADLINE_MS: "3000",
+      PULUMI_CONFIG_PASSPHRASE: "gitops killed passphrase",
+      PULUMI_BACKEND_URL: pathToFileURL(join(work, "backend")).href,
+      PULUMI_HOME: join(work, "pulumi-home"),
+      GMS_PROGRAM_DIR: quickstartIn(work),
+      GMS_STACK: "killed",
+    };
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("the next up job runs recover first and converges: every declared object once, none orphaned; destroy leaves the fixtures", async () => {
+    const before = await objects();
+    const checkpoint = join(work, "backend", ".pulumi", "stacks", "gms-quickstart", "killed.json");
+    const locks = join(work, "backend", ".pulumi", "locks", "organization", "gms-quickstart", "killed");
+
+    // Midway: a third of the objects recorded, creates in flight.
+    const midway = (deployment: Deployment) => gmsResources(deployment).length >= 3 && gmsPendingCreates(deployment).length > 0;
+    const { child, run } = startPipeline(["up"], env, cli);
+    let killed = 0;
+    let settled = false;
+    void run.then(() => (settled = true));
+    while (!settled && killed === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (!midway(latestDeployment(checkpoint))) continue;
+      // As a runner stops a job: everything the job started, at once.
+      const tree = [child.pid!, ...descendants(child.pid!).map((found) => found.pid)];
+      for (const pid of tree) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // Exited already.
+        }
+      }
+      killed = tree.length;
+    }
+    const stopped = await run;
+    expect(killed, `the run ended before the moment came:\n${stopped.output}`).toBeGreaterThan(0);
+    expect(stopped.result).toBeUndefined();
+    const left = latestDeployment(checkpoint);
+    const pending = gmsPendingCreates(left);
+    expect(pending.length).toBeGreaterThan(0);
+    expect(readdirSync(locks).filter((file) => file.endsWith(".json"))).toHaveLength(1);
+
+    const next = await runPipeline(["up"], env, cli);
+    expect(next.code, next.output).toBe(0);
+    expect(next.output).toContain("pulumi-gms recover settles it first");
+    const recovered = next.result?.recovered ?? {};
+    expect(
+      Object.keys(recovered).every((outcome) => outcome === "recorded" || outcome === "dropped"),
+      next.output,
+    ).toBe(true);
+    expect((recovered.recorded ?? 0) + (recovered.dropped ?? 0)).toBe(pending.length);
+    expect(next.result?.changes.create).toBe(DECLARED - gmsResources(left).length - (recovered.recorded ?? 0));
+
+    const state = latestDeployment(checkpoint);
+    expect(state.pending_operations ?? []).toEqual([]);
+    const held = gmsResources(state).map((resource) => resource.id!);
+    expect(held).toHaveLength(DECLARED);
+    // Exactly the objects the stack holds were made: no duplicate, no orphan.
+    const after = await objects();
+    const made = after.filter((object) => !before.includes(object));
+    expect(made.map((object) => object.split(" ").at(-1)).sort(), made.join("\n")).toEqual([...held].sort());
+    expect(readdirSync(locks).filter((file) => file.endsWith(".json"))).toEqual([]);
+
+    const again = await runPipeline(["up"], env, cli);
+    expect(again.code, again.output).toBe(0);
+    expect(again.result?.changes).toEqual({ same: DECLARED + 1 });
+    expect(again.result?.recovered).toBeUndefined();
+
+    // A run stopped before its first step leaves only its lock: the job meets it as a concurrent update, before the
+    // program runs; recover releases it (its process is gone, on this machine) and the job runs.
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const lock = { pid: gone, username: userInfo().username, hostname: hostname(), timestamp: new Date().toISOString() };
+    writeFileSync(join(locks, `${randomUUID()}.json`), JSON.stringify(lock));
+    const unlocked = await runPipeline(["up"], env, cli);
+    expect(unlocked.code, unlocked.output).toBe(0);
+    expect(unlocked.output).toContain("releasing the killed run's lock: pulumi cancel");
+    expect(unlocked.result).toMatchObject({ changes: { same: DECLARED + 1 }, recovered: {} });
+    expect(readdirSync(locks).filter((file) => file.endsWith(".json"))).toEqual([]);
+
+    const destroyed = await runPipeline(["destroy"], env, cli);
+    expect(destroyed.code, destroyed.output).toBe(0);
+    expect(await objects()).toEqual(before);
+    for (const text of [
+      stopped.output,
+      next.output,
+      again.output,
+      destroyed.output,
+      existsSync(checkpoint) ? readFileSync(checkpoint, "utf8") : "",
+    ]) {
+      expect(text).not.toContain(OPENAI_KEY);
+      expect(text).not.toContain(emulator.apiKey);
+    }
+    process.stdout.write(
+      `gitops killed: ${killed} processes stopped with ${gmsResources(left).length} recorded and ${pending.length} creates in flight; ` +
+        `the next up: recover ${JSON.stringify(recovered)}, then ${JSON.stringify(next.result?.changes)}\n`,
+    );
+  }, 360_000);
+});

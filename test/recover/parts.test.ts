@@ -1,0 +1,280 @@
+/**
+ * recover's parts without a CLI: reading the two exports (secrets revealed in memory only, pending operations sorted
+ * out), where each create's lookup goes, the export it imports, the lock files and the window, and the command's
+ * flags.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { recordedExport, refreshTargets } from "../../src/recover/apply";
+import { backendFolder, lockedSince, readLocks } from "../../src/recover/lock";
+import { serviceOf } from "../../src/recover/service";
+import { readStack } from "../../src/recover/stack";
+import { landedBy, sinceOnService } from "../../src/recover/window";
+import { SKEW_MARGIN_MS } from "../../src/provider/window";
+import { runRecover } from "./harness";
+
+const SIG = "4dabf18193072939515e22adb298388d";
+const SECRET = "1b47061264138c4ac30d75fd1eb44270";
+const sealed = (name: string) => ({ [SIG]: SECRET, ciphertext: `v1:${name}` });
+const revealed = (value: unknown) => ({ [SIG]: SECRET, plaintext: JSON.stringify(value) });
+const STACK_URN = "urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev";
+const NATIVE_PROVIDER = "urn:pulumi:dev::p::pulumi:providers:gms::default_0_1_0";
+const DYNAMIC_PROVIDER = "urn:pulumi:dev::p::pulumi:providers:pulumi-nodejs::default";
+const urn = (type: string, name: string) => `urn:pulumi:dev::p::${type}::${name}`;
+
+/** An export of a stack with an App recorded, and pending: a native App (key in its connection), a dynamic Workflow, a RandomId, a provider, an update. */
+function exportsOf(secret: (name: string, value: unknown) => unknown) {
+  const deployment = {
+    manifest: { time: "2026-11-28T12:00:30.5Z", version: "v3.274.1" },
+    resources: [
+      { urn: STACK_URN, type: "pulumi:pulumi:Stack", custom: false },
+      {
+        urn: NATIVE_PROVIDER,
+        type: "pulumi:providers:gms",
+        custom: true,
+        id: "p1",
+        inputs: { baseUrl: "http://native.test/v1", apiKey: secret("k", "native-key"), requestDeadlineMs: "5000" },
+      },
+      {
+        urn: DYNAMIC_PROVIDER,
+        type: "pulumi:providers:pulumi-nodejs",
+        custom: true,
+        id: "p2",
+        inputs: { "gms:baseUrl": "http://dynamic.test/v1", "gms:apiKey": secret("d", "dynamic-key") },
+      },
+      {
+        urn: urn("gms:index:App", "kept"),
+        type: "gms:index:App",
+        custom: true,
+        id: "app-kept",
+        provider: `${NATIVE_PROVIDER}::p1`,
+        inputs: { name: "kept" },
+      },
+      {
+        urn: urn("gms:index:App", "changing"),
+        type: "gms:index:App",
+        custom: true,
+        id: "app-changing",
+        provider: `${NATIVE_PROVIDER}::p1`,
+        inputs: { name: "changing" },
+      },
+    ],
+    pending_operations: [
+      {
+        type: "creating",
+        resource: {
+          urn: urn("gms:index:App", "a"),
+          type: "gms:index:App",
+          custom: true,
+          parent: STACK_URN,
+          provider: `${NATIVE_PROVIDER}::p1`,
+          inputs: { name: "a", description: "d", connection: secret("c", { baseUrl: "http://own.test/v1", apiKey: "own-key" }) },
+        },
+      },
+      {
+        type: "creating",
+        resource: {
+          urn: urn("pulumi-nodejs:dynamic/gms:Workflow", "w"),
+          type: "pulumi-nodejs:dynamic/gms:Workflow",
+          custom: true,
+          provider: `${DYNAMIC_PROVIDER}::p2`,
+          inputs: { __provider: "exports.handler = ...", name: "w", app: "app-kept" },
+        },
+      },
+      { type: "creating", resource: { urn: urn("random:index:RandomId", "r"), type: "random:index:RandomId", custom: true, inputs: {} } },
+      { type: "creating", resource: { urn: urn("pulumi:providers:aws", "x"), type: "pulumi:providers:aws", custom: true, inputs: {} } },
+      { type: "updating", resource: { urn: urn("gms:index:App", "changing"), type: "gms:index:App", custom: true, inputs: {} } },
+    ],
+  };
+  return JSON.stringify({ version: 3, deployment });
+}
+
+const SEALED = exportsOf((name) => sealed(name));
+const REVEALED = exportsOf((_name, value) => revealed(value));
+
+describe("readStack", () => {
+  const stack = readStack("dev", REVEALED, SEALED);
+
+  it("sorts the pending operations out: gms creates to look up, another package's creates, the rest", () => {
+    expect(stack.pendingCreates.map((create) => [create.urn, create.kind, create.heldAs])).toEqual([
+      [urn("gms:index:App", "a"), "App", undefined],
+      [urn("pulumi-nodejs:dynamic/gms:Workflow", "w"), "Workflow", undefined],
+    ]);
+    expect(stack.foreignCreates).toEqual([{ urn: urn("random:index:RandomId", "r"), type: "random:index:RandomId" }]);
+    expect(stack.otherOperations.map((operation) => [operation.operation, operation.urn, operation.inState])).toEqual([
+      ["creating", urn("pulumi:providers:aws", "x"), false],
+      ["updating", urn("gms:index:App", "changing"), true],
+    ]);
+    expect(stack.heldIds).toEqual(new Set(["p1", "p2", "app-kept", "app-changing"]));
+    expect(stack.lastWriteAt).toBe(Date.parse("2026-11-28T12:00:30.500Z"));
+  });
+
+  it("reveals secrets in memory (the lookups' inputs and the providers'), collects them for blanking, and keeps the sealed export", () => {
+    expect(stack.pendingCreates[0]!.inputs.connection).toEqual({ baseUrl: "http://own.test/v1", apiKey: "own-key" });
+    expect(stack.providerOf(`${NATIVE_PROVIDER}::p1`)?.inputs.apiKey).toBe("native-key");
+    expect(stack.secrets.sort()).toEqual(["dynamic-key", "http://own.test/v1", "native-key", "own-key"]);
+    expect(JSON.stringify(stack.sealed)).not.toContain("own-key");
+  });
+
+  it("refuses two exports of different states, and an export whose secrets stayed sealed", () => {
+    const other = JSON.parse(REVEALED) as { deployment: { pending_operations: unknown[] } };
+    other.deployment.pending_operations.pop();
+    expect(() => readStack("dev", JSON.stringify(other), SEALED)).toThrow(/changed between two exports/);
+    expect(() => readStack("dev", SEALED, SEALED)).toThrow(/left a secret sealed/);
+  });
+
+  it("notes a pending create whose URN the stack holds already", () => {
+    const held = JSON.parse(REVEALED) as { deployment: { resources: unknown[] } };
+    held.deployment.resources.push({ urn: urn("gms:index:App", "a"), type: "gms:index:App", custom: true, id: "app-a2" });
+    const heldSealed = JSON.parse(SEALED) as { deployment: { resources: unknown[] } };
+    heldSealed.deployment.resources.push({ urn: urn("gms:index:App", "a"), type: "gms:index:App", custom: true, id: "app-a2" });
+    expect(readStack("dev", JSON.stringify(held), JSON.stringify(heldSealed)).pendingCreates[0]!.heldAs).toBe("app-a2");
+  });
+});
+
+describe("serviceOf", () => {
+  const stack = readStack("dev", REVEALED, SEALED);
+  const [native, dynamic] = stack.pendingCreates as [(typeof stack.pendingCreates)[0], (typeof stack.pendingCreates)[0]];
+
+  it("takes the resource's connection first, then its provider's configuration (native inputs, or the stack's gms: keys), then the environment", () => {
+    expect(serviceOf(native, stack, {})).toEqual({
+      baseUrl: "http://own.test/v1",
+      apiKey: "own-key",
+      requestDeadlineMs: 5000,
+      maxRetries: undefined,
+    });
+    expect(serviceOf(dynamic, stack, { GMS_REQUEST_DEADLINE_MS: "7000" })).toEqual({
+      baseUrl: "http://dynamic.test/v1",
+      apiKey: "dynamic-key",
+      requestDeadlineMs: 7000,
+      maxRetries: undefined,
+    });
+    const bare = { ...dynamic, provider: undefined };
+    expect(serviceOf(bare, stack, { GMS_BASE_URL: "http://env.test/v1/", GMS_API_KEY: "env-key" })).toMatchObject({
+      baseUrl: "http://env.test/v1",
+      apiKey: "env-key",
+    });
+    expect(serviceOf(bare, stack, { GMS_BASE_URL: "http://env.test/v1" })).toEqual({ missing: expect.stringContaining("no API key") });
+    expect(serviceOf(bare, stack, {})).toEqual({ missing: expect.stringContaining("no service URL") });
+  });
+});
+
+describe("the export recover imports", () => {
+  const stack = readStack("dev", REVEALED, SEALED);
+  const plans = [
+    { urn: urn("gms:index:App", "a"), outcome: "recorded", id: "app-a" },
+    { urn: urn("pulumi-nodejs:dynamic/gms:Workflow", "w"), outcome: "superseded", id: "w-orphan" },
+    { urn: urn("random:index:RandomId", "r"), outcome: "recorded", id: "r-1" },
+  ];
+
+  it("adds each recorded create's resource, sealed as the export had it, with its id and its inputs as outputs; no pending operation", () => {
+    const document = recordedExport(stack.sealed, plans);
+    const added = document.deployment.resources!.slice(-3);
+    expect(added.map((resource) => [resource.urn, resource.id, resource.delete])).toEqual([
+      [urn("gms:index:App", "a"), "app-a", undefined],
+      [urn("pulumi-nodejs:dynamic/gms:Workflow", "w"), "w-orphan", true],
+      [urn("random:index:RandomId", "r"), "r-1", undefined],
+    ]);
+    expect(added[0]).toMatchObject({ parent: STACK_URN, provider: `${NATIVE_PROVIDER}::p1` });
+    expect(added[0]!.outputs).toEqual(added[0]!.inputs);
+    expect(added[0]!.inputs!.connection).toEqual(sealed("c"));
+    // A superseded create's object keeps what its delete needs: its provider and, for a dynamic resource, `__provider`.
+    expect(added[1]!.outputs).toMatchObject({ __provider: "exports.handler = ..." });
+    expect(document.deployment.pending_operations).toEqual([]);
+    expect(document.deployment.resources!.slice(0, -3)).toEqual(stack.sealed.deployment.resources);
+  });
+
+  it("refreshes what it recorded and the stack's resources that other pending operations were changing", () => {
+    expect(refreshTargets(stack, plans)).toEqual([
+      urn("gms:index:App", "a"),
+      urn("random:index:RandomId", "r"),
+      urn("gms:index:App", "changing"),
+    ]);
+  });
+});
+
+describe("the lock files", () => {
+  const root = mkdtempSync(join(tmpdir(), "gms-recover-locks-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const dead = spawnSync("true").pid!;
+
+  it("are read from a file backend's folder (project layout or legacy), each holder checked", () => {
+    const project = join(root, ".pulumi", "locks", "organization", "p", "dev");
+    const legacy = join(root, ".pulumi", "locks", "dev");
+    mkdirSync(project, { recursive: true });
+    mkdirSync(legacy, { recursive: true });
+    const lock = (dir: string, file: string, pid: number, host: string, timestamp: string) =>
+      writeFileSync(join(dir, file), JSON.stringify({ pid, username: "me", hostname: host, timestamp }));
+    lock(project, "a.json", dead, hostname(), "2026-11-28T12:00:05Z");
+    lock(project, "b.json", process.pid, hostname(), "2026-11-28T12:00:01.25+01:00");
+    lock(legacy, "c.json", dead, "elsewhere-host", "2026-11-28T12:00:09Z");
+    writeFileSync(join(project, "a.json.attrs"), "{}");
+    const locks = readLocks(`file://${root}?no_tmp_dir=true`, "p", "organization/p/dev", "/");
+    expect(locks.readable && locks.holders.map((holder) => [holder.pid, holder.status])).toEqual([
+      [dead, "gone"],
+      [process.pid, "running"],
+      [dead, "elsewhere"],
+    ]);
+    expect(lockedSince(locks)).toBe(Date.parse("2026-11-28T11:00:01.250Z"));
+    expect(readLocks(`file://${root}`, "p", "other", "/")).toEqual({ readable: true, holders: [] });
+    expect(readLocks("https://api.pulumi.com", "p", "dev", "/")).toEqual({
+      readable: false,
+      reason: expect.stringContaining("file backend"),
+    });
+  });
+
+  it("sit in the backend's folder as the CLI resolves it", () => {
+    expect(backendFolder("file://~/state", "/project")).toBe(join(homedir(), "state"));
+    expect(backendFolder("file://./state", "/project")).toBe("/project/state");
+    expect(backendFolder("file:///abs/state?no_tmp_dir=true", "/project")).toBe("/abs/state");
+    expect(backendFolder("s3://bucket", "/project")).toBeUndefined();
+  });
+});
+
+describe("the window", () => {
+  const clock = (skew: number) => ({ serverNow: () => 1_000_000 + skew, requestDeadlineMs: 3000 });
+
+  it("shifts the update's start onto the service's clock by the measured skew, less the margin", () => {
+    expect(sinceOnService(500_000, clock(-300_000), 1_000_000)).toBe(200_000 - SKEW_MARGIN_MS);
+    expect(sinceOnService(500_000, clock(60_000), 1_000_000)).toBe(560_000 - SKEW_MARGIN_MS);
+    expect(sinceOnService(undefined, clock(0), 1_000_000)).toBeUndefined();
+  });
+
+  it("waits out the service's deadline from the run's last write before dropping", () => {
+    expect(landedBy(700_000, clock(0))).toBe(703_000 + SKEW_MARGIN_MS);
+    expect(landedBy(undefined, clock(0))).toBeUndefined();
+  });
+});
+
+describe("the command's flags", () => {
+  const run = (...argv: string[]) => runRecover(argv, { env: { PATH: "" }, cwd: tmpdir() });
+
+  it("--help prints the usage; a missing --stack, an argument or a bad --choose is a usage error (exit 2)", async () => {
+    const help = await run("--help");
+    expect(help).toMatchObject({ code: 0, err: "" });
+    expect(help.out).toMatch(/^usage: pulumi-gms recover --stack NAME/);
+    for (const [argv, message] of [
+      [[], "--stack NAME is required"],
+      [["--stack", "dev", "extra"], "takes no arguments"],
+      [["--stack", "dev", "--choose", "guid-only"], "--choose takes URN=GUID"],
+      [
+        ["--stack", "dev", "--choose", "urn:pulumi:dev::p::t::a=g1", "--choose", "urn:pulumi:dev::p::t::a=g2"],
+        "names urn:pulumi:dev::p::t::a twice",
+      ],
+      [["--stack", "dev", "--api-key", "k"], "Unknown option '--api-key'"],
+    ] as const) {
+      const result = await run(...argv);
+      expect(result.code, argv.join(" ")).toBe(2);
+      expect(result.err).toContain(message);
+    }
+  });
+
+  it("fails (exit 1), saying so, when the Pulumi CLI cannot be run", async () => {
+    const result = await run("--stack", "dev", "--pulumi", join(tmpdir(), "no-such-pulumi"));
+    expect(result.code).toBe(1);
+    expect(result.err).toContain("not found (put the Pulumi CLI on PATH, or give its path with --pulumi)");
+  });
+});
