@@ -55,7 +55,11 @@ const FAULTS_HELP = `--faults SPEC   seeded fault injection on the /v1 API route
                   latency=<ms>|<min>-<max>   delay every subject request
                   latency-at=request|answer  spend it before the handler (default) or after it, before the answer
                   methods=<M>[+<M>...]       methods subject to faults (default all)
-                e.g. --faults seed=7,error=0.05,throttle=0.05,retry-after=0,lost=0.02`;
+                  rate=<n>/s|<n>/min         a rate limit per API key: each key's budget refills at this rate and
+                                             holds burst=<n> requests (default one second's worth); past it,
+                                             429 with Retry-After the seconds until the budget has one again
+                e.g. --faults seed=7,error=0.05,throttle=0.05,retry-after=0,lost=0.02
+                     --faults rate=5/s,burst=10`;
 
 const OUTPUT_HELP = `--log   one line per request (method, path, status, time), never headers or bodies
 --json  once listening, one JSON line on standard output: {"url", "port", "database", "workspaces": [{"name",

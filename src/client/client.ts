@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { ConnectionError, GmsError, ResponseShapeError, TimeoutError, errorFromResponse, type RequestLabel } from "./errors";
 import { type CreateOptions, createOnce } from "./create";
 import type { EncodedPath } from "./path";
+import type { RequestRateLimiter } from "./rate-limit";
 import { defaultRetryPolicy, isIdempotent, withRetries, type RetryPolicy } from "./retry";
 
 /**
@@ -65,6 +66,11 @@ export interface GmsClientOptions {
   onRequest?: (observation: RequestObservation) => void;
   /** Backoff timing, sleep and jitter source; tests inject sleep and random. */
   retryTiming?: Partial<Omit<RetryPolicy, "maxRetries">>;
+  /**
+   * Every API attempt (retries included; not a signed file's download) waits for its turn here first. Share
+   * one between clients to hold them to one rate together, as a provider process does (`gms:maxRequestsPerSecond`).
+   */
+  rateLimiter?: RequestRateLimiter;
 }
 
 /**
@@ -87,6 +93,7 @@ export class GmsClient {
   readonly #ownsDispatcher: boolean;
   readonly #retryPolicy: RetryPolicy;
   readonly #onRequest: ((observation: RequestObservation) => void) | undefined;
+  readonly #rateLimiter: RequestRateLimiter | undefined;
   /**
    * The service's clock minus ours: the largest reading of the last minute. Each reading (a `Date` header
    * of whole seconds, taken on arrival) is at most the truth, so the largest is the closest.
@@ -113,6 +120,7 @@ export class GmsClient {
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#retryPolicy = { ...defaultRetryPolicy, ...options.retryTiming, maxRetries: options.maxRetries ?? defaultRetryPolicy.maxRetries };
     this.#onRequest = options.onRequest;
+    this.#rateLimiter = options.rateLimiter;
   }
 
   request<S extends z.ZodType>(options: RequestOptions<S>): Promise<z.output<S>> {
@@ -208,6 +216,8 @@ export class GmsClient {
     const label: RequestLabel = { method: options.method, path: options.path };
     // Serialized before sending so a body that cannot be JSON fails as a plain TypeError, not a transport error.
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    // Before the timer: waiting for a turn is not the service being slow.
+    await this.#rateLimiter?.turn();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
     let status: number | undefined;

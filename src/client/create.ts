@@ -20,6 +20,7 @@
 import type { z } from "zod";
 import { ConnectionError, GmsError, ResponseShapeError, ServerError, TimeoutError, type RequestLabel } from "./errors";
 import { type EncodedPath, childPath } from "./path";
+import { describeTimeout, type OperationTimeout, operationTimeout, timeLeft } from "./operation-timeout";
 import { retryDelayMs, type RetryPolicy } from "./retry";
 
 /** An object that a lost POST may have created: its GUID and, when the service says, its creation time. */
@@ -246,6 +247,9 @@ async function findLostObject<S extends Created>(
     if (found !== undefined || lookedAt >= deadline) return found;
     const remaining = deadline - policy.now();
     if (look === 0 && remaining > policy.maxSettleWaitMs) throw outwaited(client, label, lost, remaining, policy, existing);
+    // The engine's bound on the step runs out first: left unsettled, as a wait too long to make.
+    const bound = operationTimeout();
+    if (bound !== undefined && remaining > timeLeft()) throw outwaited(client, label, lost, remaining, policy, existing, bound);
     // Capped exponential with half of it jittered, and never past the deadline: the last lookup begins just after it.
     const ceiling = Math.min(policy.maxDelayMs, Math.max(policy.baseDelayMs, MIN_LOOKUP_INTERVAL_MS) * 2 ** look);
     delay = Math.min(Math.max(remaining, 0), Math.floor(ceiling / 2 + (policy.random() * ceiling) / 2));
@@ -299,13 +303,17 @@ function outwaited(
   remainingMs: number,
   policy: RetryPolicy,
   existing: ReadonlySet<string> | undefined,
+  bound?: OperationTimeout,
 ): UnresolvedCreateError {
   const until = new Date((lost.actsUntil ?? lost.sentAt) + CLOCK_MARGIN_MS).toISOString();
+  const longer = bound
+    ? `longer than the step has left of ${describeTimeout(bound)}`
+    : `longer than this client waits (${policy.maxSettleWaitMs} ms)`;
   return new UnresolvedCreateError(
     label,
     `the answer was lost (${describe(lost.error)}) and the service may still create the object until ${until} ` +
       `(its request deadline, ${client.requestDeadlineMs} ms after sending); nothing has appeared yet, and that is ` +
-      `${Math.ceil(remainingMs / 1000)} s away, longer than this client waits (${policy.maxSettleWaitMs} ms); it may exist`,
+      `${Math.ceil(remainingMs / 1000)} s away, ${longer}; it may exist`,
     lostWindow(client, lost, existing),
     [],
     lost.error,

@@ -42,5 +42,7 @@ export {
   type ListOptions,
   type PagedListOptions,
 } from "./pagination";
+export { describeTimeout, operationTimeout, type OperationTimeout, timeLeft, withOperationTimeout } from "./operation-timeout";
 export { childPath, path, type EncodedPath } from "./path";
+export { RequestRateLimiter, type RateLimiterTiming } from "./rate-limit";
 export { defaultRetryPolicy, isIdempotent, isRetryable, retryDelayMs, withRetries, type RetryPolicy } from "./retry";

@@ -1,7 +1,9 @@
 /**
  * Seeded, reproducible fault injection: answers a fraction of API requests with a 5xx or a 429, resets
  * their connection before any work, does the work and then loses the response, or loses the client first
- * and does the work afterwards (a late completion); and delays them.
+ * and does the work afterwards (a late completion); and delays them. Beside the draws, a rate limit as a
+ * gateway enforces one (`rate`, `burst`): each API key's budget of requests refills at a steady rate, and a
+ * request that finds its key's budget spent is answered 429 with a true `Retry-After`.
  *
  * Which requests are subject: every request to a route under `/v1`, before authentication (faults stand
  * for the gateway in front of the service, so a request with a bad key can be faulted too), except the
@@ -12,7 +14,13 @@
  * most one fault over disjoint intervals, one picks the delay (and a late request's wait). So the same seed
  * and the same sequence of requests give the same faults whatever the spec's other values are; `late`, the
  * last interval, leaves the others where they were without it.
+ *
+ * The rate limit draws nothing: whether a request finds its budget spent depends only on its key's earlier
+ * requests and on the hooks' clock (`now`), so it is as reproducible as the times requests arrive. A refused
+ * request still takes its two draws (the sequence stays the one without a limit) and none of the drawn faults
+ * applies to it; an admitted one takes a request from its budget whatever fault it then meets.
  */
+import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import type { FastifyInstance, FastifyRequest } from "fastify";
@@ -63,6 +71,15 @@ export interface FaultSpec {
   deadline?: number;
   /** HTTP methods subject to faults; default all. */
   methods?: readonly string[];
+  /**
+   * Requests a second each API key may make, on average: its budget (`burst` requests) refills at this
+   * rate, each key (each workspace key, and the requests without one) its own. A request that finds its
+   * key's budget spent is answered 429, `Retry-After` the whole seconds until the budget holds a request
+   * again, rounded up. Any number above 0 (`rate=300/min` in the string form is 5). Default: no limit.
+   */
+  rate?: number;
+  /** How many requests a key's full budget holds (what it may send at once after a quiet spell); default one second's worth, at least 1. */
+  burst?: number;
 }
 
 /** What fault injection did since the spec was last set. */
@@ -76,6 +93,8 @@ export interface FaultStats {
   late: number;
   /** Requests delayed by more than 0 ms. */
   delayed: number;
+  /** Requests answered 429 by the rate limit (`rate`): their key's budget was spent. */
+  rateLimited: number;
 }
 
 export interface FaultController {
@@ -116,6 +135,8 @@ const ACCEPTED = {
   "late-by": "late-by=<ms> or late-by=<min>-<max> in whole milliseconds, at most the deadline, e.g. late-by=100-500",
   deadline: "deadline=<whole milliseconds>, e.g. deadline=2000",
   methods: "methods=<METHOD>[+<METHOD>...], e.g. methods=POST+PUT",
+  rate: "rate=<requests>/s or rate=<requests>/min, a number above 0, e.g. rate=5/s",
+  burst: "burst=<whole number of 1 or more>, with rate, e.g. rate=5/s,burst=10",
 } as const;
 type SpecKey = keyof typeof ACCEPTED;
 
@@ -152,9 +173,16 @@ export function parseFaultSpec(text: string): FaultSpec {
       case "status":
       case "retry-after":
       case "deadline":
+      case "burst":
         if (!WHOLE.test(value)) throw invalid(key, value);
         spec[key === "retry-after" ? "retryAfter" : key] = Number(value);
         break;
+      case "rate": {
+        const rate = value.match(/^(\d+(?:\.\d+)?|\.\d+)\/(s|min)$/);
+        if (!rate) throw invalid(key, value);
+        spec.rate = Number(rate[1]) / (rate[2] === "min" ? 60 : 1);
+        break;
+      }
       case "error":
       case "throttle":
       case "reset":
@@ -202,7 +230,15 @@ export function formatFaultSpec(spec: FaultSpec | string): string {
     parts.push(`late=${faults.late}`, `late-by=${lateMin === lateMax ? lateMin : `${lateMin}-${lateMax}`}`, `deadline=${faults.deadline}`);
   }
   if (faults.methods) parts.push(`methods=${[...faults.methods].join("+")}`);
+  if (faults.rate !== undefined) parts.push(`rate=${formatRate(faults.rate)}`, `burst=${faults.burst}`);
   return parts.join(",");
+}
+
+/** A rate in the string form: per second, or per minute when that is whole and per second a long fraction (100/min, not 1.6666666666666667/s). */
+function formatRate(perSecond: number): string {
+  const perMinute = Math.round(perSecond * 60);
+  const longFraction = (String(perSecond).split(".")[1]?.length ?? 0) > 3;
+  return longFraction && Math.abs(perSecond * 60 - perMinute) < 1e-9 ? `${perMinute}/min` : `${perSecond}/s`;
 }
 
 interface ResolvedFaults {
@@ -220,6 +256,9 @@ interface ResolvedFaults {
   deadline: number;
   /** Undefined: every method. */
   methods: ReadonlySet<string> | undefined;
+  /** Requests a second per key; undefined: no rate limit. */
+  rate: number | undefined;
+  burst: number;
 }
 
 /** Checks a spec object (the string form's checks repeated for callers passing objects) and fills defaults. */
@@ -252,6 +291,14 @@ function resolveFaults(spec: FaultSpec): ResolvedFaults {
     if (unknown !== undefined || methods.size === 0) throw invalid("methods", spec.methods.join("+"));
   }
 
+  const rate = spec.rate;
+  if (rate !== undefined && !(typeof rate === "number" && Number.isFinite(rate) && rate > 0)) throw invalid("rate", `${String(rate)}/s`);
+  if (spec.burst !== undefined && rate === undefined)
+    throw new FaultSpecError(
+      "burst",
+      `burst=${spec.burst} without a rate: burst is the rate limit's budget; expected ${ACCEPTED.rate} beside it`,
+    );
+
   const resolved: ResolvedFaults = {
     seed: whole("seed", spec.seed ?? 1, 0, MAX_SEED),
     error: fraction("error"),
@@ -266,6 +313,8 @@ function resolveFaults(spec: FaultSpec): ResolvedFaults {
     lateBy: range("late-by", spec.lateBy ?? Math.min(1_000, deadline), deadline),
     deadline,
     methods,
+    rate,
+    burst: whole("burst", spec.burst ?? Math.max(1, Math.ceil(rate ?? 1)), 1, Number.MAX_SAFE_INTEGER),
   };
   const total = resolved.error + resolved.throttle + resolved.reset + resolved.lost + resolved.late;
   // A little slack for decimal fractions that add up to 1 (0.1 + 0.2 + 0.3 + 0.4 is 1.0000000000000002).
@@ -292,22 +341,62 @@ export function mulberry32(seed: number): () => number {
 
 type Fault = "error" | "throttle" | "reset" | "lost" | "late" | undefined;
 
-const noFaults = (): FaultStats => ({ requests: 0, error: 0, throttle: 0, reset: 0, lost: 0, late: 0, delayed: 0 });
+const noFaults = (): FaultStats => ({ requests: 0, error: 0, throttle: 0, reset: 0, lost: 0, late: 0, delayed: 0, rateLimited: 0 });
+
+/**
+ * The rate limit's budgets, one per API key: a token bucket holding up to `burst` requests, refilled at `rate`
+ * a second on the hooks' clock. Keys are held as their SHA-256, never as given.
+ */
+class RateBudgets {
+  private readonly buckets = new Map<string, { requests: number; at: number }>();
+
+  constructor(
+    private readonly rate: number,
+    private readonly burst: number,
+  ) {}
+
+  /**
+   * Takes one request from the key's budget at `now` (milliseconds): undefined when there was one, else the
+   * whole seconds until there is one again, rounded up (the `Retry-After` that is true).
+   */
+  take(key: string, now: number): number | undefined {
+    let bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, (bucket = { requests: this.burst, at: now }));
+    bucket.requests = Math.min(this.burst, bucket.requests + (Math.max(0, now - bucket.at) * this.rate) / 1000);
+    bucket.at = now;
+    // The slack absorbs rounding in the refill (a request arriving just as its token does is admitted).
+    if (bucket.requests >= 1 - 1e-9) {
+      bucket.requests = Math.max(0, bucket.requests - 1);
+      return undefined;
+    }
+    return Math.max(1, Math.ceil((1 - bucket.requests) / this.rate));
+  }
+}
+
+/** The key a request's budget is kept under: its bearer token, hashed (a request without one shares the empty key's). */
+function budgetKey(request: FastifyRequest): string {
+  const token = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? "";
+  return createHash("sha256").update(token).digest("base64url");
+}
 
 /** One applied spec: its generator and its counts. */
 class FaultSequence {
   private readonly next: () => number;
   readonly counts: FaultStats = noFaults();
+  /** Undefined without a rate limit. */
+  readonly budgets: RateBudgets | undefined;
 
   constructor(readonly faults: ResolvedFaults) {
     this.next = mulberry32(faults.seed);
+    this.budgets = faults.rate === undefined ? undefined : new RateBudgets(faults.rate, faults.burst);
   }
 
   /**
    * The fault and delays of the next subject request: always two draws, whatever they pick. The second
-   * places both the latency in its range and a late request's handler in `lateBy`'s.
+   * places both the latency in its range and a late request's handler in `lateBy`'s. `refused`: the rate
+   * limit answers the request, so no fault applies (nor is counted) whatever the draw picked.
    */
-  draw(): { fault: Fault; delayMs: number; lateByMs: number } {
+  draw(refused: boolean): { fault: Fault; delayMs: number; lateByMs: number } {
     const pick = this.next();
     const spread = this.next();
     const { error, throttle, reset, lost, late, latency, lateBy } = this.faults;
@@ -320,6 +409,10 @@ class FaultSequence {
     const within = ([min, max]: readonly [number, number]) => min + Math.floor(spread * (max - min + 1));
     const delayMs = within(latency);
     this.counts.requests++;
+    if (refused) {
+      fault = undefined;
+      this.counts.rateLimited++;
+    }
     if (fault) this.counts[fault]++;
     if (delayMs > 0) this.counts.delayed++;
     return { fault, delayMs, lateByMs: within(lateBy) };
@@ -332,7 +425,11 @@ export interface FaultHookOptions {
    * wait passes a signal that aborts when the server closes.
    */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
-  /** A monotonic clock in milliseconds, for a late request's deadline; tests replace it with `sleep`. */
+  /**
+   * A monotonic clock in milliseconds, for a late request's deadline and the rate limit's refill; tests
+   * replace it with `sleep`. Default `performance.now()`: the emulator's clock (its `Clock`) differs from
+   * this machine's by a fixed offset only, so the durations measured on either are the same.
+   */
   now?: () => number;
 }
 
@@ -367,11 +464,18 @@ export function installFaults(app: FastifyInstance, spec?: FaultSpec | string, o
     const current = sequence;
     if (!current || request.routeOptions.config.public || !request.routeOptions.url) return;
     if (current.faults.methods && !current.faults.methods.has(request.method)) return;
-    // Drawn before the first await, so the sequence follows arrival order.
+    // Drawn before the first await, so the sequence follows arrival order; the budget is taken on arrival too.
     const arrivedAt = now();
-    const { fault, delayMs, lateByMs } = current.draw();
+    const retryAfter = current.budgets?.take(budgetKey(request), arrivedAt);
+    const { fault, delayMs, lateByMs } = current.draw(retryAfter !== undefined);
     if (delayMs > 0 && current.faults.latencyAt === "answer") answerDelays.set(request, delayMs);
     else if (delayMs > 0) await sleep(delayMs);
+    if (retryAfter !== undefined) {
+      return reply
+        .status(429)
+        .header("retry-after", String(retryAfter))
+        .send({ detail: `Rate limit exceeded: ${formatRate(current.faults.rate!)} per API key; retry after ${retryAfter} s` });
+    }
     switch (fault) {
       case "error":
         return reply.status(current.faults.status).send({ detail: "Service Unavailable (injected fault)" });

@@ -20,6 +20,8 @@ export interface ProviderArgs {
   retryBaseDelayMs?: pulumi.Input<number>;
   /** The service's deadline for a request in milliseconds, which a lost create's lookup waits out. Default 60000 (GMS_REQUEST_DEADLINE_MS). */
   requestDeadlineMs?: pulumi.Input<number>;
+  /** The most requests a second the provider sends, retries included (above 0; 0.5 is one every two seconds). Default no limit (GMS_MAX_REQUESTS_PER_SECOND). */
+  maxRequestsPerSecond?: pulumi.Input<number>;
 }
 
 /**
@@ -33,7 +35,8 @@ export const PROVIDER_CONFIG = {
   maxRetries: { type: "integer", secret: false },
   retryBaseDelayMs: { type: "integer", secret: false },
   requestDeadlineMs: { type: "integer", secret: false },
-} as const satisfies Record<keyof ProviderArgs, { type: "string" | "integer"; secret: boolean }>;
+  maxRequestsPerSecond: { type: "number", secret: false },
+} as const satisfies Record<keyof ProviderArgs, { type: "string" | "integer" | "number"; secret: boolean }>;
 
 /** The native provider of the `gms` package, configured by the program. */
 export class Provider extends pulumi.ProviderResource {

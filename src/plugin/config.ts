@@ -1,18 +1,26 @@
 /**
- * The provider's configuration: `baseUrl`, secret `apiKey`, `maxRetries`, `retryBaseDelayMs` and
- * `requestDeadlineMs`, as the dynamic resources read them from stack config (`gms:<key>`), falling back to
+ * The provider's configuration: `baseUrl`, secret `apiKey`, `maxRetries`, `retryBaseDelayMs`,
+ * `requestDeadlineMs` and `maxRequestsPerSecond`, as the dynamic resources read them from stack config (`gms:<key>`), falling back to
  * the same environment variables. CheckConfig reports a bad value as a failure naming the field; Configure
  * hands the values to the connection module, where every client the kinds use is made.
  *
  * The engine starts one plugin process per provider instance (the default provider and each explicit one),
  * so the configuration is the process's: two providers for two workspaces are two processes.
  */
-import { BaseUrl, ConfigurationError, clientFor, configure as configureConnection, sameWorkspace } from "../provider/connection";
+import {
+  BaseUrl,
+  ConfigurationError,
+  REQUESTS_PER_SECOND_FORM,
+  clientFor,
+  configure as configureConnection,
+  isRequestsPerSecond,
+  sameWorkspace,
+} from "../provider/connection";
 import { containsUnknown } from "../provider/values";
 import { type DiffResult, PropertyDiffKind } from "./router";
 import { conceal, type Props, reveal } from "./wire";
 
-export const CONFIG_KEYS = ["baseUrl", "apiKey", "maxRetries", "retryBaseDelayMs", "requestDeadlineMs"] as const;
+export const CONFIG_KEYS = ["baseUrl", "apiKey", "maxRetries", "retryBaseDelayMs", "requestDeadlineMs", "maxRequestsPerSecond"] as const;
 const WHOLE_NUMBERS = new Set<string>(["maxRetries", "retryBaseDelayMs", "requestDeadlineMs"]);
 
 /** The text of a config value: config files hold strings, an explicit provider's inputs may hold numbers. */
@@ -23,6 +31,8 @@ const textOf = (value: unknown): string | undefined =>
 export function checkConfig(news: Props): { inputs: Props; failures: { property: string; reason: string }[] } {
   const { values, secretNames } = reveal(news);
   const failures: { property: string; reason: string }[] = [];
+  // The value a failure shows, unless it is a secret.
+  const not = (key: string) => (secretNames.has(key) ? "" : `, not ${JSON.stringify(values[key])}`);
   for (const key of CONFIG_KEYS) {
     const value = values[key];
     if (value === undefined || value === null || containsUnknown(value)) continue;
@@ -34,8 +44,10 @@ export function checkConfig(news: Props): { inputs: Props; failures: { property:
       if (typeof value !== "string" || value === "") failures.push({ property: key, reason: "gms:apiKey must be a non-empty string" });
     } else if (WHOLE_NUMBERS.has(key)) {
       const text = textOf(value)!;
-      if (!/^\d+$/.test(text))
-        failures.push({ property: key, reason: `gms:${key} must be a whole number of 0 or more, not ${JSON.stringify(value)}` });
+      if (!/^\d+$/.test(text)) failures.push({ property: key, reason: `gms:${key} must be a whole number of 0 or more${not(key)}` });
+    } else if (key === "maxRequestsPerSecond") {
+      if (!isRequestsPerSecond(textOf(value)!))
+        failures.push({ property: key, reason: `gms:${key} ${REQUESTS_PER_SECOND_FORM}${not(key)}` });
     }
   }
   return { inputs: conceal(values, new Set([...secretNames, "apiKey"])), failures };
@@ -76,8 +88,8 @@ export function applyConfig(config: Record<string, string>): void {
  * means for a dynamic resource. Another service (`baseUrl`) is another object: the provider is replaced, so
  * the engine replaces each of its resources (created there, deleted here with the old configuration). Another
  * `apiKey` is an update when both keys select the same workspace (a rotated key), or when the old key no longer
- * works (revoked after rotation: nothing could delete with it); a key of another workspace replaces. Retry and
- * deadline settings are updates. An unknown new value (preview) is an update, as the dynamic resources decide.
+ * works (revoked after rotation: nothing could delete with it); a key of another workspace replaces. Retry,
+ * deadline and rate settings are updates. An unknown new value (preview) is an update, as the dynamic resources decide.
  */
 export async function diffConfig(olds: Props, news: Props): Promise<DiffResult> {
   const before = reveal(olds).values;

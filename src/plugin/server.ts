@@ -9,6 +9,7 @@ import type * as structModule from "google-protobuf/google/protobuf/struct_pb";
 import type * as providerModule from "@pulumi/pulumi/proto/provider_pb";
 import { redactSecrets } from "../provider/errors";
 import { applyConfig, checkConfig, configFrom, diffConfig } from "./config";
+import { withOperationTimeout } from "../client";
 import { ResourceInitError } from "../provider/errors";
 import { type DiffResult, KindRouter, UnknownTypeError } from "./router";
 import { packageManifest } from "../manifest";
@@ -179,7 +180,10 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
     ),
     create: unary(
       async (request: providerModule.CreateRequest) => {
-        const result = await router.route(tokenOf(request)).create(fromStruct(request.getProperties()), request.getPreview());
+        const route = router.route(tokenOf(request));
+        const result = await withOperationTimeout("create", request.getTimeout(), () =>
+          route.create(fromStruct(request.getProperties()), request.getPreview()),
+        );
         return new pb.CreateResponse().setId(result.id).setProperties(toStruct(result.properties));
       },
       (request) => secretStringsOf(request.getProperties()),
@@ -198,16 +202,20 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
     ),
     update: unary(
       async (request: providerModule.UpdateRequest) => {
-        const properties = await router
-          .route(tokenOf(request))
-          .update(request.getId(), fromStruct(request.getOlds()), fromStruct(request.getNews()), request.getPreview());
+        const route = router.route(tokenOf(request));
+        const properties = await withOperationTimeout("update", request.getTimeout(), () =>
+          route.update(request.getId(), fromStruct(request.getOlds()), fromStruct(request.getNews()), request.getPreview()),
+        );
         return new pb.UpdateResponse().setProperties(toStruct(properties));
       },
       (request) => secretStringsOf(request.getNews(), request.getOlds()),
     ),
     delete: unary(
       async (request: providerModule.DeleteRequest) => {
-        await router.route(tokenOf(request)).delete(request.getId(), fromStruct(request.getProperties()));
+        const route = router.route(tokenOf(request));
+        await withOperationTimeout("delete", request.getTimeout(), () =>
+          route.delete(request.getId(), fromStruct(request.getProperties())),
+        );
         return new Empty();
       },
       (request) => secretStringsOf(request.getProperties()),

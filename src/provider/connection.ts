@@ -7,10 +7,12 @@
  * GMS_RETRY_BASE_DELAY_MS): a pipeline on a flaky network may want more patience, a test less waiting.
  * The service's deadline for a request, which a create whose answer was lost waits out before it sends
  * its POST again, comes from `gms:requestDeadlineMs` (or GMS_REQUEST_DEADLINE_MS; default 60 s).
+ * `gms:maxRequestsPerSecond` (or GMS_MAX_REQUESTS_PER_SECOND; default none) holds every request of the
+ * process to that rate: one limiter, shared by every client (every resource and workspace) the process makes.
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { AuthenticationError, GmsClient } from "../client";
+import { AuthenticationError, GmsClient, RequestRateLimiter } from "../client";
 import { currentWorkspace } from "./current-workspace";
 
 const BASE_URL_FORM = "must be an http(s) URL ending in /v1, for example https://gms.example.com/v1";
@@ -18,7 +20,14 @@ const BASE_URL_FORM = "must be an http(s) URL ending in /v1, for example https:/
 /** The service root: every route sits under `/v1` (spec, Versioning), so a URL without it only ever answers 404. */
 export const BaseUrl = z
   .url({ protocol: /^https?$/, error: BASE_URL_FORM })
-  .refine((url) => /\/v1\/?$/.test(new URL(url).pathname) && !/[?#]/.test(url), { error: BASE_URL_FORM });
+  // A value the URL check refused already (URL.parse answers null) is not refused twice, nor parsed by a throwing `new URL`.
+  .refine(
+    (url) => {
+      const parsed = URL.parse(url);
+      return parsed === null || (/\/v1\/?$/.test(parsed.pathname) && !/[?#]/.test(url));
+    },
+    { error: BASE_URL_FORM },
+  );
 
 export const Connection = z.strictObject({
   baseUrl: BaseUrl.optional(),
@@ -34,8 +43,11 @@ let stackConfig: Connection & {
   maxRetries?: string | undefined;
   retryBaseDelayMs?: string | undefined;
   requestDeadlineMs?: string | undefined;
+  maxRequestsPerSecond?: string | undefined;
 } = {};
 const clients = new Map<string, GmsClient>();
+/** The process's one limiter, made for the first client that needs it; another rate (a new configuration) makes another. */
+let rateLimiter: RequestRateLimiter | undefined;
 
 /** Called by the dynamic-provider host once per `__provider` text, with the whole stack config. */
 export function configure(config: ConfigSource): void {
@@ -45,6 +57,7 @@ export function configure(config: ConfigSource): void {
     maxRetries: config.get("gms:maxRetries"),
     retryBaseDelayMs: config.get("gms:retryBaseDelayMs"),
     requestDeadlineMs: config.get("gms:requestDeadlineMs"),
+    maxRequestsPerSecond: config.get("gms:maxRequestsPerSecond"),
   };
 }
 
@@ -54,9 +67,40 @@ function wholeNumber(configKey: string, configValue: string | undefined, envName
   if (text === undefined || text === "") return undefined;
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0) {
-    throw new ConfigurationError(`${configValue === undefined ? envName : configKey} must be a whole number of 0 or more, not "${text}"`);
+    // A stack's config value may be a secret, which the provider cannot tell here: only the environment's is shown.
+    throw new ConfigurationError(
+      configValue === undefined
+        ? `${envName} must be a whole number of 0 or more, not "${text}"`
+        : `${configKey} must be a whole number of 0 or more`,
+    );
   }
   return value;
+}
+
+export const REQUESTS_PER_SECOND_FORM = "must be a number of requests per second above 0, for example 5 or 0.5";
+
+/** Whether a text is a rate `gms:maxRequestsPerSecond` takes: a plain decimal number above 0. */
+export const isRequestsPerSecond = (text: string): boolean => /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(text.trim()) && Number(text) > 0;
+
+/** The process's request rate from stack config or the environment, or undefined when neither sets it. */
+function requestsPerSecond(): number | undefined {
+  const configValue = stackConfig.maxRequestsPerSecond;
+  const text = configValue ?? process.env.GMS_MAX_REQUESTS_PER_SECOND;
+  if (text === undefined || text === "") return undefined;
+  if (!isRequestsPerSecond(text)) {
+    const source = configValue === undefined ? "GMS_MAX_REQUESTS_PER_SECOND" : "gms:maxRequestsPerSecond";
+    // A stack's config value may be a secret, which the provider cannot tell here: only the environment's is shown.
+    throw new ConfigurationError(`${source} ${REQUESTS_PER_SECOND_FORM}${configValue === undefined ? `, not "${text}"` : ""}`);
+  }
+  return Number(text);
+}
+
+/** The limiter every client of the process shares, for the configured rate; undefined without one. */
+function sharedRateLimiter(): RequestRateLimiter | undefined {
+  const rate = requestsPerSecond();
+  if (rate === undefined) return undefined;
+  if (rateLimiter?.requestsPerSecond !== rate) rateLimiter = new RequestRateLimiter(rate);
+  return rateLimiter;
 }
 
 export class ConfigurationError extends Error {
@@ -97,7 +141,8 @@ export function clientFor(connection: Connection | undefined): GmsClient {
   if (baseUrl && !BaseUrl.safeParse(baseUrl).success) {
     const source =
       connection?.baseUrl !== undefined ? "connection.baseUrl" : stackConfig.baseUrl !== undefined ? "gms:baseUrl" : "GMS_BASE_URL";
-    throw new ConfigurationError(`${source} ${BASE_URL_FORM}; it is ${JSON.stringify(baseUrl)}`);
+    // The connection is a secret input, and a stack's config value may be one: only the environment's value is shown.
+    throw new ConfigurationError(`${source} ${BASE_URL_FORM}${source === "GMS_BASE_URL" ? `; it is ${JSON.stringify(baseUrl)}` : ""}`);
   }
   const apiKey = connection?.apiKey ?? stackConfig.apiKey ?? process.env.GMS_API_KEY;
   if (!baseUrl) {
@@ -122,6 +167,7 @@ export function clientFor(connection: Connection | undefined): GmsClient {
       maxRetries,
       requestDeadlineMs,
       retryTiming: baseDelayMs === undefined ? {} : { baseDelayMs },
+      rateLimiter: sharedRateLimiter(),
     });
     clients.set(cacheKey, client);
   }

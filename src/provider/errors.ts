@@ -31,14 +31,22 @@ export const codeOf = (error: unknown): string => (error instanceof ProviderErro
  */
 export class CreatedButFailedError extends ProviderError {
   override readonly name = "CreatedButFailedError";
+  // Private, read through a getter: values that may be secrets stay out of what inspecting, printing or
+  // serializing the error shows (its own properties, util.inspect, JSON).
+  readonly #record: Outputs;
 
   constructor(
     message: string,
     readonly guid: string,
-    /** The object as far as it is known (the service's record, before the failed step). */
-    readonly record: Outputs,
+    record: Outputs,
   ) {
     super("created_but_failed", message);
+    this.#record = record;
+  }
+
+  /** The object as far as it is known (the service's record, before the failed step). */
+  get record(): Outputs {
+    return this.#record;
   }
 }
 
@@ -120,13 +128,21 @@ export const notInWorkspace = (what: string, missing: string, advice: string, ca
  */
 export class ResourceInitError extends ProviderError {
   override readonly name = "ResourceInitError";
+  // Private, as CreatedButFailedError's record: the properties hold the resource's secrets in plaintext.
+  readonly #properties: Record<string, unknown>;
 
   constructor(
     message: string,
     readonly id: string,
-    readonly properties: Record<string, unknown>,
+    properties: Record<string, unknown>,
     readonly reasons: string[],
   ) {
     super("created_but_failed", message);
+    this.#properties = properties;
+  }
+
+  /** The object's properties as the provider recorded them, secrets in plaintext: for the engine, never for a person. */
+  get properties(): Record<string, unknown> {
+    return this.#properties;
   }
 }

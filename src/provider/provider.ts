@@ -27,7 +27,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import * as pulumi from "@pulumi/pulumi";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
-import { type CreatedCandidate, GmsError, type GmsClient, NotFoundError, UnresolvedCreateError } from "../client";
+import {
+  type CreatedCandidate,
+  describeTimeout,
+  GmsError,
+  type GmsClient,
+  NotFoundError,
+  operationTimeout,
+  timeLeft,
+  UnresolvedCreateError,
+} from "../client";
 import { Connection, clientFor, effectiveBaseUrl, sameWorkspace } from "./connection";
 import { CreatedButFailedError, failure, redactSecrets, UnresolvedCreateFailure, ProviderError, codeOf } from "./errors";
 import { type InputField, requiredToDeclare } from "./fields";
@@ -173,6 +182,14 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     // yet receive its object, so the lookup is made again once it has closed, and nothing lands after it. (The
     // provider's own windows close when the client stopped waiting for the deadline: see ../client/create.ts.)
     const open = window.clock === LOCAL_CLOCK ? until - client.serverNow() : 0;
+    const bound = operationTimeout();
+    if (bound !== undefined && open > timeLeft()) {
+      throw new ProviderError(
+        "step_timeout",
+        `${kind.name} ${id}: a create a killed run had in flight may still land for ${Math.ceil(open / 1000)} s, longer than ` +
+          `${describeTimeout(bound)} leaves; run it again once that has passed, or raise the timeout`,
+      );
+    }
     if (open > 0) {
       await pulumi.log.info(
         `${kind.name} ${id}: waiting ${Math.ceil(open / 1000)} s for the service's deadline of a create in flight when a run was killed`,

@@ -32,7 +32,7 @@ import {
 } from "../api/context-sources";
 import { filesApi } from "../api/files";
 import { workspacesApi } from "../api/workspaces";
-import { type GmsClient, NotFoundError, ValidationError } from "../client";
+import { describeTimeout, type GmsClient, NotFoundError, operationTimeout, timeLeft, ValidationError } from "../client";
 import { type InputValues, computed, replaceOnly, updatable } from "../provider/fields";
 import type { CheckFailure } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
@@ -454,7 +454,10 @@ async function waitForIndexing(
   fileBacked: boolean,
 ): Promise<ContextSourceRecord> {
   const started = Date.now();
-  const deadline = started + timeoutSeconds * 1000;
+  // The engine's timeout for the step (customTimeouts), when it comes first, bounds the wait as timeoutSeconds does.
+  const bound = operationTimeout();
+  const ownDeadline = started + timeoutSeconds * 1000;
+  const deadline = Math.min(ownDeadline, started + timeLeft());
   let delay = FIRST_POLL_MS;
   let polls = 0;
   for (;;) {
@@ -474,7 +477,8 @@ async function waitForIndexing(
       const elapsed = ((Date.now() - started) / 1000).toFixed(1);
       throw new StepError(
         `processing ${what} had not finished after ${elapsed} s (indexing_status still "${record.indexingStatus}" after ${polls} checks); processing ` +
-          `continues in the service. Raise waitForIndexing.timeoutSeconds, or drop waitForIndexing and watch indexingStatus after a refresh.`,
+          `continues in the service. ${bound && deadline < ownDeadline ? `Raise ${describeTimeout(bound)}, which ran out first` : "Raise waitForIndexing.timeoutSeconds"}, ` +
+          "or drop waitForIndexing and watch indexingStatus after a refresh.",
       );
     }
     await sleep(Math.min(delay, left));

@@ -18,7 +18,7 @@ import { z } from "zod";
 import { Guid } from "../api/common";
 import { call } from "../api/endpoint";
 import { FineTuneStatus, MIN_FINE_TUNE_RECORDS, type FineTuneRecord, fineTuneEndpoints } from "../api/fine-tunes";
-import { type GmsClient, NotFoundError } from "../client";
+import { describeTimeout, type GmsClient, NotFoundError, operationTimeout, timeLeft } from "../client";
 import { type Clock, systemClock } from "../provider/clock";
 import { CreatedButFailedError, failure, failureText, ProviderError } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
@@ -184,7 +184,10 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
       toOutputs(record),
     );
   const started = clock.now();
-  const deadline = started + timeoutSeconds * 1000;
+  // The engine's timeout for the step (customTimeouts), when it comes first, bounds the wait as waitTimeoutSeconds does.
+  const bound = operationTimeout();
+  const ownDeadline = started + timeoutSeconds * 1000;
+  const deadline = Math.min(ownDeadline, started + timeLeft());
   const elapsed = () => `${((clock.now() - started) / 1000).toFixed(1)} s`;
   let delay = FIRST_POLL_MS;
   let checks = 0;
@@ -196,9 +199,10 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
   while (latest.status === "processing") {
     const left = deadline - clock.now();
     if (left <= 0) {
+      const raise = bound && deadline < ownDeadline ? `Raise ${describeTimeout(bound)}, which ran out first` : "Raise waitTimeoutSeconds";
       throw exists(
         `${label} was created, but its provider job ${latest.vendorFinetuneName} was still processing after ${elapsed()} (${checks} checks); ` +
-          "the job continues at the provider. Raise waitTimeoutSeconds, or run `pulumi refresh` once the job has succeeded to keep it.",
+          `the job continues at the provider. ${raise}, or run \`pulumi refresh\` once the job has succeeded to keep it.`,
         latest,
       );
     }

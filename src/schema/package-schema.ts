@@ -310,6 +310,14 @@ const CONFIG_VARIABLES: Record<string, Record<string, unknown>> = {
       "once it has passed with nothing found. Default 60000.",
     defaultInfo: { environment: ["GMS_REQUEST_DEADLINE_MS"] },
   },
+  maxRequestsPerSecond: {
+    type: "number",
+    description:
+      "The most requests a second the provider sends, a number above 0 (0.5: one every two seconds): every request of the " +
+      "provider process, retries included, waits for its turn, so a service that limits its API key to that rate need not " +
+      "refuse any. Default: no limit (a refused request is retried after the service's Retry-After).",
+    defaultInfo: { environment: ["GMS_MAX_REQUESTS_PER_SECOND"] },
+  },
 };
 
 /** The package schema as an object, derived from `kinds` and `lookupDeclarations`. */

@@ -18,7 +18,9 @@ import {
   TimeoutError,
   UnresolvedCreateError,
   ValidationError,
+  operationTimeout,
   path,
+  withOperationTimeout,
 } from "../../src/client";
 import { mayStillBeActing } from "../../src/client/create";
 import { startEmulator } from "../../src/emulator";
@@ -278,6 +280,23 @@ describe("GmsClient.create while the service may still be acting on a lost POST"
     expect(lookups).toBe(1);
     expect(clock.now).toBeLessThan(30_000);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("leaves the create unresolved when the engine's timeout for the step runs out before the deadline, naming it", async () => {
+    const { retryTiming } = fakeClock();
+    const { server, client } = await connect(lostInFlight, { retryTiming, requestDeadlineMs: 60_000 });
+    let lookups = 0;
+    const error = await withOperationTimeout("create", 2, () => creating(client, async () => (lookups++, []))).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(UnresolvedCreateError);
+    expect((error as Error).message).toMatch(
+      /nothing has appeared yet, and that is \d+ s away, longer than the step has left of the create's timeout of 2 s \(customTimeouts\.create\); it may exist/,
+    );
+    expect(lookups).toBe(1);
+    expect(server.requests).toHaveLength(1);
+    // Without the engine's bound, the same create waits for the deadline (the fake clock's), as above.
+    expect(operationTimeout()).toBeUndefined();
   });
 
   it("tells the errors after which the service may still act from those after which it has finished", () => {

@@ -319,14 +319,14 @@ describe("fault injection over HTTP", () => {
   it("set(undefined) turns faults off and zeroes the stats; a bad spec is refused and the current one kept", async () => {
     emulator.faults.set("error=1");
     expect((await attempt("GET", "/apps")).outcome).toBe(503);
-    expect(emulator.faults.stats()).toEqual({ requests: 1, error: 1, throttle: 0, reset: 0, lost: 0, late: 0, delayed: 0 });
+    expect(emulator.faults.stats()).toEqual({ requests: 1, error: 1, throttle: 0, reset: 0, lost: 0, late: 0, delayed: 0, rateLimited: 0 });
     expect(() => emulator.faults.set("error=lots")).toThrow(FaultSpecError);
     expect((await attempt("GET", "/apps")).outcome).toBe(503);
     expect(emulator.faults.stats()).toMatchObject({ requests: 2, error: 2 });
 
     emulator.faults.set(undefined);
     expect((await attempt("GET", "/apps")).outcome).toBe(200);
-    expect(emulator.faults.stats()).toEqual({ requests: 0, error: 0, throttle: 0, reset: 0, lost: 0, late: 0, delayed: 0 });
+    expect(emulator.faults.stats()).toEqual({ requests: 0, error: 0, throttle: 0, reset: 0, lost: 0, late: 0, delayed: 0, rateLimited: 0 });
   });
 
   it("counts delayed requests: every one with a latency above 0, none without", async () => {

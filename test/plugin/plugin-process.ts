@@ -199,8 +199,9 @@ export class PluginProcess {
     return diffAnswer(await this.call<providerModule.DiffResponse>("diffConfig", request));
   }
 
-  async create(urn: string, properties: Props, preview = false) {
-    const request = new pb.CreateRequest().setUrn(urn).setProperties(toStruct(properties)).setPreview(preview);
+  /** Create; `timeout` is the engine's `customTimeouts.create` in seconds (0: none). */
+  async create(urn: string, properties: Props, preview = false, timeout = 0) {
+    const request = new pb.CreateRequest().setUrn(urn).setProperties(toStruct(properties)).setPreview(preview).setTimeout(timeout);
     const response = await this.call<providerModule.CreateResponse>("create", request);
     return { id: response.getId(), properties: fromStruct(response.getProperties()) };
   }

@@ -6,6 +6,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator } from "../../src/emulator";
+import { fixtureLookups, KINDS_FIXTURES } from "../pulumi-cli/kinds-fixtures";
 import { ACME_KEY, OTHER_KEY, type PluginBed, startPluginBed } from "./bed";
 import { ResourceInitError } from "../../src/provider/errors";
 import { isSecret, PluginProcess, plain, secret, startFakeEngine, UNKNOWN, urnOf } from "./plugin-process";
@@ -45,7 +47,14 @@ describe("the plugin process", () => {
       const committed = JSON.parse(readFileSync(join(__dirname, "..", "..", "schema.json"), "utf8"));
       expect(served).toEqual(committed);
       const { provider, config } = served as { provider: { inputProperties: object }; config: { variables: object } };
-      expect(Object.keys(provider.inputProperties)).toEqual(["apiKey", "baseUrl", "maxRetries", "requestDeadlineMs", "retryBaseDelayMs"]);
+      expect(Object.keys(provider.inputProperties)).toEqual([
+        "apiKey",
+        "baseUrl",
+        "maxRequestsPerSecond",
+        "maxRetries",
+        "requestDeadlineMs",
+        "retryBaseDelayMs",
+      ]);
       expect(provider.inputProperties).toEqual(config.variables);
       expect(Object.keys(served.resources as object)).toContain("gms:index:ContextSource");
     } finally {
@@ -56,10 +65,28 @@ describe("the plugin process", () => {
   it("fails CheckConfig naming the bad field, and keeps the API key secret", async () => {
     const plugin = await PluginProcess.start();
     try {
-      const bad = await plugin.checkConfig({ baseUrl: "https://gms.example.com/api", maxRetries: "-1", retryBaseDelayMs: "soon" });
-      expect(bad.failures.map((failure) => failure.property).sort()).toEqual(["baseUrl", "maxRetries", "retryBaseDelayMs"]);
+      const bad = await plugin.checkConfig({
+        baseUrl: "https://gms.example.com/api",
+        maxRetries: "-1",
+        retryBaseDelayMs: "soon",
+        maxRequestsPerSecond: "0",
+      });
+      expect(bad.failures.map((failure) => failure.property).sort()).toEqual([
+        "baseUrl",
+        "maxRequestsPerSecond",
+        "maxRetries",
+        "retryBaseDelayMs",
+      ]);
       expect(bad.failures.find((failure) => failure.property === "baseUrl")!.reason).toMatch(/\/v1/);
-      const good = await plugin.checkConfig({ baseUrl: "https://gms.example.com/v1", apiKey: "gms_plain_key", maxRetries: 2 });
+      expect(bad.failures.find((failure) => failure.property === "maxRequestsPerSecond")!.reason).toMatch(
+        /^gms:maxRequestsPerSecond must be a number of requests per second above 0, for example 5 or 0\.5/,
+      );
+      const good = await plugin.checkConfig({
+        baseUrl: "https://gms.example.com/v1",
+        apiKey: "gms_plain_key",
+        maxRetries: 2,
+        maxRequestsPerSecond: 0.5,
+      });
       expect(good.failures).toEqual([]);
       expect(isSecret(good.inputs.apiKey)).toBe(true);
       expect(good.inputs.baseUrl).toBe("https://gms.example.com/v1");
@@ -320,6 +347,42 @@ describe("the plugin against the emulator", () => {
     } finally {
       await plugin.stop();
       engine.close();
+    }
+  });
+
+  it("bounds a FineTune's training wait by the engine's customTimeouts.create, naming it; the object is kept as created with errors", async () => {
+    // A service whose fine-tunes never leave processing.
+    const slow = await startEmulator({ port: 0, db: ":memory:", fixtures: KINDS_FIXTURES, fineTuneSeconds: 3600 });
+    const plugin = await PluginProcess.start();
+    try {
+      const { api, guids, data, numericId } = await fixtureLookups(slow);
+      const { apps } = guids;
+      await plugin.configure({ baseUrl: slow.url, apiKey: secret(ACME_KEY), maxRetries: "0" });
+      const dataset = (await api("POST", "/datasets", { name: "Slow set", app: apps.Support })).body.guid as string;
+      const made = await api("POST", "/providers", { provider: "openai", key: "sk-slow-not-secret", name: "slow connection" });
+      const args = {
+        name: "Never done",
+        app: apps.Support,
+        dataset,
+        dataIds: data.slice(0, 10).map((d) => d.id),
+        baseModel: "gpt-4o-mini",
+        providerConnection: await numericId("providers", made.body.guid),
+        waitTimeoutSeconds: 3600,
+      };
+      const urn = urnOf("FineTune", "never");
+      const failure = await plugin.create(urn, (await plugin.check(urn, {}, args)).inputs, false, 1.5).then(
+        () => expect.unreachable("the create finished"),
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(ResourceInitError);
+      const partial = failure as ResourceInitError;
+      expect(partial.message).toContain("was still processing after");
+      expect(partial.message).toContain("Raise the create's timeout of 1.5 s (customTimeouts.create), which ran out first");
+      expect((await api("GET", `/finetune/${partial.id}`)).status).toBe(200);
+      await plugin.delete(urn, partial.id, partial.properties);
+    } finally {
+      await plugin.stop();
+      await slow.close();
     }
   });
 

@@ -6,6 +6,7 @@
 import { DatabaseSync } from "node:sqlite";
 import type { RunningEmulator } from "../../src/emulator";
 import { EngineError } from "../../src/testing";
+import { expectNoSecretIn } from "../no-secret";
 
 export const FIXTURES = {
   workspaces: [
@@ -66,6 +67,10 @@ export const REQUEST_DEADLINE_MS = 500;
  */
 export const lateFaults = (fraction: number) => `late=${fraction},late-by=0-300,deadline=${REQUEST_DEADLINE_MS}`;
 
+/** The program's secret: with the workspace's key, what no error of a run may hold. */
+export const OPENAI_KEY = "sk-chaos-0c1e5b";
+export const SECRETS = [FIXTURES.workspaces[0]!.apiKey, OPENAI_KEY];
+
 /**
  * The stack either engine runs the program as: the config, quick and few retries so that steps do fail
  * and only re-running converges, and the service's short deadline.
@@ -78,7 +83,7 @@ export function chaosStack(emulator: RunningEmulator, copies: number) {
       "gms:baseUrl": emulator.url,
       "gms:apiKey": { secret: emulator.apiKey },
       copies: String(copies),
-      openaiKey: { secret: "sk-chaos-0c1e5b" },
+      openaiKey: { secret: OPENAI_KEY },
     },
     secretsPassphrase: "chaos",
     env: { GMS_RETRY_BASE_DELAY_MS: "20", GMS_MAX_RETRIES: "1", GMS_REQUEST_DEADLINE_MS: String(REQUEST_DEADLINE_MS) },
@@ -177,7 +182,10 @@ export const totals = (counts: Record<KindName, Census>) =>
     { live: 0, recorded: 0, duplicates: 0, orphans: 0, missing: 0 },
   );
 
-/** Runs the operation until it succeeds (an EngineError is a failed run), at most `maxRuns` times. */
+/**
+ * Runs the operation until it succeeds (an EngineError is a failed run), at most `maxRuns` times. No error of a
+ * failed run holds a secret of the stack, inspected in full (../no-secret.ts).
+ */
 export async function untilItSucceeds(operation: () => Promise<unknown>, maxRuns: number): Promise<{ runs: number; errors: string[] }> {
   const errors: string[] = [];
   for (let run = 1; run <= maxRuns; run++) {
@@ -186,6 +194,7 @@ export async function untilItSucceeds(operation: () => Promise<unknown>, maxRuns
       return { runs: run, errors };
     } catch (error) {
       if (!(error instanceof EngineError)) throw error;
+      expectNoSecretIn(error, SECRETS);
       errors.push(error.message);
     }
   }

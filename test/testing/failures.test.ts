@@ -10,13 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { type CliResult, EngineError, LocalEngine, installPackageCopy } from "../../src/testing";
 import { callOverHttp } from "../emulator/harness";
+import { expectNoSecretIn } from "../no-secret";
 
 const steps = (result: CliResult | undefined) => (result?.steps ?? []).map((step) => `${step.op} ${step.name}`);
 
 describe("LocalEngine when steps fail", () => {
   let dir: string;
   let emulator: RunningEmulator;
-  let config: Record<string, string | { secret: string }>;
+  let config: Record<string, string | { secret: string }> & { openaiKey: { secret: string } };
   const engine = () =>
     new LocalEngine({
       programDir: dir,
@@ -75,6 +76,7 @@ if (config.getBoolean("crash")) c.id.apply(() => { throw new pulumi.RunError("th
     const error = await failureOf(engine().up());
     expect(error).toBeInstanceOf(EngineError);
     expect(error.code).toBe("STEP_FAILED");
+    expectNoSecretIn(error, [emulator.apiKey, "gms_nowhere"]);
     expect(error.message).toMatch(
       /^create of urn:pulumi:dev::failures::pulumi-nodejs:dynamic\/gms:App::a failed: Cannot create App "A": .*ECONNREFUSED.*\(after 2 attempts\)/,
     );
@@ -97,6 +99,8 @@ if (config.getBoolean("crash")) c.id.apply(() => { throw new pulumi.RunError("th
     emulator.faults.set("error=1,methods=PUT+DELETE");
     const error = await failureOf(engine().up());
     emulator.faults.set(undefined);
+    // The partial create's properties (the key in plaintext) are the engine's to record, not in the error a person prints.
+    expectNoSecretIn(error, [config.openaiKey.secret, emulator.apiKey]);
     expect(error.message).toMatch(
       /setting its nickname failed: the service answered 503 .*Deleting the ProviderConnection it had created \(.*\) failed too/,
     );

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { EngineError, LocalEngine, PulumiCliEngine, installPackageCopy } from "../../src/testing";
 import { callOverHttp } from "../emulator/harness";
+import { expectNoSecretIn } from "../no-secret";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
 
 const TOKEN = "tok-9c41e7a2d05fb3";
@@ -135,6 +136,7 @@ describe.each(engines)("a value the program made secret, on $name", ({ make }) =
       bed.emulator.faults.set(undefined);
       expect(failure).toBeInstanceOf(EngineError);
       expect(failure.message).toContain("processing [secret] failed");
+      expectNoSecretIn(failure, [TOKEN, API_KEY]);
       const state = readFileSync(stateFile, "utf8");
       const initErrors = JSON.stringify(
         (
