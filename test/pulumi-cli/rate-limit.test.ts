@@ -7,10 +7,10 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { PulumiCliEngine } from "../../src/testing";
-import { RATE_LIMITED_APPS, rateLimitedProgram } from "../testing/rate-limit-scenario";
+import { expectRateHeld, RATE_LIMITED_APPS, rateLimitedProgram } from "../testing/rate-limit-scenario";
 import { cliName, makeProgramDir, pulumiCliFor } from "./harness";
 
 const cli = pulumiCliFor("test/pulumi-cli/rate-limit.test.ts");
@@ -41,17 +41,7 @@ describe.skipIf(cli === undefined)(
         secretsPassphrase: "rate",
         log: () => undefined,
       });
-      const liveApps = () => emulator.store.db.get<{ n: number }>("SELECT count(*) AS n FROM apps WHERE deleted_at IS NULL")!.n;
-
-      expect((await engine.up()).counts.create).toBe(RATE_LIMITED_APPS);
-      expect(liveApps()).toBe(RATE_LIMITED_APPS);
-      const refresh = await engine.refresh();
-      expect(refresh.steps.filter((step) => step.type === "pulumi-nodejs:dynamic/gms:App")).toHaveLength(RATE_LIMITED_APPS);
-      expect((await engine.destroy()).counts.delete).toBe(RATE_LIMITED_APPS);
-      expect(liveApps()).toBe(0);
-      const stats = emulator.faults.stats();
-      expect(stats.requests).toBeGreaterThanOrEqual(3 * RATE_LIMITED_APPS);
-      expect(stats.rateLimited).toBe(0);
+      await expectRateHeld(engine, emulator);
     });
   },
 );

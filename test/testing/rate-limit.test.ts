@@ -8,10 +8,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { LocalEngine, installPackageCopy } from "../../src/testing";
-import { RATE_LIMITED_APPS, rateLimitedProgram } from "./rate-limit-scenario";
+import { expectRateHeld, RATE_LIMITED_APPS, rateLimitedProgram } from "./rate-limit-scenario";
 
 describe(`${RATE_LIMITED_APPS} Apps under a rate limit of 5 requests a second, on LocalEngine`, () => {
   let dir: string;
@@ -38,17 +38,6 @@ describe(`${RATE_LIMITED_APPS} Apps under a rate limit of 5 requests a second, o
       secretsPassphrase: "rate",
       log: () => undefined,
     });
-    const liveApps = () => emulator.store.db.get<{ n: number }>("SELECT count(*) AS n FROM apps WHERE deleted_at IS NULL")!.n;
-
-    expect((await engine.up()).counts.create).toBe(RATE_LIMITED_APPS);
-    expect(liveApps()).toBe(RATE_LIMITED_APPS);
-    const refresh = await engine.refresh();
-    expect(refresh.steps.filter((step) => step.type === "pulumi-nodejs:dynamic/gms:App")).toHaveLength(RATE_LIMITED_APPS);
-    expect((await engine.destroy()).counts.delete).toBe(RATE_LIMITED_APPS);
-    expect(liveApps()).toBe(0);
-    const stats = emulator.faults.stats();
-    // Every request went through the limit (3 x 20 at least), and the provider kept under it.
-    expect(stats.requests).toBeGreaterThanOrEqual(3 * RATE_LIMITED_APPS);
-    expect(stats.rateLimited).toBe(0);
+    await expectRateHeld(engine, emulator);
   });
 });
