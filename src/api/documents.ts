@@ -70,8 +70,8 @@ export type DocumentStatus = z.output<typeof DocumentStatus>;
 const BASE = "/contexts/{contextGuid}/documents";
 
 export const documentEndpoints = {
-  /** Also takes the `query` filter (DocumentListQuery), which the emulator's route reads itself. */
-  list: endpoint({ method: "GET", path: BASE, response: Document, list: "envelope" }),
+  /** Also takes the `query` filter, which the emulator's route reads itself. */
+  list: endpoint({ method: "GET", path: BASE, response: Document, list: "envelope", query: DocumentListQuery }),
   /** Creation may split the content into several Documents, hence `docs`. */
   create: endpoint({ method: "POST", path: BASE, body: DocumentCreate, response: DocumentCreated }),
   get: endpoint({ method: "GET", path: `${BASE}/{guid}`, response: Document }),
@@ -85,5 +85,11 @@ export const documentEndpoints = {
    * Spec: whether `filter` travels in the body or the query is not shown; the emulator reads both (the body
    * wins), so the body is optional here.
    */
-  deleteMany: endpoint({ method: "DELETE", path: BASE, body: wire(DocumentBulkDelete.nullish()), response: DocumentStatus }),
+  deleteMany: endpoint({
+    method: "DELETE",
+    path: BASE,
+    body: wire(DocumentBulkDelete.nullish()),
+    response: DocumentStatus,
+    query: DocumentBulkDelete,
+  }),
 };

@@ -44,6 +44,8 @@ export interface Endpoint<
   shown?: false;
   /** Set for a list: how it pages. */
   list?: List;
+  /** The query parameters the route reads (a list's skip/limit included), for the emulator's OpenAPI document. */
+  query?: z.ZodObject;
 }
 
 /** Declares an endpoint, keeping its types. */

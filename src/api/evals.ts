@@ -112,8 +112,8 @@ export const toSelections = (types: EvalTypeChoice[]): EvalTypeSelection[] =>
   types.map((type) => (type.variables === undefined ? { guid: type.guid } : { guid: type.guid, metadata: { variables: type.variables } }));
 
 export const evalEndpoints = {
-  /** Spec: the list shape is not shown; the emulator answers the standard envelope (see EvalListQuery for its filter). */
-  list: endpoint({ method: "GET", path: "/evals", response: Eval, list: "envelope" }),
+  /** Spec: the list shape is not shown; the emulator answers the standard envelope, filtered by `dataType`. */
+  list: endpoint({ method: "GET", path: "/evals", response: Eval, list: "envelope", query: EvalListQuery }),
   /** The Eval types: a bare array, no paging. */
   types: endpoint({ method: "GET", path: "/evals/types", response: wire(z.array(EvalTypeFields)) }),
   create: endpoint({ method: "POST", path: "/evals", body: EvalCreate, response: Eval }),

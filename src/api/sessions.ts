@@ -45,8 +45,8 @@ export const SessionListQuery = PageQuery.extend({ extUserId: z.string().optiona
 export type SessionListQuery = z.infer<typeof SessionListQuery>;
 
 export const sessionEndpoints = {
-  /** Also takes the `extUserId` query filter (SessionListQuery), which the emulator's route reads itself. */
-  list: endpoint({ method: "GET", path: "/sessions", response: Session, list: "envelope" }),
+  /** Also takes the `extUserId` query filter, which the emulator's route reads itself. */
+  list: endpoint({ method: "GET", path: "/sessions", response: Session, list: "envelope", query: SessionListQuery }),
   /** Spec: guid, name, Action GUID, ext_user_id. */
   create: endpoint({ method: "POST", path: "/sessions", body: SessionCreate, response: Session }),
   get: endpoint({ method: "GET", path: "/sessions/{guid}", response: Session }),

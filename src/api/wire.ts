@@ -46,29 +46,73 @@ function inner(schema: z.ZodType): z.ZodType {
   }
 }
 
+/** Renames the object keys of a value shaped by one schema, in one direction. */
+type Converter = (value: unknown) => unknown;
+
+/** Each schema's converter, made once per set of renames and direction (a codec converts every value it is given). */
+const converters = new WeakMap<Renames, Record<Direction, WeakMap<z.ZodType, Converter>>>();
+
 /** `value` (shaped by `schema`) with every object key renamed in `direction`. */
 function convert(schema: z.ZodType, value: unknown, direction: Direction, renames: Renames): unknown {
-  if (value === null || value === undefined) return value;
+  return converterOf(schema, direction, renames)(value);
+}
+
+function converterOf(schema: z.ZodType, direction: Direction, renames: Renames): Converter {
+  let byDirection = converters.get(renames);
+  if (byDirection === undefined) converters.set(renames, (byDirection = { decode: new WeakMap(), encode: new WeakMap() }));
+  let converter = byDirection[direction].get(schema);
+  if (converter === undefined) {
+    converter = makeConverter(schema, direction, renames);
+    byDirection[direction].set(schema, converter);
+  }
+  return converter;
+}
+
+const unchanged: Converter = (value) => value;
+
+/**
+ * The converter of one schema, read from its shape once. A field's converter is looked up at its first value, not
+ * here, so that a schema that contains itself (through a getter) is read no deeper than the values it is given.
+ */
+function makeConverter(schema: z.ZodType, direction: Direction, renames: Renames): Converter {
   const shape = inner(schema);
-  if (shape instanceof z.ZodArray && Array.isArray(value))
-    return value.map((item) => convert(shape.element as z.ZodType, item, direction, renames));
+  if (shape instanceof z.ZodArray) {
+    const element = shape.element as z.ZodType;
+    return (value) => (Array.isArray(value) ? value.map(converterOf(element, direction, renames)) : value);
+  }
   if (shape instanceof z.ZodUnion) {
     const options = shape.options as z.ZodType[];
-    const accepts = (option: z.ZodType) => (direction === "decode" ? option : packageSide(option, renames)).safeParse(value).success;
-    const taken = options.find(accepts);
-    return taken ? convert(taken, value, direction, renames) : value;
+    return (value) => {
+      if (value === null || value === undefined) return value;
+      const accepts = (option: z.ZodType) => (direction === "decode" ? option : packageSide(option, renames)).safeParse(value).success;
+      const taken = options.find(accepts);
+      return taken ? converterOf(taken, direction, renames)(value) : value;
+    };
   }
-  if (shape instanceof z.ZodObject && typeof value === "object") {
-    const source = value as Record<string, unknown>;
-    const converted: Record<string, unknown> = {};
-    for (const [wireName, field] of Object.entries(shape.shape as Record<string, z.ZodType>)) {
+  if (shape instanceof z.ZodObject) {
+    const fields = Object.entries(shape.shape as Record<string, z.ZodType>).map(([wireName, field]) => {
       const name = renames[wireName] ?? camelCase(wireName);
       const [from, to] = direction === "decode" ? [wireName, name] : [name, wireName];
-      if (source[from] !== undefined) converted[to] = convert(field, source[from], direction, renames);
-    }
-    return converted;
+      return { from, to, field, converter: undefined as Converter | undefined };
+    });
+    return (value) => {
+      if (value === null || typeof value !== "object") return value;
+      const source = value as Record<string, unknown>;
+      const converted: Record<string, unknown> = {};
+      for (const entry of fields) {
+        const item = source[entry.from];
+        if (item === undefined) continue;
+        if (item === null) {
+          converted[entry.to] = null;
+          continue;
+        }
+        entry.converter ??= converterOf(entry.field, direction, renames);
+        converted[entry.to] = entry.converter === unchanged ? item : entry.converter(item);
+      }
+      return converted;
+    };
   }
-  return value;
+  return unchanged;
 }
 
 /** Each wire schema's package side, made once per set of renames. */

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Store } from "./store";
 import type { Caller } from "./store/records";
-import { type ErrorLog, installErrorHandler } from "./routes/error-handler";
+import { type ErrorLog, answerFrameworkError, installErrorHandler } from "./routes/error-handler";
 import { installJsonBodyParser } from "./routes/json-body";
 import { originResolver } from "./routes/origin";
 import { routeModules } from "./routes";
@@ -56,31 +56,45 @@ export function buildServer(store: Store, options: ServerOptions = {}): FastifyI
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     logger: false,
+    frameworkErrors: answerFrameworkError,
   });
   installErrorHandler(app, options.logError);
   installJsonBodyParser(app);
   app.decorateRequest("caller", null as unknown as Caller);
   // The service's clock, not this machine's, dates every answer (Node's own Date header would be this machine's):
-  // clients measure their skew against the service from it.
-  app.addHook("onSend", async (_request, reply, payload) => {
-    reply.header("date", store.clock.date().toUTCString());
-    return payload;
+  // clients measure their skew against the service from it. The header counts whole seconds, so its text is
+  // made once a second. The hooks on every request's path take a callback: an async one costs a promise each time.
+  let dateSecond = Number.NaN;
+  let dateText = "";
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    const now = store.clock.now();
+    const second = Math.floor(now / 1000);
+    if (second !== dateSecond) {
+      dateText = new Date(now).toUTCString();
+      dateSecond = second;
+    }
+    reply.header("date", dateText);
+    done(null, payload);
   });
   // First of the onRequest hooks: faults stand for the gateway in front of the service, before authentication.
   installFaults(app, options.faults);
 
-  app.addHook("onRequest", async (request, reply) => {
-    if (request.routeOptions.config.public || !request.routeOptions.url) return;
+  // Answering from a callback hook: send, and do not call `done`.
+  app.addHook("onRequest", (request, reply, done) => {
+    if (request.routeOptions.config.public || !request.routeOptions.url) return done();
     const header = request.headers.authorization;
     const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
     if (!match) {
-      return reply.status(401).header("www-authenticate", "Bearer").send({ detail: "Not authenticated" });
+      reply.status(401).header("www-authenticate", "Bearer").send({ detail: "Not authenticated" });
+      return;
     }
     const caller = store.workspaces.authenticate(match[1]!);
     if (!caller) {
-      return reply.status(401).header("www-authenticate", "Bearer").send({ detail: "Invalid API key" });
+      reply.status(401).header("www-authenticate", "Bearer").send({ detail: "Invalid API key" });
+      return;
     }
     request.caller = caller;
+    done();
   });
 
   if (options.logRequests || options.onRequestComplete) {

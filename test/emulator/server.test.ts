@@ -46,10 +46,13 @@ describe("server", () => {
     expect(text.json()).toEqual({
       detail: [{ loc: ["body"], msg: "Invalid input: expected object, received string", type: "invalid_type" }],
     });
-    for (const contentType of ["application/x-www-form-urlencoded", undefined]) {
+    for (const [contentType, sent] of [
+      ["application/x-www-form-urlencoded", "application/x-www-form-urlencoded"],
+      [undefined, "a body without a Content-Type"],
+    ] as const) {
       const refused = await send(contentType, "name=Support");
       expect(refused.statusCode, String(contentType)).toBe(415);
-      expect(refused.json()).toEqual({ detail: "Unsupported Media Type" });
+      expect(refused.json()).toEqual({ detail: `Unsupported Media Type: a request body must be application/json, not ${sent}` });
     }
     const broken = await send("application/json", "{name: Support}");
     expect(broken.statusCode).toBe(400);

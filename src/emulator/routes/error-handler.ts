@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
 import { StoreError } from "../store/errors";
 import { RequestValidationError } from "./wire";
 import { MalformedJsonError } from "./json-body";
@@ -9,6 +10,20 @@ export type ErrorLog = (entry: string) => void;
 export const logToStderr: ErrorLog = (entry) => {
   process.stderr.write(entry);
 };
+
+/** One problem of a request that failed validation, as FastAPI words it: where (`loc`), what (`msg`), its kind (`type`). */
+export const ValidationIssue = z.object({
+  loc: z.array(z.string()).min(1),
+  msg: z.string().min(1),
+  type: z.string().min(1),
+});
+
+/**
+ * What every 4xx and 5xx answers: `detail`, a sentence naming the problem, or the validation issues. Never empty,
+ * so that a caller always learns what is wrong (the emulator's OpenAPI document holds it to that).
+ */
+export const ErrorBody = z.object({ detail: z.union([z.string().min(1), z.array(ValidationIssue).min(1)]) });
+export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /**
  * The one place that turns errors into responses: domain errors carry their status and text, request
@@ -33,6 +48,9 @@ export function installErrorHandler(app: FastifyInstance, logError: ErrorLog = l
     const framework = error as FastifyError;
     if (framework.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       return reply.status(413).send({ detail: "Request body is too large" });
+    }
+    if (framework.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+      return reply.status(415).send({ detail: unsupportedMediaType(request.headers["content-type"]) });
     }
     if (error instanceof MalformedJsonError) {
       return reply.status(400).send({ detail: error.message });
@@ -59,6 +77,40 @@ export function installErrorHandler(app: FastifyInstance, logError: ErrorLog = l
     return reply.status(answer.status).send({ detail: answer.detail });
   });
 }
+
+/**
+ * What a 415 says: that a body must be JSON, and which type was sent (its essence, when it reads as a media type,
+ * since the header is the client's text), so that `Unsupported Media Type` alone never leaves the caller guessing.
+ */
+export function unsupportedMediaType(contentType: string | undefined): string {
+  const essence = contentType?.split(";")[0]!.trim().toLowerCase() ?? "";
+  const sent =
+    essence === ""
+      ? "a body without a Content-Type"
+      : /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/.test(essence)
+        ? essence
+        : "a malformed Content-Type";
+  return `Unsupported Media Type: a request body must be application/json, not ${sent}`;
+}
+
+/**
+ * Fastify's `frameworkErrors`: what the router refuses before any route or hook runs, answered as every error is,
+ * `{detail}` naming the problem, in place of Fastify's own `{error, code, message, statusCode}` body. Fuzzing found
+ * both: a path parameter over the router's length limit (414) and a path whose percent-encoding does not decode (400).
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const path = echo(request.url.split("?")[0]!);
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    reply.status(414).send({ detail: `URI Too Long: a path parameter of ${path} is longer than ${MAX_PARAM_LENGTH} characters` });
+  } else if (error.code === "FST_ERR_BAD_URL") {
+    reply.status(400).send({ detail: `Bad Request: ${path} is not a valid URL (a percent-encoding in it does not decode)` });
+  } else {
+    reply.status(error.statusCode ?? 400).send({ detail: `${error.message} (${error.code})` });
+  }
+}
+
+/** The longest path parameter Fastify's router takes (its default); a GUID has 36 characters. */
+const MAX_PARAM_LENGTH = 100;
 
 /** The prefix every route of the spec sits under (spec, Versioning 1). */
 const API_PREFIX = "v1";

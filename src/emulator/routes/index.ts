@@ -15,6 +15,7 @@ import { actionRoutes } from "./actions";
 import { sessionRoutes } from "./sessions";
 import { feedbackRoutes } from "./feedback";
 import { fineTuneRoutes } from "./fine-tunes";
+import { openApiRoutes } from "./openapi";
 import type { RouteModule } from "./wire";
 
 /** Every route module, each registered under `/v1`. */
@@ -36,4 +37,5 @@ export const routeModules: RouteModule[] = [
   sessionRoutes,
   feedbackRoutes,
   fineTuneRoutes,
+  openApiRoutes,
 ];

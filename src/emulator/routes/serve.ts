@@ -43,17 +43,25 @@ export function serve<E extends Endpoint>(
   app.route({
     method: entry.method,
     url: fastifyPath(entry),
-    handler: async (request) => {
-      const params = names.length > 0 ? (parse(paramsSchema, request.params, "path") as Record<string, string>) : {};
-      const body = (entry.body === undefined ? undefined : parse(entry.body, request.body, "body")) as Served<E>["body"];
-      const page = entry.list ? parsePage(request) : { skip: 0, limit: 100 };
-      const answer = handler({ caller: request.caller, params, body, page, request });
-      if (entry.list === "envelope") return envelope(answer as Paged<unknown>, page, encode);
-      if (entry.list === "bare") return (answer as unknown[]).map(encode);
-      if (entry.list === "unpaged") return unpaged(answer as unknown[], page, encode);
-      return encode(answer);
+    // Synchronous, as every handler is: what it returns is sent at once, and what it throws reaches the error
+    // handler as a rejection would, without a promise per request.
+    handler: (request, reply) => {
+      const payload = answerOf(request);
+      // A handler that returns nothing would leave the request unanswered: it answers an empty body, as an async one did.
+      return payload === undefined ? reply.send() : payload;
     },
   });
+
+  function answerOf(request: FastifyRequest): unknown {
+    const params = names.length > 0 ? (parse(paramsSchema, request.params, "path") as Record<string, string>) : {};
+    const body = (entry.body === undefined ? undefined : parse(entry.body, request.body, "body")) as Served<E>["body"];
+    const page = entry.list ? parsePage(request) : { skip: 0, limit: 100 };
+    const answer = handler({ caller: request.caller, params, body, page, request });
+    if (entry.list === "envelope") return envelope(answer as Paged<unknown>, page, encode);
+    if (entry.list === "bare") return (answer as unknown[]).map(encode);
+    if (entry.list === "unpaged") return unpaged(answer as unknown[], page, encode);
+    return encode(answer);
+  }
 }
 
 /**

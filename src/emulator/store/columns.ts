@@ -120,19 +120,22 @@ const describe = (value: unknown): string =>
 
 /** Decodes the rows of one query shape: a table's columns, some of them, or with joined columns added. */
 export class RowCodec<C extends Columns> {
-  private readonly entries: [string, Column<unknown>][];
+  /** Each column, the field it decodes to, and its codec. */
+  private readonly entries: (readonly [column: string, field: string, codec: Column<unknown>])[];
 
   constructor(
     /** The table (or query) named in errors. */
     readonly source: string,
     readonly columns: C,
+    /** The field a column decodes to (RecordTable: its camelCase); default the column's own name. */
+    fieldOf: (column: string) => string = (column) => column,
   ) {
-    this.entries = Object.entries(columns);
+    this.entries = Object.entries(columns).map(([column, codec]) => [column, fieldOf(column), codec] as const);
   }
 
   decode(row: RawRow): RowOf<C> {
     const out: Record<string, unknown> = {};
-    for (const [name, col] of this.entries) {
+    for (const [name, field, col] of this.entries) {
       const value = col.decode(row[name]);
       if (value === INVALID) {
         const id = row.id ?? row.guid;
@@ -141,7 +144,7 @@ export class RowCodec<C extends Columns> {
             `expected ${col.type}${col.nullable ? "" : " NOT NULL"}`,
         );
       }
-      out[name] = value;
+      out[field] = value;
     }
     return out as RowOf<C>;
   }
@@ -243,6 +246,12 @@ export class RecordTable<C extends Columns, J extends Columns = {}, H extends ke
   private readonly fields: Map<string, { sql: string; codec: Column<unknown>; column?: string }>;
   private readonly select: string;
   private readonly from: string;
+  /**
+   * Statement texts by the shape of the call that needs them (which fields a `where` names and which of those are
+   * null, the order, which fields a write sets): a shape is composed once, and every later call of it passes the
+   * same string to the Database, whose statement cache then finds it without hashing a new text.
+   */
+  private readonly texts = new Map<string, string>();
 
   constructor(
     readonly table: Table<C>,
@@ -255,6 +264,7 @@ export class RecordTable<C extends Columns, J extends Columns = {}, H extends ke
     this.codec = new RowCodec(
       table.name,
       Object.fromEntries([...read, ...derived.map(([name, [, codec]]) => [name, codec] as const)]) as never,
+      camelCase,
     );
     this.fields = new Map([
       ...Object.entries(table.columns).map(
@@ -270,8 +280,7 @@ export class RecordTable<C extends Columns, J extends Columns = {}, H extends ke
 
   /** The decoded row in the package's names. */
   record(row: RawRow): ViewRecord<Omit<C, H>, J> {
-    const decoded = this.codec.decode(row) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(decoded).map(([column, value]) => [camelCase(column), value])) as ViewRecord<Omit<C, H>, J>;
+    return this.codec.decode(row) as ViewRecord<Omit<C, H>, J>;
   }
 
   /** The first record that matches (by `order`), if any. */
@@ -280,17 +289,25 @@ export class RecordTable<C extends Columns, J extends Columns = {}, H extends ke
     where: Where<ViewRecord<Omit<C, H>, J>>,
     order?: Order<ViewRecord<Omit<C, H>, J>>,
   ): ViewRecord<Omit<C, H>, J> | undefined {
-    const [condition, args] = this.condition(where);
-    const row = db.get(`SELECT ${this.select} ${this.from} WHERE ${condition} ORDER BY ${this.orderBy(order)} LIMIT 1`, ...args);
+    const shape = `find ${whereShape(where)}${orderShape(order)}`;
+    let query = this.texts.get(shape);
+    if (query === undefined) {
+      query = `SELECT ${this.select} ${this.from} WHERE ${this.condition(where)} ORDER BY ${this.orderBy(order)} LIMIT 1`;
+      this.texts.set(shape, query);
+    }
+    const row = db.get(query, ...this.arguments(where));
     return row && this.record(row);
   }
 
   /** Every record that matches, in `order` (by default by id). */
   list(db: RecordSql, where: Where<ViewRecord<Omit<C, H>, J>>, order?: Order<ViewRecord<Omit<C, H>, J>>): ViewRecord<Omit<C, H>, J>[] {
-    const [condition, args] = this.condition(where);
-    return db
-      .all(`SELECT ${this.select} ${this.from} WHERE ${condition} ORDER BY ${this.orderBy(order)}`, ...args)
-      .map((row) => this.record(row));
+    const shape = `list ${whereShape(where)}${orderShape(order)}`;
+    let query = this.texts.get(shape);
+    if (query === undefined) {
+      query = `SELECT ${this.select} ${this.from} WHERE ${this.condition(where)} ORDER BY ${this.orderBy(order)}`;
+      this.texts.set(shape, query);
+    }
+    return db.all(query, ...this.arguments(where)).map((row) => this.record(row));
   }
 
   /** One page of the records that match, in `order`, and the count of all of them. */
@@ -300,19 +317,24 @@ export class RecordTable<C extends Columns, J extends Columns = {}, H extends ke
     page: { skip: number; limit: number },
     order?: Order<ViewRecord<Omit<C, H>, J>>,
   ): { items: ViewRecord<Omit<C, H>, J>[]; total: number } {
-    const [condition, args] = this.condition(where);
-    const { rows, total } = db.paged(`${this.from} WHERE ${condition}`, args, page, { select: this.select, order: this.orderBy(order) });
+    const { rows, total } = db.paged(`${this.from} WHERE ${this.condition(where)}`, this.arguments(where), page, {
+      select: this.select,
+      order: this.orderBy(order),
+    });
     return { items: rows.map((row) => this.record(row)), total };
   }
 
   /** `INSERT` of the given fields (the others take their column's default); returns the new row's id. */
   insert(db: RecordSql, values: Partial<TableRecord<C>>): number {
     const columns = this.columnsOf(values);
-    const placeholders = columns.map(() => "?").join(", ");
-    return db.run(
-      `INSERT INTO ${this.table.name} (${columns.map(([column]) => column).join(", ")}) VALUES (${placeholders})`,
-      ...columns.map(([, value]) => value),
-    );
+    const shape = `insert ${columns.map(([column]) => column).join(",")}`;
+    let query = this.texts.get(shape);
+    if (query === undefined) {
+      const placeholders = columns.map(() => "?").join(", ");
+      query = `INSERT INTO ${this.table.name} (${columns.map(([column]) => column).join(", ")}) VALUES (${placeholders})`;
+      this.texts.set(shape, query);
+    }
+    return db.run(query, ...columns.map(([, value]) => value));
   }
 
   /** `UPDATE … SET` of the given fields (an undefined one keeps its value, a null one is cleared) of row `id`. */
@@ -328,21 +350,33 @@ export class RecordTable<C extends Columns, J extends Columns = {}, H extends ke
   private set(db: RecordSql, where: Where<Record<string, unknown>>, values: Partial<TableRecord<C>>): void {
     const columns = this.columnsOf(values);
     if (columns.length === 0) return;
-    const [condition, args] = this.condition(where);
-    db.run(
-      `UPDATE ${this.table.name} SET ${columns.map(([column]) => `${column} = ?`).join(", ")} WHERE ${condition}`,
-      ...columns.map(([, value]) => value),
-      ...args,
-    );
+    const shape = `update ${columns.map(([column]) => column).join(",")} ${whereShape(where)}`;
+    let query = this.texts.get(shape);
+    if (query === undefined) {
+      query = `UPDATE ${this.table.name} SET ${columns.map(([column]) => `${column} = ?`).join(", ")} WHERE ${this.condition(where)}`;
+      this.texts.set(shape, query);
+    }
+    db.run(query, ...columns.map(([, value]) => value), ...this.arguments(where));
   }
 
-  private condition(where: Where<Record<string, unknown>>): [string, SqlInput[]] {
-    const terms = Object.entries(where)
-      .filter(([, value]) => value !== undefined)
-      .map(([name, value]) => [this.field(name), value] as const);
-    const sql = terms.map(([field, value]) => `${field.sql} ${value === null ? "IS NULL" : "= ?"}`);
-    const args = terms.filter(([, value]) => value !== null).map(([field, value]) => field.codec.encode(value));
-    return [sql.length === 0 ? "1" : sql.join(" AND "), args];
+  /** The condition of a `where` (its shape: which fields are named, which of them null). */
+  private condition(where: Where<Record<string, unknown>>): string {
+    const terms: string[] = [];
+    for (const name in where) {
+      const value = where[name];
+      if (value !== undefined) terms.push(`${this.field(name).sql} ${value === null ? "IS NULL" : "= ?"}`);
+    }
+    return terms.length === 0 ? "1" : terms.join(" AND ");
+  }
+
+  /** The values a `where`'s condition binds, in its order: each non-null field's stored value. */
+  private arguments(where: Where<Record<string, unknown>>): SqlInput[] {
+    const args: SqlInput[] = [];
+    for (const name in where) {
+      const value = where[name];
+      if (value !== undefined && value !== null) args.push(this.field(name).codec.encode(value));
+    }
+    return args;
   }
 
   /** By the fields given, else by id (creation order). */
@@ -358,12 +392,29 @@ export class RecordTable<C extends Columns, J extends Columns = {}, H extends ke
 
   /** The given fields that are columns, with their stored values. */
   private columnsOf(values: Partial<TableRecord<C>>): [string, SqlInput][] {
-    return Object.entries(values).flatMap(([name, value]): [string, SqlInput][] => {
+    const columns: [string, SqlInput][] = [];
+    for (const name in values) {
+      const value = (values as Record<string, unknown>)[name];
       const field = this.fields.get(name);
-      return value === undefined || field?.column === undefined ? [] : [[field.column, field.codec.encode(value)]];
-    });
+      if (value !== undefined && field?.column !== undefined) columns.push([field.column, field.codec.encode(value)]);
+    }
+    return columns;
   }
 }
+
+/** Which fields a `where` names and which of them are null: what its condition's text depends on. */
+function whereShape(where: Readonly<Record<string, unknown>>): string {
+  let shape = "";
+  for (const name in where) {
+    const value = where[name];
+    if (value !== undefined) shape += value === null ? `${name}=null,` : `${name},`;
+  }
+  return shape;
+}
+
+/** An order as a key (none: the default). */
+const orderShape = (order: Order<Record<string, unknown>> | undefined): string =>
+  order === undefined ? "" : ` order ${order.map((name) => (typeof name === "string" ? name : `-${name.desc}`)).join(",")}`;
 
 /** A `SELECT count(*) AS n` row. */
 export const COUNT = new RowCodec("count", { n: integer });

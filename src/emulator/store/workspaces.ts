@@ -80,12 +80,21 @@ export type StoredWorkspace = ReturnType<typeof withDefaults>;
 const KEY_CALLER = API_KEYS.pick("workspace_id", "user_id");
 const KEY = API_KEYS.pick("key");
 const USED = FEATURE_USAGE.pick("used");
+const LIMITS = WORKSPACES.pick("limits");
 
 export class WorkspaceStore {
+  /**
+   * Callers by API key, for `authenticate`, which every request makes. Filled outside transactions only (never
+   * from a write that may yet roll back) and emptied by each of this store's writes to a workspace or a key, the
+   * only writes to those tables.
+   */
+  private readonly callers = new Map<string, Readonly<Caller>>();
+
   constructor(private readonly db: Database) {}
 
   /** Creates a workspace with an API key that selects it (fixtures and the CLI; not a public route). */
   createWithKey(input: { name: string; slug: string; apiKey: string; limits?: Limits; guid?: string }): Caller {
+    this.callers.clear();
     return this.db.transaction(() => {
       this.refuseTakenKey(input.apiKey);
       const userId = newGuid();
@@ -97,6 +106,8 @@ export class WorkspaceStore {
 
   /** The caller an API key stands for, or undefined when the key is unknown or its workspace deleted. */
   authenticate(apiKey: string): Caller | undefined {
+    const cached = this.callers.get(apiKey);
+    if (cached !== undefined) return { ...cached };
     const found = this.db.get(
       `SELECT k.workspace_id, k.user_id FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
        WHERE k.key = ? AND w.deleted_at IS NULL`,
@@ -104,7 +115,9 @@ export class WorkspaceStore {
     );
     if (!found) return undefined;
     const row = KEY_CALLER.decode(found);
-    return { workspaceId: row.workspace_id, userId: row.user_id };
+    const caller = { workspaceId: row.workspace_id, userId: row.user_id };
+    if (!this.db.sql.isTransaction) this.callers.set(apiKey, Object.freeze({ ...caller }));
+    return caller;
   }
 
   /**
@@ -128,6 +141,7 @@ export class WorkspaceStore {
    * slug is not checked again: a workspace created with it meanwhile shares it.
    */
   restoreByKey(apiKey: string): boolean {
+    this.callers.clear();
     const key = KEYS.find(this.db, { key: apiKey }, ["key"]);
     if (!key) return false;
     const workspace = RECORDS.find(this.db, { id: key.workspaceId });
@@ -140,6 +154,7 @@ export class WorkspaceStore {
     const caller = this.authenticate(existingKey);
     if (!caller) throw new RecordNotFoundError("Workspace not found");
     this.refuseTakenKey(apiKey);
+    this.callers.clear();
     KEYS.insert(this.db, { key: apiKey, workspaceId: caller.workspaceId, userId: caller.userId, createdAt: this.db.clock.iso() });
     return caller;
   }
@@ -156,6 +171,7 @@ export class WorkspaceStore {
   }
 
   create(caller: Caller, input: WorkspaceCreate): StoredWorkspace {
+    this.callers.clear();
     return this.db.transaction(() => this.insert(caller.userId, input));
   }
 
@@ -168,6 +184,7 @@ export class WorkspaceStore {
 
   update(caller: Caller, guid: string, input: { name: string }): StoredWorkspace {
     const workspace = this.get(caller, guid);
+    this.callers.clear();
     RECORDS.update(this.db, workspace.id, { name: input.name, ...updatedBy(caller, this.db.clock.iso()) });
     return this.get(caller, guid);
   }
@@ -175,6 +192,7 @@ export class WorkspaceStore {
   softDelete(caller: Caller, guid: string): StoredWorkspace {
     const workspace = this.get(caller, guid);
     const stamp = this.db.clock.iso();
+    this.callers.clear();
     RECORDS.update(this.db, workspace.id, { deletedAt: stamp, updatedAt: stamp });
     return workspace;
   }
@@ -191,7 +209,14 @@ export class WorkspaceStore {
 
   /** Throws 429 when creating one more record of `feature` would exceed the workspace allowance. */
   reserve(caller: Caller, feature: Feature): void {
-    const limit = this.current(caller).limits[feature];
+    // What `current` finds (the live workspace with its member), reading its limits only: every create asks.
+    const found = this.db.get(
+      `SELECT workspaces.limits FROM workspaces JOIN workspace_members m ON m.workspace_id = workspaces.id
+       WHERE workspaces.id = ? AND workspaces.deleted_at IS NULL LIMIT 1`,
+      caller.workspaceId,
+    );
+    if (!found) throw new RecordNotFoundError("Workspace not found");
+    const limit = LIMITS.decode(found).limits?.[feature] ?? DEFAULT_LIMITS[feature];
     const used = this.count(caller.workspaceId, feature);
     if (used >= limit) {
       throw new FeatureLimitReachedError(`${LIMIT_NAMES[feature]} limit reached: the workspace allows ${limit} and uses ${used}`);
