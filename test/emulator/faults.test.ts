@@ -86,6 +86,13 @@ describe("parseFaultSpec", () => {
     ],
     ["deadline=1.5", "deadline", /deadline=1.5 is not accepted; expected deadline=<whole milliseconds>/],
     ["deadline=-1", "deadline", /deadline=-1 is not accepted/],
+    ["rate=5", "rate", /rate=5 is not accepted; expected rate=<requests>\/s or rate=<requests>\/min, a number above 0/],
+    ["rate=0/s", "rate", /rate=0\/s is not accepted/],
+    ["rate=-1/s", "rate", /rate=-1\/s is not accepted/],
+    ["rate=5/h", "rate", /rate=5\/h is not accepted/],
+    ["rate=5/s,burst=0", "burst", /burst=0 is not accepted; expected burst=<whole number of 1 or more>/],
+    ["rate=5/s,burst=2.5", "burst", /burst=2.5 is not accepted/],
+    ["burst=3", "burst", /burst=3 without a rate: burst is the rate limit's budget; expected rate=<requests>\/s/],
     ["error=0.6,throttle=0.3,lost=0.2", "error+throttle+reset+lost+late", /error\+throttle\+reset\+lost\+late must add up to at most 1/],
     ["lost=0.5,late=0.6", "error+throttle+reset+lost+late", /must add up to at most 1, .*\(got 1.1\)/],
   ])("refuses %s, naming %s and the accepted form", (text, key, message) => {

@@ -5,7 +5,7 @@
  */
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FaultSpecError, formatFaultSpec, parseFaultSpec, type RunningEmulator, startEmulator } from "../../src/emulator";
+import { formatFaultSpec, parseFaultSpec, type RunningEmulator, startEmulator } from "../../src/emulator";
 import { installFaults, mulberry32 } from "../../src/emulator/faults";
 
 describe("the rate limit's spec", () => {
@@ -19,26 +19,6 @@ describe("the rate limit's spec", () => {
     expect(formatFaultSpec("burst=9,rate=2.5/s,error=0.1")).toBe("seed=1,error=0.1,status=503,rate=2.5/s,burst=9");
     for (const text of ["seed=3,rate=100/min,burst=2", "seed=1,rate=2.5/s,burst=9"])
       expect(formatFaultSpec(parseFaultSpec(text))).toBe(text);
-  });
-
-  it.each([
-    ["rate=5", "rate", /rate=5 is not accepted; expected rate=<requests>\/s or rate=<requests>\/min, a number above 0/],
-    ["rate=0/s", "rate", /rate=0\/s is not accepted/],
-    ["rate=-1/s", "rate", /rate=-1\/s is not accepted/],
-    ["rate=5/h", "rate", /rate=5\/h is not accepted/],
-    ["rate=5/s,burst=0", "burst", /burst=0 is not accepted; expected burst=<whole number of 1 or more>/],
-    ["rate=5/s,burst=2.5", "burst", /burst=2.5 is not accepted/],
-    ["burst=3", "burst", /burst=3 without a rate: burst is the rate limit's budget; expected rate=<requests>\/s/],
-  ])("refuses %s naming the key and its form", (text, key, message) => {
-    let thrown: unknown;
-    try {
-      parseFaultSpec(text);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(FaultSpecError);
-    expect((thrown as FaultSpecError).key).toBe(key);
-    expect((thrown as Error).message).toMatch(message);
   });
 
   it("checks spec objects the same way", () => {
