@@ -29,7 +29,8 @@ records and Eval types are lookups, not resources, and never imported. The keys 
 (ProviderConnection and Model keys) cannot be written by \`pulumi import\`: the summary names a config key for
 each, with the \`pulumi config set --secret\` line to run and the line that reads it, in the project's language
 (Pulumi.yaml's runtime in the current folder; YAML without one).
-Environment: GMS_BASE_URL (required, ending in /v1), GMS_API_KEY, GMS_MAX_RETRIES (default 3).
+Environment: GMS_BASE_URL (required, ending in /v1), GMS_API_KEY, GMS_MAX_RETRIES (default 3), GMS_MAX_REQUESTS_PER_SECOND
+(the rate the listing keeps to, for a service that limits it; default none).
 Exit status: 0 done, 1 failed (the service unreachable, the key refused, the stack unreadable), 2 usage.`;
 
 /** The flags and the environment, checked; the service's address is checked by the run (it loads the URL rules). */
@@ -73,6 +74,8 @@ function settingsFrom(argv: string[], io: CommandIo): DiscoverSettings | "help" 
     baseUrl,
     apiKey,
     maxRetries,
+    // Checked with the URL, once the connection module is loaded (below).
+    maxRequestsPerSecond: io.env.GMS_MAX_REQUESTS_PER_SECOND ? Number(io.env.GMS_MAX_REQUESTS_PER_SECOND) : undefined,
     out: values.out ?? DEFAULT_OUT,
     stack: values.stack,
     pulumi: values.pulumi ?? "pulumi",
@@ -88,9 +91,12 @@ const run = (argv: string[], io: CommandIo): Promise<number> =>
       const settings = settingsFrom(argv, io);
       if (settings !== "help") {
         // Loaded only to run: `pulumi-gms --help` stays cheap.
-        const { BaseUrl } = await import("../provider/connection.js");
+        const { BaseUrl, isRequestsPerSecond, REQUESTS_PER_SECOND_FORM } = await import("../provider/connection.js");
         const checked = BaseUrl.safeParse(settings.baseUrl);
         if (!checked.success) throw new UsageError(`GMS_BASE_URL ${checked.error.issues[0]!.message}`);
+        const rate = io.env.GMS_MAX_REQUESTS_PER_SECOND;
+        if (rate && !isRequestsPerSecond(rate))
+          throw new UsageError(`GMS_MAX_REQUESTS_PER_SECOND ${REQUESTS_PER_SECOND_FORM}, not "${rate}"`);
       }
       return settings;
     },

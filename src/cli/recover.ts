@@ -27,7 +27,8 @@ It releases a lock only when every holder is a run of this machine whose process
 of another machine, is named and nothing is changed. Two objects that match one create are never guessed between:
 each is named, with its creation time, and nothing is changed until --choose (or deleting one) settles it.
 Credentials: each resource's own connection, else its provider's configuration in the stack, else GMS_BASE_URL and
-GMS_API_KEY.
+GMS_API_KEY; the lookups keep to the rate the provider was held to (gms:maxRequestsPerSecond, else
+GMS_MAX_REQUESTS_PER_SECOND).
 Exit status: 0 done (or, without --yes, it could be done), 1 failed or left to you (named), 2 usage.`;
 
 /** The flags, checked. */

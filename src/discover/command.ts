@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandIo } from "../cli/command";
 import { EXIT } from "../cli/command";
-import { AuthenticationError, ConnectionError, GmsClient, GmsError, TimeoutError } from "../client";
+import { AuthenticationError, ConnectionError, GmsClient, GmsError, RequestRateLimiter, TimeoutError } from "../client";
 import { MigrationError } from "../migrate/errors";
 import { discover } from ".";
 import { projectLanguage } from "./program";
@@ -18,6 +18,8 @@ export interface DiscoverSettings {
   baseUrl: string;
   apiKey: string;
   maxRetries: number | undefined;
+  /** GMS_MAX_REQUESTS_PER_SECOND: the rate the listing keeps to. */
+  maxRequestsPerSecond: number | undefined;
   out: string;
   stack: string | undefined;
   pulumi: string;
@@ -49,6 +51,7 @@ export async function discoverWith(settings: DiscoverSettings, io: CommandIo): P
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
     ...(settings.maxRetries === undefined ? {} : { maxRetries: settings.maxRetries }),
+    ...(settings.maxRequestsPerSecond === undefined ? {} : { rateLimiter: new RequestRateLimiter(settings.maxRequestsPerSecond) }),
   });
   try {
     const managed =

@@ -5,7 +5,7 @@
  * One client per service and key, as the provider keeps them.
  */
 import { createHash } from "node:crypto";
-import { GmsClient, GmsError } from "../client";
+import { GmsClient, GmsError, RequestRateLimiter } from "../client";
 import type { Kind } from "../provider/kind";
 import { kinds } from "../resources";
 import type { Match, PendingLookup } from "./plan";
@@ -20,6 +20,8 @@ export interface CreateLookup extends PendingLookup {
 
 export class CreateLookups {
   readonly #clients = new Map<string, GmsClient>();
+  /** One limiter per rate, shared by the clients held to it, as the provider process shares its own. */
+  readonly #limiters = new Map<number, RequestRateLimiter>();
   readonly #keys = new Set<string>();
 
   constructor(
@@ -35,6 +37,7 @@ export class CreateLookups {
       createHash("sha256").update(settings.apiKey).digest("hex"),
       settings.requestDeadlineMs,
       settings.maxRetries,
+      settings.maxRequestsPerSecond,
     ]);
     let client = this.#clients.get(key);
     this.#keys.add(settings.apiKey);
@@ -44,10 +47,17 @@ export class CreateLookups {
         apiKey: settings.apiKey,
         ...(settings.requestDeadlineMs === undefined ? {} : { requestDeadlineMs: settings.requestDeadlineMs }),
         ...(settings.maxRetries === undefined ? {} : { maxRetries: settings.maxRetries }),
+        ...(settings.maxRequestsPerSecond === undefined ? {} : { rateLimiter: this.#limiter(settings.maxRequestsPerSecond) }),
       });
       this.#clients.set(key, client);
     }
     return client;
+  }
+
+  #limiter(rate: number): RequestRateLimiter {
+    let limiter = this.#limiters.get(rate);
+    if (!limiter) this.#limiters.set(rate, (limiter = new RequestRateLimiter(rate)));
+    return limiter;
   }
 
   /** Every pending create's lookup, at once. */

@@ -7,7 +7,7 @@
  * whole configuration (`gms:baseUrl`, `gms:apiKey`, ...), as its `configure` gets it. The values are the revealed
  * export's, in memory only.
  */
-import { BaseUrl } from "../provider/connection";
+import { BaseUrl, isRequestsPerSecond } from "../provider/connection";
 import { PROVIDER_TYPE } from "../provider/tokens";
 import type { PendingCreate, StackReading } from "./stack";
 
@@ -17,6 +17,8 @@ export interface ServiceSettings {
   /** The service's deadline for a request (`gms:requestDeadlineMs`): a create in flight may land until it has passed. */
   requestDeadlineMs: number | undefined;
   maxRetries: number | undefined;
+  /** The rate the provider was held to (`gms:maxRequestsPerSecond`): recover's lookups keep to it too. */
+  maxRequestsPerSecond: number | undefined;
 }
 
 const text = (value: unknown): string | undefined =>
@@ -27,6 +29,10 @@ const whole = (value: string | undefined): number | undefined => {
   const number = Number(value);
   return value !== undefined && Number.isInteger(number) && number >= 0 ? number : undefined;
 };
+
+/** A rate of requests per second, or undefined when it is not one (the provider would have refused it). */
+const rate = (value: string | undefined): number | undefined =>
+  value !== undefined && isRequestsPerSecond(value) ? Number(value) : undefined;
 
 /** The service settings of a pending create, or why there are none (what to set, in the user's terms). */
 export function serviceOf(create: PendingCreate, stack: StackReading, env: NodeJS.ProcessEnv): ServiceSettings | { missing: string } {
@@ -47,5 +53,6 @@ export function serviceOf(create: PendingCreate, stack: StackReading, env: NodeJ
     apiKey,
     requestDeadlineMs: whole(setting("requestDeadlineMs") ?? env.GMS_REQUEST_DEADLINE_MS),
     maxRetries: whole(setting("maxRetries") ?? env.GMS_MAX_RETRIES),
+    maxRequestsPerSecond: rate(setting("maxRequestsPerSecond") ?? env.GMS_MAX_REQUESTS_PER_SECOND),
   };
 }

@@ -85,6 +85,25 @@ describe("pulumi-gms discover against the emulator", () => {
     expect(order).toEqual([...order].sort((a, b) => a - b));
   });
 
+  it("keeps to GMS_MAX_REQUESTS_PER_SECOND under a service's rate limit: the same document, no request refused", async () => {
+    const expected = await discoverJson();
+    const under = async (rate: string | undefined) => {
+      emulator.faults.set("rate=10/s");
+      try {
+        const result = await discoverJson([], { env: { ...env, GMS_MAX_REQUESTS_PER_SECOND: rate } });
+        expect(result.document).toEqual(expected.document);
+        return emulator.faults.stats();
+      } finally {
+        emulator.faults.set(undefined);
+      }
+    };
+    // Without it, the listing outruns the budget and meets 429s (each retried after its Retry-After).
+    expect((await under(undefined)).rateLimited).toBeGreaterThan(0);
+    const held = await under("10");
+    expect(held.requests).toBeGreaterThan(10);
+    expect(held.rateLimited).toBe(0);
+  });
+
   it("tells twins apart by kind and by their GUID's first digits, and names the same objects the same every run", async () => {
     const first = await discoverJson();
     const nameOf = new Map(first.document.resources.map((entry) => [entry.id, entry.name]));
@@ -270,6 +289,11 @@ describe("pulumi-gms discover against the emulator", () => {
       [[], { GMS_BASE_URL: "http://127.0.0.1:1/api" }, /GMS_BASE_URL must be an http\(s\) URL ending in \/v1/],
       [[], { GMS_API_KEY: undefined }, /no API key: set GMS_API_KEY, or give a file holding it with --api-key-file/],
       [[], { GMS_MAX_RETRIES: "many" }, /GMS_MAX_RETRIES must be a whole number of 0 or more, not "many"/],
+      [
+        [],
+        { GMS_MAX_REQUESTS_PER_SECOND: "fast" },
+        /GMS_MAX_REQUESTS_PER_SECOND must be a number of requests per second above 0, .*not "fast"/,
+      ],
       [["--api-key-file", "missing.key"], {}, /--api-key-file missing.key: cannot read it \(ENOENT\)/],
     ] as [string[], NodeJS.ProcessEnv, RegExp][])("%j with %j is a usage error: 2", async (argv, changed, message) => {
       const run = await discover(argv, { env: { ...env, ...changed } });

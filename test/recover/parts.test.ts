@@ -145,12 +145,14 @@ describe("serviceOf", () => {
       apiKey: "own-key",
       requestDeadlineMs: 5000,
       maxRetries: undefined,
+      maxRequestsPerSecond: undefined,
     });
-    expect(serviceOf(dynamic, stack, { GMS_REQUEST_DEADLINE_MS: "7000" })).toEqual({
+    expect(serviceOf(dynamic, stack, { GMS_REQUEST_DEADLINE_MS: "7000", GMS_MAX_REQUESTS_PER_SECOND: "2.5" })).toEqual({
       baseUrl: "http://dynamic.test/v1",
       apiKey: "dynamic-key",
       requestDeadlineMs: 7000,
       maxRetries: undefined,
+      maxRequestsPerSecond: 2.5,
     });
     const bare = { ...dynamic, provider: undefined };
     expect(serviceOf(bare, stack, { GMS_BASE_URL: "http://env.test/v1/", GMS_API_KEY: "env-key" })).toMatchObject({
