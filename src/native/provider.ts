@@ -20,7 +20,10 @@ export interface ProviderArgs {
   retryBaseDelayMs?: pulumi.Input<number>;
   /** The service's deadline for a request in milliseconds, which a lost create's lookup waits out. Default 60000 (GMS_REQUEST_DEADLINE_MS). */
   requestDeadlineMs?: pulumi.Input<number>;
-  /** The most requests a second the provider sends, retries included (above 0; 0.5 is one every two seconds). Default no limit (GMS_MAX_REQUESTS_PER_SECOND). */
+  /**
+   * The most requests a second the provider sends, retries included (above 0; 0.5 is one every two seconds).
+   * Default no limit (GMS_MAX_REQUESTS_PER_SECOND).
+   */
   maxRequestsPerSecond?: pulumi.Input<number>;
 }
 

@@ -184,7 +184,9 @@ function chosen(
       outcome: "superseded",
       id: choice,
       candidates: [candidate],
-      reason: `the stack holds ${lookup.urn} already (as ${lookup.heldAs}) and keeps it; the object chosen with --choose${older} is recorded as pending deletion`,
+      reason:
+        `the stack holds ${lookup.urn} already (as ${lookup.heldAs}) and keeps it; ` +
+        `the object chosen with --choose${older} is recorded as pending deletion`,
     };
   }
   return { ...base, outcome: "recorded", id: choice, candidates: [candidate], reason: `chosen with --choose${older}` };

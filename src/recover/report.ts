@@ -44,7 +44,10 @@ export function lockReport(locks: Locks): LockReport {
 function lockBlocker(lock: LockReport, stack: string): string | undefined {
   const running = lock.holders.filter((holder) => holder.status === "running");
   if (running.length > 0)
-    return `the stack is locked by a run that is still going (${running.map(describeHolder).join("; ")}): its creates may be in flight; run recover once it has ended`;
+    return (
+      `the stack is locked by a run that is still going (${running.map(describeHolder).join("; ")}): ` +
+      "its creates may be in flight; run recover once it has ended"
+    );
   const elsewhere = lock.holders.filter((holder) => holder.status === "elsewhere");
   if (elsewhere.length > 0)
     return (

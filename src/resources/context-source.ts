@@ -475,9 +475,11 @@ async function waitForIndexing(
     const left = deadline - Date.now();
     if (left <= 0) {
       const elapsed = ((Date.now() - started) / 1000).toFixed(1);
+      const raise =
+        bound && deadline < ownDeadline ? `Raise ${describeTimeout(bound)}, which ran out first` : "Raise waitForIndexing.timeoutSeconds";
       throw new StepError(
         `processing ${what} had not finished after ${elapsed} s (indexing_status still "${record.indexingStatus}" after ${polls} checks); processing ` +
-          `continues in the service. ${bound && deadline < ownDeadline ? `Raise ${describeTimeout(bound)}, which ran out first` : "Raise waitForIndexing.timeoutSeconds"}, ` +
+          `continues in the service. ${raise}, ` +
           "or drop waitForIndexing and watch indexingStatus after a refresh.",
       );
     }

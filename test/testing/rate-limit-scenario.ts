@@ -1,4 +1,7 @@
-/** The program test/testing/rate-limit.test.ts (LocalEngine) and test/pulumi-cli/rate-limit.test.ts (the real CLI) run under a rate limit, and what both check. */
+/**
+ * The program test/testing/rate-limit.test.ts (LocalEngine) and test/pulumi-cli/rate-limit.test.ts (the real CLI) run
+ * under a rate limit, and what both check.
+ */
 import { expect } from "vitest";
 import type { RunningEmulator } from "../../src/emulator";
 import type { LocalEngine, PulumiCliEngine } from "../../src/testing";
