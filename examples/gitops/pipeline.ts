@@ -5,13 +5,16 @@
  *   node pipeline.ts preview    on a pull request: the plan, nothing changes
  *   node pipeline.ts up         on merge to main: apply the program
  *   node pipeline.ts refresh    on a schedule: read the service into the state, then report what `up`
- *                               would change back (drift); --fail-on-drift exits 3 when there is some
+ *                               would change back (drift); --fail-on-drift exits 3 when there is some. It
+ *                               writes drift.json and drift.md (drift.ts) into --report-dir, else
+ *                               GMS_DRIFT_REPORT_DIR, else the current folder
  *   node pipeline.ts destroy    tear the stack down (review environments, tests)
  *
- * The state lives in a local file backend (PULUMI_BACKEND_URL, default file://<this folder>/.pulumi-state),
- * encrypted with PULUMI_CONFIG_PASSPHRASE; in a real pipeline point PULUMI_BACKEND_URL at a bucket
- * (s3://, gs://, azblob://) the same way. Stack config comes from the environment on every run, so the
- * pipeline's secret store stays the source of truth:
+ * The state lives where PULUMI_BACKEND_URL says: a bucket shared by every runner (s3://, gs://, azblob://), Pulumi
+ * Cloud (https://api.pulumi.com, with PULUMI_ACCESS_TOKEN), or by default a local folder
+ * (file://<this folder>/.pulumi-state). Secrets are encrypted with GMS_SECRETS_PROVIDER (awskms://..., gcpkms://...),
+ * else on Pulumi Cloud by the service, else with the passphrase PULUMI_CONFIG_PASSPHRASE. Stack config comes from the
+ * environment on every run, so the pipeline's secret store stays the source of truth:
  *   GMS_BASE_URL, GMS_API_KEY      the workspace (gms:baseUrl, secret gms:apiKey)
  *   OPENAI_API_KEY                 the provider key (secret openaiKey); rotating it replaces the connection
  *   GMS_APP_DESCRIPTION            optional appDescription
@@ -30,17 +33,28 @@
  * `pulumi-gms recover --yes` (the program's own pulumi-gms), so that the job makes no duplicate; when recover
  * leaves something to a person (two objects that match one create), the job fails, naming it, and changes nothing.
  *
+ * Two runs on one stack at once (two runners, an `up` meeting a scheduled `refresh`): the backend's lock lets one
+ * through; the other changes nothing and waits its turn, trying again every few seconds (with jitter, so that two
+ * jobs refused by each other's locks do not meet again) for up to GMS_LOCK_WAIT_SECONDS (default 600), then exits 4,
+ * naming the run that holds the lock and what to do. A lock whose every holder is a process of this machine that is
+ * gone is a stopped run's, and recover releases it at once. A runner of another machine cannot be checked from here:
+ * when the CI system runs one job of the stack at a time (the workflow's concurrency group), set
+ * GMS_ONE_JOB_PER_STACK=true and any lock a job meets is a stopped run's, released by recover (`--release-lock`).
+ *
  * Needs the `pulumi` CLI on PATH (the Automation API drives it) and Node.js 22.18 or later (it runs the
  * program's TypeScript by stripping the types). The last line a job prints is `result: {...}` (JSON) for
  * the pipeline to read.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type * as automation from "@pulumi/pulumi/automation/index.js";
 import type { OpMap, OutputMap, Stack } from "@pulumi/pulumi/automation/index.js";
+import { type DiscoverListing, driftFacts, renderDriftJson, renderDriftMarkdown, type StepEvent } from "./drift.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -66,6 +80,8 @@ export interface JobResult {
   drift?: OpMap;
   /** What `pulumi-gms recover` settled before the job, when a stopped run had left something to settle. */
   recovered?: Record<string, number>;
+  /** refresh: the drift report's files (drift.json, drift.md) and its counts (see drift.ts). */
+  report?: { json: string; markdown: string; changedFields: number; deleted: number; unmanaged: number | null };
 }
 
 /** Whether the `pulumi` CLI is on PATH; the reason when it is not. */
@@ -154,20 +170,28 @@ export async function openStack(options: PipelineOptions = {}): Promise<Stack> {
     throw new Error(`${workDir} has no Pulumi.yaml: GMS_PROGRAM_DIR must be a Pulumi program's folder`);
   const sdk = sdkOf(workDir);
   const { LocalWorkspace, Stack } = sdk.automation;
+  const secretsProvider = secretsProviderOf(backendUrl, env);
+  const passed = (names: string[]) => Object.fromEntries(names.flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
   const workspace = await LocalWorkspace.create({
     workDir,
-    secretsProvider: "passphrase",
+    ...(secretsProvider ? { secretsProvider } : {}),
     envVars: {
       PULUMI_BACKEND_URL: backendUrl,
-      PULUMI_CONFIG_PASSPHRASE: setting(env, "PULUMI_CONFIG_PASSPHRASE"),
       PULUMI_SKIP_UPDATE_CHECK: "true",
-      ...(env.PULUMI_HOME ? { PULUMI_HOME: env.PULUMI_HOME } : {}),
+      ...(secretsProvider === "passphrase" ? { PULUMI_CONFIG_PASSPHRASE: setting(env, "PULUMI_CONFIG_PASSPHRASE") } : {}),
+      ...passed(["PULUMI_HOME", "PULUMI_ACCESS_TOKEN"]),
     },
   });
   // The entry is Pulumi.yaml's `main` (default index.ts), as the language host would take it.
   const entry = resolve(workDir, (await workspace.projectSettings()).main ?? "index.ts");
   workspace.program = () => runProgram(entry, sdk.runtime);
-  const stack = await Stack.createOrSelect(options.stack ?? env.GMS_STACK ?? "dev", workspace);
+  const name = options.stack ?? env.GMS_STACK ?? "dev";
+  // Two runners' first jobs may both find no stack and both create it. The second's creation fails (the name is taken,
+  // or the other's lock went away while the CLI read it): a moment later it selects the stack the other made.
+  const stack = await Stack.createOrSelect(name, workspace).catch(async (error: unknown) => {
+    await sleep(pauseMs(1));
+    return Stack.select(name, workspace).catch(() => Promise.reject(error));
+  });
   await stack.setAllConfig({
     "gms:baseUrl": { value: setting(env, "GMS_BASE_URL") },
     "gms:apiKey": { value: setting(env, "GMS_API_KEY"), secret: true },
@@ -178,8 +202,61 @@ export async function openStack(options: PipelineOptions = {}): Promise<Stack> {
   return stack;
 }
 
+/**
+ * How the stack's secrets are encrypted: GMS_SECRETS_PROVIDER (`awskms://...`, `passphrase`, ...), else the service's
+ * own on Pulumi Cloud (undefined), else the passphrase (PULUMI_CONFIG_PASSPHRASE, required then).
+ */
+const secretsProviderOf = (backendUrl: string, env: NodeJS.ProcessEnv): string | undefined =>
+  env.GMS_SECRETS_PROVIDER || (/^https?:\/\//.test(backendUrl) ? undefined : "passphrase");
+
+/** A run holding the stack's lock, as `pulumi-gms/locks` reads it from the CLI's refusal. */
+interface LockHolder {
+  lock: string;
+  username: string;
+  hostname: string;
+  pid: number;
+  timestamp: string;
+  /** `gone`: a process of this machine that is no more; `running`: one that still runs; `elsewhere`: another machine's. */
+  status: "gone" | "running" | "elsewhere";
+}
+
+/** The holders a refusal of the CLI names, read by the program's own pulumi-gms (`pulumi-gms/locks`). */
+function holdersIn(text: string, workDir: string): LockHolder[] {
+  const locks = createRequire(join(workDir, "package.json"))("pulumi-gms/locks") as { holdersInRefusal(text: string): LockHolder[] };
+  return locks.holdersInRefusal(text);
+}
+
+const describeHolder = (holder: LockHolder) => `${holder.username}@${holder.hostname} (pid ${holder.pid}) since ${holder.timestamp}`;
+
+/**
+ * The stack is locked by another run (or, on Pulumi Cloud, another update is in progress): the job changed nothing.
+ * Its message names the holder and what to do; the command exits with `exitCode`.
+ */
+export class StackLockedError extends Error {
+  override readonly name = "StackLockedError";
+  readonly exitCode = 4;
+  readonly stack: string;
+  readonly holders: LockHolder[];
+  constructor(stack: string, holders: LockHolder[], workDir: string, options?: { cause?: unknown }) {
+    const by =
+      holders.length > 0 ? holders.map((each) => `${describeHolder(each)} (${each.lock})`).join("; ") : "another update, in progress";
+    super(
+      `stack ${stack} is locked by another run: ${by}. This job changed nothing. Wait for that run to end, then run ` +
+        "this job again. If that run is gone (its runner was stopped), run this job again with GMS_ONE_JOB_PER_STACK=true " +
+        `when no other job of the stack can be running, or release its lock with \`pulumi cancel --stack ${stack} --yes\` ` +
+        `in ${workDir} with this pipeline's PULUMI_BACKEND_URL, then run this job again: it settles what the run left.`,
+      options,
+    );
+    this.stack = stack;
+    this.holders = holders;
+  }
+}
+
 /** What this pipeline reads of `pulumi-gms recover --json`'s report. */
 interface RecoveryReport {
+  lock: { release: boolean; holders: LockHolder[] };
+  /** Another run holds the stack, or changed it while recover looked. */
+  underway: boolean;
   blockers: string[];
   pendingCreates: { urn: string; outcome: string; reason: string; candidates: { guid: string }[] }[];
 }
@@ -192,23 +269,28 @@ function pulumiGmsOf(workDir: string): string {
 }
 
 /**
- * `pulumi-gms recover --stack <stack> --yes --json` in the program's folder, with the stack's backend and
- * passphrase: it settles the pending creates and the lock a stopped run left (see its --help). Its progress
- * lines go to the job's output; what it settled comes back; when it leaves something to a person, the job
+ * `pulumi-gms recover --stack <stack> --yes --json [--release-lock]` in the program's folder, with the stack's backend
+ * and secrets: it settles the pending creates and the lock a stopped run left (see its --help). Its progress lines go
+ * to the job's output; what it settled comes back. When another run holds the stack or changed it while recover looked
+ * (`underway`), that is a lock (StackLockedError): the job waits for it. When it leaves something to a person, the job
  * fails with its words.
  */
-async function recover(stack: Stack, options: PipelineOptions): Promise<Record<string, number>> {
+async function recover(stack: Stack, options: PipelineOptions, releaseLock: boolean): Promise<Record<string, number>> {
   const workDir = stack.workspace.workDir;
   const print = printer(options);
-  print(`pipeline: stack ${stack.name} was left by a run that stopped midway: pulumi-gms recover settles it first\n`);
-  const child = spawn(process.execPath, [pulumiGmsOf(workDir), "recover", "--stack", stack.name, "--yes", "--json"], {
+  print(
+    `pipeline: stack ${stack.name} was left by a run that stopped midway: pulumi-gms recover settles it first` +
+      (releaseLock ? " and releases its lock\n" : "\n"),
+  );
+  const args = ["recover", "--stack", stack.name, "--yes", "--json", ...(releaseLock ? ["--release-lock"] : [])];
+  const child = spawn(process.execPath, [pulumiGmsOf(workDir), ...args], {
     cwd: workDir,
     env: { ...(options.env ?? process.env), ...stack.workspace.envVars },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let report = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (report += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => print(chunk));
+  child.stderr.setEncoding("utf8").on("data", print);
   const code = await new Promise<number | null>((done) => child.on("close", done));
   let parsed: RecoveryReport | undefined;
   try {
@@ -216,6 +298,7 @@ async function recover(stack: Stack, options: PipelineOptions): Promise<Record<s
   } catch {
     // No report: recover failed before it had one, and said why on its standard error (above).
   }
+  if (code !== 0 && parsed?.underway) throw new StackLockedError(stack.name, parsed.lock.holders, workDir);
   if (code !== 0 || !parsed) {
     const left = (parsed?.pendingCreates ?? [])
       .filter((plan) => plan.outcome === "ambiguous" || plan.outcome === "unsettled")
@@ -234,26 +317,76 @@ async function recover(stack: Stack, options: PipelineOptions): Promise<Record<s
 const hasPendingOperations = async (stack: Stack): Promise<boolean> =>
   ((await stack.exportStack()).deployment?.pending_operations ?? []).length > 0;
 
+/** The lock a failure is, if it is one: the CLI refused for another run's lock, or recover found a run under way. */
+function lockIn(error: unknown, stack: string, workDir: string): StackLockedError | undefined {
+  if (error instanceof StackLockedError) return error;
+  const message = error instanceof Error ? error.message : "";
+  const holders = holdersIn(message, workDir);
+  if ((error as Error | undefined)?.name !== "ConcurrentUpdateError" && holders.length === 0) return undefined;
+  return new StackLockedError(stack, holders, workDir, { cause: error });
+}
+
+/** GMS_LOCK_WAIT_SECONDS (default 600): how long a job waits for another run's lock before it gives up. */
+function lockWaitMs(env: NodeJS.ProcessEnv): number {
+  const text = env.GMS_LOCK_WAIT_SECONDS ?? "600";
+  const seconds = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(seconds))
+    throw new Error(`GMS_LOCK_WAIT_SECONDS must be a whole number of seconds (0 to refuse at once), not ${JSON.stringify(text)}`);
+  return seconds * 1000;
+}
+
+/** The pause before the next try: growing from about 2 s to about 10 s, each a random 50-150% of that. */
+const pauseMs = (attempt: number) => Math.round(Math.min(2 * attempt, 10) * 1000 * (0.5 + Math.random()));
+
 /**
- * Runs `job` on the program's stack with the working directory set to the program's folder, where the
- * program expects to run (relative paths such as its FileAsset), and restores it afterwards. A job that
- * `changes` the stack first has recover settle what a stopped run left: its pending operations, found in the
- * checkpoint; or its lock alone (a run stopped before its first step), which the CLI reports as a concurrent
- * update before the program runs, so the job is tried once more after recover released it.
+ * Runs `job` on the program's stack with the working directory set to the program's folder, where the program
+ * expects to run (relative paths such as its FileAsset), and restores it afterwards. A job that `changes` the stack
+ * first has recover settle what a stopped run left in the checkpoint (pending operations). When another run holds the
+ * stack's lock, the job waits (see the top of this file); when that run is known to be gone (each holder a process of
+ * this machine that is no more, or GMS_ONE_JOB_PER_STACK), recover releases its lock once and the job goes on. A job
+ * whose program ran already cannot be tried again in this process: it is refused.
  */
 async function withStack<T extends JobResult>(options: PipelineOptions, changes: boolean, job: (stack: Stack) => Promise<T>): Promise<T> {
-  const stack = await openStack(options);
+  const env = options.env ?? process.env;
+  const name = options.stack ?? env.GMS_STACK ?? "dev";
+  const workDir = programFolder(options, env);
+  const oneJobPerStack = env.GMS_ONE_JOB_PER_STACK === "true";
+  const deadline = Date.now() + lockWaitMs(env);
   const previous = process.cwd();
-  process.chdir(stack.workspace.workDir);
+  let recovered: Record<string, number> | undefined;
+  const add = (more: Record<string, number>) => {
+    recovered ??= {};
+    for (const [outcome, count] of Object.entries(more)) recovered[outcome] = (recovered[outcome] ?? 0) + count;
+  };
+  let released = false;
   try {
-    if (!changes) return await job(stack);
-    const recovered = (await hasPendingOperations(stack)) ? await recover(stack, options) : undefined;
-    try {
-      return { ...(await job(stack)), ...(recovered ? { recovered } : {}) };
-    } catch (error) {
-      if ((error as Error).name !== "ConcurrentUpdateError" || programStarted || recovered) throw error;
-      const released = await recover(stack, options);
-      return { ...(await job(stack)), recovered: released };
+    for (let attempt = 1; ; attempt++) {
+      let stack: Stack | undefined;
+      try {
+        stack = await openStack(options);
+        process.chdir(stack.workspace.workDir);
+        if (!changes) return await job(stack);
+        if (await hasPendingOperations(stack)) add(await recover(stack, options, oneJobPerStack));
+        return { ...(await job(stack)), ...(recovered ? { recovered } : {}) };
+      } catch (error) {
+        const locked = lockIn(error, name, workDir);
+        if (!locked || programStarted) throw locked ?? error;
+        const stale = oneJobPerStack || (locked.holders.length > 0 && locked.holders.every((holder) => holder.status === "gone"));
+        if (stack && stale && !released) {
+          released = true;
+          add(await recover(stack, options, true));
+          continue;
+        }
+        const left = deadline - Date.now();
+        if (left <= 0) throw locked;
+        const pause = Math.min(pauseMs(attempt), left);
+        const who = locked.holders.length > 0 ? locked.holders.map(describeHolder).join("; ") : "another run";
+        printer(options)(
+          `pipeline: stack ${name} is locked by ${who}: waiting ${(pause / 1000).toFixed(1)} s, then trying again ` +
+            `(${Math.ceil(left / 1000)} s left of GMS_LOCK_WAIT_SECONDS)\n`,
+        );
+        await sleep(pause);
+      }
     }
   } finally {
     process.chdir(previous);
@@ -278,16 +411,80 @@ export function up(options: PipelineOptions = {}): Promise<JobResult> {
   });
 }
 
+export interface RefreshOptions extends PipelineOptions {
+  /** Where drift.json and drift.md go. Default: GMS_DRIFT_REPORT_DIR, else the working directory the job started in. */
+  reportDir?: string;
+}
+
 /**
  * Schedule: read every resource from the service into the state (what changed outside Pulumi shows
- * as `update` in the refresh), then preview: what `up` would change back is the drift.
+ * as `update` in the refresh), then preview: what `up` would change back is the drift. The engine events of
+ * both, and `pulumi-gms discover`'s list of the objects the stack does not manage, make the drift report
+ * (drift.ts), written as drift.json and drift.md.
  */
-export function refresh(options: PipelineOptions = {}): Promise<JobResult> {
+export function refresh(options: RefreshOptions = {}): Promise<JobResult> {
+  const env = options.env ?? process.env;
+  const reportDir = resolve(options.reportDir ?? env.GMS_DRIFT_REPORT_DIR ?? process.cwd());
   return withStack(options, true, async (stack) => {
-    const refreshed = await stack.refresh({ onOutput: printer(options) });
-    const drift = await stack.preview({ onOutput: printer(options), diff: false });
-    return { job: "refresh", changes: refreshed.summary.resourceChanges ?? {}, drift: withoutSame(drift.changeSummary) };
+    const checkedAt = new Date().toISOString();
+    const refreshEvents: StepEvent[] = [];
+    const previewEvents: StepEvent[] = [];
+    const refreshed = await stack.refresh({ onOutput: printer(options), onEvent: (event) => refreshEvents.push(event) });
+    const drift = await stack.preview({ onOutput: printer(options), diff: false, onEvent: (event) => previewEvents.push(event) });
+    const facts = driftFacts({
+      stack: stack.name,
+      checkedAt,
+      refreshEvents,
+      previewEvents,
+      discover: await unmanagedObjects(stack, options),
+      secrets: [env.GMS_API_KEY, env.OPENAI_API_KEY, env.PULUMI_CONFIG_PASSPHRASE].filter((value): value is string => !!value),
+    });
+    mkdirSync(reportDir, { recursive: true });
+    const report = {
+      json: writeReport(join(reportDir, "drift.json"), renderDriftJson(facts)),
+      markdown: writeReport(join(reportDir, "drift.md"), renderDriftMarkdown(facts)),
+      changedFields: facts.changedFields.length,
+      deleted: facts.deleted.length,
+      unmanaged: facts.unmanaged?.length ?? null,
+    };
+    printer(options)(`pipeline: drift report: ${report.markdown}, ${report.json}\n`);
+    return { job: "refresh", changes: refreshed.summary.resourceChanges ?? {}, drift: withoutSame(drift.changeSummary), report };
   });
+}
+
+/** Written whole or not at all (a rename), so that a reader never meets half a report. */
+function writeReport(file: string, text: string): string {
+  writeFileSync(`${file}.${process.pid}.tmp`, text);
+  renameSync(`${file}.${process.pid}.tmp`, file);
+  return file;
+}
+
+/**
+ * `pulumi-gms discover --stack <stack> --json` in the program's folder: every object of the workspace that the stack
+ * does not manage. Its import document goes to a temporary file, not into the program's folder. When it fails, the
+ * report says why and the job goes on: the drift of the stack's own objects is known without it.
+ */
+async function unmanagedObjects(stack: Stack, options: PipelineOptions): Promise<DiscoverListing | { error: string }> {
+  const workDir = stack.workspace.workDir;
+  const scratch = mkdtempSync(join(tmpdir(), "gms-drift-"));
+  try {
+    const child = spawn(
+      process.execPath,
+      [pulumiGmsOf(workDir), "discover", "--stack", stack.name, "--json", "--out", join(scratch, "gms-import.json")],
+      { cwd: workDir, env: { ...(options.env ?? process.env), ...stack.workspace.envVars }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let listing = "";
+    let said = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (listing += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (said += chunk));
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    if (code !== 0) return { error: `pulumi-gms discover failed (exit ${code}): ${said.trim().split("\n").at(-1) ?? ""}` };
+    return JSON.parse(listing) as DiscoverListing;
+  } catch (error) {
+    return { error: `pulumi-gms discover failed: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 export function destroy(options: PipelineOptions = {}): Promise<JobResult> {
@@ -304,7 +501,9 @@ const plainOutputs = (outputs: OutputMap) =>
   Object.fromEntries(Object.entries(outputs).map(([name, output]) => [name, output.secret ? "[secret]" : output.value]));
 
 const JOBS = { preview, up, refresh, destroy };
-const USAGE = "usage: node pipeline.ts preview | up | refresh [--fail-on-drift] | destroy";
+const USAGE =
+  "usage: node pipeline.ts preview | up | refresh [--fail-on-drift] | destroy\n" +
+  "  refresh writes drift.json and drift.md into --report-dir DIR (default: GMS_DRIFT_REPORT_DIR, else the current folder)";
 
 async function main(argv: string[]): Promise<number> {
   const job = argv[0];
@@ -317,7 +516,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`pipeline: ${cli.reason}. Install it: https://www.pulumi.com/docs/iac/download-install/\n`);
     return 1;
   }
-  const result = await JOBS[job as keyof typeof JOBS]();
+  const reportDir = argv.indexOf("--report-dir");
+  const result = await JOBS[job as keyof typeof JOBS](reportDir > 0 && argv[reportDir + 1] ? { reportDir: argv[reportDir + 1] } : {});
   process.stdout.write(`result: ${JSON.stringify(result)}\n`);
   const drifted = Object.keys(result.drift ?? {}).length > 0;
   if (drifted)
@@ -334,7 +534,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     (code) => (process.exitCode = code),
     (error: unknown) => {
       process.stderr.write(`pipeline: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
+      process.exitCode = error instanceof StackLockedError ? error.exitCode : 1;
     },
   );
 }

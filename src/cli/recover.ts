@@ -6,7 +6,7 @@
 import type { RecoverSettings } from "../recover/command";
 import { type Command, type CommandIo, parseFlags, runWith, UsageError } from "./command";
 
-const USAGE = `usage: pulumi-gms recover --stack NAME [--yes] [--choose URN=GUID]... [--pulumi PATH] [--json]
+const USAGE = `usage: pulumi-gms recover --stack NAME [--yes] [--choose URN=GUID]... [--release-lock] [--pulumi PATH] [--json]
 
 After \`pulumi up\` was killed with creates in flight, in the folder of its Pulumi project: reads the stack's pending
 operations and lock, finds the object of each pending create of a gms resource (native gms:index:<Kind> and dynamic
@@ -20,11 +20,15 @@ nothing.
                        pending operations (pulumi stack import), refresh what it recorded (pulumi refresh --target)
   --choose URN=GUID    the object the pending create of URN made, where recover found several (or one it cannot
                        tell from older ones): recorded as it; URN=none drops the create. Repeat for several URNs
+  --release-lock       every run holding the stack's lock is gone, whichever machine it ran on (a CI system that
+                       runs one job of this stack at a time, and this is that job): release it. A process still
+                       running on this machine keeps it
   --pulumi PATH        the Pulumi CLI to run (default: pulumi on PATH)
   --json               print the plan and what was done as one JSON document on stdout
 
-It releases a lock only when every holder is a run of this machine whose process is gone; a run still going, or one
-of another machine, is named and nothing is changed. Two objects that match one create are never guessed between:
+It releases a lock only when every holder is a run of this machine whose process is gone (or with --release-lock); a
+run still going, or one of another machine, is named and nothing is changed. On a backend other than file://, it
+learns the holders when the CLI refuses its import. Two objects that match one create are never guessed between:
 each is named, with its creation time, and nothing is changed until --choose (or deleting one) settles it.
 Credentials: each resource's own connection, else its provider's configuration in the stack, else GMS_BASE_URL and
 GMS_API_KEY; the lookups keep to the rate the provider was held to (gms:maxRequestsPerSecond, else
@@ -37,6 +41,7 @@ function settingsFrom(argv: string[]): RecoverSettings | "help" {
     stack: { type: "string" },
     yes: { type: "boolean", short: "y" },
     choose: { type: "string", multiple: true },
+    "release-lock": { type: "boolean" },
     pulumi: { type: "string" },
     json: { type: "boolean" },
     help: { type: "boolean", short: "h" },
@@ -56,7 +61,14 @@ function settingsFrom(argv: string[]): RecoverSettings | "help" {
     if (choices.has(urn)) throw new UsageError(`--choose names ${urn} twice`);
     choices.set(urn, guid === "none" ? null : guid);
   }
-  return { stack: values.stack, yes: values.yes ?? false, pulumi: values.pulumi ?? "pulumi", json: values.json ?? false, choices };
+  return {
+    stack: values.stack,
+    yes: values.yes ?? false,
+    pulumi: values.pulumi ?? "pulumi",
+    json: values.json ?? false,
+    choices,
+    releaseLock: values["release-lock"] ?? false,
+  };
 }
 
 const run = (argv: string[], io: CommandIo): Promise<number> =>

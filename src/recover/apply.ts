@@ -13,6 +13,7 @@
  * them on import): that is why recover applies nothing while a create is left unsettled.
  */
 import type { StackExport } from "../migrate/stack-export";
+import { holdersInRefusal, type LockHolder } from "./lock";
 import { type PulumiCli, runPulumi } from "./pulumi";
 import { RecoverError, type StackReading } from "./stack";
 
@@ -52,29 +53,75 @@ export const refreshTargets = (stack: StackReading, plans: readonly Settled[]): 
 ];
 
 export interface Recovery {
-  /** Release the lock first (every holder is a run of this machine that is gone). */
+  /** Release the lock first (every holder is a run of this machine that is gone, or the caller vouched for them). */
   releaseLock: boolean;
   /** The export to import; undefined when the stack has no pending operation (a dead lock is all there was). */
   document: StackExport | undefined;
+  /** The plain export as recover read it: the stack must still be this when the import goes in. */
+  readAs: string;
   targets: string[];
 }
 
-/** Runs the recovery's steps in turn; `progress` says each. A failure says which steps were done. */
+/**
+ * Another run has the stack: the CLI refused the import for a lock recover may not release (`holders`), or the stack
+ * changed since recover read it (no holder known). Nothing was changed by the import.
+ */
+export class StackUnderwayError extends RecoverError {
+  readonly holders: LockHolder[];
+  constructor(message: string, holders: LockHolder[], options?: { cause: unknown }) {
+    super(message, options);
+    this.holders = holders;
+  }
+}
+
+/**
+ * Runs the recovery's steps in turn; `progress` says each. A failure says which steps were done. Before the import, the
+ * stack is exported again: a run that went on meanwhile (recover read a lock it could not see, or a job began after
+ * the lock was released) changed it, and the import would undo that run's writes, so recover stops. Where recover
+ * could not read the lock (not a file backend), the CLI's refusal of the import names its holders: when each is a run
+ * of this machine that is gone, recover releases it and imports again; else nothing was changed (StackUnderwayError).
+ */
 export async function applyRecovery(cli: PulumiCli, stack: string, recovery: Recovery, progress: (line: string) => void): Promise<void> {
   const done: string[] = [];
+  const failed = (error: unknown) => {
+    const before = done.length > 0 ? ` (done before it: ${done.join("; ")})` : " (nothing was changed)";
+    return new RecoverError(`${(error as Error).message}${before}`, { cause: error });
+  };
   const step = async (what: string, args: string[], input?: string) => {
     progress(`${what}: pulumi ${args.filter((arg) => !arg.startsWith("urn:")).join(" ")}`);
     try {
       await runPulumi(cli, [...args, "--stack", stack], input);
     } catch (error) {
-      const before = done.length > 0 ? ` (done before it: ${done.join("; ")})` : " (nothing was changed)";
-      throw new RecoverError(`${(error as Error).message}${before}`);
+      throw failed(error);
     }
     done.push(what);
   };
-  if (recovery.releaseLock) await step("releasing the killed run's lock", ["cancel", "--yes"]);
-  if (recovery.document)
-    await step("recording the objects and clearing the pending operations", ["stack", "import"], JSON.stringify(recovery.document));
+  const release = () => step("releasing the killed run's lock", ["cancel", "--yes"]);
+  if (recovery.releaseLock) await release();
+  if (recovery.document) {
+    const now = await runPulumi(cli, ["stack", "export", "--stack", stack]).catch((error: unknown) => {
+      throw failed(error);
+    });
+    if (now !== recovery.readAs)
+      throw new StackUnderwayError(
+        `stack ${stack} changed since recover read it: a run is under way; run recover once it has ended` +
+          (done.length > 0 ? ` (done before: ${done.join("; ")})` : " (nothing was changed)"),
+        [],
+      );
+    const record = () =>
+      step("recording the objects and clearing the pending operations", ["stack", "import"], JSON.stringify(recovery.document));
+    try {
+      await record();
+    } catch (error) {
+      const holders = holdersInRefusal((error as Error).message);
+      if (holders.length === 0) throw error;
+      // A lock recover released already is another run's now: one that began meanwhile.
+      if (recovery.releaseLock || !holders.every((holder) => holder.status === "gone"))
+        throw new StackUnderwayError(`the stack is locked by ${holders.length} run(s)`, holders, { cause: error });
+      await release();
+      await record();
+    }
+  }
   if (recovery.targets.length > 0)
     await step(`refreshing ${recovery.targets.length} resource${recovery.targets.length === 1 ? "" : "s"}`, [
       "refresh",

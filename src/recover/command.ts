@@ -9,13 +9,13 @@ import type { CommandIo } from "../cli/command";
 import { EXIT } from "../cli/command";
 import { urnParts } from "../migrate/stack-export";
 import { redactSecrets } from "../provider/errors";
-import { applyRecovery, recordedExport, refreshTargets } from "./apply";
-import { lockedSince, type Locks, readLocks } from "./lock";
+import { applyRecovery, recordedExport, refreshTargets, StackUnderwayError } from "./apply";
+import { isBucketBackend, lockedSince, type Locks, locksFromRenameRefusal, readLocks } from "./lock";
 import { type CreateLookup, CreateLookups } from "./lookup";
 import { planForeign, planRecovery } from "./plan";
 import { type PulumiCli, runPulumi } from "./pulumi";
 import { renderReport } from "./render";
-import { hasWork, lockReport, type RecoveryReport, reportOf } from "./report";
+import { hasWork, lockBlocker, lockReport, type RecoveryReport, reportOf } from "./report";
 import { readStack, type StackReading } from "./stack";
 
 /** What the command's flags ask for (src/cli/recover.ts reads them). */
@@ -28,14 +28,28 @@ export interface RecoverSettings {
   json: boolean;
   /** `--choose URN=GUID` (null: `URN=none`). */
   choices: Map<string, string | null>;
+  /** `--release-lock`: the caller vouches that every run holding the stack's lock is gone. */
+  releaseLock: boolean;
 }
 
-/** The lock of the stack, where its backend lets recover read it. */
+/**
+ * The lock of the stack, where its backend lets recover read it: a file backend's lock files, or a bucket's locks as
+ * the CLI names them when it refuses to rename the stack to its own name (./lock.ts).
+ */
 async function locksOf(cli: PulumiCli, stack: StackReading): Promise<Locks> {
+  const { url } = JSON.parse(await runPulumi(cli, ["whoami", "--json"])) as { url: string };
+  if (isBucketBackend(url)) {
+    const rename = ["stack", "rename", stack.stack, "--stack", stack.stack];
+    return locksFromRenameRefusal(
+      await runPulumi(cli, rename).then(
+        (said) => said,
+        (error: unknown) => (error as Error).message,
+      ),
+    );
+  }
   const urn = stack.sealed.deployment.resources?.[0]?.urn ?? stack.sealed.deployment.pending_operations?.[0]?.resource.urn;
   // A stack with no resource has no pending operation: only its lock could be left, which `pulumi cancel` releases.
   if (urn === undefined) return { readable: false, reason: "the stack holds no resource, so its project is not known" };
-  const { url } = JSON.parse(await runPulumi(cli, ["whoami", "--json"])) as { url: string };
   return readLocks(url, urnParts(urn).project, stack.stack, cli.cwd);
 }
 
@@ -71,7 +85,7 @@ export async function recoverWith(settings: RecoverSettings, io: CommandIo): Pro
     const stack = readStack(settings.stack, revealedText, await runPulumi(cli, exportArgs));
     secrets.push(...stack.secrets);
     const locks = await locksOf(cli, stack);
-    const startedAt = lockedSince(locks);
+    const startedAt = lockedSince(locks, settings.releaseLock);
     lookups = new CreateLookups(stack, io.env, startedAt);
     const plan = (found: CreateLookup[]) => planRecovery({ lookups: found, heldIds: stack.heldIds, choices: settings.choices });
     if (stack.pendingCreates.length > 0) progress(`looking up the objects of ${stack.pendingCreates.length} pending create(s)`);
@@ -84,7 +98,7 @@ export async function recoverWith(settings: RecoverSettings, io: CommandIo): Pro
     secrets.push(...lookups.keys());
     const report: RecoveryReport = reportOf({
       stack: settings.stack,
-      lock: lockReport(locks),
+      lock: lockReport(locks, settings.releaseLock),
       since: startedAt,
       pendingCreates: plan(found),
       foreignCreates: planForeign(stack.foreignCreates, stack.heldIds, settings.choices),
@@ -95,17 +109,27 @@ export async function recoverWith(settings: RecoverSettings, io: CommandIo): Pro
     });
     if (settings.yes && report.blockers.length === 0 && hasWork(report)) {
       const settled = [...report.pendingCreates, ...report.foreignCreates];
-      await applyRecovery(
-        cli,
-        settings.stack,
-        {
-          releaseLock: report.lock.release,
-          document: (stack.sealed.deployment.pending_operations ?? []).length > 0 ? recordedExport(stack.sealed, settled) : undefined,
-          targets: refreshTargets(stack, settled),
-        },
-        progress,
-      );
-      report.applied = true;
+      try {
+        await applyRecovery(
+          cli,
+          settings.stack,
+          {
+            releaseLock: report.lock.release,
+            document: (stack.sealed.deployment.pending_operations ?? []).length > 0 ? recordedExport(stack.sealed, settled) : undefined,
+            readAs: stack.sealedText,
+            targets: refreshTargets(stack, settled),
+          },
+          progress,
+        );
+        report.applied = true;
+      } catch (error) {
+        if (!(error instanceof StackUnderwayError)) throw error;
+        // The CLI named the lock recover could not read (reported as if read), or the stack changed meanwhile.
+        if (error.holders.length > 0) report.lock = lockReport({ readable: true, holders: error.holders });
+        report.blockers.push(lockBlocker(report.lock, settings.stack) ?? error.message);
+        report.underway = true;
+        report.next = [];
+      }
     }
     if (!hasWork(report)) report.next = [];
     if (settings.json) io.out(blanked(`${JSON.stringify(report, null, 2)}\n`));

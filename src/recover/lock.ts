@@ -4,14 +4,20 @@
  * legacy one), naming the run's host, process id, user and start time; `pulumi cancel` deletes every one of them. So
  * recover reads them (the start time is the interrupted update's, ./window.ts) and releases them with `pulumi cancel`
  * only when each names this machine and a process that is no more: a run still going (its creates may be in flight)
- * or another machine's (which recover cannot check) is named, and nothing is changed. Other backends' locks cannot be
- * read here: on them, the CLI refuses the import while the stack is locked, and says by whom.
+ * or another machine's (which recover cannot check) is named, and nothing is changed, unless the caller vouches that
+ * every run holding the lock is gone (`--release-lock`: a CI system that runs one job of the stack at a time). A
+ * bucket's locks (s3://, gs://, azblob://) are not listed here: the CLI names them when it refuses a command while the
+ * stack is locked, `<lock>: created by <user>@<host> (pid <pid>) at <time>`, and `holdersInRefusal` reads that (the
+ * pipeline in examples/gitops too, through `pulumi-gms/locks`). To see them before changing anything, recover asks the
+ * CLI to rename the stack to its own name (`locksFromRenameRefusal`).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { join, resolve } from "node:path";
 
 export interface LockHolder {
+  /** Where the lock is (a file, or an object of the bucket without the URL's query). */
+  lock: string;
   pid: number;
   username: string;
   hostname: string;
@@ -51,6 +57,33 @@ function running(pid: number): boolean {
   }
 }
 
+/** A holder from what its lock says, with its status seen from this machine. */
+function holderOf(lock: string, content: Partial<Record<"pid" | "username" | "hostname" | "timestamp", unknown>>): LockHolder {
+  const pid = typeof content.pid === "number" ? content.pid : -1;
+  const host = typeof content.hostname === "string" ? content.hostname : "an unknown host";
+  return {
+    lock,
+    pid,
+    username: typeof content.username === "string" ? content.username : "an unknown user",
+    hostname: host,
+    timestamp: typeof content.timestamp === "string" ? content.timestamp : "an unknown time",
+    status: host !== hostname() || pid <= 0 ? "elsewhere" : running(pid) ? "running" : "gone",
+  };
+}
+
+/**
+ * The locks a refusal of the CLI names, each once (it may repeat them): what a diy backend says when a command meets a
+ * locked stack. Pulumi Cloud names no holder ("Another update is currently in progress"): none is found there.
+ */
+export function holdersInRefusal(text: string): LockHolder[] {
+  const holders = new Map<string, LockHolder>();
+  for (const [, at, username, host, pid, timestamp] of text.matchAll(/^\s*(\S+): created by (\S+)@([^@\s]+) \(pid (-?\d+)\) at (\S+)/gm)) {
+    const lock = at!.split("?")[0]!;
+    if (!holders.has(lock)) holders.set(lock, holderOf(lock, { username, hostname: host, pid: Number(pid), timestamp }));
+  }
+  return [...holders.values()];
+}
+
 /** The lock files of `stack` (its last name: `dev` of `organization/project/dev`) of `project` on the backend at `url`. */
 export function readLocks(url: string, project: string, stack: string, cwd: string): Locks {
   const folder = backendFolder(url, cwd);
@@ -61,30 +94,47 @@ export function readLocks(url: string, project: string, stack: string, cwd: stri
   const holders: LockHolder[] = [];
   for (const dir of dirs.filter((each) => existsSync(each))) {
     for (const file of readdirSync(dir).filter((each) => each.endsWith(".json"))) {
-      let content: Partial<Omit<LockHolder, "status">>;
+      let content: Parameters<typeof holderOf>[1];
       try {
         content = JSON.parse(readFileSync(join(dir, file), "utf8")) as typeof content;
       } catch {
         content = {};
       }
-      const pid = typeof content.pid === "number" ? content.pid : -1;
-      const host = typeof content.hostname === "string" ? content.hostname : "an unknown host";
-      holders.push({
-        pid,
-        username: typeof content.username === "string" ? content.username : "an unknown user",
-        hostname: host,
-        timestamp: typeof content.timestamp === "string" ? content.timestamp : "an unknown time",
-        status: host !== hostname() || pid <= 0 ? "elsewhere" : running(pid) ? "running" : "gone",
-      });
+      holders.push(holderOf(join(dir, file), content ?? {}));
     }
   }
   return { readable: true, holders };
 }
 
-/** When the earliest holder began (this machine's ms): the interrupted update's start, if a lock names it. */
-export function lockedSince(locks: Locks): number | undefined {
+/** The backends whose locks recover learns from the CLI: the buckets of the diy backend. */
+export const isBucketBackend = (url: string) => /^(s3|gs|azblob):\/\//.test(url);
+
+/**
+ * A bucket's locks as `pulumi stack rename <stack>` (to its own name) shows them. The CLI checks the stack's lock before
+ * the new name: a locked stack is refused naming each holder, an unlocked one because the name is taken. It changes
+ * nothing either way (test/examples/gitops-s3.test.ts runs it on the CLI that CI builds).
+ */
+export function locksFromRenameRefusal(said: string): Locks {
+  const holders = holdersInRefusal(said);
+  if (holders.length > 0) return { readable: true, holders };
+  if (/already exists/.test(said)) return { readable: true, holders: [] };
+  return { readable: false, reason: `the CLI did not say whether the stack is locked (${said.trim().split("\n").at(-1) ?? ""})` };
+}
+
+/** How much earlier than its lock says a run of another machine may have begun: its clock is not this one. */
+export const OTHER_MACHINE_MARGIN_MS = 5 * 60_000;
+
+/**
+ * When the earliest holder began (this machine's ms): the interrupted update's start, if a lock names it. Another
+ * machine's lock counts only when the caller vouched that its run is gone (`--release-lock`), and as beginning
+ * OTHER_MACHINE_MARGIN_MS earlier than it says, since recover cannot measure that machine's clock.
+ */
+export function lockedSince(locks: Locks, vouched = false): number | undefined {
   if (!locks.readable) return undefined;
-  const times = locks.holders.map((holder) => Date.parse(holder.timestamp)).filter((time) => !Number.isNaN(time));
+  const times = locks.holders
+    .filter((holder) => holder.status !== "elsewhere" || vouched)
+    .map((holder) => Date.parse(holder.timestamp) - (holder.status === "elsewhere" ? OTHER_MACHINE_MARGIN_MS : 0))
+    .filter((time) => !Number.isNaN(time));
   return times.length > 0 ? Math.min(...times) : undefined;
 }
 

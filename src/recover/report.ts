@@ -30,18 +30,29 @@ export interface RecoveryReport {
   otherOperations: OtherOperation[];
   /** Why recover does not apply the plan, each in a sentence; empty when it can. */
   blockers: string[];
+  /**
+   * Another run has the stack: its lock names a run still going or one recover cannot check, or the stack changed
+   * while recover looked. Running recover again once that run has ended is all it takes (a pipeline waits for it).
+   */
+  underway: boolean;
   /** The commands to run next. */
   next: string[];
 }
 
-export function lockReport(locks: Locks): LockReport {
-  if (!locks.readable) return { readable: false, reason: locks.reason, holders: [], release: false };
-  const release = locks.holders.length > 0 && locks.holders.every((holder) => holder.status === "gone");
-  return { readable: true, holders: locks.holders, release };
+/**
+ * The lock as read, and whether recover releases it: when every holder is a run of this machine that is gone, or when
+ * the caller `vouched` that its runs are gone (`--release-lock`) and none is a process still running here. A backend
+ * whose locks recover cannot read is released only when vouched for (else the CLI names its holders if it refuses).
+ */
+export function lockReport(locks: Locks, vouched = false): LockReport {
+  if (!locks.readable) return { readable: false, reason: locks.reason, holders: [], release: vouched };
+  const freed = (holder: LockHolder) => holder.status === "gone" || (vouched && holder.status === "elsewhere");
+  return { readable: true, holders: locks.holders, release: locks.holders.length > 0 && locks.holders.every(freed) };
 }
 
 /** Why the lock stops recover, if it does. */
-function lockBlocker(lock: LockReport, stack: string): string | undefined {
+export function lockBlocker(lock: LockReport, stack: string): string | undefined {
+  if (lock.release) return undefined;
   const running = lock.holders.filter((holder) => holder.status === "running");
   if (running.length > 0)
     return (
@@ -52,7 +63,8 @@ function lockBlocker(lock: LockReport, stack: string): string | undefined {
   if (elsewhere.length > 0)
     return (
       `the stack is locked by a run of another machine, which recover cannot check (${elsewhere.map(describeHolder).join("; ")}). ` +
-      `If that run is gone, release its lock with \`pulumi cancel --stack ${stack} --yes\` and run recover again ` +
+      `If that run is gone (its runner was stopped), run recover again with --release-lock, or release the lock with ` +
+      `\`pulumi cancel --stack ${stack} --yes\` and run recover again ` +
       "(it then does not know when the update began, so any match held by no resource counts)"
     );
   return undefined;
@@ -88,6 +100,7 @@ export function reportOf(parts: {
     foreignCreates,
     otherOperations: parts.otherOperations,
     blockers,
+    underway: !lock.release && lock.holders.some((holder) => holder.status !== "gone"),
     next,
   };
 }

@@ -55,6 +55,8 @@ export interface StackReading {
   providerOf(reference: string | undefined): { type: string; inputs: Record<string, unknown> } | undefined;
   /** The plain export (secrets sealed), which recover changes and imports. */
   sealed: StackExport;
+  /** That export's text, as the CLI gave it: the stack must still be this when recover imports (./apply.ts). */
+  sealedText: string;
 }
 
 export class RecoverError extends Error {
@@ -147,5 +149,6 @@ export function readStack(stack: string, revealedText: string, sealedText: strin
       return found ? { type: found.type, inputs: found.inputs ?? {} } : undefined;
     },
     sealed,
+    sealedText,
   };
 }

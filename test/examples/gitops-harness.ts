@@ -1,13 +1,15 @@
 /**
  * What the examples/gitops suites share: the pipeline script run as a pipeline runs it, `node pipeline.ts <job>`,
  * with the CLI's folder first on its PATH (the pipeline runs `pulumi` from PATH; the dynamic-provider launcher is
- * beside it), then this `node` (22.18+ strips types), which the launcher runs the provider host with; and a copy
- * of the quickstart with the built package installed, as the pipeline's program.
+ * beside it), then this `node` (22.18+ strips types), which the launcher runs the provider host with; a copy of the
+ * quickstart with the built package installed, as the pipeline's program; what the service holds of the kinds the
+ * quickstart makes; and a runner stopped midway.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { installPackageCopy, type PulumiCli } from "../../src/testing";
+import { api, type Deployment, descendants } from "../recover/harness";
 
 const ROOT = join(__dirname, "..", "..");
 export const GITOPS = join(ROOT, "examples", "gitops");
@@ -62,4 +64,72 @@ export function quickstartIn(work: string): string {
   cpSync(QUICKSTART, programDir, { recursive: true, filter: (source) => !source.startsWith(join(QUICKSTART, "node_modules")) });
   installPackageCopy(programDir);
   return programDir;
+}
+
+/** The quickstart's resources: nine gms objects (the stack is the tenth resource a plan counts). */
+export const DECLARED = 9;
+
+/** The list routes of the kinds the quickstart creates (a Context Source's is under its Context: read separately). */
+const LISTS = ["/apps", "/providers", "/models", "/datasets", "/evals", "/experiments", "/skills"];
+
+type Service = { url: string; apiKey: string };
+const dataOf = <T>(body: T[] | { data: T[] }): T[] => (Array.isArray(body) ? body : body.data);
+
+/**
+ * Every object of the kinds the quickstart makes, Workflows and the Handbook's sources included, counted through the
+ * service's API: `<list route> <its guid or name>`, sorted.
+ */
+export async function quickstartObjects(service: Service, by: "guid" | "name"): Promise<string[]> {
+  type Listed = { guid: string; name: string };
+  const list = async (path: string) => dataOf(await api<Listed[] | { data: Listed[] }>(service, path));
+  const listed = (route: string, objects: Listed[]) => objects.map((object) => `${route} ${object[by]}`);
+  const lists = await Promise.all(LISTS.map(async (path) => listed(path, await list(`${path}?limit=100`))));
+  const apps = await list("/apps?limit=100");
+  const workflows = await Promise.all(apps.map(async (app) => listed("workflows", await list(`/apps/${app.guid}/workflows?limit=100`))));
+  const workspace = await api<Listed>(service, "/workspaces/current");
+  const contexts = await list(`/workspaces/${workspace.guid}/context`);
+  const sources = await Promise.all(
+    contexts.map(async (context) => listed("context sources", await list(`/contexts/${context.guid}/context_sources`))),
+  );
+  return [...lists, ...workflows, ...sources].flat().sort();
+}
+
+/** What `after` holds beyond `before`, each as many times as it is there beyond them. */
+export function beyond(after: readonly string[], before: readonly string[]): string[] {
+  const extra = [...after];
+  for (const object of before) {
+    const at = extra.indexOf(object);
+    if (at !== -1) extra.splice(at, 1);
+  }
+  return extra;
+}
+
+/**
+ * Starts `node pipeline.ts up` and, once `midway` holds of the checkpoint `read` gives, stops it as a runner is stopped:
+ * SIGKILL to the job and everything it started, at once. `killed` is 0 when the run ended before the moment came.
+ */
+export async function killedMidway(
+  env: NodeJS.ProcessEnv,
+  cli: PulumiCli | undefined,
+  read: () => Deployment | Promise<Deployment>,
+  midway: (deployment: Deployment) => boolean,
+): Promise<{ killed: number; stopped: Run }> {
+  const { child, run } = startPipeline(["up"], env, cli);
+  let killed = 0;
+  let settled = false;
+  void run.then(() => (settled = true));
+  while (!settled && killed === 0) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (!midway(await read())) continue;
+    const tree = [child.pid!, ...descendants(child.pid!).map((found) => found.pid)];
+    for (const pid of tree) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Exited already.
+      }
+    }
+    killed = tree.length;
+  }
+  return { killed, stopped: await run };
 }

@@ -18,40 +18,18 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
-import { type Deployment, descendants, gmsPendingCreates, gmsResources, latestDeployment } from "../recover/harness";
-import { QUICKSTART, quickstartIn, runPipeline, startPipeline } from "./gitops-harness";
+import { type Deployment, gmsPendingCreates, gmsResources, latestDeployment } from "../recover/harness";
+import { DECLARED, killedMidway, QUICKSTART, quickstartIn, quickstartObjects, runPipeline } from "./gitops-harness";
 
 const cli = pulumiCliFor("test/examples/gitops-killed.test.ts");
 const OPENAI_KEY = "sk-gitops-killed-7d02e4";
-/** The quickstart's resources: nine gms objects. */
-const DECLARED = 9;
-/** The list routes of the kinds the quickstart creates (a Context Source's is under its Context: read separately). */
-const LISTS = ["/apps", "/providers", "/models", "/datasets", "/evals", "/experiments", "/skills"];
 
 describe.skipIf(cli === undefined)(`examples/gitops after a pipeline run was killed midway (${cliName(cli)})`, () => {
   let work: string;
   let emulator: RunningEmulator;
   let env: NodeJS.ProcessEnv;
 
-  const api = async <T>(path: string): Promise<T> => {
-    const response = await fetch(`${emulator.url}${path}`, { headers: { authorization: `Bearer ${emulator.apiKey}` } });
-    expect(response.status, path).toBe(200);
-    const body = (await response.json()) as T | { data: T };
-    return body && typeof body === "object" && "data" in body ? body.data : (body as T);
-  };
-  /** Every object of the kinds the quickstart makes, Workflows and the Handbook's sources included: `<list route> <GUID>`, sorted. */
-  const objects = async (): Promise<string[]> => {
-    const listed = (route: string, list: { guid: string }[]) => list.map((object) => `${route} ${object.guid}`);
-    const lists = await Promise.all(LISTS.map(async (path) => listed(path, await api<{ guid: string }[]>(`${path}?limit=100`))));
-    const apps = await api<{ guid: string }[]>("/apps?limit=100");
-    const workflows = await Promise.all(apps.map(async (app) => listed("workflows", await api(`/apps/${app.guid}/workflows?limit=100`))));
-    const workspace = await api<{ guid: string }>("/workspaces/current");
-    const contexts = await api<{ guid: string }[]>(`/workspaces/${workspace.guid}/context`);
-    const sources = await Promise.all(
-      contexts.map(async (context) => listed("context sources", await api(`/contexts/${context.guid}/context_sources`))),
-    );
-    return [...lists, ...workflows, ...sources].flat().sort();
-  };
+  const objects = () => quickstartObjects(emulator, "guid");
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "gms-gitops-killed-"));
@@ -86,25 +64,7 @@ describe.skipIf(cli === undefined)(`examples/gitops after a pipeline run was kil
 
     // Midway: a third of the objects recorded, creates in flight.
     const midway = (deployment: Deployment) => gmsResources(deployment).length >= 3 && gmsPendingCreates(deployment).length > 0;
-    const { child, run } = startPipeline(["up"], env, cli);
-    let killed = 0;
-    let settled = false;
-    void run.then(() => (settled = true));
-    while (!settled && killed === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      if (!midway(latestDeployment(checkpoint))) continue;
-      // As a runner stops a job: everything the job started, at once.
-      const tree = [child.pid!, ...descendants(child.pid!).map((found) => found.pid)];
-      for (const pid of tree) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // Exited already.
-        }
-      }
-      killed = tree.length;
-    }
-    const stopped = await run;
+    const { killed, stopped } = await killedMidway(env, cli, () => latestDeployment(checkpoint), midway);
     expect(killed, `the run ended before the moment came:\n${stopped.output}`).toBeGreaterThan(0);
     expect(stopped.result).toBeUndefined();
     const left = latestDeployment(checkpoint);

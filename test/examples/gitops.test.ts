@@ -132,6 +132,21 @@ describe.skipIf(cli === undefined)(`examples/gitops against the emulator with th
     expect(drifted.output).toContain("pipeline: drift: up would update 1");
   }, 180_000);
 
+  it("asks for the passphrase only where it encrypts with it, and refuses a lock wait that is not whole seconds", async () => {
+    const withoutPassphrase = { ...env, PULUMI_CONFIG_PASSPHRASE: "" };
+    const onFiles = await runPipeline(["preview"], withoutPassphrase);
+    expect(onFiles.code, onFiles.output).toBe(1);
+    expect(onFiles.output).toContain("pipeline: PULUMI_CONFIG_PASSPHRASE is not set");
+    // Pulumi Cloud encrypts the secrets itself: what stops this job (no token, no network here) is the login, not the passphrase.
+    const onCloud = await runPipeline(["preview"], { ...withoutPassphrase, PULUMI_BACKEND_URL: "https://api.pulumi.invalid" });
+    expect(onCloud.code, onCloud.output).toBe(1);
+    expect(onCloud.output).not.toContain("PULUMI_CONFIG_PASSPHRASE");
+    expect(onCloud.output).toMatch(/PULUMI_ACCESS_TOKEN|api\.pulumi\.invalid/);
+    const wait = await runPipeline(["up"], { ...env, GMS_LOCK_WAIT_SECONDS: "ten" });
+    expect(wait.code).toBe(1);
+    expect(wait.output).toContain('pipeline: GMS_LOCK_WAIT_SECONDS must be a whole number of seconds (0 to refuse at once), not "ten"');
+  }, 120_000);
+
   it("destroy empties the workspace of the program's objects (checked through the API)", async () => {
     const run = await runPipeline(["destroy"], env);
     expect(run.code, run.output).toBe(0);

@@ -9,7 +9,17 @@ import { homedir, hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { recordedExport, refreshTargets } from "../../src/recover/apply";
-import { backendFolder, lockedSince, readLocks } from "../../src/recover/lock";
+import {
+  backendFolder,
+  holdersInRefusal,
+  isBucketBackend,
+  type LockHolder,
+  lockedSince,
+  locksFromRenameRefusal,
+  OTHER_MACHINE_MARGIN_MS,
+  readLocks,
+} from "../../src/recover/lock";
+import { lockBlocker, lockReport, reportOf } from "../../src/recover/report";
 import { serviceOf } from "../../src/recover/service";
 import { readStack } from "../../src/recover/stack";
 import { landedBy, sinceOnService } from "../../src/recover/window";
@@ -226,6 +236,82 @@ describe("the lock files", () => {
       readable: false,
       reason: expect.stringContaining("file backend"),
     });
+  });
+
+  it("are read from a refusal of the CLI on a bucket: each once, the URL's query left out, each holder checked", () => {
+    const lines = [
+      "error: the stack is currently locked by 2 lock(s). Either wait for the other process(es) to end or delete the lock file with `pulumi cancel`.",
+      `  s3://b/.pulumi/locks/organization/p/dev/a.json?endpoint=http%3A%2F%2F127.0.0.1%3A9&region=x: created by me@${hostname()} (pid ${dead}) at 2026-11-29T00:21:17Z`,
+      "  s3://b/.pulumi/locks/organization/p/dev/b.json: created by ci@runner-7 (pid 42) at 2026-11-29T00:20:00Z",
+    ];
+    // The Automation API's error repeats what the CLI said.
+    const holders = holdersInRefusal([...lines, ...lines].join("\n"));
+    expect(holders.map((holder) => [holder.lock, holder.username, holder.hostname, holder.pid, holder.timestamp, holder.status])).toEqual([
+      ["s3://b/.pulumi/locks/organization/p/dev/a.json", "me", hostname(), dead, "2026-11-29T00:21:17Z", "gone"],
+      ["s3://b/.pulumi/locks/organization/p/dev/b.json", "ci", "runner-7", 42, "2026-11-29T00:20:00Z", "elsewhere"],
+    ]);
+    expect(holdersInRefusal(`  s3://b/c.json: created by me@${hostname()} (pid ${process.pid}) at 2026-11-29T00:21:17Z`)[0]?.status).toBe(
+      "running",
+    );
+    expect(holdersInRefusal("error: [409] Conflict: Another update is currently in progress.")).toEqual([]);
+
+    // What the CLI says to `pulumi stack rename <stack>` (its own name): locked, or not (the name is taken), or neither.
+    expect(locksFromRenameRefusal(lines.join("\n"))).toEqual({ readable: true, holders });
+    expect(locksFromRenameRefusal("error: a stack named dev already exists")).toEqual({ readable: true, holders: [] });
+    expect(locksFromRenameRefusal("error: could not reach the bucket\n")).toEqual({
+      readable: false,
+      reason: "the CLI did not say whether the stack is locked (error: could not reach the bucket)",
+    });
+    expect(["s3://b/p", "gs://b", "azblob://c", "file:///x", "https://api.pulumi.com"].map(isBucketBackend)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it("are released when every holder is gone, or when the caller vouches for them (--release-lock) and none still runs", () => {
+    const holder = (status: LockHolder["status"], timestamp: string): LockHolder => ({
+      lock: `${status}.json`,
+      pid: 7,
+      username: "me",
+      hostname: status === "elsewhere" ? "runner-7" : hostname(),
+      timestamp,
+      status,
+    });
+    const gone = holder("gone", "2026-11-29T11:00:00Z");
+    const elsewhere = holder("elsewhere", "2026-11-29T10:00:00Z");
+    const running = holder("running", "2026-11-29T12:00:00Z");
+    const read = (...holders: LockHolder[]) => ({ readable: true as const, holders });
+    expect(lockReport(read(gone)).release).toBe(true);
+    expect(lockReport(read(gone, elsewhere)).release).toBe(false);
+    expect(lockReport(read(gone, elsewhere), true).release).toBe(true);
+    expect(lockReport(read(running, elsewhere), true).release).toBe(false);
+    expect(lockReport(read(), true).release).toBe(false);
+    expect(lockReport({ readable: false, reason: "a bucket" }, true)).toEqual({
+      readable: false,
+      reason: "a bucket",
+      holders: [],
+      release: true,
+    });
+    expect(lockReport({ readable: false, reason: "a bucket" }).release).toBe(false);
+
+    expect(lockBlocker(lockReport(read(elsewhere)), "dev")).toMatch(/another machine.*runner-7.*--release-lock/);
+    expect(lockBlocker(lockReport(read(elsewhere), true), "dev")).toBeUndefined();
+    expect(lockBlocker(lockReport(read(running, elsewhere), true), "dev")).toMatch(/still going/);
+    // Another machine's lock is on a clock recover cannot relate to the service's: not the update's start.
+    expect(lockedSince(read(elsewhere, gone))).toBe(Date.parse("2026-11-29T11:00:00Z"));
+    expect(lockedSince(read(elsewhere))).toBeUndefined();
+    // Unless the caller vouched for it: then it counts, as beginning earlier than it says by the margin for its clock.
+    expect(lockedSince(read(elsewhere, gone), true)).toBe(Date.parse("2026-11-29T10:00:00Z") - OTHER_MACHINE_MARGIN_MS);
+
+    const report = (lock: ReturnType<typeof lockReport>) =>
+      reportOf({ stack: "dev", lock, since: undefined, pendingCreates: [], foreignCreates: [], otherOperations: [] });
+    expect(report(lockReport(read(running))).underway).toBe(true);
+    expect(report(lockReport(read(elsewhere))).underway).toBe(true);
+    expect(report(lockReport(read(elsewhere), true))).toMatchObject({ underway: false, blockers: [] });
+    expect(report(lockReport(read(gone))).underway).toBe(false);
   });
 
   it("sit in the backend's folder as the CLI resolves it", () => {
