@@ -55,10 +55,17 @@ async function locksOf(cli: PulumiCli, stack: StackReading): Promise<Locks> {
 
 /**
  * Every pending create's lookup; when one found nothing while a create the interrupted run had in flight may still
- * land (./window.ts), after waiting for that, every lookup again.
+ * land (./window.ts), after waiting for that, every lookup again. Not when a run still holds the stack (`busy`):
+ * recover changes nothing then, so what the lookups find is only reported.
  */
-async function lookUpSettled(lookups: CreateLookups, progress: (line: string) => void, plan: (found: CreateLookup[]) => string[]) {
+async function lookUpSettled(
+  lookups: CreateLookups,
+  progress: (line: string) => void,
+  plan: (found: CreateLookup[]) => string[],
+  busy: boolean,
+) {
   const found = await lookups.lookUpAll();
+  if (busy) return found;
   const empty = new Set(plan(found));
   const due = Math.max(0, ...found.filter((each) => empty.has(each.urn)).map((each) => each.landedBy ?? 0));
   const wait = due - Date.now();
@@ -85,20 +92,25 @@ export async function recoverWith(settings: RecoverSettings, io: CommandIo): Pro
     const stack = readStack(settings.stack, revealedText, await runPulumi(cli, exportArgs));
     secrets.push(...stack.secrets);
     const locks = await locksOf(cli, stack);
+    const lock = lockReport(locks, settings.releaseLock);
     const startedAt = lockedSince(locks, settings.releaseLock);
     lookups = new CreateLookups(stack, io.env, startedAt);
     const plan = (found: CreateLookup[]) => planRecovery({ lookups: found, heldIds: stack.heldIds, choices: settings.choices });
     if (stack.pendingCreates.length > 0) progress(`looking up the objects of ${stack.pendingCreates.length} pending create(s)`);
-    const found = await lookUpSettled(lookups, progress, (each) =>
-      plan(each)
-        .filter((created) => created.outcome === "dropped" && !settings.choices.has(created.urn))
-        .map((created) => created.urn),
+    const found = await lookUpSettled(
+      lookups,
+      progress,
+      (each) =>
+        plan(each)
+          .filter((created) => created.outcome === "dropped" && !settings.choices.has(created.urn))
+          .map((created) => created.urn),
+      lock.holders.some((holder) => holder.status === "running"),
     );
     // The keys the lookups used are blanked too, secrets in the stack or not.
     secrets.push(...lookups.keys());
     const report: RecoveryReport = reportOf({
       stack: settings.stack,
-      lock: lockReport(locks, settings.releaseLock),
+      lock,
       since: startedAt,
       pendingCreates: plan(found),
       foreignCreates: planForeign(stack.foreignCreates, stack.heldIds, settings.choices),

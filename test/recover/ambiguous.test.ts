@@ -193,11 +193,23 @@ describe.skipIf(!cli)(
         expect(running.code).toBe(1);
         expect(running.err).toContain(`ci@${hostname()} (pid ${process.pid})`);
         expect(running.err).toContain("still going");
+        // Its creates may be in flight: recover does not wait for them to land, since it changes nothing anyway.
+        expect(running.err).not.toContain("waiting");
+        // Vouching that the lock's runs are gone (--release-lock) does not release a process still running here.
+        const stillRunning = JSON.parse((await recover("--json", "--release-lock", choose)).out) as RecoveryReport;
+        expect(stillRunning).toMatchObject({ underway: true, lock: { release: false } });
+        expect(stillRunning.blockers.join("\n")).toContain("still going");
         writeLock({ pid: dead, hostname: "ci-runner-7", timestamp: started });
         const elsewhere = await recover("--yes", choose);
         expect(elsewhere.code).toBe(1);
         expect(elsewhere.err).toContain(`ci@ci-runner-7 (pid ${dead})`);
         expect(elsewhere.err).toContain(`pulumi cancel --stack ${STACK} --yes`);
+        expect(elsewhere.err).toContain("--release-lock");
+        // Vouched for, another machine's lock is released, its time taken five minutes early.
+        const vouched = JSON.parse((await recover("--json", "--release-lock", choose)).out) as RecoveryReport;
+        expect(vouched).toMatchObject({ underway: false, lock: { release: true } });
+        expect(vouched.blockers.filter((blocker) => blocker.includes("locked"))).toEqual([]);
+        expect(Date.parse(vouched.since!)).toBe(Date.parse(started) - 5 * 60_000);
         expect(snapshot()).toEqual(before);
         writeLock({ pid: dead, hostname: hostname(), timestamp: started });
 
