@@ -351,7 +351,9 @@ async function withStack<T extends JobResult>(options: PipelineOptions, changes:
   const name = options.stack ?? env.GMS_STACK ?? "dev";
   const workDir = programFolder(options, env);
   const oneJobPerStack = env.GMS_ONE_JOB_PER_STACK === "true";
-  const deadline = Date.now() + lockWaitMs(env);
+  const waitMs = lockWaitMs(env);
+  /** When the job stops waiting: GMS_LOCK_WAIT_SECONDS after it first met a lock. */
+  let deadline: number | undefined;
   const previous = process.cwd();
   let recovered: Record<string, number> | undefined;
   const add = (more: Record<string, number>) => {
@@ -377,6 +379,7 @@ async function withStack<T extends JobResult>(options: PipelineOptions, changes:
           add(await recover(stack, options, true));
           continue;
         }
+        deadline ??= Date.now() + waitMs;
         const left = deadline - Date.now();
         if (left <= 0) throw locked;
         const pause = Math.min(pauseMs(attempt), left);

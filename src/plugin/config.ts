@@ -16,7 +16,7 @@ import {
   isRequestsPerSecond,
   sameWorkspace,
 } from "../provider/connection";
-import { containsUnknown } from "../provider/values";
+import { containsUnknown, UNKNOWN } from "../provider/values";
 import { type DiffResult, PropertyDiffKind } from "./router";
 import { conceal, type Props, reveal } from "./wire";
 
@@ -35,8 +35,11 @@ export function checkConfig(news: Props): { inputs: Props; failures: { property:
   const not = (key: string) => (secretNames.has(key) ? "" : `, not ${JSON.stringify(values[key])}`);
   for (const key of CONFIG_KEYS) {
     const value = values[key];
-    if (value === undefined || value === null || containsUnknown(value)) continue;
-    if (key === "baseUrl") {
+    // Unknown during a preview: checked when it is known. A list or an object is no setting's form, unknown parts or not.
+    if (value === undefined || value === null || value === UNKNOWN) continue;
+    if (typeof value === "object") {
+      failures.push({ property: key, reason: `gms:${key} must be a single value, not ${Array.isArray(value) ? "a list" : "an object"}` });
+    } else if (key === "baseUrl") {
       const parsed = BaseUrl.safeParse(value);
       if (!parsed.success)
         failures.push({ property: key, reason: `gms:baseUrl ${parsed.error.issues[0]?.message ?? "is not a valid URL"}` });

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs the five benchmarks one after another (each prints its figures as on its own), times the
+ * `npm run bench`: runs the six benchmarks one after another (each prints its figures as on its own), times the
  * build and the demo (examples/demo.mts, on LocalEngine and on the real CLI when there is one), then writes
  * docs/benchmarks.md from the sections they wrote (section.mts): every figure, with the date, the machine and the command.
  * A program that fails stops the run, and the page is left as it was.
@@ -24,6 +24,11 @@ const programs = [
   { id: "cli", title: "The real Pulumi CLI against LocalEngine and the floor", file: "test/bench/cli.mts" },
   { id: "plugin", title: "The release's provider plugin: cold start and `pulumi up` of 100 Apps", file: "test/bench/plugin.mts" },
   { id: "rate-limit", title: "100 Apps under a service's rate limit of 5 requests a second", file: "test/bench/rate-limit.mts" },
+  {
+    id: "gitops",
+    title: "The GitOps pipeline: two runners' `up` at the same moment against one after the other",
+    file: "test/bench/gitops.mts",
+  },
 ];
 
 /** Runs a command in the project's folder, printing and returning its output and wall time; stops the run if it fails. */

@@ -159,7 +159,7 @@ describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an 
     const held = await checkpoint("shared");
     // This test's own process holds it: a run still going on this machine.
     await lockOf("shared", hostname(), process.pid);
-    const waited = await job(runners[0], ["up"], "shared", { GMS_LOCK_WAIT_SECONDS: "8" });
+    const waited = await job(runners[0], ["up"], "shared", { GMS_LOCK_WAIT_SECONDS: "4" });
     expectRefused(waited, "shared", `${userInfo().username}@${hostname()} (pid ${process.pid})`);
     expect(waited.output).toContain(`pipeline: stack shared is locked by ${userInfo().username}@${hostname()} (pid ${process.pid}) since `);
     expect(waited.output).toMatch(/: waiting \d+\.\d s, then trying again \(\d+ s left of GMS_LOCK_WAIT_SECONDS\)/);

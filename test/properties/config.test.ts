@@ -3,7 +3,7 @@
  * the dynamic provider's, which reads the stack config when a resource first needs a client.
  * - CheckConfig never throws; each failure names its setting (`gms:<key>`) and says what is expected; the API key
  *   never shows in one; a configuration it accepts is accepted again, unchanged; DiffConfig of it against itself is
- *   no change.
+ *   no change, but for the settings a preview does not know yet (each an update: the value may change).
  * - The dynamic provider makes a client, or fails with a ConfigurationError that names the setting, never another error.
  * Then the cases these properties found, kept as plain tests.
  */
@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { reveal } from "../../src/plugin/wire";
-import { makeSecret } from "../../src/provider/values";
+import { makeSecret, UNKNOWN } from "../../src/provider/values";
 import { anyValue, MARKER, property } from "./arbitraries";
 
 const built = createRequire(__filename);
@@ -23,7 +23,12 @@ const VALID = { baseUrl: "https://gms.example.com/v1", apiKey: makeSecret(MARKER
 /** A configuration: the valid one with settings replaced by any value or left out, and keys the engine adds. */
 const configs = fc
   .record({
-    replaced: fc.dictionary(fc.constantFrom(...CONFIG_KEYS), anyValue, { maxKeys: 3 }),
+    // A fifth of the settings replaced are unknown, as a preview has them (made secret or not).
+    replaced: fc.dictionary(
+      fc.constantFrom(...CONFIG_KEYS),
+      fc.oneof({ weight: 4, arbitrary: anyValue }, { weight: 1, arbitrary: fc.constantFrom(UNKNOWN, makeSecret(UNKNOWN)) }),
+      { maxKeys: 3 },
+    ),
     dropped: fc.subarray(Object.keys(VALID), { maxLength: 2 }),
     extra: fc.dictionary(fc.constantFrom("version", "pluginDownloadURL", "x"), anyValue, { maxKeys: 2 }),
   })
@@ -47,8 +52,11 @@ describe("the plugin's CheckConfig and DiffConfig on generated configurations", 
       const again = checkConfig(checked.inputs);
       expect(again).toEqual({ inputs: checked.inputs, failures: [] });
       const diff = await diffConfig(checked.inputs, checked.inputs);
-      expect(diff.changes).toBe(false);
-      return "accepted";
+      const { values } = reveal(checked.inputs);
+      const unknown = CONFIG_KEYS.filter((key) => values[key] === UNKNOWN);
+      expect(Object.keys(diff.detailedDiff ?? {}).sort()).toEqual([...unknown].sort());
+      expect(diff.changes).toBe(unknown.length > 0);
+      return unknown.length > 0 ? "accepted with an unknown" : "accepted";
     });
   });
 });
@@ -84,6 +92,20 @@ describe("the dynamic provider's configuration on generated stack config", () =>
 });
 
 describe("cases the properties found", () => {
+  it("a setting that is a list or an object is refused even when a part of it is unknown; a setting unknown as a whole waits", async () => {
+    // Seed 557460847 found a list holding a secret unknown accepted as gms:baseUrl, then diffed as a change against itself.
+    for (const baseUrl of [[makeSecret(UNKNOWN)], { url: UNKNOWN }]) {
+      expect(checkConfig({ ...VALID, baseUrl }).failures).toEqual([
+        { property: "baseUrl", reason: `gms:baseUrl must be a single value, not ${Array.isArray(baseUrl) ? "a list" : "an object"}` },
+      ]);
+    }
+    const unknown = checkConfig({ ...VALID, baseUrl: makeSecret(UNKNOWN) });
+    expect(unknown.failures).toEqual([]);
+    const diff = await diffConfig(unknown.inputs, unknown.inputs);
+    expect(diff).toMatchObject({ changes: true, replaces: [] });
+    expect(Object.keys(diff.detailedDiff ?? {})).toEqual(["baseUrl"]);
+  });
+
   it('gms:baseUrl "not a url" (or any value the URL check refuses) is a failure naming the setting, not a thrown Invalid URL', () => {
     for (const baseUrl of ["not a url", "http://", ""]) {
       const { failures } = checkConfig({ baseUrl });
