@@ -3,8 +3,10 @@
  * provider (wrong types, empty and huge strings, unicode, nulls, unknowns, secrets nested in lists and objects,
  * extra keys), inputs of each kind made from a valid example with fields replaced by such values, and `property`,
  * which runs fast-check with a seed it prints (FC_SEED replays one, FC_RUNS sets the number of cases) and, on a
- * failure, the shrunk case to keep as a regression test.
+ * failure, the shrunk case to keep as a regression test. Under CI=true the seed is the commit's: each commit tries
+ * other cases, and CI of one commit tries the same ones, so a clean clone's run says what the landing's will.
  */
+import { spawnSync } from "node:child_process";
 import fc from "fast-check";
 import { KIND_NAMES, type KindName } from "../../src/provider/kind";
 import { makeSecret, UNKNOWN } from "../../src/provider/values";
@@ -121,6 +123,16 @@ export const inputsOf = (kind: KindName): fc.Arbitrary<Record<string, unknown>> 
   return fc.oneof({ arbitrary: mutated, weight: 3 }, { arbitrary: previewed, weight: 1 });
 };
 
+/** FC_SEED; else, under CI=true, one made from the commit (its first 32 bits); else a fresh one. */
+function seedOf(): number {
+  if (process.env.FC_SEED !== undefined) return Number(process.env.FC_SEED);
+  if (process.env.CI === "true") {
+    const head = spawnSync("git", ["rev-parse", "HEAD"], { cwd: __dirname, encoding: "utf8" }).stdout?.trim() ?? "";
+    if (/^[0-9a-f]{8}/.test(head)) return Number.parseInt(head.slice(0, 8), 16) | 0;
+  }
+  return Date.now() ^ (Math.random() * 2 ** 31);
+}
+
 /**
  * Runs `predicate` over `arbitrary` with a printed seed and case count, and how many cases ended each way (the label
  * `predicate` answers: "accepted", "refused", ...); throws with the shrunk case when it fails.
@@ -130,7 +142,7 @@ export async function property<T>(
   arbitrary: fc.Arbitrary<T>,
   predicate: (value: T) => Promise<string | undefined> | string | undefined,
 ): Promise<void> {
-  const seed = process.env.FC_SEED === undefined ? Date.now() ^ (Math.random() * 2 ** 31) : Number(process.env.FC_SEED);
+  const seed = seedOf();
   const numRuns = process.env.FC_RUNS === undefined ? 150 : Number(process.env.FC_RUNS);
   const labels = new Map<string, number>();
   const details = await fc.check(
