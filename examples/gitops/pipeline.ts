@@ -376,8 +376,13 @@ async function withStack<T extends JobResult>(options: PipelineOptions, changes:
         const stale = oneJobPerStack || (locked.holders.length > 0 && locked.holders.every((holder) => holder.status === "gone"));
         if (stack && stale && !released) {
           released = true;
-          add(await recover(stack, options, true));
-          continue;
+          try {
+            add(await recover(stack, options, true));
+            continue;
+          } catch (again) {
+            // A run took the stack meanwhile, one still going: waited for below, as any lock.
+            if (!(again instanceof StackLockedError)) throw again;
+          }
         }
         deadline ??= Date.now() + waitMs;
         const left = deadline - Date.now();

@@ -55,8 +55,8 @@ async function locksOf(cli: PulumiCli, stack: StackReading): Promise<Locks> {
 
 /**
  * Every pending create's lookup; when one found nothing while a create the interrupted run had in flight may still
- * land (./window.ts), after waiting for that, every lookup again. Not when a run still holds the stack (`busy`):
- * recover changes nothing then, so what the lookups find is only reported.
+ * land (./window.ts), after waiting for that, every lookup again. Not when the lock stops recover (`busy`: a run still
+ * going, or another machine's): recover changes nothing then, so what the lookups find is only reported.
  */
 async function lookUpSettled(
   lookups: CreateLookups,
@@ -104,7 +104,7 @@ export async function recoverWith(settings: RecoverSettings, io: CommandIo): Pro
         plan(each)
           .filter((created) => created.outcome === "dropped" && !settings.choices.has(created.urn))
           .map((created) => created.urn),
-      lock.holders.some((holder) => holder.status === "running"),
+      lockBlocker(lock, settings.stack) !== undefined,
     );
     // The keys the lookups used are blanked too, secrets in the stack or not.
     secrets.push(...lookups.keys());

@@ -241,7 +241,8 @@ describe("the lock files", () => {
   it("are read from a refusal of the CLI on a bucket: each once, the URL's query left out, each holder checked", () => {
     const lines = [
       "error: the stack is currently locked by 2 lock(s). Either wait for the other process(es) to end or delete the lock file with `pulumi cancel`.",
-      `  s3://b/.pulumi/locks/organization/p/dev/a.json?endpoint=http%3A%2F%2F127.0.0.1%3A9&region=x: created by me@${hostname()} (pid ${dead}) at 2026-11-29T00:21:17Z`,
+      "  s3://b/.pulumi/locks/organization/p/dev/a.json?endpoint=http%3A%2F%2F127.0.0.1%3A9&region=x: " +
+        `created by me@${hostname()} (pid ${dead}) at 2026-11-29T00:21:17Z`,
       "  s3://b/.pulumi/locks/organization/p/dev/b.json: created by ci@runner-7 (pid 42) at 2026-11-29T00:20:00Z",
     ];
     // The Automation API's error repeats what the CLI said.
