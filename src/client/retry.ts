@@ -3,7 +3,10 @@
  * retry on any transient failure. Replaying a POST could create a second record, so a POST retries only
  * when the server provably did no work: the connection failed before a byte was sent, or a rate limiter
  * answered 429 with `Retry-After`. A POST that may have acted is resolved by `createOnce`, not replayed.
- * A 429 without `Retry-After` is a used-up allowance (LimitExceededError): no wait cures it.
+ * A 429 without `Retry-After` is a used-up allowance (LimitExceededError): no wait cures it. A 429 with it is the
+ * service asking the client to come back later, not a failure: waiting it out does not count against `maxRetries`
+ * (many requests refused together would use those up in a few seconds and fail), only against the time
+ * `maxThrottledWaitMs` allows a request to spend waiting so. `maxRetries: 0` still sends each request once.
  */
 import { ConnectionError, GmsError, RateLimitedError, ServerError, TimeoutError } from "./errors";
 
@@ -15,6 +18,8 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** A longer `Retry-After` is not slept through: the error surfaces with its `retryAfterMs`. */
   maxRetryAfterMs: number;
+  /** The most a request waits out rate-limit 429s in all (each no longer than `maxRetryAfterMs`, each at least `baseDelayMs`). */
+  maxThrottledWaitMs: number;
   /**
    * The longest a create whose answer was lost while the service may still be acting on it waits for the
    * service's request deadline to pass (looking for the object meanwhile); when the deadline is further
@@ -33,6 +38,7 @@ export const defaultRetryPolicy: RetryPolicy = {
   baseDelayMs: 500,
   maxDelayMs: 8_000,
   maxRetryAfterMs: 60_000,
+  maxThrottledWaitMs: 600_000,
   // Twice the default request deadline (60 s): with the defaults, a lost create's deadline is always waited out.
   maxSettleWaitMs: 120_000,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -68,17 +74,28 @@ export function retryDelayMs(retry: number, error: GmsError, policy: RetryPolicy
   return Math.floor(policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry));
 }
 
-/** Runs `attempt` (numbered from 1) until it succeeds or the policy gives up; the last error is thrown. */
+/**
+ * Runs `attempt` (numbered from 1) until it succeeds or the policy gives up; the last error is thrown. Rate-limit
+ * 429s are waited out apart from the other failures: see the top of this file.
+ */
 export async function withRetries<T>(idempotent: boolean, policy: RetryPolicy, attempt: (attemptNumber: number) => Promise<T>): Promise<T> {
+  let retries = 0;
+  let throttledMs = 0;
   for (let attemptNumber = 1; ; attemptNumber++) {
     try {
       return await attempt(attemptNumber);
     } catch (error) {
-      const retry = attemptNumber - 1;
       if (error instanceof GmsError) error.attempts = attemptNumber;
-      if (retry >= policy.maxRetries || !isRetryable(idempotent, error)) throw error;
-      const delay = retryDelayMs(retry, error, policy);
-      if (delay === undefined) throw error;
+      if (!isRetryable(idempotent, error)) throw error;
+      const throttled = error instanceof RateLimitedError;
+      // `maxRetries: 0` sends every request once: no wait of any kind.
+      if (retries >= policy.maxRetries && (!throttled || policy.maxRetries === 0)) throw error;
+      const delay = retryDelayMs(retries, error, policy);
+      // Each wait counts as at least the first backoff, so that a service answering `Retry-After: 0` forever is given up on too.
+      const counted = Math.max(delay ?? 0, policy.baseDelayMs);
+      if (delay === undefined || (throttled && throttledMs + counted > policy.maxThrottledWaitMs)) throw error;
+      if (throttled) throttledMs += counted;
+      else retries++;
       await policy.sleep(delay);
     }
   }

@@ -13,9 +13,9 @@
  * them on import): that is why recover applies nothing while a create is left unsettled.
  */
 import type { StackExport } from "../migrate/stack-export";
-import { holdersInRefusal, type LockHolder } from "./lock";
+import { holdersInRefusal } from "./lock";
 import { type PulumiCli, runPulumi } from "./pulumi";
-import { RecoverError, type StackReading } from "./stack";
+import { RecoverError, type StackReading, StackUnderwayError } from "./stack";
 
 /** How a pending create was settled, gms or not (./plan.ts). */
 export interface Settled {
@@ -60,18 +60,6 @@ export interface Recovery {
   /** The plain export as recover read it: the stack must still be this when the import goes in. */
   readAs: string;
   targets: string[];
-}
-
-/**
- * Another run has the stack: the CLI refused the import for a lock recover may not release (`holders`), or the stack
- * changed since recover read it (no holder known). Nothing was changed by the import.
- */
-export class StackUnderwayError extends RecoverError {
-  readonly holders: LockHolder[];
-  constructor(message: string, holders: LockHolder[], options?: { cause: unknown }) {
-    super(message, options);
-    this.holders = holders;
-  }
 }
 
 /**

@@ -9,14 +9,14 @@ import type { CommandIo } from "../cli/command";
 import { EXIT } from "../cli/command";
 import { urnParts } from "../migrate/stack-export";
 import { redactSecrets } from "../provider/errors";
-import { applyRecovery, recordedExport, refreshTargets, StackUnderwayError } from "./apply";
+import { applyRecovery, recordedExport, refreshTargets } from "./apply";
 import { isBucketBackend, lockedSince, type Locks, locksFromRenameRefusal, readLocks } from "./lock";
 import { type CreateLookup, CreateLookups } from "./lookup";
 import { planForeign, planRecovery } from "./plan";
 import { type PulumiCli, runPulumi } from "./pulumi";
 import { renderReport } from "./render";
 import { hasWork, lockBlocker, lockReport, type RecoveryReport, reportOf } from "./report";
-import { readStack, type StackReading } from "./stack";
+import { readStack, type StackReading, StackUnderwayError } from "./stack";
 
 /** What the command's flags ask for (src/cli/recover.ts reads them). */
 export interface RecoverSettings {
@@ -149,6 +149,19 @@ export async function recoverWith(settings: RecoverSettings, io: CommandIo): Pro
     return report.blockers.length > 0 ? EXIT.failed : EXIT.done;
   } catch (error) {
     io.err(blanked(`pulumi-gms recover: ${(error as Error).message ?? String(error)}\n`));
+    if (error instanceof StackUnderwayError && settings.json) {
+      // Read while another run wrote it: nothing was looked up. A pipeline waits for that run, as for a lock.
+      const report = reportOf({
+        stack: settings.stack,
+        lock: lockReport({ readable: true, holders: error.holders }),
+        since: undefined,
+        pendingCreates: [],
+        foreignCreates: [],
+        otherOperations: [],
+      });
+      Object.assign(report, { blockers: [error.message], underway: true, next: [] });
+      io.out(blanked(`${JSON.stringify(report, null, 2)}\n`));
+    }
     return EXIT.failed;
   } finally {
     await lookups?.close();

@@ -7,6 +7,7 @@
  * manifest's time is the interrupted run's last write of it.
  */
 import { parseStackExport, type StackExport, type StateResource } from "../migrate/stack-export";
+import type { LockHolder } from "./lock";
 import { KIND_NAMES, type KindName } from "../provider/kind";
 import { kindOfDynamicToken, nameOfNativeToken } from "../provider/tokens";
 import { isSecret } from "../provider/values";
@@ -63,6 +64,18 @@ export class RecoverError extends Error {
   override readonly name = "RecoverError";
 }
 
+/**
+ * Another run has the stack: the CLI refused the import for a lock recover may not release (`holders`), or the stack
+ * changed while recover read it or before it imported (no holder known). Recover changed nothing then (or says what).
+ */
+export class StackUnderwayError extends RecoverError {
+  readonly holders: LockHolder[];
+  constructor(message: string, holders: LockHolder[], options?: { cause: unknown }) {
+    super(message, options);
+    this.holders = holders;
+  }
+}
+
 /** A value of the revealed export with each secret replaced by what it holds; `secrets` collects every string inside one. */
 function revealed(value: unknown, secrets: string[]): unknown {
   if (isSecret(value)) {
@@ -105,7 +118,7 @@ export function readStack(stack: string, revealedText: string, sealedText: strin
   const sealed = parseStackExport(sealedText, `the export of stack ${stack}`);
   const plain = parseStackExport(revealedText, `the export of stack ${stack} (--show-secrets)`);
   if (shape(sealed) !== shape(plain))
-    throw new RecoverError(`stack ${stack} changed between two exports of it: a run is under way; run recover once it has ended`);
+    throw new StackUnderwayError(`stack ${stack} changed between two exports of it: a run is under way; run recover once it has ended`, []);
   const secrets: string[] = [];
   const deployment = revealed(plain.deployment, secrets) as StackExport["deployment"];
   const resources = (deployment.resources ?? []) as StackResource[];

@@ -194,8 +194,8 @@ try {
     `\`up\`, \`refresh\` and \`destroy\` of ${N} Apps against the emulator limiting its key to ${RATE} requests a second ` +
       `(\`--faults rate=${RATE}/s\`: a budget of ${Math.max(1, Math.ceil(RATE))} refilling at ${RATE}/s, 429 with a true \`Retry-After\` past it), on ` +
       `LocalEngine${lookup.found ? " and the real Pulumi CLI" : ""} at their default parallelism, with the provider held to the same rate ` +
-      `(\`gms:maxRequestsPerSecond\`) and with no limit of its own (it then retries each 429 after \`Retry-After\`, at most ` +
-      `\`gms:maxRetries\` = 3 times). Requests and 429s are counted from the emulator's request log. The floor at the limit is ` +
+      `(\`gms:maxRequestsPerSecond\`) and with no limit of its own (it then retries each 429 after \`Retry-After\`, for up to ` +
+      `ten minutes of such waits per request). Requests and 429s are counted from the emulator's request log. The floor at the limit is ` +
       `${(N / RATE).toFixed(0)} s per operation.`,
   );
   section.table(

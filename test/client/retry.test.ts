@@ -99,6 +99,34 @@ describe("idempotent requests", () => {
     expect(sleeps).toEqual([3_000, 0]);
   });
 
+  it("wait out rate-limit 429s apart from maxRetries, up to maxThrottledWaitMs in all", async () => {
+    // Many requests refused together would use up three retries in a few seconds: the 429s do not count against them.
+    const throttled = json(429, { detail: "slow down" }, { "retry-after": "1" });
+    const { server, client, sleeps } = await scripted(
+      [throttled, throttled, throttled, throttled, json(503, {}), throttled, json(200, OK)],
+      {
+        maxRetries: 1,
+      },
+    );
+    await expect(send(client, "GET")).resolves.toEqual(OK);
+    expect(server.requests).toHaveLength(7);
+    expect(sleeps).toEqual([1_000, 1_000, 1_000, 1_000, 250, 1_000]);
+
+    // The time waiting so is bounded: past it, the 429 surfaces (each wait counts as at least the first backoff).
+    const bounded = await scripted(throttled, { retryTiming: { maxThrottledWaitMs: 2_500 } });
+    const error = await send(bounded.client, "GET").catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(bounded.sleeps).toEqual([1_000, 1_000]);
+    expect(bounded.server.requests).toHaveLength(3);
+    const zero = await scripted(json(429, {}, { "retry-after": "0" }), { retryTiming: { maxThrottledWaitMs: 1_600 } });
+    await expect(send(zero.client, "GET")).rejects.toBeInstanceOf(RateLimitedError);
+    expect(zero.sleeps).toEqual([0, 0, 0]);
+    // maxRetries 0 sends a request once, and waits for nothing.
+    const once = await scripted(throttled, { maxRetries: 0 });
+    await expect(send(once.client, "GET")).rejects.toBeInstanceOf(RateLimitedError);
+    expect(once.sleeps).toEqual([]);
+  });
+
   it("give up at once on a Retry-After longer than the policy will wait, keeping it on the error", async () => {
     const { server, client, sleeps } = await scripted(json(429, { detail: "slow down" }, { "retry-after": "3600" }));
     const error = await send(client, "GET").catch((caught: unknown) => caught);

@@ -361,6 +361,33 @@ describe("the command's flags", () => {
     }
   });
 
+  it("says, with --json, that a run is under way when the stack changes between its two exports (a pipeline then waits)", async () => {
+    // A stand-in CLI whose revealed export has a pending operation the plain one no longer has: a run wrote in between.
+    const dir = mkdtempSync(join(tmpdir(), "gms-recover-underway-"));
+    try {
+      const other = JSON.parse(REVEALED) as { deployment: { pending_operations: unknown[] } };
+      other.deployment.pending_operations.pop();
+      writeFileSync(join(dir, "revealed.json"), REVEALED);
+      writeFileSync(join(dir, "sealed.json"), JSON.stringify(other));
+      const fake = join(dir, "pulumi");
+      writeFileSync(fake, `#!/bin/sh\ncase "$*" in *--show-secrets*) /bin/cat ${dir}/revealed.json ;; *) /bin/cat ${dir}/sealed.json ;; esac\n`, {
+        mode: 0o755,
+      });
+      const result = await run("--stack", "dev", "--pulumi", fake, "--json");
+      expect(result.code).toBe(1);
+      expect(result.err).toContain("stack dev changed between two exports of it: a run is under way");
+      expect(JSON.parse(result.out)).toMatchObject({
+        stack: "dev",
+        applied: false,
+        underway: true,
+        blockers: [expect.stringContaining("a run is under way")],
+        pendingCreates: [],
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("fails (exit 1), saying so, when the Pulumi CLI cannot be run", async () => {
     const result = await run("--stack", "dev", "--pulumi", join(tmpdir(), "no-such-pulumi"));
     expect(result.code).toBe(1);
