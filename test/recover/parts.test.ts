@@ -370,9 +370,8 @@ describe("the command's flags", () => {
       writeFileSync(join(dir, "revealed.json"), REVEALED);
       writeFileSync(join(dir, "sealed.json"), JSON.stringify(other));
       const fake = join(dir, "pulumi");
-      writeFileSync(fake, `#!/bin/sh\ncase "$*" in *--show-secrets*) /bin/cat ${dir}/revealed.json ;; *) /bin/cat ${dir}/sealed.json ;; esac\n`, {
-        mode: 0o755,
-      });
+      const script = `case "$*" in *--show-secrets*) /bin/cat ${dir}/revealed.json ;; *) /bin/cat ${dir}/sealed.json ;; esac`;
+      writeFileSync(fake, `#!/bin/sh\n${script}\n`, { mode: 0o755 });
       const result = await run("--stack", "dev", "--pulumi", fake, "--json");
       expect(result.code).toBe(1);
       expect(result.err).toContain("stack dev changed between two exports of it: a run is under way");
