@@ -269,6 +269,28 @@ function pulumiGmsOf(workDir: string): string {
 }
 
 /**
+ * `pulumi-gms <args>` in the program's folder with the stack's backend and secrets, to its end: its exit code, its
+ * standard output, and its standard error (also handed to `onError` as it comes, when given).
+ */
+async function pulumiGms(stack: Stack, options: PipelineOptions, args: string[], onError?: (text: string) => void) {
+  const workDir = stack.workspace.workDir;
+  const child = spawn(process.execPath, [pulumiGmsOf(workDir), ...args], {
+    cwd: workDir,
+    env: { ...(options.env ?? process.env), ...stack.workspace.envVars },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    err += chunk;
+    onError?.(chunk);
+  });
+  const code = await new Promise<number | null>((done) => child.on("close", done));
+  return { code, out, err };
+}
+
+/**
  * `pulumi-gms recover --stack <stack> --yes --json [--release-lock]` in the program's folder, with the stack's backend
  * and secrets: it settles the pending creates and the lock a stopped run left (see its --help). Its progress lines go
  * to the job's output; what it settled comes back. When another run holds the stack or changed it while recover looked
@@ -283,15 +305,7 @@ async function recover(stack: Stack, options: PipelineOptions, releaseLock: bool
       (releaseLock ? " and releases its lock\n" : "\n"),
   );
   const args = ["recover", "--stack", stack.name, "--yes", "--json", ...(releaseLock ? ["--release-lock"] : [])];
-  const child = spawn(process.execPath, [pulumiGmsOf(workDir), ...args], {
-    cwd: workDir,
-    env: { ...(options.env ?? process.env), ...stack.workspace.envVars },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let report = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (report += chunk));
-  child.stderr.setEncoding("utf8").on("data", print);
-  const code = await new Promise<number | null>((done) => child.on("close", done));
+  const { code, out: report } = await pulumiGms(stack, options, args, print);
   let parsed: RecoveryReport | undefined;
   try {
     parsed = JSON.parse(report) as RecoveryReport;
@@ -473,19 +487,10 @@ function writeReport(file: string, text: string): string {
  * report says why and the job goes on: the drift of the stack's own objects is known without it.
  */
 async function unmanagedObjects(stack: Stack, options: PipelineOptions): Promise<DiscoverListing | { error: string }> {
-  const workDir = stack.workspace.workDir;
   const scratch = mkdtempSync(join(tmpdir(), "gms-drift-"));
   try {
-    const child = spawn(
-      process.execPath,
-      [pulumiGmsOf(workDir), "discover", "--stack", stack.name, "--json", "--out", join(scratch, "gms-import.json")],
-      { cwd: workDir, env: { ...(options.env ?? process.env), ...stack.workspace.envVars }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let listing = "";
-    let said = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (listing += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (said += chunk));
-    const code = await new Promise<number | null>((done) => child.on("close", done));
+    const args = ["discover", "--stack", stack.name, "--json", "--out", join(scratch, "gms-import.json")];
+    const { code, out: listing, err: said } = await pulumiGms(stack, options, args);
     if (code !== 0) return { error: `pulumi-gms discover failed (exit ${code}): ${said.trim().split("\n").at(-1) ?? ""}` };
     return JSON.parse(listing) as DiscoverListing;
   } catch (error) {

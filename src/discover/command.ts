@@ -38,7 +38,10 @@ function shownUrl(baseUrl: string): string {
 function failureMessage(error: unknown, settings: DiscoverSettings): string {
   const where = shownUrl(settings.baseUrl);
   if (error instanceof AuthenticationError)
-    return `the service at ${where} refused the API key (${error.status} ${error.detail}): GMS_API_KEY (or --api-key-file) must be a key of the workspace to list`;
+    return (
+      `the service at ${where} refused the API key (${error.status} ${error.detail}): ` +
+      "GMS_API_KEY (or --api-key-file) must be a key of the workspace to list"
+    );
   if (error instanceof ConnectionError || error instanceof TimeoutError)
     return `cannot reach the service at ${where} (GMS_BASE_URL): ${error.detail}`;
   if (error instanceof GmsError) return `the service at ${where} failed a request: ${error.message}`;
