@@ -1,43 +1,73 @@
 /**
- * `npm run dist`: the release, written into the git-ignored folder `release/` (emptied first):
- * - `pulumi-resource-gms-v<version>-linux-amd64.tar.gz`, the provider plugin as `pulumi plugin install` takes it,
- *   an executable that needs no Node.js (scripts/dist/plugin.mts);
- * - the SDKs generated from schema.json: `python/*.whl` and the Go module `go/` (scripts/dist/sdks.mts).
+ * `npm run dist`: the release, written into the git-ignored folder `release/`:
+ * - for each platform, the provider plugin's and the command-line tool's tarballs, single executables that need no
+ *   Node.js (scripts/dist/executables.mts);
+ * - the SDKs generated from schema.json: `python/*.whl` and the Go module `go/` (scripts/dist/sdks.mts);
+ * - `checksums.txt`, the SHA-256 of every artefact (scripts/dist/checksums.mts).
  *
- *   npm run dist [-- --only plugin|sdks]
+ *   npm run dist [-- --platform <os-arch>[,<os-arch>...]] [--only executables|sdks|checksums[,...]]
  *
- * `--only` builds one part and leaves the other's files as they are. Each step prints a line; a failed step stops
- * the run with exit 1 and says what is missing.
+ * With no `--platform`, the executables are built for every platform this machine can build them for (every one but
+ * macOS's, which only macOS can sign; on macOS, all five). With no `--only`, all three parts are built into an
+ * emptied release/; `--only` builds those parts and leaves the other files as they are, which is how the release
+ * workflow gathers the platforms' tarballs built on their own runners. Each step prints a line; a failed step stops
+ * the run with exit 1 and says what is missing; a bad option exits 2.
  */
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { buildPluginTarball } from "./dist/plugin.mts";
+import { writeChecksums } from "./dist/checksums.mts";
 import type { DistContext } from "./dist/context.mts";
+import { buildExecutables } from "./dist/executables.mts";
+import { buildableHere, PLATFORMS, type Platform, platformNamed } from "./dist/platforms.mts";
 import { buildSdks } from "./dist/sdks.mts";
 
 const root = resolve(import.meta.dirname, "..");
 const release = join(root, "release");
 const started = Date.now();
 
-const parts = { plugin: buildPluginTarball, sdks: buildSdks } as const;
-type Part = keyof typeof parts;
-
-function partsWanted(argv: string[]): Part[] {
-  const at = argv.indexOf("--only");
-  if (at === -1) return Object.keys(parts) as Part[];
-  const wanted = argv[at + 1];
-  if (wanted !== "plugin" && wanted !== "sdks") throw new UsageError(`--only takes plugin or sdks, not ${wanted ?? "nothing"}`);
-  return [wanted];
-}
+const PARTS = ["executables", "sdks", "checksums"] as const;
+type Part = (typeof PARTS)[number];
 
 class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
+const USAGE = `usage: npm run dist [-- --platform <os-arch>[,...]] [--only ${PARTS.join("|")}[,...]]
+platforms: ${PLATFORMS.map((platform) => platform.name).join(", ")}`;
+
+/** The values of `--name` (repeated or comma-separated), or undefined when it is not given. */
+function listOption(argv: string[], name: string): string[] | undefined {
+  const values: string[] = [];
+  argv.forEach((arg, at) => {
+    if (arg === name) {
+      const value = argv[at + 1];
+      if (value === undefined || value.startsWith("--")) throw new UsageError(`${name} takes a value\n${USAGE}`);
+      values.push(...value.split(","));
+    }
+  });
+  return values.length > 0 ? values : undefined;
+}
+
+function parseOptions(argv: string[]): { parts: Part[]; platforms: Platform[] } {
+  const known = new Set(["--platform", "--only"]);
+  const unknown = argv.filter((arg, at) => arg.startsWith("-") && !known.has(arg) && !known.has(argv[at - 1] ?? ""));
+  if (unknown.length > 0) throw new UsageError(`unknown option ${unknown[0]}\n${USAGE}`);
+  const parts = (listOption(argv, "--only") ?? [...PARTS]).map((part) => {
+    if (!(PARTS as readonly string[]).includes(part)) throw new UsageError(`--only takes ${PARTS.join(", ")}, not ${part}\n${USAGE}`);
+    return part as Part;
+  });
+  const platforms = (listOption(argv, "--platform") ?? buildableHere().map((platform) => platform.name)).map((name) => {
+    const platform = platformNamed(name);
+    if (!platform) throw new UsageError(`--platform takes ${PLATFORMS.map((known) => known.name).join(", ")}, not ${name}\n${USAGE}`);
+    return platform;
+  });
+  return { parts, platforms };
+}
+
 async function main(argv: string[]): Promise<void> {
-  const wanted = partsWanted(argv);
+  const { parts, platforms } = parseOptions(argv);
   const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
-  if (wanted.length === Object.keys(parts).length) rmSync(release, { recursive: true, force: true });
+  if (parts.length === PARTS.length) rmSync(release, { recursive: true, force: true });
   mkdirSync(release, { recursive: true });
   const context: DistContext = {
     root,
@@ -45,8 +75,13 @@ async function main(argv: string[]): Promise<void> {
     version,
     progress: (line) => console.log(`dist [${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`),
   };
-  for (const part of wanted) await parts[part](context);
-  context.progress(`release/ holds the ${wanted.join(" and ")} of pulumi-gms ${version}`);
+  if (parts.includes("executables")) {
+    context.progress(`the executables for ${platforms.map((platform) => platform.name).join(", ")}`);
+    await buildExecutables(context, platforms);
+  }
+  if (parts.includes("sdks")) await buildSdks(context);
+  if (parts.includes("checksums")) await writeChecksums(context);
+  context.progress(`release/ holds the ${parts.join(", ")} of pulumi-gms ${version}`);
 }
 
 try {

@@ -4,4 +4,26 @@
  * import (which would pull a file outside rootDir into the build); a bundler follows it, so the release's executable
  * carries the file. It sits one level up from both src/ and dist/.
  */
-export const packageManifest = require("../package.json") as { name: string; version: string; description: string; license: string };
+export const packageManifest = require("../package.json") as {
+  name: string;
+  version: string;
+  description: string;
+  license: string;
+  repository: { url: string };
+};
+
+/** The GitHub repository that publishes the releases, `<org>/<repo>`, from package.json's `repository`. */
+export const releaseRepository: string = (() => {
+  const match = /github\.com[/:]([^/]+\/[^/.]+)/.exec(packageManifest.repository.url);
+  if (!match) throw new Error(`package.json's repository (${packageManifest.repository.url}) is not a GitHub repository`);
+  return match[1]!;
+})();
+
+/**
+ * Where the engine downloads the plugin from (schema.json's `pluginDownloadURL`, which every SDK sends with its
+ * resources): the GitHub releases of the repository, one a version, whose assets are the plugin's tarballs
+ * (`pulumi-resource-gms-v<version>-<os>-<arch>.tar.gz`). The `github://` form rather than an `https://` one with
+ * `${VERSION}` in it: `pulumi import` writes the URL into a program it generates, where `${...}` would be read as
+ * an interpolation and the import's code generation fails.
+ */
+export const pluginDownloadURL = `github://api.github.com/${releaseRepository}`;

@@ -4,8 +4,6 @@
  * which of them are secret. The migration copies only those from the dynamic resource's state, so the dynamic
  * provider's own properties (`__provider`, `__secretInputs`, ...) never reach the native state.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { KIND_NAMES, type KindName } from "../provider/kind";
 import { MigrationError } from "./errors";
 import { nativeToken } from "../provider/tokens";
@@ -44,14 +42,10 @@ export function nativeSchemaOf(schema: { resources?: Record<string, SchemaResour
   return Object.fromEntries(entries) as NativeSchema;
 }
 
-/** The package's own `schema.json` (beside `src/` and `dist/`, and shipped in the package). */
+/**
+ * The package's own `schema.json` (beside `src/` and `dist/`, and shipped in the package). Required rather than read,
+ * so that a bundler carries it into the release's `pulumi-gms` executable.
+ */
 export function packageNativeSchema(): NativeSchema {
-  const file = join(__dirname, "..", "..", "schema.json");
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new MigrationError("NO_SCHEMA", `cannot read the package schema ${file}: ${(error as Error).message}`, { cause: error });
-  }
-  return nativeSchemaOf(JSON.parse(text), file);
+  return nativeSchemaOf(require("../../schema.json"), "schema.json");
 }

@@ -13,7 +13,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { warnTwin } from "../provider/identity";
 import type { Kind } from "../provider/kind";
 import { type KindArgs, type KindOutputs, kindProps, rememberDeclared, withSecretOutputs } from "../provider/resource";
-import { packageManifest } from "../manifest";
+import { packageManifest, pluginDownloadURL } from "../manifest";
 import { nativeToken } from "../provider/tokens";
 
 /**
@@ -41,10 +41,15 @@ export interface NativeClass<K extends Kind> {
 }
 
 /**
- * The options with the plugin version this package was released with, unless the program names one: the engine then
- * takes that version of `pulumi-resource-gms` (as the generated SDKs ask for theirs), not whichever is installed.
+ * The options with the plugin version this package was released with and where the engine downloads it, unless the
+ * program names its own: the engine then takes that version of `pulumi-resource-gms`, not whichever is installed, and
+ * installs it by itself where it is missing, as the generated SDKs make it do.
  */
-export const withPluginVersion = <O extends pulumi.ResourceOptions>(opts: O): O => ({ version: packageManifest.version, ...opts });
+export const withPluginVersion = <O extends pulumi.ResourceOptions>(opts: O): O => ({
+  version: packageManifest.version,
+  pluginDownloadURL,
+  ...opts,
+});
 
 /** Base of every native resource class. */
 export abstract class NativeResource extends pulumi.CustomResource {

@@ -11,7 +11,33 @@
  */
 import { fstatSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
+import { packageManifest, pluginDownloadURL } from "../manifest";
 import { startPluginServer } from "./server";
+
+/** What `pulumi-resource-gms --help` prints: a person who runs the plugin by hand learns what it is and how it is used. */
+export const PLUGIN_USAGE = `pulumi-resource-gms ${packageManifest.version}: the Pulumi resource provider plugin of the gms package
+
+The Pulumi engine starts this program and talks to it over gRPC; it is not run by hand. A program on a gms SDK
+(pulumi_gms for Python, the Go module, pulumi-gms for Node.js, or a YAML program) makes the engine download it
+on the first \`pulumi up\`. To install it yourself:
+
+  pulumi plugin install resource gms ${packageManifest.version} --server ${pluginDownloadURL}
+  pulumi plugin install resource gms ${packageManifest.version} --file <tarball>     (a tarball you were handed)
+
+usage: pulumi-resource-gms [--logtostderr] [-v=N] [--tracing <endpoint>] [<engine address>]   serve the engine
+       pulumi-resource-gms --help | --version
+`;
+
+/**
+ * Answers `--help` and `--version` as a command does, or returns false when the arguments are the engine's (its
+ * flags and address), so that the plugin serves.
+ */
+export function answerAsCommand(args: readonly string[], write: (text: string) => void): boolean {
+  if (args.includes("--help") || args.includes("-h")) write(PLUGIN_USAGE);
+  else if (args.includes("--version")) write(`${packageManifest.version}\n`);
+  else return false;
+  return true;
+}
 
 /**
  * Serves the provider in this process until the engine is done with it (see above). `args` are the engine's:
@@ -58,7 +84,7 @@ export async function servePlugin(args: string[] = process.argv.slice(2)): Promi
 
 // Run as the executable: the package's bin, or the release's executable, whose bundle has this file as its entry
 // (esbuild leaves an entry's `module` the bundle's own). Imported (by a test), it only defines servePlugin.
-if (require.main === module) {
+if (require.main === module && !answerAsCommand(process.argv.slice(2), (text) => process.stdout.write(text))) {
   servePlugin().catch((error: unknown) => {
     process.stderr.write(`pulumi-resource-gms: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

@@ -11,7 +11,7 @@ import { Connection } from "../provider/connection";
 import { type InputField, type OutputField, REQUIRED_TO_CREATE, requiredToDeclare } from "../provider/fields";
 import type { Kind } from "../provider/kind";
 import { kinds } from "../resources";
-import { packageManifest } from "../manifest";
+import { packageManifest, pluginDownloadURL } from "../manifest";
 import { nativeToken, PACKAGE } from "../provider/tokens";
 
 const ANY = "pulumi.json#/Any";
@@ -333,6 +333,8 @@ export function generatePackageSchema(): Record<string, unknown> {
     name: PACKAGE,
     displayName: "GMS",
     version: packageManifest.version,
+    // Sent by every SDK with its resources, so that the engine downloads the plugin by itself.
+    pluginDownloadURL,
     description: packageManifest.description,
     license: packageManifest.license,
     keywords: ["pulumi", "gms", "category/utility"],

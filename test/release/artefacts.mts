@@ -8,21 +8,24 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { pluginTarballName } from "../../scripts/dist/plugin.mts";
+import { PLUGIN, tarballName } from "../../scripts/dist/executables.mts";
+import { hostPlatform } from "../../scripts/dist/platforms.mts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 export interface PluginRelease {
   /** package.json's version, which the tarball's name and the plugin's GetPluginInfo carry. */
   version: string;
-  /** `release/pulumi-resource-gms-v<version>-linux-amd64.tar.gz`, absolute. */
+  /** `release/pulumi-resource-gms-v<version>-<os>-<arch>.tar.gz` of this machine's platform, absolute. */
   tarball: string;
 }
 
-/** The plugin tarball `npm run dist` writes for this package's version, and whether it is there. */
+/** The plugin tarball `npm run dist` writes for this package's version and this machine, and whether it is there. */
 export function pluginRelease(): PluginRelease & { present: boolean } {
   const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
-  const tarball = join(ROOT, "release", pluginTarballName(version));
+  const host = hostPlatform();
+  if (!host) throw new Error(`providers ship no plugin for ${process.platform}-${process.arch}`);
+  const tarball = join(ROOT, "release", tarballName(PLUGIN, version, host));
   return { version, tarball, present: existsSync(tarball) };
 }
 

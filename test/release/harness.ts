@@ -1,8 +1,9 @@
 /**
  * What the suites on the release share (`npm run dist` writes it into release/): the plugin tarball when it is
  * there, else a printed reason to skip (required under CI=true, as the real CLI is: see test/pulumi-cli/harness.ts);
- * its entries; its executable unpacked; and the tarball installed with the real CLI into a fresh PULUMI_HOME, as a
- * user installs a plugin they were handed, with the environment to run programs on it.
+ * its entries; its executable unpacked; the tarball installed with the real CLI into a fresh PULUMI_HOME, as a user
+ * installs a plugin they were handed, or a fresh PULUMI_HOME where the engine downloads it (download-server.ts), with
+ * the environment to run programs on it.
  *
  *   const release = releaseFor("release/my.test.ts");
  *   const cli = release && pulumiCliFor("release/my.test.ts");
@@ -21,6 +22,7 @@ import { gunzipSync } from "node:zlib";
 import { type PulumiCli, cliEnvironment } from "../../src/testing";
 import type { CliSandbox } from "../../src/testing/pulumi-cli";
 import { type ExtractedPlugin, extractPlugin, type PluginRelease, pluginRelease } from "./artefacts.mts";
+import type { DownloadServer } from "./download-server";
 
 export { type ExtractedPlugin, extractPlugin, type PluginRelease };
 
@@ -67,7 +69,8 @@ export function tarballEntries(tarball: string): TarballEntry[] {
 
 export interface InstalledPlugin {
   /**
-   * The CLI's sandbox: its PULUMI_HOME holds the installed plugin; a file backend and a passphrase for stacks.
+   * The CLI's sandbox: its PULUMI_HOME holds the installed plugin (or, where the engine downloads it, will); a file
+   * backend and a passphrase for stacks.
    */
   sandbox: CliSandbox;
   /**
@@ -76,31 +79,50 @@ export interface InstalledPlugin {
    * node_modules/.bin, say); the language hosts beside the CLI are still found.
    */
   env: NodeJS.ProcessEnv;
-  /** The installed executable: `<PULUMI_HOME>/plugins/resource-gms-v<version>/pulumi-resource-gms`. */
+  /** The installed executable: `<PULUMI_HOME>/plugins/resource-gms-v<version>/pulumi-resource-gms`, once installed. */
   executable: string;
   /** Removes the sandbox's folder. */
   remove(): void;
 }
 
 /**
- * `pulumi plugin install resource gms <version> --file <tarball>` into a fresh PULUMI_HOME (in the temp directory),
- * offline as every CLI run here (cliEnvironment: no update check, no plugin download). Throws with the CLI's output
- * when the install fails.
+ * A fresh PULUMI_HOME (in the temp directory) with no gms plugin, a file backend and a passphrase, and the environment
+ * to run the CLI in, offline as every CLI run here (cliEnvironment: no update check) and taking no ambient plugin.
  */
-export function installPlugin(cli: PulumiCli, release: PluginRelease): InstalledPlugin {
-  const dir = mkdtempSync(join(tmpdir(), "gms-release-cli-"));
-  const remove = () => rmSync(dir, { recursive: true, force: true });
+function freshSandbox(cli: PulumiCli, release: PluginRelease, prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   const sandbox: CliSandbox = { backendDir: join(dir, "backend"), passphrase: "gms-release", pulumiHome: join(dir, "home") };
   mkdirSync(sandbox.backendDir);
-  const env = { ...cliEnvironment(cli, sandbox), PULUMI_IGNORE_AMBIENT_PLUGINS: "true" };
+  const env: NodeJS.ProcessEnv = { ...cliEnvironment(cli, sandbox), PULUMI_IGNORE_AMBIENT_PLUGINS: "true" };
+  const executable = join(sandbox.pulumiHome, "plugins", `resource-gms-v${release.version}`, "pulumi-resource-gms");
+  return { sandbox, env, executable, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * `pulumi plugin install resource gms <version> --file <tarball>` into a fresh PULUMI_HOME, as a user of a machine with
+ * no network installs a plugin they were handed (no plugin download either). Throws with the CLI's output when the
+ * install fails.
+ */
+export function installPlugin(cli: PulumiCli, release: PluginRelease): InstalledPlugin {
+  const installed = freshSandbox(cli, release, "gms-release-cli-");
   const run = spawnSync(cli.bin, ["plugin", "install", "resource", "gms", release.version, "--file", release.tarball], {
-    env,
+    env: installed.env,
     encoding: "utf8",
   });
-  const executable = join(sandbox.pulumiHome, "plugins", `resource-gms-v${release.version}`, "pulumi-resource-gms");
-  if (run.status !== 0 || !existsSync(executable)) {
-    remove();
+  if (run.status !== 0 || !existsSync(installed.executable)) {
+    installed.remove();
     throw new Error(`pulumi plugin install resource gms ${release.version} --file ${release.tarball} failed: ${run.stdout}${run.stderr}`);
   }
-  return { sandbox, env, executable, remove };
+  return installed;
+}
+
+/**
+ * A fresh PULUMI_HOME that holds no gms plugin, where the engine downloads the plugin by itself, as on a user's
+ * machine: automatic plugin acquisition on, and the schema's `pluginDownloadURL` sent to `server` (its `engineEnv`).
+ * `executable` is where the engine installs it.
+ */
+export function downloadingSandbox(cli: PulumiCli, release: PluginRelease, server: DownloadServer): InstalledPlugin {
+  const fresh = freshSandbox(cli, release, "gms-release-download-");
+  const { PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: _offline, ...env } = fresh.env;
+  return { ...fresh, env: { ...env, ...server.engineEnv } };
 }

@@ -1,7 +1,9 @@
 /**
- * The one scenario every language runs on the real CLI with the plugin from the release's tarball, installed into a
- * fresh PULUMI_HOME (`installPlugin`), and no Node.js reachable by the CLI or the plugin: the PATH they get holds the
- * CLI's folder and what the language itself needs (a Python virtual environment's `bin`), nothing else.
+ * The one scenario every language runs on the real CLI, from a fresh PULUMI_HOME that holds no gms plugin: the engine
+ * downloads the release's tarball by itself, from the URL the SDK sends (schema.json's `pluginDownloadURL`, pointed
+ * at a loopback server laid out as the release by PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: download-server.ts), once.
+ * No Node.js is reachable by the CLI or the plugin: the PATH they get holds the CLI's folder and what the language
+ * itself needs (a Python virtual environment's `bin`), nothing else.
  *
  * Four stages of one program, each an `up` checked through the service's API, then a `destroy`:
  * 1. an App, a ProviderConnection with a secret key, a Model linked to that connection (its `provider` is the
@@ -16,15 +18,16 @@
  * `stageValues`, so that every language declares the same objects.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { basename, delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { PulumiCli } from "../../src/testing";
 import { callOverHttp } from "../emulator/harness";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
-import { installPlugin, type InstalledPlugin, type PluginRelease, releaseFor } from "./harness";
+import { type DownloadServer, startDownloadServer } from "./download-server";
+import { downloadingSandbox, type InstalledPlugin, type PluginRelease, releaseFor } from "./harness";
 
 export const STACK = "dev";
 export const API_KEY = "gms_release_language_key_61c2";
@@ -64,12 +67,14 @@ export interface ScenarioBed {
   /** The emulator's base URL (ends in /v1); the key is API_KEY, the connection's and Model's OPENAI_KEY. */
   baseUrl: string;
   /**
-   * The CLI's environment: the installed plugin's PULUMI_HOME, a file backend, the passphrase, and a PATH of the
-   * CLI's folder alone (a language adds its own folders with `withPath`).
+   * The CLI's environment: a PULUMI_HOME where the engine installs the plugin it downloads from `server`, a file
+   * backend, the passphrase, and a PATH of the CLI's folder alone (a language adds its own folders with `withPath`).
    */
   env: NodeJS.ProcessEnv;
   /** A throw-away folder for the program (removed after the suite). */
   dir: string;
+  /** The loopback server the engine downloads the plugin from. */
+  server: DownloadServer;
 }
 
 /** A language's program of the scenario. */
@@ -158,6 +163,7 @@ export function describeScenario(
   const cli = release && pulumiCliFor(file);
   describe.skipIf(!cli)(`${language} on the real CLI with the release's plugin and no Node.js: ${cliName(cli)}`, () => {
     let emulator: RunningEmulator;
+    let server: DownloadServer;
     let installed: InstalledPlugin;
     let bed: ScenarioBed;
     let program: LanguageProgram | undefined;
@@ -175,7 +181,8 @@ export function describeScenario(
 
     beforeAll(async () => {
       emulator = await startEmulator({ port: 0, db: ":memory:", workspaces: [{ name: language, apiKey: API_KEY }] });
-      installed = installPlugin(cli!, release!);
+      server = await startDownloadServer(dirname(release!.tarball), release!.version);
+      installed = downloadingSandbox(cli!, release!, server);
       const env: NodeJS.ProcessEnv = { ...installed.env, PATH: cli!.dir };
       bed = {
         cli: cli!,
@@ -183,6 +190,7 @@ export function describeScenario(
         baseUrl: emulator.url,
         env,
         dir: mkdtempSync(join(tmpdir(), `gms-release-${language.toLowerCase()}-`)),
+        server,
       };
       const prepared = await prepare(bed);
       if (typeof prepared === "string") {
@@ -193,15 +201,17 @@ export function describeScenario(
     }, TIMEOUT);
     afterAll(async () => {
       await emulator?.close();
+      await server?.close();
       installed?.remove();
       if (bed) rmSync(bed.dir, { recursive: true, force: true });
     });
 
-    it("reaches no Node.js: the CLI's PATH holds no node, and the only pulumi-resource-gms is the installed tarball's", (context) => {
+    it("reaches no Node.js and starts with no plugin: the CLI's PATH holds no node and no pulumi-resource-gms, PULUMI_HOME none", (context) => {
       if (!program) context.skip();
       expect(onPath("node", bed.env.PATH)).toBe(false);
       expect(onPath("pulumi-resource-gms", bed.env.PATH)).toBe(false);
-      expect(installed.executable).toContain(join("plugins", `resource-gms-v${release!.version}`));
+      expect(existsSync(installed.executable)).toBe(false);
+      expect(server.log).toEqual([]);
     });
 
     it(
@@ -209,6 +219,9 @@ export function describeScenario(
       async (context) => {
         if (!program) context.skip();
         await step("up", 1);
+        // The engine fetched the plugin of the SDK's version for this machine, from the URL the SDK sent, and installed it.
+        expect(server.downloads()).toEqual([basename(release!.tarball)]);
+        expect(existsSync(installed.executable)).toBe(true);
         first = await program!.outputs();
         const values = stageValues(language, 1);
         expect((await api("GET", `/apps/${first.appGuid}`)).body).toMatchObject(values.app);
@@ -277,6 +290,8 @@ export function describeScenario(
         expect((await api("GET", "/models")).body).toEqual([]);
         expect((await api("GET", `/workflows/${first.workflowGuid}`)).status).toBe(404);
         for (const text of [...printed, exported]) for (const key of [OPENAI_KEY, API_KEY]) expect(text).not.toContain(key);
+        // Once installed, the plugin is never fetched again.
+        expect(server.downloads()).toEqual([basename(release!.tarball)]);
       },
       TIMEOUT,
     );

@@ -1,14 +1,20 @@
 /**
- * The scenario (scenario.ts) as a Pulumi YAML program (`runtime: yaml`): the CLI and its YAML language host, with
- * the plugin from the release's tarball, and no Node.js on PATH. The App made outside the stack is brought in with
- * `pulumi import`, and the program then declares it with the code that command wrote.
+ * The scenario (scenario.ts) as a Pulumi YAML program (`runtime: yaml`): the CLI and its YAML language host, and no
+ * Node.js on PATH. A YAML program has no SDK to send the plugin's version and download URL, so one of its resources
+ * names both in its options (as docs/installation-configuration.md shows), and the engine downloads the plugin from
+ * there. The App made outside the stack is brought in with `pulumi import`, and the program then declares it with
+ * the code that command wrote.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
+import { packageManifest, pluginDownloadURL } from "../../src/manifest";
 import { API_KEY, describeScenario, OPENAI_KEY, run, STACK, type Stage, stageValues } from "./scenario";
 
 const LANGUAGE = "YAML";
+
+/** The options that make the engine fetch the plugin. */
+const PLUGIN_OPTIONS = { version: packageManifest.version, pluginDownloadURL };
 
 /** The program of a stage; `legacy` is the imported App's resource as `pulumi import` wrote it. */
 function program(stage: Stage, legacy?: unknown): string {
@@ -18,7 +24,7 @@ function program(stage: Stage, legacy?: unknown): string {
     runtime: "yaml",
     config: { openaiKey: { type: "string", secret: true } },
     resources: {
-      support: { type: "gms:index:App", properties: values.app },
+      support: { type: "gms:index:App", properties: values.app, options: PLUGIN_OPTIONS },
       openai: { type: "gms:index:ProviderConnection", properties: { ...values.connection, key: "${openaiKey}" } },
       gpt: { type: "gms:index:Model", properties: { ...values.model, provider: "${openai.guid}", key: "${openaiKey}" } },
       triage: { type: "gms:index:Workflow", properties: { ...values.workflow, app: "${support.id}" } },

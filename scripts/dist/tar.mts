@@ -1,0 +1,45 @@
+/**
+ * The release's archives: gzipped ustar tarballs of regular files at the root, as `pulumi plugin install` and the
+ * engine's download unpack them, written the same byte for byte for the same files.
+ */
+import { gzipSync, constants as zlib } from "node:zlib";
+
+export interface TarEntry {
+  name: string;
+  /** The permission bits, e.g. 0o755; the engine keeps them when it unpacks, which is what makes an executable run. */
+  mode: number;
+  data: Buffer;
+}
+
+/** A gzipped ustar archive of `entries`: owner root, time 0, the given modes. */
+export function gzippedTarball(entries: TarEntry[]): Buffer {
+  return gzipSync(tarArchive(entries), { level: zlib.Z_BEST_COMPRESSION });
+}
+
+function tarArchive(entries: TarEntry[]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const { name, mode, data } of entries) {
+    const header = Buffer.alloc(512);
+    const field = (offset: number, length: number, value: string) => header.write(value, offset, length, "ascii");
+    const octal = (offset: number, length: number, value: number) =>
+      field(offset, length, `${value.toString(8).padStart(length - 1, "0")}\0`);
+    field(0, 100, name);
+    octal(100, 8, mode);
+    octal(108, 8, 0);
+    octal(116, 8, 0);
+    octal(124, 12, data.length);
+    octal(136, 12, 0);
+    field(148, 8, " ".repeat(8));
+    field(156, 1, "0");
+    field(257, 8, "ustar\u000000");
+    field(265, 32, "root");
+    field(297, 32, "root");
+    let sum = 0;
+    for (const byte of header) sum += byte;
+    field(148, 8, `${sum.toString(8).padStart(6, "0")}\0 `);
+    blocks.push(header, data, Buffer.alloc((512 - (data.length % 512)) % 512));
+  }
+  // The end of the archive: two empty blocks.
+  blocks.push(Buffer.alloc(1024));
+  return Buffer.concat(blocks);
+}
