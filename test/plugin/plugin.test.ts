@@ -3,6 +3,7 @@
  * it serves, its configuration checks, secrets on the wire, preview with unknowns, a partial create, and two
  * provider instances for two workspaces.
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +14,19 @@ import { ResourceInitError } from "../../src/provider/errors";
 import { isSecret, PluginProcess, plain, secret, startFakeEngine, UNKNOWN, urnOf } from "./plugin-process";
 
 describe("the plugin process", () => {
+  it("answers --help and --version as a command, and exits without serving (it is not run by hand, and says so)", () => {
+    const main = join(__dirname, "..", "..", "dist", "plugin", "main.js");
+    const version = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+    for (const flag of ["--help", "-h"]) {
+      const help = spawnSync(process.execPath, [main, flag], { encoding: "utf8", timeout: 20_000 });
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain(`pulumi-resource-gms ${version}: the Pulumi resource provider plugin`);
+      expect(help.stdout).toContain(`pulumi plugin install resource gms ${version} --server github://api.github.com/`);
+    }
+    const printed = spawnSync(process.execPath, [main, "--version"], { encoding: "utf8", timeout: 20_000 });
+    expect({ status: printed.status, stdout: printed.stdout }).toEqual({ status: 0, stdout: `${version}\n` });
+  });
+
   it("prints its port, serves, and exits when the engine closes its standard input", async () => {
     const plugin = await PluginProcess.start();
     expect((await plugin.checkConfig({})).failures).toEqual([]);

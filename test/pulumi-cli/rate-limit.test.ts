@@ -14,6 +14,11 @@ import { expectRateHeld, RATE_LIMITED_APPS, rateLimitedProgram } from "../testin
 import { cliName, makeProgramDir, pulumiCliFor } from "./harness";
 
 const cli = pulumiCliFor("test/pulumi-cli/rate-limit.test.ts");
+/**
+ * Sized to the work, never to a pass: three operations of 20 Apps at 5 requests a second are some 12 s of pacing, and
+ * three CLI runs with their program and provider host starting come on top, slower on a busy 2-core machine.
+ */
+const TIMEOUT = 180_000;
 
 describe.skipIf(cli === undefined)(
   `${RATE_LIMITED_APPS} Apps under a rate limit of 5 requests a second, on the real CLI (${cliName(cli)})`,
@@ -29,19 +34,23 @@ describe.skipIf(cli === undefined)(
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-    it("applies, refreshes and destroys in one run each, with the provider held to the rate: no request refused", async () => {
-      const engine = new PulumiCliEngine({
-        cli: cli!,
-        programDir: dir,
-        stateDir: join(dir, "state"),
-        project: "rate",
-        stack: "dev",
-        config: { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: emulator.apiKey } },
-        env: { GMS_MAX_REQUESTS_PER_SECOND: "5" },
-        secretsPassphrase: "rate",
-        log: () => undefined,
-      });
-      await expectRateHeld(engine, emulator);
-    });
+    it(
+      "applies, refreshes and destroys in one run each, with the provider held to the rate: no request refused",
+      async () => {
+        const engine = new PulumiCliEngine({
+          cli: cli!,
+          programDir: dir,
+          stateDir: join(dir, "state"),
+          project: "rate",
+          stack: "dev",
+          config: { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: emulator.apiKey } },
+          env: { GMS_MAX_REQUESTS_PER_SECOND: "5" },
+          secretsPassphrase: "rate",
+          log: () => undefined,
+        });
+        await expectRateHeld(engine, emulator);
+      },
+      TIMEOUT,
+    );
   },
 );

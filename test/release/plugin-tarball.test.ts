@@ -57,6 +57,12 @@ describe.skipIf(!release)("the release's executable, where no Node.js is install
     if (emptyPath) rmSync(emptyPath, { recursive: true, force: true });
   });
 
+  it("answers --help and --version and exits, rather than serve", () => {
+    const run = (flag: string) => spawnSync(extracted.executable, [flag], { env: { PATH: emptyPath }, encoding: "utf8", timeout: 20_000 });
+    expect(run("--version")).toMatchObject({ status: 0, stdout: `${release!.version}\n` });
+    expect(run("--help")).toMatchObject({ status: 0, stdout: expect.stringContaining("pulumi-resource-gms --help | --version") });
+  });
+
   it("prints its port, answers GetPluginInfo with the package's version, GetSchema and CheckConfig", async () => {
     expect((spawnSync("node", ["--version"], { env: { PATH: emptyPath } }).error as NodeJS.ErrnoException | undefined)?.code).toBe(
       "ENOENT",

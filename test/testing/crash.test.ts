@@ -74,11 +74,13 @@ await engine.up();
     let created = 0;
     for await (const line of createInterface({ input: child.stdout! })) {
       if (line.includes(" created")) created++;
-      if (created === 3) {
-        process.kill(-child.pid!, "SIGKILL");
-        break;
-      }
+      if (created === 3) break;
     }
+    // The kill lands at a moment the test sees, not one a busy machine may pass by: a fourth App exists in the service,
+    // so its create reached the emulator, which answers it no sooner than 150 ms later (reads are not delayed).
+    for (const deadline = Date.now() + 20_000; (await liveApps()).length <= 3 && Date.now() < deadline; )
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    process.kill(-child.pid!, "SIGKILL");
     await new Promise((resolve) => child.once("exit", resolve));
     expect(created).toBe(3);
     // Let the requests the kill left in flight reach the emulator's handlers.
