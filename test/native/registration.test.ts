@@ -8,6 +8,7 @@ import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { pluginDownloadURL } from "../../src/manifest";
 import * as native from "../../src/native";
 import { LINK_TO } from "../../src/resources/model";
 import { PROVIDER_CONFIG } from "../../src/native/provider";
@@ -33,6 +34,8 @@ interface Registration {
   id?: string;
   /** The plugin version the registration asks for ("" for none). */
   version: string;
+  /** Where the registration says the engine downloads the plugin ("" for nowhere). */
+  pluginDownloadURL: string;
 }
 
 const registrations: Registration[] = [];
@@ -63,6 +66,7 @@ const registered = async (resource: pulumi.Resource) => resolved(resource.urn);
 beforeAll(async () => {
   const aso = new Map<string, string[]>();
   const versions = new Map<string, string>();
+  const downloadUrls = new Map<string, string>();
   await pulumi.runtime.setMocks(
     {
       newResource: async (args) => {
@@ -74,6 +78,7 @@ beforeAll(async () => {
           secrets: Object.keys(inputs).filter((key) => isSecretValue(inputs[key])),
           additionalSecretOutputs: aso.get(`${args.type}::${args.name}`) ?? [],
           version: versions.get(`${args.type}::${args.name}`) ?? "",
+          pluginDownloadURL: downloadUrls.get(`${args.type}::${args.name}`) ?? "",
           provider: args.provider ?? "",
           ...(args.id ? { id: args.id } : {}),
         });
@@ -89,7 +94,13 @@ beforeAll(async () => {
   // The mocks' `newResource` is not shown the options that travel beside the inputs: read them off the request.
   const monitor = pulumi.runtime.getMonitor() as unknown as {
     registerResource: (
-      request: { getType(): string; getName(): string; getAdditionalsecretoutputsList(): string[]; getVersion(): string },
+      request: {
+        getType(): string;
+        getName(): string;
+        getAdditionalsecretoutputsList(): string[];
+        getVersion(): string;
+        getPlugindownloadurl(): string;
+      },
       callback: unknown,
     ) => void;
   };
@@ -97,6 +108,7 @@ beforeAll(async () => {
   monitor.registerResource = (request, callback) => {
     aso.set(`${request.getType()}::${request.getName()}`, request.getAdditionalsecretoutputsList());
     versions.set(`${request.getType()}::${request.getName()}`, request.getVersion());
+    downloadUrls.set(`${request.getType()}::${request.getName()}`, request.getPlugindownloadurl());
     registerResource(request, callback);
   };
 });
@@ -124,8 +136,10 @@ describe("a native class per kind", () => {
       // Dynamic-only properties stay out of a native registration.
       expect(Object.keys(registration.inputs).filter((name) => name.startsWith("__"))).toEqual([]);
       expect(registration.provider).toBe("");
-      // The plugin version the package was released with, so the engine takes that one of those installed.
+      // The plugin version the package was released with, so the engine takes that one of those installed, and where
+      // it is released, so the engine downloads it where it is not.
       expect(registration.version).toBe(PACKAGE_VERSION);
+      expect(registration.pluginDownloadURL).toBe(pluginDownloadURL);
 
       for (const output of Object.keys(kind.outputs)) {
         expect(pulumi.Output.isInstance(resource[output]), output).toBe(true);
@@ -237,14 +251,15 @@ describe("the native Provider", () => {
     expect(registration.secrets).toEqual(["apiKey"]);
     expect(registration.additionalSecretOutputs).toEqual(["apiKey"]);
     expect(registration.version).toBe(PACKAGE_VERSION);
+    expect(registration.pluginDownloadURL).toBe(pluginDownloadURL);
     expect(native.Provider.isInstance(provider)).toBe(true);
     expect(native.Provider.isInstance(new native.App("not-a-provider", { name: "not a provider" }))).toBe(false);
   });
 
-  it("asks for the plugin version a program names over the package's", async () => {
-    const pinned = new native.App("pinned", { name: "Pinned" }, { version: "9.8.7" });
+  it("asks for the plugin version and download URL a program names over the package's", async () => {
+    const pinned = new native.App("pinned", { name: "Pinned" }, { version: "9.8.7", pluginDownloadURL: "https://mirror.example/gms" });
     await registered(pinned);
-    expect(registrationOf("pinned").version).toBe("9.8.7");
+    expect(registrationOf("pinned")).toMatchObject({ version: "9.8.7", pluginDownloadURL: "https://mirror.example/gms" });
   });
 
   it("ties a resource given { provider } to it", async () => {

@@ -20,6 +20,7 @@ import {
   expectConverged,
   gmsPendingCreates,
   gmsResources,
+  answerGate,
   killWhen,
   latestDeployment,
   moment,
@@ -46,6 +47,7 @@ const TIMEOUT = 240_000;
 describe.skipIf(cli === undefined)(`recover after pulumi up of dynamic resources was killed, on the real CLI (${cliName(cli)})`, () => {
   let dir: string;
   let emulator: RunningEmulator;
+  const gates: AnswerGate[] = [];
 
   beforeAll(async () => {
     dir = makeProgramDir("gms-recover-dynamic", PROGRAM);
@@ -56,11 +58,12 @@ describe.skipIf(cli === undefined)(`recover after pulumi up of dynamic resources
     });
   });
   afterAll(async () => {
+    for (const gate of gates) await gate.close();
     await emulator?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const engineFor = (stack: string) =>
+  const engineFor = (stack: string, baseUrl: string) =>
     new PulumiCliEngine({
       cli: cli!,
       programDir: dir,
@@ -68,7 +71,7 @@ describe.skipIf(cli === undefined)(`recover after pulumi up of dynamic resources
       project: "recover-dynamic",
       stack,
       // A short deadline: recover waits for it (from the killed run's last write) before dropping a create that found nothing.
-      config: { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: emulator.apiKey }, "gms:requestDeadlineMs": "3000" },
+      config: { "gms:baseUrl": baseUrl, "gms:apiKey": { secret: emulator.apiKey }, "gms:requestDeadlineMs": "3000" },
       secretsPassphrase: "recover",
       parallel: 3,
       log: () => undefined,
@@ -81,11 +84,14 @@ describe.skipIf(cli === undefined)(`recover after pulumi up of dynamic resources
     "killed once %s: recover prints its plan, then records and drops; up converges; destroy leaves nothing",
     async (_moment, recorded, afterMs) => {
       const stack = `m${recorded}`;
-      const engine = engineFor(stack);
+      const gate = await answerGate(emulator.url, recorded);
+      gates.push(gate);
+      const engine = engineFor(stack, gate.url);
       const checkpoint = engine.checkpointFile();
       const env = engine.environment();
       const up = engine.up();
       const killed = await killWhen(cli!, checkpoint, up, moment(recorded), afterMs);
+      gate.open();
       expect(killed.some((found) => found.args.startsWith(`${cli!.bin} up`))).toBe(true);
       expect(
         await up.then(

@@ -5,6 +5,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
 import { recoverCommand } from "../../src/cli/recover";
 import type { PulumiCli } from "../../src/testing";
@@ -102,9 +104,68 @@ export async function killWhen(
   return killed;
 }
 
+/** A service whose answers to creates a test holds back, in front of the emulator (`answerGate`). */
+export interface AnswerGate {
+  /** The service's base URL through the gate (ends in /v1, as the emulator's). */
+  url: string;
+  /** Lets every answer through from now on, those held included (a killed client's are dropped). */
+  open(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback proxy in front of the emulator at `target` that passes every request on at once, so that the service
+ * makes what it is asked to, and passes the answers to the first `passed` creates (POSTs answered 2xx) back; the
+ * answers to later creates are held until `open()`. A run then has exactly `passed` creates recorded and the others
+ * in flight, with their objects made, for as long as the test wants: the moment a kill lands is the test's, not a
+ * window a busy machine may pass by.
+ */
+export async function answerGate(target: string, passed: number): Promise<AnswerGate> {
+  const upstream = new URL(target);
+  let answered = 0;
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).filter(([name]) => !["host", "connection", "content-length"].includes(name)),
+    ) as Record<string, string>;
+    try {
+      const answer = await fetch(new URL(request.url ?? "/", upstream.origin), {
+        method: request.method,
+        headers,
+        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      });
+      const body = Buffer.from(await answer.arrayBuffer());
+      if (request.method === "POST" && answer.ok && ++answered > passed) await opened;
+      // The service's own headers, its Date among them: recover reads the service's clock from it.
+      const passedOn = [...answer.headers].filter(
+        ([name]) => !["connection", "keep-alive", "transfer-encoding", "content-length"].includes(name),
+      );
+      response.writeHead(answer.status, Object.fromEntries(passedOn)).end(body);
+    } catch (error) {
+      response.writeHead(502).end(String(error));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}`;
+  return {
+    url,
+    open: () => open(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        open();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /**
  * The moments the crash suites kill `pulumi up` at, for a program of `declared` gms resources: a name, how many
- * resources are recorded by then (with creates in flight), and how long after that the kill lands.
+ * resources are recorded by then (with creates in flight, their answers held by an `answerGate` that lets exactly
+ * that many through), and how long after that the kill lands.
  */
 export const moments = (declared: number): [string, number, number][] => [
   ["the first creates were sent", 0, 120],

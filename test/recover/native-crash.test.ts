@@ -22,6 +22,8 @@ import {
   expectConverged,
   gmsPendingCreates,
   gmsResources,
+  type AnswerGate,
+  answerGate,
   killWhen,
   latestDeployment,
   moment,
@@ -74,6 +76,7 @@ const DECLARED = 2 * COUNT + 2;
 describe.skipIf(!cli)(`recover after pulumi up of a YAML project of native resources was killed, on the real CLI (${cliName(cli)})`, () => {
   let emulator: RunningEmulator;
   let project: CliProject;
+  const gates: AnswerGate[] = [];
   let env: NodeJS.ProcessEnv;
   const service = () => ({ url: emulator.url, apiKey: API_KEY });
 
@@ -93,6 +96,7 @@ describe.skipIf(!cli)(`recover after pulumi up of a YAML project of native resou
     );
   }, TIMEOUT);
   afterAll(async () => {
+    for (const gate of gates) await gate.close();
     await emulator?.close();
     project?.close();
   });
@@ -114,8 +118,10 @@ describe.skipIf(!cli)(`recover after pulumi up of a YAML project of native resou
     "killed once %s: recover prints its plan, then records and drops; up converges; destroy leaves nothing",
     async (_moment, recorded, afterMs) => {
       const stack = `n${recorded}`;
+      const gate = await answerGate(emulator.url, recorded);
+      gates.push(gate);
       await project.initStack(stack, {
-        "gms:baseUrl": emulator.url,
+        "gms:baseUrl": gate.url,
         "gms:apiKey": { secret: API_KEY },
         "gms:requestDeadlineMs": "3000",
         connKey: { secret: KEY },
@@ -125,6 +131,7 @@ describe.skipIf(!cli)(`recover after pulumi up of a YAML project of native resou
       const lockFiles = () => readdirSync(locks).filter((file) => file.endsWith(".json"));
       const up = upToKill(stack);
       const killed = await killWhen(cli!, checkpoint, up, moment(recorded), afterMs);
+      gate.open();
       expect(killed.some((found) => found.args.startsWith(`${cli!.bin} up`))).toBe(true);
       expect(await up).not.toBe(0);
 

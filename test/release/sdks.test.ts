@@ -2,8 +2,8 @@
  * The SDKs `npm run dist` generates from schema.json (scripts/dist/sdks.mts), generated afresh into the temp
  * directory rather than read from release/, which may be stale: twice, byte for byte the same; the Go module at
  * the import path schema.json names, building, vetted and used by a Go program through a `replace` directive,
- * its resources registered with the package's version; the Python package and its wheel carrying that version and
- * a pulumi-plugin.json naming the plugin `gms` at it. Needs Go (required under CI=true, as the CLI is), and the
+ * its resources registered with the package's version and the plugin's download URL; the Python package and its
+ * wheel carrying that version and a pulumi-plugin.json naming the plugin `gms` at it and where it is released. Needs Go (required under CI=true, as the CLI is), and the
  * Go module proxy for the SDK's dependencies; the wheel needs python3 with pip and skips, saying why, without it.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -12,12 +12,15 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWheel, generateSdks, goModulePath } from "../../scripts/dist/sdks.mts";
+import { pluginDownloadURL } from "../../src/manifest";
 
 const FILE = "release/sdks.test.ts";
 const ROOT = join(__dirname, "..", "..");
 const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
 const schema = JSON.parse(readFileSync(join(ROOT, "schema.json"), "utf8")) as { language: { go: { importBasePath: string } } };
 const importBasePath = schema.language.go.importBasePath;
+/** The pulumi-plugin.json both SDKs carry: the plugin, its version, and where the engine downloads it (`server`). */
+const PLUGIN = { resource: true, name: "gms", version, server: pluginDownloadURL };
 const MINUTES = 60_000;
 /** Prints one member of a zip archive (a wheel): `python3 -c READ_MEMBER <archive> <member>`. */
 const READ_MEMBER = "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())";
@@ -129,9 +132,13 @@ describe.skipIf(!hasGo)("the SDKs generated from schema.json", () => {
     expect(packages.output.split("\n")).toContain(importBasePath);
 
     const root = join(go, importBasePath.slice(modulePath.length + 1));
-    expect(JSON.parse(readFileSync(join(root, "pulumi-plugin.json"), "utf8"))).toEqual({ resource: true, name: "gms", version });
+    expect(JSON.parse(readFileSync(join(root, "pulumi-plugin.json"), "utf8"))).toEqual(PLUGIN);
     expect(readFileSync(join(root, "internal", "pulumiVersion.go"), "utf8")).toContain(
       `var SdkVersion semver.Version = semver.MustParse("${version}")`,
+    );
+    // Every resource's default options tell the engine where the plugin is released.
+    expect(readFileSync(join(root, "internal", "pulumiUtilities.go"), "utf8")).toContain(
+      `pulumi.PluginDownloadURL(${JSON.stringify(pluginDownloadURL)})`,
     );
   });
 
@@ -179,11 +186,7 @@ describe.skipIf(!hasGo)("the SDKs generated from schema.json", () => {
     const python = join(first, "python");
     expect(readFileSync(join(python, "setup.py"), "utf8")).toMatch(new RegExp(`^VERSION = "${version.replaceAll(".", "\\.")}"$`, "m"));
     expect(readFileSync(join(python, "pulumi_gms", "_utilities.py"), "utf8")).toContain(`return "${version}"`);
-    expect(JSON.parse(readFileSync(join(python, "pulumi_gms", "pulumi-plugin.json"), "utf8"))).toEqual({
-      resource: true,
-      name: "gms",
-      version,
-    });
+    expect(JSON.parse(readFileSync(join(python, "pulumi_gms", "pulumi-plugin.json"), "utf8"))).toEqual(PLUGIN);
   });
 
   it.skipIf(!hasPython)(
@@ -199,7 +202,7 @@ describe.skipIf(!hasGo)("the SDKs generated from schema.json", () => {
         expect(metadata.stdout).toMatch(/^Name: pulumi_gms$/m);
         expect(metadata.stdout).toMatch(new RegExp(`^Version: ${version.replaceAll(".", "\\.")}$`, "m"));
         expect(metadata.stdout).toMatch(/^Requires-Dist: pulumi[<>=]/m);
-        expect(JSON.parse(read("pulumi_gms/pulumi-plugin.json").stdout)).toEqual({ resource: true, name: "gms", version });
+        expect(JSON.parse(read("pulumi_gms/pulumi-plugin.json").stdout)).toEqual(PLUGIN);
         expect(read("pulumi_gms/py.typed").status).toBe(0);
       } finally {
         rmSync(out, { recursive: true, force: true });
