@@ -20,6 +20,7 @@ import {
   expectConverged,
   gmsPendingCreates,
   gmsResources,
+  type AnswerGate,
   answerGate,
   killWhen,
   latestDeployment,
