@@ -204,8 +204,9 @@ function commonInputRow(name: (typeof COMMON_INPUTS)[number]): string[] {
         "",
         "",
         "",
-        "The GUID of an existing object to adopt instead of creating one (the engine's import does not work for dynamic resources): " +
-          "a replace-only field that differs from it is an error, the rest is updated to the program.",
+        "Dynamic resources (`gms.<Kind>`) only: the GUID of an existing object to adopt instead of creating one, since the engine " +
+          "cannot import a dynamic resource; a replace-only field that differs from it is an error, the rest is updated to the " +
+          "program. The plugin's resources (every other language, `gms.native.<Kind>`) take the `import` resource option instead.",
       ];
   }
 }

@@ -2,7 +2,8 @@
  * The native resource classes: the same kind declarations as the dynamic classes (`GmsResource`), registered
  * as `gms:index:<Kind>` with the native provider plugin instead of `pulumi-nodejs:dynamic/gms:<Kind>` with a
  * serialized `__provider`. One generic base and one factory: a kind's class is `nativeClass(kind)`, so no kind
- * writes its native class by hand, and its args and outputs are the dynamic class's `KindArgs`/`KindOutputs`.
+ * writes its native class by hand, and its args and outputs are the dynamic class's but the inputs only dynamic
+ * resources take (`NativeKindArgs`, `KindOutputs`).
  *
  * What the dynamic classes add for the dynamic-provider host and a native provider does not need is left out:
  * `__provider` (the engine loads the plugin named by the token's package) and `__secretInputs` (a native
@@ -12,7 +13,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { warnTwin } from "../provider/identity";
 import type { Kind } from "../provider/kind";
-import { type KindArgs, type KindOutputs, kindProps, rememberDeclared, withSecretOutputs } from "../provider/resource";
+import { type KindOutputs, kindProps, type NativeKindArgs, rememberDeclared, withSecretOutputs } from "../provider/resource";
 import { packageManifest, pluginDownloadURL } from "../manifest";
 import { nativeToken } from "../provider/tokens";
 
@@ -33,7 +34,7 @@ export interface NativeClass<K extends Kind> {
   /** `gms:index:<Kind>`. */
   readonly token: string;
   /** Declares a resource of the kind, managed by the native provider (the default one, or `opts.provider`). */
-  new (name: string, args: KindArgs<K>, opts?: pulumi.CustomResourceOptions): NativeInstance<K>;
+  new (name: string, args: NativeKindArgs<K>, opts?: pulumi.CustomResourceOptions): NativeInstance<K>;
   /** An existing object by its GUID, read (not managed) into the program. */
   get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): NativeInstance<K>;
   /** Whether `obj` is a resource of this kind's native class, even from another copy of the package. */
@@ -85,7 +86,7 @@ export function nativeClass<K extends Kind>(kind: K, derive?: DeriveInputs): Nat
       return pulumi.CustomResource.isInstance(obj) && pulumi.resourceType(obj) === token;
     }
 
-    constructor(name: string, args: KindArgs<K> | Record<string, never>, opts?: pulumi.CustomResourceOptions) {
+    constructor(name: string, args: NativeKindArgs<K> | Record<string, never>, opts?: pulumi.CustomResourceOptions) {
       super(kind, name, args as Record<string, unknown>, opts, derive);
     }
   };

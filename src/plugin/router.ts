@@ -14,7 +14,7 @@
  */
 import { providerOf } from "../provider";
 import { ResourceInitError } from "../provider/errors";
-import type { Kind, KindName } from "../provider/kind";
+import { DYNAMIC_ONLY_INPUTS, type Kind, type KindName } from "../provider/kind";
 import { INCOMPLETE, UNRESOLVED_CREATE } from "../provider/provider";
 import { SECRET_INPUTS } from "../provider/secret-inputs";
 import { containsUnknown, sameValue } from "../provider/values";
@@ -44,6 +44,11 @@ export interface ReadResult {
   properties?: Props;
   inputs?: Props;
 }
+
+/** Why the plugin refuses an input only the dynamic resources take, and what to do instead. */
+export const dynamicOnlyReason = (kind: KindName, property: string) =>
+  `${property} is an input of the Node.js dynamic resources (gms.${kind}) only: on the provider plugin, bring an existing ` +
+  `object in with the import resource option (import: "<guid>") or \`pulumi import ${nativeToken(kind)} <name> <guid>\``;
 
 export class UnknownTypeError extends Error {
   override readonly name = "UnknownTypeError";
@@ -102,11 +107,18 @@ export class KindRoute {
   async check(olds: Props, news: Props): Promise<CheckResult> {
     const before = reveal(olds);
     const after = reveal(news);
+    // What only the dynamic resources take is refused here, saying what the plugin offers instead.
+    const refused = DYNAMIC_ONLY_INPUTS.filter((name) => after.values[name] !== undefined && after.values[name] !== null);
+    for (const name of DYNAMIC_ONLY_INPUTS) delete after.values[name];
     const result = await this.provider.check(
       this.forKind(before.values, before.secretNames),
       this.forKind(after.values, after.secretNames),
     );
-    return { inputs: this.forEngine(result.inputs ?? {}, after.secretNames), failures: result.failures ?? [] };
+    const failures = [
+      ...refused.map((property) => ({ property, reason: dynamicOnlyReason(this.name, property) })),
+      ...(result.failures ?? []),
+    ];
+    return { inputs: this.forEngine(result.inputs ?? {}, after.secretNames), failures };
   }
 
   async diff(id: string, oldOutputs: Props, newInputs: Props, ignoreChanges: readonly string[] = []): Promise<DiffResult> {

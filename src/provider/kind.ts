@@ -21,8 +21,16 @@ export const KIND_NAMES = [
 ] as const;
 export type KindName = (typeof KIND_NAMES)[number];
 
-/** Inputs every kind accepts besides its own fields: where its calls go, and an existing object to adopt. */
-export const COMMON_INPUTS = ["connection", "adopt"] as const;
+/**
+ * Inputs only the dynamic resources take: an existing object to adopt, since the engine cannot import a dynamic
+ * resource. On the provider plugin the `import` resource option and `pulumi import` do that, so its schema (and every
+ * SDK made from it) leaves these out, and its Check refuses them.
+ */
+export const DYNAMIC_ONLY_INPUTS = ["adopt"] as const;
+export type DynamicOnlyInput = (typeof DYNAMIC_ONLY_INPUTS)[number];
+
+/** Inputs every kind accepts besides its own fields: where its calls go, and (dynamic resources) an object to adopt. */
+export const COMMON_INPUTS = ["connection", ...DYNAMIC_ONLY_INPUTS] as const;
 
 /** A record as the provider stores it: camelCase, the kind's readable inputs plus its computed outputs. */
 export type Outputs = Record<string, unknown>;

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import type { Connection } from "./connection";
 import type { InputField, InputFields, OutputFields } from "./fields";
 import { warnTwin } from "./identity";
-import { COMMON_INPUTS, type Kind } from "./kind";
+import { COMMON_INPUTS, type DynamicOnlyInput, type Kind } from "./kind";
 import { providerText } from "./provider-text";
 import { SECRET_INPUTS, secretInputNames } from "./secret-inputs";
 import { dynamicToken } from "./tokens";
@@ -31,6 +31,9 @@ export type KindArgs<K extends Kind> = { [P in RequiredKeys<K["inputs"]>]: Input
   /** The GUID of an existing object to adopt instead of creating one (the engine's import does not work for dynamic resources). */
   adopt?: pulumi.Input<string>;
 };
+
+/** Arguments of a kind's native class: those of the dynamic one but `DYNAMIC_ONLY_INPUTS` (the import option does that). */
+export type NativeKindArgs<K extends Kind> = Omit<KindArgs<K>, DynamicOnlyInput>;
 
 /** Output properties of a kind's resource class. */
 export type KindOutputs<K extends Kind> = {

@@ -200,7 +200,7 @@ function primitiveOf(values: unknown[]): TypeSpec {
   return { $ref: ANY };
 }
 
-/** The schema of `COMMON_INPUTS`, the inputs every kind accepts besides its own fields. */
+/** The schema of `COMMON_INPUTS` but `DYNAMIC_ONLY_INPUTS`: the inputs every kind accepts on the plugin besides its own fields. */
 const commonInputs = (collector: TypeCollector): Record<string, PropertySpec> => ({
   connection: {
     ...collector.typeSpec(toJsonSchema(Connection, "input"), "Connection", "connection"),
@@ -208,11 +208,6 @@ const commonInputs = (collector: TypeCollector): Record<string, PropertySpec> =>
       "Where this resource's API calls go, when not the stack's `gms:baseUrl` / `gms:apiKey`. Stored as a secret. Another `baseUrl` replaces the " +
       "resource (created there, deleted here); another `apiKey` alone updates in place once both keys are shown to select the same workspace.",
     secret: true,
-  },
-  adopt: {
-    ...collector.typeSpec(toJsonSchema(Guid, "input"), "Adopt", "adopt"),
-    description:
-      "The GUID of an existing object to adopt instead of creating one (the engine's import does not work for dynamic resources).",
   },
 });
 

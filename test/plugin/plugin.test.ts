@@ -119,6 +119,25 @@ describe("the plugin against the emulator", () => {
 
   const appCount = async () => ((await bed.api("GET", "/apps")).body.data as unknown[]).length;
 
+  it("refuses adopt, which only the dynamic resources take, naming the import option instead; and creates nothing", async () => {
+    const plugin = await PluginProcess.start();
+    try {
+      await plugin.configure({ baseUrl: bed.emulator.url, apiKey: secret(ACME_KEY) });
+      const before = await appCount();
+      const checked = await plugin.check(urnOf("App", "adopting"), {}, { name: "Adopting", adopt: "0f9c1a52-58e4-4b6f-9d0e-2f7d3c8b1a10" });
+      expect(checked.failures).toEqual([
+        {
+          property: "adopt",
+          reason: expect.stringMatching(/dynamic resources \(gms\.App\) only.*import resource option.*pulumi import gms:index:App/),
+        },
+      ]);
+      expect(checked.inputs).not.toHaveProperty("adopt");
+      expect(await appCount()).toBe(before);
+    } finally {
+      await plugin.stop();
+    }
+  });
+
   it("answers Configure accepting secrets and previews, and rejects an unknown type token", async () => {
     const plugin = await PluginProcess.start();
     try {
