@@ -7,7 +7,6 @@
 export const packageManifest = require("../package.json") as {
   name: string;
   version: string;
-  description: string;
   license: string;
   repository: { url: string };
 };

@@ -315,6 +315,43 @@ const CONFIG_VARIABLES: Record<string, Record<string, unknown>> = {
   },
 };
 
+/** What the SDKs generated from the schema are (the wheel's summary, the Go package's doc comment). */
+export const SDK_DESCRIPTION =
+  "The Pulumi provider for generation management service workspaces: Apps, provider connections with their secret keys, " +
+  "Models, Workflows, Datasets, Evals, Experiments, Skills, Context Sources and fine-tunes, on the gms provider plugin.";
+
+/** The Python SDK's README (the wheel's long description): how it installs, and a first program. */
+const PYTHON_README = `# pulumi_gms
+
+${SDK_DESCRIPTION}
+
+## Install
+
+    pip install pulumi pulumi_gms
+
+The Pulumi engine downloads the provider plugin, \`pulumi-resource-gms\`, on the first \`pulumi up\`.
+
+## A first program
+
+\`\`\`python
+import pulumi
+import pulumi_gms as gms
+
+key = pulumi.Config().require_secret("openaiKey")
+support = gms.App("support", name="Customer support", description="Answers tickets")
+openai = gms.ProviderConnection("openai", provider="openai", key=key, nickname="Main")
+gpt = gms.Model("gpt", llm="gpt-4o", provider=openai.guid, key=key)
+pulumi.export("appGuid", support.guid)
+\`\`\`
+
+with the service and its key in the stack's configuration:
+
+    pulumi config set gms:baseUrl https://gms.example.com/v1
+    pulumi config set --secret gms:apiKey <API key>
+    pulumi config set --secret openaiKey <the provider's key>
+    pulumi up
+`;
+
 /** The package schema as an object, derived from `kinds` and `lookupDeclarations`. */
 export function generatePackageSchema(): Record<string, unknown> {
   const collector = new TypeCollector();
@@ -330,7 +367,7 @@ export function generatePackageSchema(): Record<string, unknown> {
     version: packageManifest.version,
     // Sent by every SDK with its resources, so that the engine downloads the plugin by itself.
     pluginDownloadURL,
-    description: packageManifest.description,
+    description: SDK_DESCRIPTION,
     license: packageManifest.license,
     keywords: ["pulumi", "gms", "category/utility"],
     config: { variables: CONFIG_VARIABLES },
@@ -345,7 +382,7 @@ export function generatePackageSchema(): Record<string, unknown> {
       // The Go SDK's import path (scripts/dist/sdks.mts); without it the generator imports example.com/....
       go: { importBasePath: "github.com/pulumi-gms/pulumi-gms/sdk/go/gms" },
       nodejs: { packageName: "pulumi-gms" },
-      python: { packageName: "pulumi_gms", respectSchemaVersion: true },
+      python: { packageName: "pulumi_gms", respectSchemaVersion: true, readme: PYTHON_README },
     },
     // The generators write the version into the SDKs (pulumi-plugin.json, the Python package, the Go SDK's
     // resource options) and a go.mod for the Go SDK only with supportPack.

@@ -38,6 +38,13 @@ function toolPresent(command: string, versionArgs: string[], purpose: string, re
 const hasGo = toolPresent("go", ["version"], "the generated SDKs (the generator is a Go program)", true);
 const hasPython = hasGo && toolPresent("python3", ["-m", "pip", "--version"], "the Python SDK's wheel", false);
 
+/** The first fenced block of `language` in a README. */
+function fenced(readme: string, language: string): string {
+  const block = new RegExp("```" + language + "\\n([\\s\\S]*?)```").exec(readme);
+  if (!block) throw new Error(`no \`\`\`${language} block in the README`);
+  return block[1]!;
+}
+
 /** Every file under `dir` by its relative path, with its bytes. */
 function tree(dir: string): Map<string, Buffer> {
   const files = readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -177,6 +184,44 @@ describe.skipIf(!hasGo)("the SDKs generated from schema.json", () => {
         ]);
       } finally {
         rmSync(program, { recursive: true, force: true });
+      }
+    },
+    10 * MINUTES,
+  );
+
+  it(
+    "describe themselves, and their READMEs' first programs build: the Go one against the module, the Python one parses",
+    async () => {
+      const description = JSON.parse(readFileSync(join(ROOT, "schema.json"), "utf8")).description as string;
+      expect(description).not.toMatch(/dynamic|emulator/);
+      const go = join(first, "go");
+      const root = join(go, importBasePath.slice((await goModulePath(go)).length + 1));
+      expect(readFileSync(join(root, "doc.go"), "utf8")).toContain(description.slice(0, 60));
+      const goReadme = readFileSync(join(go, "README.md"), "utf8");
+      expect(goReadme).toContain(`go get ${await goModulePath(go)}@v${version}`);
+      const program = mkdtempSync(join(tmpdir(), "gms-sdks-readme-"));
+      try {
+        const goLine = /^go \S+$/m.exec(readFileSync(join(go, "go.mod"), "utf8"))![0];
+        const modulePath = await goModulePath(go);
+        writeFileSync(
+          join(program, "go.mod"),
+          `module example.com/readme\n\n${goLine}\n\nrequire ${modulePath} v${version}\n\nreplace ${modulePath} => ${go}\n`,
+        );
+        writeFileSync(join(program, "main.go"), fenced(goReadme, "go"));
+        expect((await run("go", ["mod", "tidy"], program)).code).toBe(0);
+        const vet = await run("go", ["vet", "-trimpath", "."], program);
+        expect(vet.code, vet.output).toBe(0);
+      } finally {
+        rmSync(program, { recursive: true, force: true });
+      }
+      const pythonReadme = readFileSync(join(first, "python", "README.md"), "utf8");
+      expect(pythonReadme).toContain("pip install pulumi pulumi_gms");
+      if (hasPython) {
+        const parsed = spawnSync("python3", ["-c", "import ast, sys; ast.parse(sys.stdin.read())"], {
+          input: fenced(pythonReadme, "python"),
+          encoding: "utf8",
+        });
+        expect(parsed.status, parsed.stderr).toBe(0);
       }
     },
     10 * MINUTES,

@@ -142,7 +142,73 @@ func generateGo(pkg *schema.Package) (map[string][]byte, error) {
 	if err := requireOwnSdk(files); err != nil {
 		return nil, err
 	}
+	files["README.md"] = []byte(goReadme(pkg, modulePath, importPath))
 	return files, nil
+}
+
+// goReadme is the module's README: what it is, how a program gets it, and a first program. The generator writes
+// none for Go.
+func goReadme(pkg *schema.Package, modulePath, importPath string) string {
+	return fmt.Sprintf(`# %[1]s
+
+%[2]s
+
+## Install
+
+    go get %[1]s@v%[3]s
+
+The Pulumi engine downloads the provider plugin, `+"`pulumi-resource-%[4]s`"+`, on the first `+"`pulumi up`"+`.
+
+## A first program
+
+`+"```go"+`
+package main
+
+import (
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+
+	"%[5]s"
+)
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		key := config.RequireSecret(ctx, "openaiKey")
+		support, err := %[4]s.NewApp(ctx, "support", &%[4]s.AppArgs{
+			Name:        pulumi.String("Customer support"),
+			Description: pulumi.String("Answers tickets"),
+		})
+		if err != nil {
+			return err
+		}
+		openai, err := %[4]s.NewProviderConnection(ctx, "openai", &%[4]s.ProviderConnectionArgs{
+			Provider: pulumi.String("openai"),
+			Key:      key,
+			Nickname: pulumi.String("Main"),
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := %[4]s.NewModel(ctx, "gpt", &%[4]s.ModelArgs{
+			Llm:      pulumi.String("gpt-4o"),
+			Provider: openai.Guid,
+			Key:      key,
+		}); err != nil {
+			return err
+		}
+		ctx.Export("appGuid", support.Guid)
+		return nil
+	})
+}
+`+"```"+`
+
+with the service and its key in the stack's configuration:
+
+    pulumi config set %[4]s:baseUrl https://gms.example.com/v1
+    pulumi config set --secret %[4]s:apiKey <API key>
+    pulumi config set --secret openaiKey <the provider's key>
+    pulumi up
+`, modulePath, pkg.Description, pkg.Version.String(), pkg.Name, importPath)
 }
 
 // pinSdkVersion writes the package version into internal.SdkVersion. The generator leaves it empty, and then
