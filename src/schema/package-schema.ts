@@ -5,7 +5,6 @@
  * types in `types`. Nothing here is written per kind.
  */
 import { z } from "zod";
-import { Guid } from "../api/common";
 import { lookupDeclarations } from "../lookups";
 import { Connection } from "../provider/connection";
 import { type InputField, type OutputField, REQUIRED_TO_CREATE, requiredToDeclare } from "../provider/fields";
