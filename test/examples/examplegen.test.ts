@@ -1,0 +1,59 @@
+/**
+ * The example converter: the unit tests of our Go program scripts/examplegen (a YAML program into TypeScript,
+ * Python and Go, the import of the native namespace, byte-identical runs), and `npm run examples -- --check`, which
+ * fails when a generated file under examples/programs/ is not what the generator makes now. Needs Go (required
+ * under CI=true); each run may compile pkg/v3 first, minutes on 2 cores, which later runs take from Go's build cache.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const FILE = "examples/examplegen.test.ts";
+const ROOT = join(__dirname, "..", "..");
+const TIMEOUT = 300_000;
+
+/** Whether Go runs; if not, prints why the tests skip, or fails under CI=true, where Go is required. */
+function goPresent(): boolean {
+  const probe = spawnSync("go", ["version"], { encoding: "utf8" });
+  if (probe.status === 0) return true;
+  const reason = `go does not run (${probe.error?.message ?? probe.stderr.trim()})`;
+  if (process.env.CI === "true") throw new Error(`${FILE}: go is required under CI=true: ${reason}`);
+  console.log(`${FILE}: skipping the example converter (a Go program): ${reason}`);
+  return false;
+}
+
+/** Runs a command to its end; resolves with its exit code and its output. */
+function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+describe.skipIf(!goPresent())("the example converter", () => {
+  it(
+    "passes its Go unit tests",
+    async () => {
+      const { code, output } = await run("go", ["test", "./..."], join(ROOT, "scripts", "examplegen"));
+      expect(code, output).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "finds the committed examples as the generator makes them (npm run examples -- --check)",
+    async () => {
+      const { code, output } = await run(process.execPath, [join(ROOT, "scripts", "examples.mts"), "--check"], ROOT);
+      expect(code, output).toBe(0);
+    },
+    TIMEOUT,
+  );
+});
