@@ -5,6 +5,7 @@
  * provider's own properties (`__provider`, `__secretInputs`, ...) never reach the native state.
  */
 import { KIND_NAMES, type KindName } from "../provider/kind";
+import { committedPackageSchema } from "../schema/package-schema";
 import { MigrationError } from "./errors";
 import { nativeToken } from "../provider/tokens";
 
@@ -42,10 +43,7 @@ export function nativeSchemaOf(schema: { resources?: Record<string, SchemaResour
   return Object.fromEntries(entries) as NativeSchema;
 }
 
-/**
- * The package's own `schema.json` (beside `src/` and `dist/`, and shipped in the package). Required rather than read,
- * so that a bundler carries it into the release's `pulumi-gms` executable.
- */
+/** The package's own `schema.json` (beside `src/` and `dist/`, and shipped in the package). */
 export function packageNativeSchema(): NativeSchema {
-  return nativeSchemaOf(require("../../schema.json"), "schema.json");
+  return nativeSchemaOf(committedPackageSchema() as Parameters<typeof nativeSchemaOf>[0], "schema.json");
 }

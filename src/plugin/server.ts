@@ -13,7 +13,7 @@ import { withOperationTimeout } from "../client";
 import { ResourceInitError } from "../provider/errors";
 import { type DiffResult, KindRouter, UnknownTypeError } from "./router";
 import { packageManifest } from "../manifest";
-import { generatePackageSchema } from "../schema/package-schema";
+import { committedPackageSchema } from "../schema/package-schema";
 import { type Props, reveal, typeOfUrn } from "./wire";
 import { invokeLookup, LookupArgumentsError } from "../lookups";
 import { nameOfNativeToken } from "../provider/tokens";
@@ -138,7 +138,7 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
     getPluginInfo: unary(async () => new pluginPb.PluginInfo().setVersion(packageManifest.version)),
     getSchema: unary(async (request: providerModule.GetSchemaRequest) => {
       if (request.getSubpackageName()) throw new Error(`the gms provider has no subpackage ${request.getSubpackageName()}`);
-      return new pb.GetSchemaResponse().setSchema(JSON.stringify(generatePackageSchema()));
+      return new pb.GetSchemaResponse().setSchema(JSON.stringify(committedPackageSchema()));
     }),
     checkConfig: unary(async (request: providerModule.CheckRequest) => {
       const { inputs, failures } = checkConfig(fromStruct(request.getNews()));

@@ -56,6 +56,11 @@ export interface KindListing {
 export interface Kind<I extends InputFields = InputFields, O extends OutputFields = OutputFields> {
   name: KindName;
   description: string;
+  /**
+   * What a user of the kind meets because the service behaves so (docs/kinds/<kind>.md, "As the service has it"): a
+   * sentence each, in the words of what happens and what to do about it.
+   */
+  quirks?: readonly string[];
   inputs: I;
   outputs: O;
   /** Where its objects are listed (`restKind` sets it from the entries it derives the operations from). */

@@ -144,6 +144,12 @@ export const contextSourceKind = restKind(
     description:
       "A Context Source: a loader and splitter configuration that populates a Context with Documents from one file, given as a url the service " +
       "fetches or as a Pulumi asset uploaded on create. Processing runs in the service after dispatch; `waitForIndexing` waits for it to finish.",
+    quirks: [
+      "Deleting a Context Source keeps the Documents it loaded in its Context: the service does not cascade the delete.",
+      "Create always uses the Files loader, with an empty loader configuration; no other loader can be chosen.",
+      "Processing only dispatches work: the outcome is read from `indexingStatus` and `indexingMetadata` (`waitForIndexing` waits for it).",
+      "A file's signed URL expires 10 minutes after the upload, so a file-backed source can be processed again only within that time.",
+    ],
     inputs: {
       context: replaceOnly(Guid, "The GUID of the Context the source populates. Contexts are created outside the interface.", {
         required: true,

@@ -33,6 +33,10 @@ export const datasetKind = restKind(
   {
     name: "Dataset",
     description: "A Dataset: input/output examples (Items), each copied from a Data record when it is added, used by Evals and fine-tunes.",
+    quirks: [
+      "Changing `data` replaces every Item of the Dataset; a GUID that does not resolve to a Data record adds nothing.",
+      "Deleting a Dataset deletes its Items.",
+    ],
     inputs: {
       name: updatable(z.string().min(1, "must not be empty"), "The Dataset's name.", { required: true }),
       description: updatable(z.string().nullable(), "What the Dataset holds.", { default: null }),

@@ -68,6 +68,10 @@ export const makeFineTuneKind = (clock: Clock = systemClock) =>
         "A fine-tune: a model trained at an external model provider from Data records of an App. Create starts the provider job and waits until " +
         "it leaves `processing`; a job the provider fails fails the step (the fine-tune is recorded and replaced by the next update, as is one a " +
         "refresh shows `failed`). Only the name changes in place.",
+      quirks: [
+        "The service builds a training Dataset (`<name> (fine-tune training data)`) under the App on create and keeps it when the fine-tune is deleted.",
+        "`dataIds` are the records' numeric ids, not their GUIDs, and at least 10 must resolve.",
+      ],
       inputs: {
         name: updatable(z.string().min(1, "must not be empty"), "The fine-tune's name; renamed in place.", { required: true }),
         app: replaceOnly(Guid, "The GUID of the App whose Data records train the model. Another App replaces the fine-tune.", {

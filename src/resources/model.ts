@@ -42,6 +42,10 @@ export const modelKind = restKind(
     description:
       "A Model of the workspace: an LLM on a provider type, with its own credential. The service " +
       "links it to the workspace's ProviderConnection of the same type, if there is one.",
+    quirks: [
+      "Only `llm` changes in place; everything else replaces the Model.",
+      "The service's create answer echoes the key: the provider never logs it or keeps it outside the secret input.",
+    ],
     inputs: {
       llm: updatable(z.string().min(1, "must name a model, for example gpt-4o"), "The model name at the provider, for example `gpt-4o`.", {
         required: true,

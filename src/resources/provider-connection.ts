@@ -26,6 +26,10 @@ export const providerConnectionKind = restKind(
     name: "ProviderConnection",
     description:
       "A connection of the workspace to a model provider (its type, credential and endpoint). The credential is write-only: the service never returns it.",
+    quirks: [
+      "The key is write-only: the service never returns it, so `refresh` cannot see it change, and an import must be given it.",
+      "Only `nickname` and `default` change in place; another key, url, name, model or metadata replaces the connection.",
+    ],
     inputs: {
       provider: replaceOnly(
         z.string().min(1, "must name a provider type, for example openai"),

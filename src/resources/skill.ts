@@ -31,7 +31,11 @@ export const skillKind = restKind(
     name: "Skill",
     description:
       "A Skill of the workspace. Skills are configured outside the public interface: create succeeds only " +
-      "under the name of an already configured Skill, so adopt an existing Skill by GUID to manage it.",
+      "under the name of an already configured Skill, so bring an existing Skill under management by its GUID instead (the import resource option).",
+    quirks: [
+      "The service resolves a new Skill's type by looking up an existing Skill of the same name, and answers 404 `Type not found` otherwise: new Skills are configured outside the public interface.",
+      "The service's update takes only the name: another type or metadata replaces the Skill.",
+    ],
     inputs: {
       name: updatable(
         z.string().min(1, "must not be empty"),

@@ -10,6 +10,7 @@ import { Connection } from "../provider/connection";
 import { type InputField, type OutputField, REQUIRED_TO_CREATE, requiredToDeclare } from "../provider/fields";
 import type { Kind } from "../provider/kind";
 import { kinds } from "../resources";
+import { type ExampleProgram, examplePrograms, schemaExamples } from "../docs/example-programs";
 import { packageManifest, pluginDownloadURL } from "../manifest";
 import { nativeToken, PACKAGE } from "../provider/tokens";
 
@@ -234,7 +235,7 @@ function outputProperty(collector: TypeCollector, kind: Kind, name: string, fiel
 const acceptsNull = (json: JsonSchema): boolean =>
   json.type === "null" || (Array.isArray(json.type) && json.type.includes("null")) || (json.anyOf ?? json.oneOf ?? []).some(acceptsNull);
 
-function resourceSpec(collector: TypeCollector, kind: Kind) {
+function resourceSpec(collector: TypeCollector, kind: Kind, programs: readonly ExampleProgram[]) {
   const inputProperties: Record<string, PropertySpec> = {};
   for (const [name, field] of Object.entries(kind.inputs)) inputProperties[name] = inputProperty(collector, kind, name, field);
   Object.assign(inputProperties, commonInputs(collector));
@@ -250,7 +251,8 @@ function resourceSpec(collector: TypeCollector, kind: Kind) {
     properties[name] = spec;
     if (!nullable) required.push(name);
   }
-  return { description: kind.description, inputProperties, requiredInputs, properties, required };
+  const shown = programs.filter((program) => program.types.has(nativeToken(kind.name)));
+  return { description: `${kind.description}${schemaExamples(shown)}`, inputProperties, requiredInputs, properties, required };
 }
 
 function functionSpec(collector: TypeCollector, name: string, declaration: { description: string; args: z.ZodType; result: z.ZodType }) {
@@ -351,11 +353,14 @@ with the service and its key in the stack's configuration:
     pulumi up
 `;
 
-/** The package schema as an object, derived from `kinds` and `lookupDeclarations`. */
-export function generatePackageSchema(): Record<string, unknown> {
+/**
+ * The package schema as an object, derived from `kinds` and `lookupDeclarations`, each resource's description with
+ * the example `programs` that declare it (schema.json has the repository's; the plugin serves schema.json itself).
+ */
+export function generatePackageSchema(programs: readonly ExampleProgram[] = []): Record<string, unknown> {
   const collector = new TypeCollector();
   const resources: Record<string, unknown> = {};
-  for (const kind of Object.values(kinds) as Kind[]) resources[nativeToken(kind.name)] = resourceSpec(collector, kind);
+  for (const kind of Object.values(kinds) as Kind[]) resources[nativeToken(kind.name)] = resourceSpec(collector, kind, programs);
   const functions: Record<string, unknown> = {};
   for (const [name, declaration] of Object.entries(lookupDeclarations))
     functions[nativeToken(name)] = functionSpec(collector, name, declaration);
@@ -389,8 +394,11 @@ export function generatePackageSchema(): Record<string, unknown> {
   }) as Record<string, unknown>;
 }
 
-/** `schema.json` as committed: the schema pretty-printed with sorted keys and a trailing newline. */
-export const renderPackageSchema = (): string => `${JSON.stringify(generatePackageSchema(), null, 2)}\n`;
+/** `schema.json` as committed: the schema with the examples, pretty-printed with sorted keys and a trailing newline. */
+export const renderPackageSchema = (): string => `${JSON.stringify(generatePackageSchema(examplePrograms()), null, 2)}\n`;
+
+/** schema.json as committed beside src/ and dist/ (a bundler carries it into the release's executables). */
+export const committedPackageSchema = (): Record<string, unknown> => require("../../schema.json");
 
 /** Object keys sorted at every depth (arrays keep their order), so the file does not depend on insertion order. */
 function sortKeys(value: unknown): unknown {

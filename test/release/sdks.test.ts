@@ -12,7 +12,9 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWheel, generateSdks, goModulePath } from "../../scripts/dist/sdks.mts";
+import { pythonName, sdkInputs } from "../../src/docs/kind-pages";
 import { pluginDownloadURL } from "../../src/manifest";
+import { KIND_NAMES } from "../../src/provider/kind";
 
 const FILE = "release/sdks.test.ts";
 const ROOT = join(__dirname, "..", "..");
@@ -37,6 +39,16 @@ function toolPresent(command: string, versionArgs: string[], purpose: string, re
 
 const hasGo = toolPresent("go", ["version"], "the generated SDKs (the generator is a Go program)", true);
 const hasPython = hasGo && toolPresent("python3", ["-m", "pip", "--version"], "the Python SDK's wheel", false);
+
+/** A Python SDK signature's type as the kind pages write it: no `pulumi.Input[...]`, `Optional[...]` or `_builtins.`. */
+function plainPythonType(type: string): string {
+  let plain = type.replaceAll("_builtins.", "");
+  for (let before = ""; before !== plain; ) {
+    before = plain;
+    plain = plain.replace(/(?:pulumi\.Input|Optional)\[([^[\]]*(?:\[[^[\]]*(?:\[[^[\]]*\])*[^[\]]*\])*[^[\]]*)\]/, "$1");
+  }
+  return plain;
+}
 
 /** The first fenced block of `language` in a README. */
 function fenced(readme: string, language: string): string {
@@ -214,6 +226,15 @@ describe.skipIf(!hasGo)("the SDKs generated from schema.json", () => {
       } finally {
         rmSync(program, { recursive: true, force: true });
       }
+      // Each resource's docs carry its examples in the SDK's own language (schema.json's {{% examples %}}).
+      const goExperiment = readFileSync(join(root, "experiment.go"), "utf8");
+      expect(goExperiment).toContain("// ## Example Usage");
+      expect(goExperiment).toContain("// ```go");
+      expect(goExperiment).not.toContain("```python");
+      const pythonExperiment = readFileSync(join(first, "python", "pulumi_gms", "experiment.py"), "utf8");
+      expect(pythonExperiment).toContain("## Example Usage");
+      expect(pythonExperiment).toContain("```python");
+      expect(pythonExperiment).not.toMatch(/```(go|typescript|yaml)/);
       const pythonReadme = readFileSync(join(first, "python", "README.md"), "utf8");
       expect(pythonReadme).toContain("pip install pulumi pulumi_gms");
       if (hasPython) {
@@ -226,6 +247,45 @@ describe.skipIf(!hasGo)("the SDKs generated from schema.json", () => {
     },
     10 * MINUTES,
   );
+
+  it("have every input under the name and type the kind pages give for Go and Python (docs/kinds/*.md)", async () => {
+    const go = join(first, "go");
+    const root = join(go, importBasePath.slice((await goModulePath(go)).length + 1));
+    for (const kind of KIND_NAMES) {
+      const goSource = readFileSync(join(root, `${kind[0]!.toLowerCase()}${kind.slice(1)}.go`), "utf8");
+      const goArgs = new RegExp(`^type ${kind}Args struct \\{\\n([\\s\\S]*?)^\\}`, "m").exec(goSource)![1]!;
+      const goFields = Object.fromEntries(
+        goArgs
+          .split("\n")
+          .map((line) => line.trim())
+          .filter((line) => line && !line.startsWith("//"))
+          .map((line) => line.split(/\s+/) as [string, string]),
+      );
+      const pythonSource = readFileSync(
+        join(first, "python", "pulumi_gms", `${pythonName(kind[0]!.toLowerCase() + kind.slice(1))}.py`),
+        "utf8",
+      );
+      const pythonArgs = new RegExp(`class ${kind}Args:\\n\\s+def __init__\\(__self__, \\*,\\n([\\s\\S]*?)\\):`).exec(pythonSource)![1]!;
+      const pythonParameters = Object.fromEntries(
+        pythonArgs.split("\n").map((line) => {
+          const [name, type] = line
+            .trim()
+            .replace(/ = None,?$|,$/, "")
+            .split(": ") as [string, string];
+          return [name, plainPythonType(type)];
+        }),
+      );
+      for (const input of sdkInputs(kind)) {
+        expect(goFields[input.go], `${kind}Args.${input.go}`).toBe(input.goType);
+        expect(pythonParameters[input.python], `${kind}Args(${input.python})`).toBe(input.pythonType);
+      }
+      expect(Object.keys(goFields).sort(), kind).toEqual(
+        sdkInputs(kind)
+          .map((input) => input.go)
+          .sort(),
+      );
+    }
+  });
 
   it("hold the Python package pulumi_gms at the package's version, naming the plugin gms at it", () => {
     const python = join(first, "python");

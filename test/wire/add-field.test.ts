@@ -44,7 +44,7 @@ const { GmsClient } = require("./dist/client");
   const schema = generatePackageSchema();
   const app = schema.resources["gms:index:App"];
   const workspace = JSON.stringify(workspaceJsonSchema());
-  const reference = generatedDocs().find((page) => page.path.endsWith("reference.md")).text;
+  const reference = generatedDocs().find((page) => page.path.endsWith("kinds/app.md")).text;
   const provider = resourceProvider(appKind);
   const checked = await provider.check({}, { name: "Painted", color: "teal", connection });
   const created = await provider.create(checked.inputs);

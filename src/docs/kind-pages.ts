@@ -1,0 +1,210 @@
+/**
+ * A page per kind under docs/kinds/, as a provider's registry page has it: what the kind is; its examples, each the
+ * whole program in YAML (as written in examples/programs/) and in the TypeScript, Python and Go that `npm run
+ * examples` converts it into; its inputs and outputs with each language's name and type (derived from schema.json's
+ * property specs, as the SDK generators derive them: test/release/sdks.test.ts holds them to the generated SDKs);
+ * which fields update in place or replace, which are secret or write-only; how to import an existing object and what
+ * the program must then declare; the lookups its examples feed it from; and its quirks as the service has them.
+ */
+import { type InputField, type OutputField, requiredToDeclare } from "../provider/fields";
+import { type Kind, type KindName } from "../provider/kind";
+import { nativeToken } from "../provider/tokens";
+import { kinds } from "../resources";
+import { generatePackageSchema } from "../schema/package-schema";
+import { EXAMPLES_DIR, examplePrograms, fenced } from "./example-programs";
+import { code, defaultOf, generatedLine, table, yesOrBlank } from "./markdown";
+
+interface PropertySpec {
+  type?: string;
+  $ref?: string;
+  items?: PropertySpec;
+  additionalProperties?: PropertySpec;
+  oneOf?: PropertySpec[];
+}
+
+/** `docs/kinds/<kind>.md`: the kind's name in lowercase words joined by dashes. */
+export const kindPagePath = (kind: KindName): string => `docs/kinds/${kind.replace(/(?<!^)([A-Z])/g, "-$1").toLowerCase()}.md`;
+
+/** The Python SDK's name of a property: snake_case. */
+export const pythonName = (name: string): string => name.replace(/([A-Z])/g, "_$1").toLowerCase();
+/** The Go SDK's name of a property: its first letter capitalised. */
+export const goName = (name: string): string => name[0]!.toUpperCase() + name.slice(1);
+
+const refName = (ref: string): string => ref.slice(ref.lastIndexOf(":") + 1);
+
+/** The Go SDK's type of an input of an Args struct (`required`: not a pointer). */
+export function goInputType(spec: PropertySpec, required: boolean): string {
+  const ptr = required ? "" : "Ptr";
+  if (spec.oneOf) return "pulumi.Input";
+  if (spec.$ref === "pulumi.json#/Asset") return "pulumi.AssetOrArchiveInput";
+  if (spec.$ref === "pulumi.json#/Any") return "pulumi.Input";
+  if (spec.$ref) return `${refName(spec.$ref)}${ptr}Input`;
+  switch (spec.type) {
+    case "array":
+      return spec.items?.$ref ? `${refName(spec.items.$ref)}ArrayInput` : `pulumi.${scalarGo(spec.items?.type)}ArrayInput`;
+    case "object":
+      return "pulumi.MapInput";
+    default:
+      return `pulumi.${scalarGo(spec.type)}${ptr}Input`;
+  }
+}
+
+/** The Go SDK's type of an output of the resource struct (`required`: always set, so not a pointer). */
+export function goOutputType(spec: PropertySpec, required: boolean): string {
+  return goInputType(spec, required)
+    .replace(/Input$/, "Output")
+    .replace(/^pulumi\.Output$/, "pulumi.AnyOutput");
+}
+
+const scalarGo = (type: string | undefined): string =>
+  ({ string: "String", integer: "Int", number: "Float64", boolean: "Bool" })[type ?? ""] ?? "Any";
+
+/** The Python SDK's type of a property, as its signature reads without `pulumi.Input[...]` and `Optional[...]`. */
+export function pythonType(spec: PropertySpec, io: "input" | "output"): string {
+  const args = io === "input" ? "Args" : "";
+  if (spec.oneOf) return `Union[${spec.oneOf.map((branch) => pythonType(branch, io)).join(", ")}]`;
+  if (spec.$ref === "pulumi.json#/Asset") return "Union[pulumi.Asset, pulumi.Archive]";
+  if (spec.$ref === "pulumi.json#/Any") return "Any";
+  if (spec.$ref) return `'${refName(spec.$ref)}${io === "input" ? args : ""}'`;
+  switch (spec.type) {
+    case "array":
+      return `Sequence[${spec.items ? pythonType(spec.items, io) : "Any"}]`;
+    case "object":
+      return `Mapping[str, ${spec.additionalProperties ? pythonType(spec.additionalProperties, io) : "Any"}]`;
+    default:
+      return ({ string: "str", integer: "int", number: "float", boolean: "bool" } as Record<string, string>)[spec.type ?? ""] ?? "Any";
+  }
+}
+
+interface ResourceSpec {
+  inputProperties: Record<string, PropertySpec>;
+  properties: Record<string, PropertySpec>;
+  requiredInputs?: string[];
+  required?: string[];
+}
+
+const resourceSpec = (kind: KindName): ResourceSpec =>
+  (generatePackageSchema().resources as Record<string, ResourceSpec>)[nativeToken(kind)]!;
+
+/** Each input of the kind's Args in the Go and Python SDKs: the property, the Go field and type, the Python name and type. */
+export function sdkInputs(kind: KindName): { name: string; go: string; goType: string; python: string; pythonType: string }[] {
+  const spec = resourceSpec(kind);
+  const required = new Set(spec.requiredInputs ?? []);
+  return Object.entries(spec.inputProperties).map(([name, property]) => ({
+    name,
+    go: goName(name),
+    goType: goInputType(property, required.has(name)),
+    python: pythonName(name),
+    pythonType: pythonType(property, "input"),
+  }));
+}
+
+/** Each output of the kind's resource in the Go and Python SDKs (every property, inputs included, as they read back). */
+export function sdkOutputs(kind: KindName): { name: string; go: string; goType: string; python: string; pythonType: string }[] {
+  const spec = resourceSpec(kind);
+  const required = new Set(spec.required ?? []);
+  return Object.entries(spec.properties).map(([name, property]) => ({
+    name,
+    go: goName(name),
+    goType: goOutputType(property, required.has(name)),
+    python: pythonName(name),
+    pythonType: pythonType(property, "output"),
+  }));
+}
+
+/** The page of one kind. */
+export function renderKindPage(kind: Kind): string {
+  const token = nativeToken(kind.name);
+  const shown = examplePrograms().filter((example) => example.types.has(token));
+  const inputs = Object.fromEntries(sdkInputs(kind.name).map((input) => [input.name, input]));
+  const outputs = Object.fromEntries(sdkOutputs(kind.name).map((output) => [output.name, output]));
+  const writeOnly = Object.entries(kind.inputs as Record<string, InputField>).filter(([, field]) => field.writeOnly);
+  const lookups = [...new Set(shown.flatMap((example) => [...example.functions]))].sort();
+  const out: string[] = [
+    generatedLine(`src/resources/ (the ${kind.name} declaration), schema.json and ${EXAMPLES_DIR}/`),
+    "",
+    `# ${kind.name}`,
+    "",
+    `\`${token}\`: ${kind.description}`,
+    "",
+  ];
+  for (const example of shown) {
+    out.push(
+      `## Example: ${example.description}`,
+      "",
+      `From [${EXAMPLES_DIR}/${example.name}](../../${EXAMPLES_DIR}/${example.name}/).`,
+      "",
+    );
+    for (const [tag, text] of example.forms) out.push(...fenced(tag, text), "");
+  }
+  out.push(
+    "## Inputs",
+    "",
+    "The name in YAML and TypeScript, then in Python (keyword arguments) and Go (`" + `${kind.name}Args` + "` fields).",
+    "",
+    ...table(
+      ["YAML / TypeScript", "Python", "Go", "required", "update/replace", "secret", "write-only", "default", "description"],
+      Object.entries(kind.inputs as Record<string, InputField>).map(([name, field]) => [
+        code(name),
+        `${code(inputs[name]!.python)}: ${code(inputs[name]!.pythonType)}`,
+        `${code(inputs[name]!.go)} ${code(inputs[name]!.goType)}`,
+        field.required && !requiredToDeclare(field) ? "to create" : yesOrBlank(field.required),
+        field.change,
+        yesOrBlank(field.secret),
+        yesOrBlank(field.writeOnly),
+        defaultOf(field.default),
+        field.description,
+      ]),
+    ),
+    "",
+    "`connection` (Python `connection`, Go `Connection`), where this resource's calls go when not the stack's configuration, is",
+    "taken by every kind ([reference.md](../reference.md#inputs-every-kind-accepts)).",
+    "",
+    "## Outputs",
+    "",
+    ...table(
+      ["YAML / TypeScript", "Python", "Go", "secret", "description"],
+      Object.entries(kind.outputs as Record<string, OutputField>).map(([name, field]) => [
+        code(name),
+        code(outputs[name]!.python),
+        `${code(outputs[name]!.go)} ${code(outputs[name]!.goType)}`,
+        yesOrBlank(field.secret),
+        field.description,
+      ]),
+    ),
+    "",
+    "## Import",
+    "",
+    `An object made outside Pulumi comes under management by its GUID: \`pulumi import ${token} <name> <guid>\` in a YAML`,
+    "project (the command writes the resource's code), or the `import` resource option in any language (`import: <guid>` in",
+    "YAML's `options`, `{ import: guid }` in TypeScript, `pulumi.ResourceOptions(import_=guid)` in Python,",
+    "`pulumi.Import(pulumi.ID(guid))` in Go), with the program declaring the object's values; the next preview then shows no change.",
+    "`pulumi-gms discover` lists every object of a workspace with its GUID.",
+    "",
+    writeOnly.length > 0
+      ? `The service never returns ${writeOnly.map(([name]) => code(name)).join(", ")}: import cannot read ${writeOnly.length === 1 ? "it" : "them"} back, so the program must declare ${writeOnly.length === 1 ? "it" : "them"} (from secret config), and the value is taken as the object's.`
+      : "Import reads every input back from the service.",
+    "",
+  );
+  if (lookups.length > 0) {
+    out.push(
+      "## Lookups that feed it",
+      "",
+      "What the public interface cannot create is looked up by name; the examples above use:",
+      "",
+      ...lookups.map((name) => `- \`${name}\`: ${descriptionOfFunction(name)}`),
+      "",
+    );
+  }
+  if (kind.quirks && kind.quirks.length > 0) {
+    out.push("## As the service has it", "", ...kind.quirks.map((quirk) => `- ${quirk}`), "");
+  }
+  return out.join("\n");
+}
+
+const descriptionOfFunction = (token: string): string =>
+  ((generatePackageSchema().functions as Record<string, { description?: string }>)[token]?.description ?? "").split("\n")[0]!;
+
+/** Every kind's page. */
+export const kindPages = (): { path: string; text: string }[] =>
+  (Object.values(kinds) as Kind[]).map((kind) => ({ path: kindPagePath(kind.name), text: renderKindPage(kind) }));
