@@ -38,7 +38,7 @@ describe("the npm tarball", () => {
       "dist/plugin/main.js",
       "schema.json",
       "docs/reference.md",
-      "docs/yaml.md",
+      "docs/workspace-yaml.md",
       "README.md",
       "LICENSE",
       "CHANGELOG.md",

@@ -241,6 +241,6 @@ export function renderYamlReference(): string {
 /** Every generated page, by its path relative to the package root. */
 export const generatedDocs = (): { path: string; text: string }[] => [
   { path: "docs/reference.md", text: renderReference() },
-  { path: "docs/yaml.md", text: renderYamlReference() },
+  { path: "docs/workspace-yaml.md", text: renderYamlReference() },
   ...kindPages(),
 ];
