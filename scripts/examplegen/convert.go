@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -27,7 +28,7 @@ type language struct {
 
 var languages = []language{
 	{"typescript", nodejsgen.GenerateProgram, "index.ts", "typescript/index.ts", useNativeNamespace},
-	{"python", pygen.GenerateProgram, "__main__.py", "python/__main__.py", nil},
+	{"python", pygen.GenerateProgram, "__main__.py", "python/__main__.py", indexListItems},
 	{"go", gogen.GenerateProgram, "main.go", "go/main.go", nil},
 }
 
@@ -118,6 +119,37 @@ func useNativeNamespace(source []byte) ([]byte, error) {
 		return nil, fmt.Errorf("the generator imports pulumi-gms %d times", found)
 	}
 	return bytes.Join(lines, []byte("\n")), nil
+}
+
+// pythonFunctionResult matches a variable the Python generator assigns a package function's result to.
+var pythonFunctionResult = regexp.MustCompile(`(?m)^([a-z_][a-z0-9_]*) = gms\.get_[a-z0-9_]+\(`)
+
+// indexListItems rewrites the Python generator's attribute access on an item of a function's list result,
+// `records[0].guid`, as the key access that item allows, `records[0]["guid"]`: the Python SDK returns a function
+// whose result is a list (getDataRecords, getActions, ...) as the plain list of dicts the plugin answers, keyed by
+// the schema's camelCase names, while the generator writes attribute access as for an object result. Only a
+// variable holding a function's result and indexed with a number is touched: an object result is never indexed so.
+func indexListItems(source []byte) ([]byte, error) {
+	text := string(source)
+	for _, match := range pythonFunctionResult.FindAllStringSubmatch(text, -1) {
+		item := regexp.MustCompile(`\b` + match[1] + `\[(\d+)\]\.([a-z_][a-z0-9_]*)`)
+		text = item.ReplaceAllStringFunc(text, func(access string) string {
+			parts := item.FindStringSubmatch(access)
+			return fmt.Sprintf("%s[%s][%q]", match[1], parts[1], camelCase(parts[2]))
+		})
+	}
+	return []byte(text), nil
+}
+
+// camelCase turns the Python SDK's snake_case name back into the schema's: `created_at` to `createdAt`.
+func camelCase(name string) string {
+	parts := strings.Split(name, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
 }
 
 func warningsOf(diags hcl.Diagnostics) []string {

@@ -275,3 +275,35 @@ func TestIdentifierAndQuote(t *testing.T) {
 		t.Errorf("quote = %s, want %s", got, want)
 	}
 }
+
+func TestIndexListItems(t *testing.T) {
+	source := []byte(`records = gms.get_data_records(app="Support",
+    limit=3)
+action = gms.get_action(app="Support", name="Draft reply")
+golden = gms.Dataset("golden",
+    app=action.app,
+    data=[
+        records[0].guid,
+        records[12].created_at,
+    ])
+other[0].guid
+`)
+	got, err := indexListItems(source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `records = gms.get_data_records(app="Support",
+    limit=3)
+action = gms.get_action(app="Support", name="Draft reply")
+golden = gms.Dataset("golden",
+    app=action.app,
+    data=[
+        records[0]["guid"],
+        records[12]["createdAt"],
+    ])
+other[0].guid
+`
+	if string(got) != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -10,9 +10,9 @@ golden = gms.Dataset("golden",
     description="Replies a support lead reviewed",
     app=draft_reply.app,
     data=[
-        records[0].guid,
-        records[1].guid,
-        records[2].guid,
+        records[0]["guid"],
+        records[1]["guid"],
+        records[2]["guid"],
     ])
 pulumi.export("datasetGuid", golden.guid)
 pulumi.export("datasetRecords", golden.data)

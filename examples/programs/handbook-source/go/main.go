@@ -20,10 +20,8 @@ func main() {
 				ChunkSize:    pulumi.Int(400),
 				ChunkOverlap: pulumi.Int(40),
 			},
-			Process: pulumi.Bool(true),
-			WaitForIndexing: pulumi.Bool{
-				TimeoutSeconds: pulumi.Float64(120),
-			},
+			Process:         pulumi.Bool(true),
+			WaitForIndexing: pulumi.Any(true),
 		})
 		if err != nil {
 			return err

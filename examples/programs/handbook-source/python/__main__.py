@@ -10,9 +10,7 @@ handbook_source = gms.ContextSource("handbookSource",
         "chunk_overlap": 40,
     },
     process=True,
-    wait_for_indexing={
-        "timeout_seconds": float(120),
-    })
+    wait_for_indexing=True)
 pulumi.export("sourceGuid", handbook_source.guid)
 pulumi.export("indexingStatus", handbook_source.indexing_status)
 pulumi.export("indexingMetadata", handbook_source.indexing_metadata)

@@ -12,9 +12,7 @@ const handbookSource = new gms.ContextSource("handbookSource", {
         chunkOverlap: 40,
     },
     process: true,
-    waitForIndexing: {
-        timeoutSeconds: 120,
-    },
+    waitForIndexing: true,
 });
 export const sourceGuid = handbookSource.guid;
 export const indexingStatus = handbookSource.indexingStatus;

@@ -11,8 +11,8 @@ regressions = gms.Dataset("regressions",
     name="Reply regressions",
     app=draft_reply.app,
     data=[
-        records[0].guid,
-        records[1].guid,
+        records[0]["guid"],
+        records[1]["guid"],
     ])
 reply_quality = gms.Eval("replyQuality",
     name="Reply quality",

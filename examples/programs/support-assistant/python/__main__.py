@@ -31,9 +31,9 @@ reviewed = gms.Dataset("reviewed",
     name="Reviewed replies",
     app=draft_reply.app,
     data=[
-        records[0].guid,
-        records[1].guid,
-        records[2].guid,
+        records[0]["guid"],
+        records[1]["guid"],
+        records[2]["guid"],
     ])
 reply_quality = gms.Eval("replyQuality",
     name="Reply quality",
