@@ -4,9 +4,10 @@
  * fails when a generated file under examples/programs/ is not what the generator makes now. Needs Go (required
  * under CI=true); each run may compile pkg/v3 first, minutes on 2 cores, which later runs take from Go's build cache.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runToEnd } from "../run-to-end";
 
 const FILE = "examples/examplegen.test.ts";
 const ROOT = join(__dirname, "..", "..");
@@ -22,27 +23,11 @@ function goPresent(): boolean {
   return false;
 }
 
-/** Runs a command to its end; resolves with its exit code and its output. */
-function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk;
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
-}
-
 describe.skipIf(!goPresent())("the example converter", () => {
   it(
     "passes its Go unit tests",
     async () => {
-      const { code, output } = await run("go", ["test", "./..."], join(ROOT, "scripts", "examplegen"));
+      const { code, output } = await runToEnd("go", ["test", "./..."], join(ROOT, "scripts", "examplegen"));
       expect(code, output).toBe(0);
     },
     TIMEOUT,
@@ -51,7 +36,7 @@ describe.skipIf(!goPresent())("the example converter", () => {
   it(
     "finds the committed examples as the generator makes them (npm run examples -- --check)",
     async () => {
-      const { code, output } = await run(process.execPath, [join(ROOT, "scripts", "examples.mts"), "--check"], ROOT);
+      const { code, output } = await runToEnd(process.execPath, [join(ROOT, "scripts", "examples.mts"), "--check"], ROOT);
       expect(code, output).toBe(0);
     },
     TIMEOUT,

@@ -10,6 +10,7 @@ import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { installPackageCopy } from "../../src/testing";
 import { callOverHttp } from "../emulator/harness";
+import { ROUTES } from "./programs-harness";
 
 export const QUICKSTART = join(__dirname, "..", "..", "examples", "quickstart");
 
@@ -61,19 +62,10 @@ export async function expectNothingOfTheQuickstart(emulator: () => RunningEmulat
   const contexts = await list(`/workspaces/${workspace.guid}/context`);
   expect(contexts.map((context) => context.name)).toEqual(["Handbook"]);
   expect(await list(`/contexts/${contexts[0]!.guid}/context_sources`)).toEqual([]);
-  const routes: Record<string, (guid: string) => string> = {
-    App: (guid) => `/apps/${guid}`,
-    Workflow: (guid) => `/workflows/${guid}`,
-    ProviderConnection: (guid) => `/providers/${guid}`,
-    Model: (guid) => `/models/${guid}`,
-    Dataset: (guid) => `/datasets/${guid}`,
-    Eval: (guid) => `/evals/${guid}`,
-    Experiment: (guid) => `/experiments/${guid}`,
-    Skill: (guid) => `/skills/${guid}`,
-    ContextSource: (guid) => `/contexts/${contexts[0]!.guid}/context_sources/${guid}`,
-  };
+
   expect([...seen.values()].reduce((sum, guids) => sum + guids.size, 0)).toBe(count);
   for (const [kind, guids] of seen) {
-    for (const guid of guids) expect((await api("GET", routes[kind]!(guid))).status, `${kind} ${guid}`).toBe(404);
+    for (const guid of guids)
+      expect((await api("GET", ROUTES[kind]!(guid, { context: contexts[0]!.guid }))).status, `${kind} ${guid}`).toBe(404);
   }
 }

@@ -6,11 +6,12 @@
  * wheel carrying that version and a pulumi-plugin.json naming the plugin `gms` at it and where it is released. Needs Go (required under CI=true, as the CLI is), and the
  * Go module proxy for the SDK's dependencies; the wheel needs python3 with pip and skips, saying why, without it.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runToEnd } from "../run-to-end";
 import { buildWheel, generateSdks, goModulePath } from "../../scripts/dist/sdks.mts";
 import { pythonName, sdkInputs } from "../../src/docs/kind-pages";
 import { pluginDownloadURL } from "../../src/manifest";
@@ -63,22 +64,6 @@ function tree(dir: string): Map<string, Buffer> {
     .filter((entry) => entry.isFile())
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
   return new Map(files.sort().map((file) => [file, readFileSync(join(dir, file))]));
-}
-
-/** Runs a command to its end; resolves with its exit code and its output. */
-function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk;
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
 }
 
 /** A program of the Go SDK on Pulumi's mocks: it prints what each resource registration asked for. */
@@ -146,7 +131,7 @@ describe.skipIf(!hasGo)("the SDKs generated from schema.json", () => {
     const go = join(first, "go");
     const modulePath = await goModulePath(go);
     expect(importBasePath.startsWith(`${modulePath}/`), `${importBasePath} is not in the module ${modulePath}`).toBe(true);
-    const packages = await run("go", ["list", "./..."], go);
+    const packages = await runToEnd("go", ["list", "./..."], go);
     expect(packages.code, packages.output).toBe(0);
     expect(packages.output.split("\n")).toContain(importBasePath);
 
@@ -165,9 +150,9 @@ describe.skipIf(!hasGo)("the SDKs generated from schema.json", () => {
     "build and pass go vet",
     async () => {
       const go = join(first, "go");
-      const build = await run("go", ["build", "-trimpath", "./..."], go);
+      const build = await runToEnd("go", ["build", "-trimpath", "./..."], go);
       expect(build.code, build.output).toBe(0);
-      const vet = await run("go", ["vet", "-trimpath", "./..."], go);
+      const vet = await runToEnd("go", ["vet", "-trimpath", "./..."], go);
       expect(vet.code, vet.output).toBe(0);
     },
     10 * MINUTES,
@@ -186,9 +171,9 @@ describe.skipIf(!hasGo)("the SDKs generated from schema.json", () => {
           `module example.com/consumer\n\n${goLine}\n\nrequire ${modulePath} v${version}\n\nreplace ${modulePath} => ${sdk}\n`,
         );
         writeFileSync(join(program, "main.go"), CONSUMER);
-        const tidy = await run("go", ["mod", "tidy"], program);
+        const tidy = await runToEnd("go", ["mod", "tidy"], program);
         expect(tidy.code, tidy.output).toBe(0);
-        const ran = await run("go", ["run", "-trimpath", "."], program);
+        const ran = await runToEnd("go", ["run", "-trimpath", "."], program);
         expect(ran.code, ran.output).toBe(0);
         expect(ran.output.trim().split("\n").sort()).toEqual([
           `gms:index:App support "Customer support" version=${version}`,
@@ -220,8 +205,8 @@ describe.skipIf(!hasGo)("the SDKs generated from schema.json", () => {
           `module example.com/readme\n\n${goLine}\n\nrequire ${modulePath} v${version}\n\nreplace ${modulePath} => ${go}\n`,
         );
         writeFileSync(join(program, "main.go"), fenced(goReadme, "go"));
-        expect((await run("go", ["mod", "tidy"], program)).code).toBe(0);
-        const vet = await run("go", ["vet", "-trimpath", "."], program);
+        expect((await runToEnd("go", ["mod", "tidy"], program)).code).toBe(0);
+        const vet = await runToEnd("go", ["vet", "-trimpath", "."], program);
         expect(vet.code, vet.output).toBe(0);
       } finally {
         rmSync(program, { recursive: true, force: true });
