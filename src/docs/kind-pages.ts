@@ -181,9 +181,7 @@ export function renderKindPage(kind: Kind): string {
     "`pulumi.Import(pulumi.ID(guid))` in Go), with the program declaring the object's values; the next preview then shows no change.",
     "`pulumi-gms discover` lists every object of a workspace with its GUID.",
     "",
-    writeOnly.length > 0
-      ? `The service never returns ${writeOnly.map(([name]) => code(name)).join(", ")}: import cannot read ${writeOnly.length === 1 ? "it" : "them"} back, so the program must declare ${writeOnly.length === 1 ? "it" : "them"} (from secret config), and the value is taken as the object's.`
-      : "Import reads every input back from the service.",
+    writeOnly.length > 0 ? writeOnlyImportNote(writeOnly.map(([name]) => name)) : "Import reads every input back from the service.",
     "",
   );
   if (lookups.length > 0) {
@@ -200,6 +198,15 @@ export function renderKindPage(kind: Kind): string {
     out.push("## As the service has it", "", ...kind.quirks.map((quirk) => `- ${quirk}`), "");
   }
   return out.join("\n");
+}
+
+/** What import cannot read back: the write-only inputs, which the program must then declare. */
+function writeOnlyImportNote(names: string[]): string {
+  const them = names.length === 1 ? "it" : "them";
+  return (
+    `The service never returns ${names.map(code).join(", ")}: import cannot read ${them} back, so the program must ` +
+    `declare ${them} (from secret config), and the value is taken as the object's.`
+  );
 }
 
 const descriptionOfFunction = (token: string): string =>

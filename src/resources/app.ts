@@ -15,8 +15,10 @@ export const appKind = restKind(
     name: "App",
     description: "An App of the workspace: it groups Actions, Workflows, Data records and fine-tunes.",
     quirks: [
-      "Creating an App fails with 429 once the workspace's App allowance is used up; `pulumi-gms` reports it as the allowance, not as a rate limit to wait out.",
-      "An App's Actions are configured outside the public interface: deleting the App (a destroy, a replacement) takes them and its Data records out of reach, and no program can make them again.",
+      "Creating an App fails with 429 once the workspace's App allowance is used up; `pulumi-gms` reports it as the allowance, not as a rate " +
+        "limit to wait out.",
+      "An App's Actions are configured outside the public interface: deleting the App (a destroy, a replacement) takes them and its Data records " +
+        "out of reach, and no program can make them again.",
     ],
     inputs: {
       name: updatable(z.string().min(1, "must not be empty"), "The App's name; its slug is generated from it on create.", {

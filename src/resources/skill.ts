@@ -33,7 +33,8 @@ export const skillKind = restKind(
       "A Skill of the workspace. Skills are configured outside the public interface: create succeeds only " +
       "under the name of an already configured Skill, so bring an existing Skill under management by its GUID instead (the import resource option).",
     quirks: [
-      "The service resolves a new Skill's type by looking up an existing Skill of the same name, and answers 404 `Type not found` otherwise: new Skills are configured outside the public interface.",
+      "The service resolves a new Skill's type by looking up an existing Skill of the same name, and answers 404 `Type not found` otherwise: new " +
+        "Skills are configured outside the public interface.",
       "The service's update takes only the name: another type or metadata replaces the Skill.",
     ],
     inputs: {

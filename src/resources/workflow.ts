@@ -22,7 +22,8 @@ export const workflowKind = restKind(
       "A Workflow of an App: it runs ordered blocks, each an Action. Blocks are configured outside " +
       "the public interface, so this resource manages the Workflow record (its name and App) only.",
     quirks: [
-      "Blocks are configured outside the public interface: the resource manages the Workflow record only, and a Workflow without blocks cannot be triggered (404 `Workflow has no blocks`).",
+      "Blocks are configured outside the public interface: the resource manages the Workflow record only, and a Workflow without blocks cannot be " +
+        "triggered (404 `Workflow has no blocks`).",
     ],
     inputs: {
       name: updatable(

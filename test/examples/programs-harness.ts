@@ -212,7 +212,9 @@ const GO_MAIN_CLOSING = "\n\t})\n}\n";
  */
 export function inlineGoProgram(source: string, packageName: string): string {
   if (!/^[a-z][a-z0-9_]*$/.test(packageName)) throw new Error(`inlineGoProgram: ${JSON.stringify(packageName)} is not a Go package name`);
-  const shape = `a generated main.go is \`${GO_HEADER.trim()}\`, its imports, then \`func main() { pulumi.Run(func(ctx *pulumi.Context) error { ... }) }\` and nothing after it`;
+  const shape =
+    `a generated main.go is \`${GO_HEADER.trim()}\`, its imports, ` +
+    "then `func main() { pulumi.Run(func(ctx *pulumi.Context) error { ... }) }` and nothing after it";
   const opening = source.indexOf(GO_MAIN_OPENING);
   if (!source.startsWith(GO_HEADER)) throw new Error(`inlineGoProgram: no \`${GO_HEADER.trim()}\` on the first line: ${shape}`);
   if (opening < 0 || source.indexOf(GO_MAIN_OPENING, opening + 1) >= 0)

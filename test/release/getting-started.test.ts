@@ -127,7 +127,10 @@ describe.skipIf(!cli)(`the getting-started pages, every command run: ${cliName(c
           ),
           PIP_FIND_LINKS: join(dirname(release!.tarball), "python"),
           PIP_DISABLE_PIP_VERSION_CHECK: "1",
-          GOPROXY: `${goFileProxy(join(dirname(release!.tarball), "go"), release!.version, join(work, "goproxy"))},${process.env.GOPROXY ?? "https://proxy.golang.org"}`,
+          GOPROXY: [
+            goFileProxy(join(dirname(release!.tarball), "go"), release!.version, join(work, "goproxy")),
+            process.env.GOPROXY ?? "https://proxy.golang.org",
+          ].join(","),
           GONOSUMDB: "github.com/pulumi-gms",
           GOFLAGS: "-mod=mod",
         };

@@ -3,8 +3,9 @@
  * directory rather than read from release/, which may be stale: twice, byte for byte the same; the Go module at
  * the import path schema.json names, building, vetted and used by a Go program through a `replace` directive,
  * its resources registered with the package's version and the plugin's download URL; the Python package and its
- * wheel carrying that version and a pulumi-plugin.json naming the plugin `gms` at it and where it is released. Needs Go (required under CI=true, as the CLI is), and the
- * Go module proxy for the SDK's dependencies; the wheel needs python3 with pip and skips, saying why, without it.
+ * wheel carrying that version and a pulumi-plugin.json naming the plugin `gms` at it and where it is released. Needs
+ * Go (required under CI=true, as the CLI is), and the Go module proxy for the SDK's dependencies; the wheel needs
+ * python3 with pip and skips, saying why, without it.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
