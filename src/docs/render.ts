@@ -20,7 +20,7 @@ import { anchor, code, DOCS_COMMAND, defaultOf, generatedLine, table, yesOrBlank
 
 export { DOCS_COMMAND };
 
-export const toJsonSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
+const toJsonSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
   z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
 
 /** The bounds a number carries, leaving out the ones that only say "a safe integer". */
@@ -72,7 +72,7 @@ export function typeOf(json: JsonSchema): string {
 
 const allKinds = (): Kind[] => Object.values(kinds) as Kind[];
 
-/** The kind list, the inputs every kind accepts, a field table per kind and the lookups. */
+/** The index of the kind pages (docs/kinds/), the columns of their tables, the inputs every kind accepts and the lookups. */
 export function renderReference(): string {
   const out: string[] = [generatedLine("the kind declarations (src/resources/, src/provider/fields.ts) and src/lookups.ts")];
   const list = allKinds();
