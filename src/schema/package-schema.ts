@@ -341,7 +341,7 @@ import pulumi_gms as gms
 key = pulumi.Config().require_secret("openaiKey")
 support = gms.App("support", name="Customer support", description="Answers tickets")
 openai = gms.ProviderConnection("openai", provider="openai", key=key, nickname="Main")
-gpt = gms.Model("gpt", llm="gpt-4o", provider=openai.guid, key=key)
+gpt = gms.Model("gpt", llm="gpt-4o", provider=openai.id, key=key)
 pulumi.export("appGuid", support.guid)
 \`\`\`
 

@@ -191,7 +191,7 @@ func main() {
 		}
 		if _, err := %[4]s.NewModel(ctx, "gpt", &%[4]s.ModelArgs{
 			Llm:      pulumi.String("gpt-4o"),
-			Provider: openai.Guid,
+			Provider: openai.ID(),
 			Key:      key,
 		}); err != nil {
 			return err
