@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { type DistContext, DistError } from "./context.mts";
 import { cannotBuild, type Platform } from "./platforms.mts";
-import { bundle, megabytes, singleExecutable } from "./sea.mts";
+import { bundle, megabytes, pinnedNode, singleExecutable } from "./sea.mts";
 import { gzippedTarball } from "./tar.mts";
 
 interface Executable {
@@ -64,6 +64,7 @@ export const tarballName = (executable: Executable, version: string, target: Pla
 export async function buildExecutables(context: DistContext, targets: readonly Platform[]): Promise<void> {
   const refused = targets.flatMap((target) => cannotBuild(target) ?? []);
   if (refused.length > 0) throw new DistError(refused.join("; "));
+  const node = pinnedNode(context);
   const work = mkdtempSync(join(tmpdir(), "gms-dist-executables-"));
   try {
     for (const executable of EXECUTABLES) {
@@ -71,7 +72,7 @@ export async function buildExecutables(context: DistContext, targets: readonly P
       await bundle(context, executable.entry, bundled);
       for (const target of targets) {
         const file = join(work, `${executable.name}-${target.name}${target.executableSuffix}`);
-        await singleExecutable(context, target, bundled, file, work);
+        await singleExecutable(context, node, target, bundled, file, work);
         const tarball = join(context.release, tarballName(executable, context.version, target));
         writeFileSync(
           tarball,

@@ -1,6 +1,6 @@
 /**
- * Node.js single executable applications, as the release's executables are made (the plugin, scripts/dist/plugin.mts,
- * and the command-line tool, scripts/dist/cli.mts): an entry of src/ bundled into one CommonJS file by esbuild (an
+ * Node.js single executable applications, as the release's executables are made (the plugin and the command-line
+ * tool, scripts/dist/executables.mts): an entry of src/ bundled into one CommonJS file by esbuild (an
  * application's `require` reaches only Node's built-in modules, so everything else must be inside), a blob of it
  * (`--experimental-sea-config`), injected with postject into a copy of the target platform's Node.js binary of the
  * project's pinned version (the `node` devDependency's).
@@ -99,19 +99,26 @@ function duplicatePackages(inputs: string[], names: string[]): string[] {
   });
 }
 
+/** This machine's Node.js of the project's pinned version, which makes every blob and, for its own platform, is the binary. */
+export interface PinnedNode {
+  path: string;
+  version: string;
+}
+
 /**
- * The single executable `executable` for `target`, of the bundle `bundleFile`, made in the folder `work`. No V8 snapshot
+ * The single executable `executable` for `target`, of the bundle `bundleFile`, made in the folder `work` with `node`. No V8 snapshot
  * (`useSnapshot`): with the code cache the executables already start well within what is asked of them, and a snapshot
  * would run every module's load-time code (the SDK's, grpc-js's) on the build machine and keep its state.
  */
 export async function singleExecutable(
   context: DistContext,
+  node: PinnedNode,
   target: Platform,
   bundleFile: string,
   executable: string,
   work: string,
 ): Promise<void> {
-  const host = pinnedNode(context);
+  const host = node.path;
   const native = target.name === hostPlatform()?.name;
   const blob = join(work, `${target.name}.blob`);
   const config = join(work, `${target.name}.sea-config.json`);
@@ -129,7 +136,7 @@ export async function singleExecutable(
   const made = spawnSync(host, ["--experimental-sea-config", config], { cwd: work, encoding: "utf8" });
   if (made.status !== 0) throw new DistError(`node --experimental-sea-config failed: ${made.stderr || made.error?.message}`);
 
-  const binary = native ? host : await nodeBinaryFromNpm(context, target);
+  const binary = native ? host : await nodeBinaryFromNpm(context, node.version, target);
   if (!readFileSync(binary).includes(SEA_FUSE))
     throw new DistError(`${binary} has no SEA fuse (${SEA_FUSE}): it is not an official Node.js build`);
   copyFileSync(binary, executable);
@@ -142,7 +149,7 @@ export async function singleExecutable(
     throw new DistError(`postject could not inject the blob: ${injected.stdout}${injected.stderr}${injected.error?.message ?? ""}`);
   if (target.os === "darwin") codesign(["--sign", "-", executable]);
   context.progress(
-    `${relative(work, executable)} for ${target.name}: ${megabytes(blob)} blob${native ? " with V8's code cache" : ""} in Node.js ${pinnedNodeVersion(context)}, ${megabytes(executable)}`,
+    `${relative(work, executable)} for ${target.name}: ${megabytes(blob)} blob${native ? " with V8's code cache" : ""} in Node.js ${node.version}, ${megabytes(executable)}`,
   );
 }
 
@@ -152,8 +159,8 @@ function codesign(args: string[]): void {
 }
 
 /** The version of the `node` devDependency that package-lock.json pins: the Node.js every executable is made of. */
-function pinnedNodeVersion(context: DistContext): string {
-  const lock = JSON.parse(readFileSync(join(context.root, "package-lock.json"), "utf8")) as {
+export function pinnedNodeVersion(root: string): string {
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
     packages: Record<string, { version?: string }>;
   };
   const version = lock.packages["node_modules/node"]?.version;
@@ -165,12 +172,12 @@ function pinnedNodeVersion(context: DistContext): string {
  * This machine's Node.js of the pinned version: the one running this script when it is that version (npm scripts run
  * on the devDependency's), else the devDependency's binary.
  */
-function pinnedNode(context: DistContext): string {
-  const version = pinnedNodeVersion(context);
-  if (process.version === `v${version}`) return process.execPath;
+export function pinnedNode(context: DistContext): PinnedNode {
+  const version = pinnedNodeVersion(context.root);
+  if (process.version === `v${version}`) return { path: process.execPath, version };
   const installed = join(context.root, "node_modules", "node", "bin", "node");
   const found = existsSync(installed) ? spawnSync(installed, ["--version"], { encoding: "utf8" }).stdout?.trim() : undefined;
-  if (found === `v${version}`) return installed;
+  if (found === `v${version}`) return { path: installed, version };
   throw new DistError(
     `the executables are made of Node.js ${version} (the node devDependency), but this is ${process.version}` +
       `${found ? ` and ${relative(context.root, installed)} is ${found}` : ""}: run it as npm run dist, or with that Node.js`,
@@ -181,8 +188,7 @@ function pinnedNode(context: DistContext): string {
  * `target`'s Node.js binary of the pinned version, from npm's package of it (`npm pack` into node_modules/.cache/,
  * kept there for the next build).
  */
-async function nodeBinaryFromNpm(context: DistContext, target: Platform): Promise<string> {
-  const version = pinnedNodeVersion(context);
+async function nodeBinaryFromNpm(context: DistContext, version: string, target: Platform): Promise<string> {
   const name = `node-${target.nodePlatform === "win32" ? "win" : target.nodePlatform}-${target.nodeArch}`;
   const cache = join(context.root, "node_modules", ".cache", "pulumi-gms-dist", `${name}-${version}`);
   const binary = join(cache, "package", "bin", `node${target.executableSuffix}`);

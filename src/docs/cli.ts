@@ -4,6 +4,7 @@
  * work runs only when it is the program (`node dist/docs/cli.js`).
  */
 import { writeOrCheck } from "../generated-files";
-import { DOCS_COMMAND, generatedDocs } from "./render";
+import { DOCS_COMMAND } from "./markdown";
+import { generatedDocs } from "./render";
 
 if (require.main === module) process.exitCode = writeOrCheck(generatedDocs(), DOCS_COMMAND, process.argv.slice(2));

@@ -11,7 +11,7 @@ import { type Kind, type KindName } from "../provider/kind";
 import { nativeToken } from "../provider/tokens";
 import { kinds } from "../resources";
 import { generatePackageSchema } from "../schema/package-schema";
-import { EXAMPLES_DIR, examplePrograms, fenced } from "./example-programs";
+import { EXAMPLES_DIR, type ExampleProgram, examplePrograms, fenced } from "./example-programs";
 import { code, defaultOf, generatedLine, table, yesOrBlank } from "./markdown";
 
 interface PropertySpec {
@@ -23,7 +23,9 @@ interface PropertySpec {
 }
 
 /** `docs/kinds/<kind>.md`: the kind's name in lowercase words joined by dashes. */
-export const kindPagePath = (kind: KindName): string => `docs/kinds/${kind.replace(/(?<!^)([A-Z])/g, "-$1").toLowerCase()}.md`;
+export const kindPagePath = (kind: KindName): string => `docs/${kindPageLink(kind)}`;
+/** The link to a kind's page from a page of docs/. */
+export const kindPageLink = (kind: KindName): string => `kinds/${kind.replace(/(?<!^)([A-Z])/g, "-$1").toLowerCase()}.md`;
 
 /** The Python SDK's name of a property: snake_case. */
 export const pythonName = (name: string): string => name.replace(/([A-Z])/g, "_$1").toLowerCase();
@@ -59,18 +61,17 @@ export function goOutputType(spec: PropertySpec, required: boolean): string {
 const scalarGo = (type: string | undefined): string =>
   ({ string: "String", integer: "Int", number: "Float64", boolean: "Bool" })[type ?? ""] ?? "Any";
 
-/** The Python SDK's type of a property, as its signature reads without `pulumi.Input[...]` and `Optional[...]`. */
-export function pythonType(spec: PropertySpec, io: "input" | "output"): string {
-  const args = io === "input" ? "Args" : "";
-  if (spec.oneOf) return `Union[${spec.oneOf.map((branch) => pythonType(branch, io)).join(", ")}]`;
+/** The Python SDK's type of an input, as its signature reads without `pulumi.Input[...]` and `Optional[...]`. */
+export function pythonInputType(spec: PropertySpec): string {
+  if (spec.oneOf) return `Union[${spec.oneOf.map(pythonInputType).join(", ")}]`;
   if (spec.$ref === "pulumi.json#/Asset") return "Union[pulumi.Asset, pulumi.Archive]";
   if (spec.$ref === "pulumi.json#/Any") return "Any";
-  if (spec.$ref) return `'${refName(spec.$ref)}${io === "input" ? args : ""}'`;
+  if (spec.$ref) return `'${refName(spec.$ref)}Args'`;
   switch (spec.type) {
     case "array":
-      return `Sequence[${spec.items ? pythonType(spec.items, io) : "Any"}]`;
+      return `Sequence[${spec.items ? pythonInputType(spec.items) : "Any"}]`;
     case "object":
-      return `Mapping[str, ${spec.additionalProperties ? pythonType(spec.additionalProperties, io) : "Any"}]`;
+      return `Mapping[str, ${spec.additionalProperties ? pythonInputType(spec.additionalProperties) : "Any"}]`;
     default:
       return ({ string: "str", integer: "int", number: "float", boolean: "bool" } as Record<string, string>)[spec.type ?? ""] ?? "Any";
   }
@@ -83,41 +84,51 @@ interface ResourceSpec {
   required?: string[];
 }
 
-const resourceSpec = (kind: KindName): ResourceSpec =>
-  (generatePackageSchema().resources as Record<string, ResourceSpec>)[nativeToken(kind)]!;
+/** What the pages are made from, read once for all of them: the package schema and the example programs. */
+interface PageSources {
+  schema: Record<string, unknown>;
+  programs: ExampleProgram[];
+}
+
+const pageSources = (): PageSources => ({ schema: generatePackageSchema(), programs: examplePrograms() });
+
+const resourceSpec = (schema: Record<string, unknown>, kind: KindName): ResourceSpec =>
+  (schema.resources as Record<string, ResourceSpec>)[nativeToken(kind)]!;
 
 /** Each input of the kind's Args in the Go and Python SDKs: the property, the Go field and type, the Python name and type. */
-export function sdkInputs(kind: KindName): { name: string; go: string; goType: string; python: string; pythonType: string }[] {
-  const spec = resourceSpec(kind);
+export function sdkInputs(
+  kind: KindName,
+  schema = generatePackageSchema(),
+): { name: string; go: string; goType: string; python: string; pythonType: string }[] {
+  const spec = resourceSpec(schema, kind);
   const required = new Set(spec.requiredInputs ?? []);
   return Object.entries(spec.inputProperties).map(([name, property]) => ({
     name,
     go: goName(name),
     goType: goInputType(property, required.has(name)),
     python: pythonName(name),
-    pythonType: pythonType(property, "input"),
+    pythonType: pythonInputType(property),
   }));
 }
 
-/** Each output of the kind's resource in the Go and Python SDKs (every property, inputs included, as they read back). */
-export function sdkOutputs(kind: KindName): { name: string; go: string; goType: string; python: string; pythonType: string }[] {
-  const spec = resourceSpec(kind);
+/** Each output of the kind's resource in the Go SDK, by the field the resource struct has (always set: not a pointer). */
+function goOutputs(kind: KindName, schema: Record<string, unknown>): Record<string, { go: string; goType: string }> {
+  const spec = resourceSpec(schema, kind);
   const required = new Set(spec.required ?? []);
-  return Object.entries(spec.properties).map(([name, property]) => ({
-    name,
-    go: goName(name),
-    goType: goOutputType(property, required.has(name)),
-    python: pythonName(name),
-    pythonType: pythonType(property, "output"),
-  }));
+  return Object.fromEntries(
+    Object.entries(spec.properties).map(([name, property]) => [
+      name,
+      { go: goName(name), goType: goOutputType(property, required.has(name)) },
+    ]),
+  );
 }
 
 /** The page of one kind. */
-export function renderKindPage(kind: Kind): string {
+export function renderKindPage(kind: Kind, { schema, programs }: PageSources = pageSources()): string {
   const token = nativeToken(kind.name);
-  const shown = examplePrograms().filter((example) => example.types.has(token));
-  const inputs = Object.fromEntries(sdkInputs(kind.name).map((input) => [input.name, input]));
-  const outputs = Object.fromEntries(sdkOutputs(kind.name).map((output) => [output.name, output]));
+  const shown = programs.filter((example) => example.types.has(token));
+  const inputs = Object.fromEntries(sdkInputs(kind.name, schema).map((input) => [input.name, input]));
+  const outputs = goOutputs(kind.name, schema);
   const writeOnly = Object.entries(kind.inputs as Record<string, InputField>).filter(([, field]) => field.writeOnly);
   const lookups = [...new Set(shown.flatMap((example) => [...example.functions]))].sort();
   const out: string[] = [
@@ -166,7 +177,7 @@ export function renderKindPage(kind: Kind): string {
       ["YAML / TypeScript", "Python", "Go", "secret", "description"],
       Object.entries(kind.outputs as Record<string, OutputField>).map(([name, field]) => [
         code(name),
-        code(outputs[name]!.python),
+        code(pythonName(name)),
         `${code(outputs[name]!.go)} ${code(outputs[name]!.goType)}`,
         yesOrBlank(field.secret),
         field.description,
@@ -190,7 +201,9 @@ export function renderKindPage(kind: Kind): string {
       "",
       "What the public interface cannot create is looked up by name; the examples above use:",
       "",
-      ...lookups.map((name) => `- \`${name}\`: ${descriptionOfFunction(name)}`),
+      ...lookups.map(
+        (name) => `- \`${name}\`: ${firstLine((schema.functions as Record<string, { description?: string }>)[name]?.description)}`,
+      ),
       "",
     );
   }
@@ -209,9 +222,10 @@ function writeOnlyImportNote(names: string[]): string {
   );
 }
 
-const descriptionOfFunction = (token: string): string =>
-  ((generatePackageSchema().functions as Record<string, { description?: string }>)[token]?.description ?? "").split("\n")[0]!;
+const firstLine = (text: string | undefined): string => (text ?? "").split("\n")[0]!;
 
-/** Every kind's page. */
-export const kindPages = (): { path: string; text: string }[] =>
-  (Object.values(kinds) as Kind[]).map((kind) => ({ path: kindPagePath(kind.name), text: renderKindPage(kind) }));
+/** Every kind's page, made from one reading of the schema and the examples. */
+export function kindPages(): { path: string; text: string }[] {
+  const sources = pageSources();
+  return (Object.values(kinds) as Kind[]).map((kind) => ({ path: kindPagePath(kind.name), text: renderKindPage(kind, sources) }));
+}

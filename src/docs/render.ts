@@ -15,10 +15,8 @@ import type { JsonSchema } from "../schema/package-schema";
 import { workspaceJsonSchema } from "../workspace/schema-json";
 import { SECTION_OF } from "../workspace/spec";
 import { dynamicToken, nativeToken } from "../provider/tokens";
-import { kindPagePath, kindPages } from "./kind-pages";
-import { anchor, code, DOCS_COMMAND, defaultOf, generatedLine, table, yesOrBlank } from "./markdown";
-
-export { DOCS_COMMAND };
+import { kindPageLink, kindPages } from "./kind-pages";
+import { anchor, code, defaultOf, generatedLine, table, yesOrBlank } from "./markdown";
 
 const toJsonSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
   z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
@@ -89,7 +87,7 @@ export function renderReference(): string {
     ...table(
       ["Kind", "Type token", "Inputs", "Outputs", "What it is"],
       list.map((kind) => [
-        `[${kind.name}](${kindPagePath(kind.name).replace(/^docs\//, "")})`,
+        `[${kind.name}](${kindPageLink(kind.name)})`,
         code(nativeToken(kind.name)),
         String(Object.keys(kind.inputs).length),
         String(Object.keys(kind.outputs).length),
@@ -212,7 +210,7 @@ export function renderYamlReference(): string {
     out.push(
       `## ${section}`,
       "",
-      `${json.description ?? ""}${kind ? ` Each entry declares one [${kind.name}](${kindPagePath(kind.name).replace(/^docs\//, "")}).` : ""}`,
+      `${json.description ?? ""}${kind ? ` Each entry declares one [${kind.name}](${kindPageLink(kind.name)}).` : ""}`,
       "",
     );
     out.push(

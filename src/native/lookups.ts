@@ -18,13 +18,16 @@ type OutputForm<N extends LookupName> = (
   opts?: pulumi.InvokeOutputOptions,
 ) => pulumi.Output<LookupResultOf<N>>;
 
+/** Whether the plugin answers the lookup with its result's properties (an object) or as the single `result` (a list). */
+const answersObject = (name: LookupName): boolean => lookupDeclarations[name].result instanceof z.ZodObject;
+
 function plain<N extends LookupName>(name: N): Plain<N> {
-  const invoke = lookupDeclarations[name].result instanceof z.ZodObject ? pulumi.runtime.invoke : pulumi.runtime.invokeSingle;
+  const invoke = answersObject(name) ? pulumi.runtime.invoke : pulumi.runtime.invokeSingle;
   return (args, opts = {}) => invoke(nativeToken(name), args as pulumi.Inputs, withPluginVersion(opts));
 }
 
 function outputForm<N extends LookupName>(name: N): OutputForm<N> {
-  const invoke = lookupDeclarations[name].result instanceof z.ZodObject ? pulumi.runtime.invokeOutput : pulumi.runtime.invokeSingleOutput;
+  const invoke = answersObject(name) ? pulumi.runtime.invokeOutput : pulumi.runtime.invokeSingleOutput;
   return (args, opts = {}) => invoke<LookupResultOf<N>>(nativeToken(name), args, withPluginVersion(opts));
 }
 

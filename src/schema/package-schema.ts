@@ -317,7 +317,7 @@ const CONFIG_VARIABLES: Record<string, Record<string, unknown>> = {
 };
 
 /** What the SDKs generated from the schema are (the wheel's summary, the Go package's doc comment). */
-export const SDK_DESCRIPTION =
+const SDK_DESCRIPTION =
   "The Pulumi provider for generation management service workspaces: Apps, provider connections with their secret keys, " +
   "Models, Workflows, Datasets, Evals, Experiments, Skills, Context Sources and fine-tunes, on the gms provider plugin.";
 

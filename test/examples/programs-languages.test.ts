@@ -1,27 +1,11 @@
-/**
- * Every example program of examples/programs runs in TypeScript, Python and Go as `npm run examples` generated it
- * (typescript/index.ts, python/__main__.py, go/main.go), on the real CLI with the plugin installed from the release's
- * tarball, each example in a stack of its own against an emulator of its own seeded with fixtures.json. Each makes
- * the check the YAML suite makes (programs-harness.ts: `up`, every object found through the API, a preview with no
- * change, `destroy` leaving only the fixtures, no secret in any output or in `pulumi stack export`), and its stack's
- * outputs are the ones the YAML declares.
- *
- * Each language's driver runs the generated file unchanged as an Automation API inline program, one process per
- * operation (`<driver> <example> <stack> <up|preview|destroy>` in the example's folder, config from
- * GMS_EXAMPLE_CONFIG): TypeScript imports a copy of index.ts (Node.js strips its types) in an ES module package with
- * the package installed; Python runs a copy of __main__.py with `runpy`; Go builds one binary of every example, each
- * main.go turned into a package whose `Program` is the function its main gave to `pulumi.Run` (`inlineGoProgram`).
- * A language whose toolchain is absent skips, saying so; the release and the CLI are required under CI=true.
- */
-import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installPackageCopy } from "../../src/testing";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
 import { type InstalledPlugin, installPlugin, type PluginRelease, releaseFor } from "../release/harness";
-import { run, toolchainAbsent, withPath } from "../release/scenario";
+import { goModuleOnRelease, pythonWithWheel, run, toolchainAbsent, withPath } from "../release/scenario";
 import {
   checkExampleLifecycle,
   copyExampleFiles,
@@ -39,8 +23,6 @@ const FILE = "examples/programs-languages.test.ts";
 const release = releaseFor(FILE);
 const cli = release && pulumiCliFor(FILE);
 const STACK = "dev";
-/** The Python SDK of Pulumi the programs run on, as test/release/python.test.ts pins it. */
-const PULUMI_PYTHON = "3.272.0";
 /** A venv with pip installs, or a Go build of the Pulumi SDK with a cold cache, on 2 cores. */
 const PREPARE_TIMEOUT = 600_000;
 /** Four CLI runs of one example (up, export, preview, destroy) while others run beside it. */
@@ -221,25 +203,9 @@ const LANGUAGES: { name: string; prepare(dir: string, release: PluginRelease): P
   {
     name: "Python",
     async prepare(dir, release) {
-      const python = spawnSync("python3", ["-c", "import venv"], { encoding: "utf8" });
-      if (python.status !== 0) return toolchainAbsent(`python3 with venv does not run (${python.error?.message ?? python.stderr.trim()})`);
-      const wheels = join(dirname(release.tarball), "python");
-      const wheel = existsSync(wheels) ? readdirSync(wheels).filter((name) => name.endsWith(".whl")) : [];
-      if (wheel.length !== 1) return `release/python holds ${wheel.length} wheels, not one (npm run dist builds it)`;
-      const venv = join(dir, "venv");
-      try {
-        await run("python3", ["-m", "venv", venv], { cwd: dir, env: process.env });
-        await run(
-          join(venv, "bin", "pip"),
-          ["install", "--quiet", "--disable-pip-version-check", `pulumi==${PULUMI_PYTHON}`, join(wheels, wheel[0]!)],
-          {
-            cwd: dir,
-            env: process.env,
-          },
-        );
-      } catch (error) {
-        return `python3 could not make a virtual environment with pulumi ${PULUMI_PYTHON} and the wheel: ${(error as Error).message}`;
-      }
+      const made = await pythonWithWheel(dir, release);
+      if (typeof made === "string" || "toolchainAbsent" in made) return made;
+      const { venv } = made;
       writeFileSync(join(dir, "driver.py"), PYTHON_DRIVER);
       return {
         place: (example, exampleDir) => copyFileSync(generated(example, "python", "__main__.py"), join(exampleDir, "__main__.py")),
@@ -251,22 +217,9 @@ const LANGUAGES: { name: string; prepare(dir: string, release: PluginRelease): P
   {
     name: "Go",
     async prepare(dir, release) {
-      const go = spawnSync("go", ["version"], { encoding: "utf8" });
-      if (go.status !== 0)
-        return toolchainAbsent(`go does not run (${go.error?.message ?? go.stderr.trim()}); the Go programs are built with it`);
-      const sdk = join(dirname(release.tarball), "go");
-      if (!existsSync(join(sdk, "go.mod"))) return "no release/go/go.mod (npm run dist builds it)";
-      const sdkGoMod = readFileSync(join(sdk, "go.mod"), "utf8");
-      const sdkModule = /^module (\S+)$/m.exec(sdkGoMod)![1]!;
-      // The driver's go directive and Pulumi SDK are the generated module's own.
-      const goVersion = /^go (\S+)$/m.exec(sdkGoMod)![1]!;
-      const pulumiSdk = /github\.com\/pulumi\/pulumi\/sdk\/v3 v\S+/.exec(sdkGoMod)![0];
       const module = "gms-examples-go";
-      const requires = [`${sdkModule} v${release.version}`, pulumiSdk].map((line) => `\t${line}\n`).join("");
-      writeFileSync(
-        join(dir, "go.mod"),
-        `module ${module}\n\ngo ${goVersion}\n\nrequire (\n${requires})\n\nreplace ${sdkModule} => ${sdk}\n`,
-      );
+      const problem = goModuleOnRelease(dir, release, module);
+      if (problem) return problem;
       // Why an example is left out of the driver: its main.go is not of the generated shape, or does not compile.
       const broken = new Map<string, string>();
       for (const name of EXAMPLES) {

@@ -1,13 +1,6 @@
-/**
- * The scenario (scenario.ts) as a Go program run through the Automation API (`auto.UpsertStackInlineSource`): the Go
- * module the release generates (release/go, through a `replace`) and `github.com/pulumi/pulumi/sdk/v3` from the Go
- * module proxy, built once into an executable. It serves its language runtime from its own process, so no language
- * host is needed; the CLI and the plugin from the release's tarball get a PATH of the CLI's folder alone.
- */
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { automationProgram, describeScenario, run, STACK, toolchainAbsent } from "./scenario";
+import { automationProgram, describeScenario, goModuleOnRelease, run, STACK } from "./scenario";
 
 const LANGUAGE = "Go";
 
@@ -143,22 +136,9 @@ func drive(operation, stage string, rest []string) error {
 `;
 
 describeScenario(LANGUAGE, "release/go.test.ts", async (bed) => {
-  const go = spawnSync("go", ["version"], { encoding: "utf8" });
-  if (go.status !== 0)
-    return toolchainAbsent(`go does not run (${go.error?.message ?? go.stderr.trim()}); the Go program is built with it`);
-  const sdk = join(bed.release.tarball, "..", "go");
-  if (!existsSync(join(sdk, "go.mod"))) return "no release/go/go.mod (npm run dist builds it)";
-  const sdkGoMod = readFileSync(join(sdk, "go.mod"), "utf8");
-  const sdkModule = /^module (\S+)$/m.exec(sdkGoMod)![1]!;
-  // The program's go directive and Pulumi SDK are the generated module's own.
-  const goVersion = /^go (\S+)$/m.exec(sdkGoMod)![1]!;
-  const pulumiSdk = /github\.com\/pulumi\/pulumi\/sdk\/v3 v\S+/.exec(sdkGoMod)![0];
+  const problem = goModuleOnRelease(bed.dir, bed.release, "gms-release-go");
+  if (problem) return problem;
   writeFileSync(join(bed.dir, "main.go"), DRIVER);
-  const requires = [`${sdkModule} v${bed.release.version}`, pulumiSdk].map((line) => `\t${line}\n`).join("");
-  writeFileSync(
-    join(bed.dir, "go.mod"),
-    `module gms-release-go\n\ngo ${goVersion}\n\nrequire (\n${requires})\n\nreplace ${sdkModule} => ${sdk}\n`,
-  );
   try {
     await run("go", ["mod", "tidy"], { cwd: bed.dir, env: process.env });
     await run("go", ["build", "-trimpath", "-o", "driver", "."], { cwd: bed.dir, env: process.env });

@@ -5,14 +5,11 @@
  * is needed; the CLI and the plugin from the release's tarball get a PATH of the CLI's folder and the environment's
  * `bin`, with no Node.js on it.
  */
-import { spawnSync } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { automationProgram, describeScenario, run, STACK, toolchainAbsent, withPath } from "./scenario";
+import { automationProgram, describeScenario, pythonWithWheel, STACK, withPath } from "./scenario";
 
 const LANGUAGE = "Python";
-/** The Python SDK of Pulumi the program runs on: the newest release PyPI serves here, with the CLI's major version. */
-const PULUMI_PYTHON = "3.272.0";
 
 /** `python driver.py <up|preview|destroy> <stage> [legacy GUID]`: stage values from stages.json, keys from the environment. */
 const DRIVER = `import json
@@ -67,21 +64,9 @@ else:
 `;
 
 describeScenario(LANGUAGE, "release/python.test.ts", async (bed) => {
-  const wheels = readdirSync(join(bed.release.tarball, "..", "python")).filter((name) => name.endsWith(".whl"));
-  if (wheels.length !== 1) return `release/python holds ${wheels.length} wheels, not one (npm run dist builds it)`;
-  const python = spawnSync("python3", ["-c", "import venv"], { encoding: "utf8" });
-  if (python.status !== 0) return toolchainAbsent(`python3 with venv does not run (${python.error?.message ?? python.stderr.trim()})`);
-  const venv = join(bed.dir, "venv");
-  try {
-    await run("python3", ["-m", "venv", venv], { cwd: bed.dir, env: process.env });
-    const wheel = join(bed.release.tarball, "..", "python", wheels[0]!);
-    await run(join(venv, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", `pulumi==${PULUMI_PYTHON}`, wheel], {
-      cwd: bed.dir,
-      env: process.env,
-    });
-  } catch (error) {
-    return `python3 could not make a virtual environment with pulumi ${PULUMI_PYTHON} and the wheel: ${(error as Error).message}`;
-  }
+  const made = await pythonWithWheel(bed.dir, bed.release);
+  if (typeof made === "string" || "toolchainAbsent" in made) return made;
+  const { venv } = made;
   writeFileSync(join(bed.dir, "driver.py"), DRIVER);
   return automationProgram(bed, LANGUAGE, [join(venv, "bin", "python"), join(bed.dir, "driver.py")], withPath(bed.env, join(venv, "bin")));
 });

@@ -17,8 +17,8 @@
  * A language's suite gives a `LanguageProgram` that runs an operation of a stage; the stages' values are
  * `stageValues`, so that every language declares the same objects.
  */
-import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -147,6 +147,51 @@ function onPath(name: string, path: string | undefined): boolean {
 
 /** The language's toolchain (python3, go) is not on this machine: the suite skips, saying so, even under CI=true. */
 export const toolchainAbsent = (reason: string) => ({ toolchainAbsent: reason });
+export type ToolchainAbsent = ReturnType<typeof toolchainAbsent>;
+
+/** The Python SDK of Pulumi the Python programs run on: the newest release PyPI serves here, with the CLI's major version. */
+export const PULUMI_PYTHON = "3.272.0";
+
+/**
+ * A virtual environment `dir`/venv with PULUMI_PYTHON from PyPI and the release's wheel (release/python); or where
+ * python3 has no venv, `toolchainAbsent`; or why it could not be made (no single wheel, pip failed).
+ */
+export async function pythonWithWheel(dir: string, release: PluginRelease): Promise<{ venv: string } | ToolchainAbsent | string> {
+  const wheels = join(dirname(release.tarball), "python");
+  const wheel = existsSync(wheels) ? readdirSync(wheels).filter((name) => name.endsWith(".whl")) : [];
+  if (wheel.length !== 1) return `release/python holds ${wheel.length} wheels, not one (npm run dist builds it)`;
+  const python = spawnSync("python3", ["-c", "import venv"], { encoding: "utf8" });
+  if (python.status !== 0) return toolchainAbsent(`python3 with venv does not run (${python.error?.message ?? python.stderr.trim()})`);
+  const venv = join(dir, "venv");
+  try {
+    await run("python3", ["-m", "venv", venv], { cwd: dir, env: process.env });
+    const pip = ["install", "--quiet", "--disable-pip-version-check", `pulumi==${PULUMI_PYTHON}`, join(wheels, wheel[0]!)];
+    await run(join(venv, "bin", "pip"), pip, { cwd: dir, env: process.env });
+  } catch (error) {
+    return `python3 could not make a virtual environment with pulumi ${PULUMI_PYTHON} and the wheel: ${(error as Error).message}`;
+  }
+  return { venv };
+}
+
+/**
+ * `dir`/go.mod of a module `module` that requires the release's Go SDK (release/go, through a `replace`) and the
+ * Pulumi SDK at the version the SDK's go.mod names, with that go.mod's go directive; undefined when written, else
+ * `toolchainAbsent` without go, or why not (no release/go).
+ */
+export function goModuleOnRelease(dir: string, release: PluginRelease, module: string): ToolchainAbsent | string | undefined {
+  const go = spawnSync("go", ["version"], { encoding: "utf8" });
+  if (go.status !== 0)
+    return toolchainAbsent(`go does not run (${go.error?.message ?? go.stderr.trim()}); the Go programs are built with it`);
+  const sdk = join(dirname(release.tarball), "go");
+  if (!existsSync(join(sdk, "go.mod"))) return "no release/go/go.mod (npm run dist builds it)";
+  const sdkGoMod = readFileSync(join(sdk, "go.mod"), "utf8");
+  const sdkModule = /^module (\S+)$/m.exec(sdkGoMod)![1]!;
+  const goVersion = /^go (\S+)$/m.exec(sdkGoMod)![1]!;
+  const pulumiSdk = /github\.com\/pulumi\/pulumi\/sdk\/v3 v\S+/.exec(sdkGoMod)![0];
+  const requires = [`${sdkModule} v${release.version}`, pulumiSdk].map((line) => `\t${line}\n`).join("");
+  writeFileSync(join(dir, "go.mod"), `module ${module}\n\ngo ${goVersion}\n\nrequire (\n${requires})\n\nreplace ${sdkModule} => ${sdk}\n`);
+  return undefined;
+}
 
 /**
  * The scenario as a suite for one language. `prepare` returns the language's program; `toolchainAbsent(reason)`

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { PLATFORMS } from "../../scripts/dist/platforms.mts";
+import { pinnedNodeVersion } from "../../scripts/dist/sea.mts";
 
 const ROOT = join(__dirname, "..", "..");
 const WORKFLOWS = join(ROOT, ".github", "workflows");
@@ -59,7 +60,6 @@ const packageJson = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"))
   scripts: Record<string, string>;
   repository: { url: string };
 };
-const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string }> };
 
 const stepsOf = (workflow: Workflow) => Object.values(workflow.jobs).flatMap((job) => job.steps);
 const needsOf = (job: Job) => (job.needs === undefined ? [] : [job.needs].flat());
@@ -146,7 +146,7 @@ describe("the workflows in .github/workflows", () => {
   });
 
   it("set up the Node.js that the node devDependency pins, and Go and Python as the project builds with them", () => {
-    const pinned = lock.packages["node_modules/node"]?.version;
+    const pinned = pinnedNodeVersion(ROOT);
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
     for (const [file, workflow] of Object.entries(workflows)) {
       const steps = stepsOf(workflow);
