@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
-import { type AnswerGate, answerGate, type Deployment, gmsPendingCreates, gmsResources } from "../recover/harness";
+import { type Deployment, gmsPendingCreates, gmsResources } from "../recover/harness";
 import { beyond, DECLARED, killedMidway, QUICKSTART, quickstartIn, quickstartObjects, type Run, runPipeline } from "./gitops-harness";
 import { type S3Backend, s3BackendFor, startS3Backend } from "./s3-backend";
 
@@ -35,7 +35,6 @@ const LOCKS = ".pulumi/locks/organization/gms-quickstart";
 describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an S3 backend (${cliName(cli)}, moto)`, () => {
   let work: string;
   let emulator: RunningEmulator;
-  let gate: AnswerGate;
   let s3: S3Backend;
   /** Two runners: each its own copy of the program and its own PULUMI_HOME, one bucket. */
   let runners: [NodeJS.ProcessEnv, NodeJS.ProcessEnv];
@@ -78,12 +77,10 @@ describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an 
       fixtures: join(QUICKSTART, "fixtures.yaml"),
       faults: "seed=31,latency=50-150,latency-at=answer,methods=POST+PUT+DELETE",
     });
-    // Every runner reaches the service through the gate, open but for the kill's moment (see the killed runner's test).
-    gate = await answerGate(emulator.url, Number.POSITIVE_INFINITY);
     s3 = await startS3Backend();
     const runner = (name: string): NodeJS.ProcessEnv => ({
       ...s3.env,
-      GMS_BASE_URL: gate.url,
+      GMS_BASE_URL: emulator.url,
       GMS_API_KEY: emulator.apiKey,
       OPENAI_API_KEY: OPENAI_KEY,
       GMS_REQUEST_DEADLINE_MS: "3000",
@@ -103,7 +100,6 @@ describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an 
       expect(text).not.toContain(OPENAI_KEY);
     }
     await s3?.close();
-    await gate?.close();
     await emulator?.close();
     if (work) rmSync(work, { recursive: true, force: true });
   });
@@ -189,11 +185,10 @@ describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an 
   it("a runner killed mid-up: the other runner's next up recovers from the bucket and converges, with no human step", async () => {
     const midway = (deployment: Deployment) => gmsResources(deployment).length >= 2 && gmsPendingCreates(deployment).length > 0;
     const beforeKill = await quickstartObjects(emulator, "guid");
-    // The moment is the test's: four creates' answers pass (two resources at least: a file-backed Context Source takes
-    // three POSTs), the later ones are held, so the run has recorded some and has creates in flight until the kill.
-    gate.holdAfter(4);
-    const { killed, stopped } = await killedMidway({ ...runners[0], GMS_STACK: "killed" }, cli, () => checkpoint("killed"), midway);
-    gate.open();
+    // A read that meets the CLI writing the checkpoint can get a 500 from moto's server (seen in a CI run): the poll
+    // reads again 20 ms later, as it does while the checkpoint is not written yet.
+    const polled = () => checkpoint("killed").catch((error: Error) => (/: 5\d\d$/.test(error.message) ? {} : Promise.reject(error)));
+    const { killed, stopped } = await killedMidway({ ...runners[0], GMS_STACK: "killed" }, cli, polled, midway);
     outputs.push(stopped.output);
     expect(killed, `the run ended before the moment came:\n${stopped.output}`).toBeGreaterThan(0);
     const left = await checkpoint("killed");

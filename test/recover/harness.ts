@@ -110,8 +110,6 @@ export interface AnswerGate {
   url: string;
   /** Lets every answer through from now on, those held included (a killed client's are dropped). */
   open(): void;
-  /** From now on passes the answers to `passed` more creates back and holds the answers to later ones, until `open()`. */
-  holdAfter(passed: number): void;
   close(): Promise<void>;
 }
 
@@ -125,9 +123,8 @@ export interface AnswerGate {
 export async function answerGate(target: string, passed: number): Promise<AnswerGate> {
   const upstream = new URL(target);
   let answered = 0;
-  let limit = passed;
   let open: () => void = () => undefined;
-  let opened = new Promise<void>((resolve) => (open = resolve));
+  const opened = new Promise<void>((resolve) => (open = resolve));
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -141,7 +138,7 @@ export async function answerGate(target: string, passed: number): Promise<Answer
         body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
       });
       const body = Buffer.from(await answer.arrayBuffer());
-      if (request.method === "POST" && answer.ok && ++answered > limit) await opened;
+      if (request.method === "POST" && answer.ok && ++answered > passed) await opened;
       // The service's own headers, its Date among them: recover reads the service's clock from it.
       const passedOn = [...answer.headers].filter(
         ([name]) => !["connection", "keep-alive", "transfer-encoding", "content-length"].includes(name),
@@ -155,17 +152,9 @@ export async function answerGate(target: string, passed: number): Promise<Answer
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}`;
   return {
     url,
-    open: () => {
-      limit = Number.POSITIVE_INFINITY;
-      open();
-    },
-    holdAfter: (more) => {
-      limit = answered + more;
-      opened = new Promise<void>((resolve) => (open = resolve));
-    },
+    open: () => open(),
     close: () =>
       new Promise<void>((resolve) => {
-        limit = Number.POSITIVE_INFINITY;
         open();
         server.closeAllConnections();
         server.close(() => resolve());
