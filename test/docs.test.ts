@@ -148,4 +148,21 @@ describe("the README and docs/", () => {
     }
     expect(broken).toEqual([]);
   });
+
+  it("link the repository's files a user does not have (the tests) to the repository, at paths that exist", () => {
+    const repository = "https://github.com/pulumi-gms/pulumi-gms/";
+    expect(JSON.parse(read("package.json")).repository.url).toContain("github.com/pulumi-gms/pulumi-gms");
+    // The pages about the repository itself, and the bench's generated page, name its files as they are.
+    const aboutTheRepository = new Set(["docs/layout.md", "docs/development.md", "docs/benchmarks.md"]);
+    const problems: string[] = [];
+    for (const page of pages) {
+      const text = read(page).replace(/```[\s\S]*?```/g, "");
+      for (const [, kind, path] of text.matchAll(new RegExp(`${repository}(blob|tree)/main/([^)\\s]+)`, "g")))
+        if (!existsSync(join(root, path!.replace(/\{.*\}|\*.*$/, "")))) problems.push(`${page}: ${kind}/main/${path} (no such path)`);
+      if (aboutTheRepository.has(page)) continue;
+      const bare = text.replace(/\[`[^`]*`\]\([^)]*\)/g, "").match(/`test\/[\w./*{},-]*`/g) ?? [];
+      for (const mention of bare) problems.push(`${page}: ${mention} is not a link to the repository`);
+    }
+    expect(problems).toEqual([]);
+  });
 });

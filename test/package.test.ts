@@ -73,11 +73,19 @@ describe("the npm tarball", () => {
     for (const target of Object.values(bin)) expect(readFileSync(join(root, target), "utf8"), target).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 
-  it("holds nothing of the repository's own: no tests, TypeScript sources, scripts, Pulumi CLI or databases", () => {
+  it("holds the source of the program converter that discover --language runs with Go, without its tests", () => {
+    const converter = files.filter((file) => file.startsWith("scripts/examplegen/"));
+    expect(converter).toEqual(
+      expect.arrayContaining(["scripts/examplegen/go.mod", "scripts/examplegen/go.sum", "scripts/examplegen/main.go"]),
+    );
+    expect(converter.filter((file) => !/\.go$|\/go\.(mod|sum)$/.test(file) || file.endsWith("_test.go"))).toEqual([]);
+  });
+
+  it("holds nothing of the repository's own: no tests, TypeScript sources, other scripts, Pulumi CLI or databases", () => {
     const unwanted = files.filter(
       (file) =>
         file.startsWith("test/") ||
-        file.startsWith("scripts/") ||
+        (file.startsWith("scripts/") && !file.startsWith("scripts/examplegen/")) ||
         file.startsWith("examples/") ||
         file.startsWith("node_modules/") ||
         file.endsWith(".tsbuildinfo") ||

@@ -6,12 +6,14 @@
  *   downloads it by that name from the schema's `pluginDownloadURL`, and `pulumi plugin install resource gms <version>
  *   --file <tarball>` installs it by hand;
  * - `pulumi-gms-v<version>-<os>-<arch>.tar.gz`, the command-line tool (`discover`, `recover`, `emulator`, `migrate`)
- *   for teams that do not run Node.js.
+ *   for teams that do not run Node.js, with `pulumi-gms-convert` beside it: the examples' converter
+ *   (scripts/examplegen, a Go program built for the platform), which `discover --language` runs.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { type DistContext, DistError } from "./context.mts";
+import { basename, join, relative } from "node:path";
+import { CONVERTER } from "../../dist/discover/languages.js";
+import { type DistContext, DistError, runStep } from "./context.mts";
 import { cannotBuild, type Platform } from "./platforms.mts";
 import { bundle, megabytes, pinnedNode, singleExecutable } from "./sea.mts";
 import { gzippedTarball } from "./tar.mts";
@@ -23,6 +25,21 @@ interface Executable {
   readonly entry: string;
   /** The README.md beside it in the tarball. */
   readme(version: string, target: Platform): string;
+  /** Executables beside it in the tarball, built for the platform into `work`: their paths. */
+  companions?(context: DistContext, target: Platform, work: string): Promise<string[]>;
+}
+
+/** The converter `pulumi-gms discover --language` runs (src/discover/convert.ts names it), built by Go for `target`. */
+async function converterFor(context: DistContext, target: Platform, work: string): Promise<string[]> {
+  const file = join(work, target.name, `${CONVERTER}${target.executableSuffix}`);
+  await runStep(
+    "go",
+    ["build", "-trimpath", "-ldflags=-s -w", "-o", file, "."],
+    join(context.root, "scripts", "examplegen"),
+    `building pulumi-gms-convert for ${target.name} (go build in scripts/examplegen)`,
+    { ...process.env, GOOS: target.os, GOARCH: target.arch, CGO_ENABLED: "0" },
+  );
+  return [file];
 }
 
 export const PLUGIN: Executable = {
@@ -50,8 +67,12 @@ The command-line tool of the gms package: \`pulumi-gms discover\` (adopt an exis
 (settle what a killed \`pulumi up\` left), \`pulumi-gms emulator\` (the service on this machine) and
 \`pulumi-gms migrate\`. A single executable that brings its own Node.js runtime; put it on PATH.
 
+Keep \`${CONVERTER}\` beside it: \`pulumi-gms discover --language typescript|python|go\` runs it to write the
+program that adopts a workspace in that language.
+
     pulumi-gms --help
 `,
+  companions: converterFor,
 };
 
 const EXECUTABLES = [PLUGIN, CLI] as const;
@@ -73,16 +94,18 @@ export async function buildExecutables(context: DistContext, targets: readonly P
       for (const target of targets) {
         const file = join(work, `${executable.name}-${target.name}${target.executableSuffix}`);
         await singleExecutable(context, node, target, bundled, file, work);
+        const companions = (await executable.companions?.(context, target, work)) ?? [];
         const tarball = join(context.release, tarballName(executable, context.version, target));
         writeFileSync(
           tarball,
           gzippedTarball([
             { name: `${executable.name}${target.executableSuffix}`, mode: 0o755, data: readFileSync(file) },
+            ...companions.map((companion) => ({ name: basename(companion), mode: 0o755, data: readFileSync(companion) })),
             { name: "LICENSE", mode: 0o644, data: readFileSync(join(context.root, "LICENSE")) },
             { name: "README.md", mode: 0o644, data: Buffer.from(executable.readme(context.version, target)) },
           ]),
         );
-        rmSync(file);
+        for (const written of [file, ...companions]) rmSync(written);
         context.progress(`${relative(context.root, tarball)}: ${megabytes(tarball)}`);
       }
     }

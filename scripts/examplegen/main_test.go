@@ -184,6 +184,22 @@ outputs:
 	assertContains(t, "main.go", files["go/main.go"], `summarize, err := gms.GetAction(ctx, &gms.GetActionArgs{`)
 }
 
+func TestImportOption(t *testing.T) {
+	files := convert(t, writeExample(t, "adopted", `name: adopted
+runtime: yaml
+resources:
+  billing:
+    type: gms:index:App
+    properties:
+      name: Billing
+    options:
+      import: 5e306a16-8d3c-4a1b-9f0e-000000000001
+`))
+	assertContains(t, "index.ts", files["typescript/index.ts"], `import: "5e306a16-8d3c-4a1b-9f0e-000000000001",`)
+	assertContains(t, "__main__.py", files["python/__main__.py"], `import_="5e306a16-8d3c-4a1b-9f0e-000000000001"`)
+	assertContains(t, "main.go", files["go/main.go"], `pulumi.Import(pulumi.ID("5e306a16-8d3c-4a1b-9f0e-000000000001"))`)
+}
+
 func TestRefusals(t *testing.T) {
 	cases := map[string]struct{ yaml, want string }{
 		"missing required argument": {

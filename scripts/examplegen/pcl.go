@@ -291,7 +291,6 @@ func (w *pclWriter) options(o ast.ResourceOptionsDecl) ([]string, error) {
 	unsupported := map[string]bool{
 		"aliases":        o.Aliases != nil,
 		"customTimeouts": o.CustomTimeouts != nil,
-		"import":         o.Import != nil,
 		"providers":      o.Providers != nil,
 		"hideDiffs":      o.HideDiffs != nil,
 	}
@@ -313,6 +312,7 @@ func (w *pclWriter) options(o ast.ResourceOptionsDecl) ([]string, error) {
 		addProperties("additionalSecretOutputs", o.AdditionalSecretOutputs),
 		addIf(o.Version != nil, func() error { return add("version", o.Version) }),
 		addIf(o.PluginDownloadURL != nil, func() error { return add("pluginDownloadURL", o.PluginDownloadURL) }),
+		addIf(o.Import != nil, func() error { return add("import", o.Import) }),
 	}
 	if err := errors.Join(steps...); err != nil {
 		return nil, err

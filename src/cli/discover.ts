@@ -6,17 +6,28 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { DiscoverSettings } from "../discover/command";
+import { isProgramLanguage, PROGRAM_LANGUAGES } from "../discover/languages";
 import { type Command, type CommandIo, parseFlags, runWith, UsageError } from "./command";
 
 const DEFAULT_OUT = "gms-import.json";
+const DEFAULT_PROGRAM_DIR = "gms-adopted";
 
-const USAGE = `usage: pulumi-gms discover [--out FILE] [--stack NAME] [--pulumi PATH] [--api-key-file FILE] [--json]
+const USAGE = `usage: pulumi-gms discover [--language yaml|typescript|python|go] [--out PATH] [--stack NAME] [--pulumi PATH]
+                          [--api-key-file FILE] [--json]
 
 Lists every object of every kind in the workspace that GMS_API_KEY selects at GMS_BASE_URL and writes the document
 \`pulumi import --file\` reads: each object's type (gms:index:<Kind>), its GUID, and a resource name made from its
 own name (lowercase, digits and underscores; twins of one name told apart by kind, then by their GUID's first digits).
 
-  --out FILE           where to write it (default ${DEFAULT_OUT}), relative to the current folder
+  --language LANG      write instead the program that adopts it all, in yaml, typescript, python or go: each
+                       resource declared with the \`import\` resource option and the inputs the service shows, each
+                       key read from a secret config value; its first \`pulumi up\` imports every object and changes
+                       nothing. It goes into a new folder (--out, default ${DEFAULT_PROGRAM_DIR}), with its Pulumi.yaml.
+                       Other languages than YAML are converted by pulumi-gms-convert (beside pulumi-gms in the
+                       release's tarball; GMS_CONVERTER names another path), or with Go from the npm package's copy
+                       of its source. No language host is needed, unlike \`pulumi import\`.
+  --out PATH           where to write it (default ${DEFAULT_OUT}, or ${DEFAULT_PROGRAM_DIR} with --language),
+                       relative to the current folder
   --stack NAME         leave out what stack NAME already manages (read with \`pulumi stack export\` in the current
                        folder, the project's) and the names it uses; the commands printed name the stack
   --pulumi PATH        the Pulumi CLI that reads the stack (default: pulumi on PATH)
@@ -40,6 +51,7 @@ function settingsFrom(argv: string[], io: CommandIo): DiscoverSettings | "help" 
       "the API key is never a flag (the process list and the shell's history would show it): set GMS_API_KEY, or give a file holding it with --api-key-file",
     );
   const { values, positionals } = parseFlags(argv, {
+    language: { type: "string" },
     out: { type: "string" },
     stack: { type: "string" },
     pulumi: { type: "string" },
@@ -49,8 +61,11 @@ function settingsFrom(argv: string[], io: CommandIo): DiscoverSettings | "help" 
   });
   if (values.help) return "help";
   if (positionals.length > 0) throw new UsageError(`discover takes no arguments, only flags (got ${positionals.join(" ")})`);
-  for (const flag of ["out", "stack", "pulumi", "api-key-file"] as const)
+  for (const flag of ["language", "out", "stack", "pulumi", "api-key-file"] as const)
     if (values[flag] === "") throw new UsageError(`--${flag} needs a value`);
+  const language = values.language;
+  if (language !== undefined && !isProgramLanguage(language))
+    throw new UsageError(`--language ${language} is not one of ${Object.keys(PROGRAM_LANGUAGES).join(", ")}`);
   const baseUrl = io.env.GMS_BASE_URL;
   if (!baseUrl) throw new UsageError("GMS_BASE_URL is not set: the service's address, for example https://gms.example.com/v1");
   let apiKey = io.env.GMS_API_KEY;
@@ -76,7 +91,8 @@ function settingsFrom(argv: string[], io: CommandIo): DiscoverSettings | "help" 
     maxRetries,
     // Checked with the URL, once the connection module is loaded (below).
     maxRequestsPerSecond: io.env.GMS_MAX_REQUESTS_PER_SECOND ? Number(io.env.GMS_MAX_REQUESTS_PER_SECOND) : undefined,
-    out: values.out ?? DEFAULT_OUT,
+    out: values.out ?? (language === undefined ? DEFAULT_OUT : DEFAULT_PROGRAM_DIR),
+    language,
     stack: values.stack,
     pulumi: values.pulumi ?? "pulumi",
     json: values.json ?? false,
@@ -110,7 +126,7 @@ const run = (argv: string[], io: CommandIo): Promise<number> =>
 
 export const discoverCommand: Command = {
   name: "discover",
-  summary: "write the `pulumi import --file` document of every object in a workspace",
+  summary: "write the `pulumi import --file` document of every object in a workspace, or the program that adopts them",
   usage: USAGE,
   run,
 };

@@ -5,14 +5,22 @@ import type { Discovery } from "./plan";
 /** The import document, as `pulumi import --file` reads it. */
 export const renderDocument = (discovery: Discovery): string => `${JSON.stringify(discovery.document, null, 2)}\n`;
 
+/** What was written: the import document, or the program that adopts the workspace (`--language`), which reads the keys itself. */
+export type Written = { importDocument: string } | { program: string; language: string };
+
 /** The summary: what was listed and written, what was left out and why, what to set and run next. */
-export function renderSummary(discovery: Discovery, file: string): string {
+export function renderSummary(discovery: Discovery, written: Written): string {
   const lines: string[] = [];
   const { workspace, listed, document, leftOut, configKeys, notes, caveats, language } = discovery;
   const total = KIND_NAMES.reduce((sum, kind) => sum + listed[kind], 0);
   lines.push(`Workspace "${workspace.name}" (${workspace.guid}): ${total} objects.`);
   lines.push(`  ${KIND_NAMES.map((kind) => `${kind} ${listed[kind]}`).join(", ")}`);
-  lines.push(`Wrote ${file}: ${document.resources.length} to import.`);
+  const count = document.resources.length;
+  if ("importDocument" in written) lines.push(`Wrote ${written.importDocument}: ${count} to import.`);
+  else
+    lines.push(
+      `Wrote ${written.program}: a ${written.language} program that adopts ${count} objects (its first \`pulumi up\` imports each, changing nothing).`,
+    );
   const managed = leftOut.filter((entry) => entry.code === "managed");
   const others = leftOut.filter((entry) => entry.code !== "managed");
   if (managed.length > 0) lines.push(`Left out, already managed by the stack: ${managed.length} (--json lists each).`);
@@ -21,7 +29,10 @@ export function renderSummary(discovery: Discovery, file: string): string {
     for (const entry of others) lines.push(`  ${entry.type} "${entry.object}" ${entry.guid}: ${entry.reason}`);
   }
   lines.push(`Not imported: ${discovery.notResources}`);
-  if (configKeys.length > 0) {
+  if (configKeys.length > 0 && !("importDocument" in written)) {
+    lines.push("Keys the service never returns (the objects keep theirs; the program reads each from a secret config value):");
+    for (const key of configKeys) lines.push(`  ${key.setCommand}`);
+  } else if (configKeys.length > 0) {
     lines.push(
       "Keys the service never returns (the imported objects keep theirs; a program needs them to create one anew): " +
         `set each as a secret (the CLI asks for the value), then add its line to the code \`pulumi import\` writes${
@@ -38,11 +49,16 @@ export function renderSummary(discovery: Discovery, file: string): string {
   if (caveats.length > 0) {
     lines.push("Before a program may delete what it imports:");
     for (const caveat of caveats) lines.push(`  ${caveat.type} (${caveat.resources.length}): ${caveat.caveat}`);
-    lines.push("  `pulumi import` protects what it imports (unless --protect=false): keep that on what you mean to keep.");
+    lines.push(
+      "importDocument" in written
+        ? "  `pulumi import` protects what it imports (unless --protect=false): keep that on what you mean to keep."
+        : "  The program does not protect what it adopts: give what you mean to keep the `protect` resource option.",
+    );
   }
   if (language.assumed) lines.push(`Lines are written for ${language.runtime}: ${language.assumed}.`);
   lines.push("Next:");
   for (const command of discovery.next) lines.push(`  ${command}`);
-  if (language.runtime === "yaml") lines.push("  (the resources `pulumi import --out` writes go under `resources:` in Pulumi.yaml)");
+  if (language.runtime === "yaml" && "importDocument" in written)
+    lines.push("  (the resources `pulumi import --out` writes go under `resources:` in Pulumi.yaml)");
   return `${lines.join("\n")}\n`;
 }

@@ -4,26 +4,16 @@
  * fails when a generated file under examples/programs/ is not what the generator makes now. Needs Go (required
  * under CI=true); each run may compile pkg/v3 first, minutes on 2 cores, which later runs take from Go's build cache.
  */
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { goPresent } from "../go-present";
 import { runToEnd } from "../run-to-end";
 
 const FILE = "examples/examplegen.test.ts";
 const ROOT = join(__dirname, "..", "..");
 const TIMEOUT = 300_000;
 
-/** Whether Go runs; if not, prints why the tests skip, or fails under CI=true, where Go is required. */
-function goPresent(): boolean {
-  const probe = spawnSync("go", ["version"], { encoding: "utf8" });
-  if (probe.status === 0) return true;
-  const reason = `go does not run (${probe.error?.message ?? probe.stderr.trim()})`;
-  if (process.env.CI === "true") throw new Error(`${FILE}: go is required under CI=true: ${reason}`);
-  console.log(`${FILE}: skipping the example converter (a Go program): ${reason}`);
-  return false;
-}
-
-describe.skipIf(!goPresent())("the example converter", () => {
+describe.skipIf(!goPresent(FILE, "the example converter (a Go program)"))("the example converter", () => {
   it(
     "passes its Go unit tests",
     async () => {

@@ -2,7 +2,8 @@
  * The release's `pulumi-gms` for a team that runs no Node.js: the tarball of this machine's platform unpacked, the
  * executable run with a PATH that holds no `node`, only what the command itself calls (the Pulumi CLI, for recover):
  * - `--version` and `--help` answer;
- * - `discover` lists a workspace in the emulator and writes its import document;
+ * - `discover` lists a workspace in the emulator and writes its import document, and with `--language python` the
+ *   program that adopts it, converted by the pulumi-gms-convert beside it (and says where to get it when it is not);
  * - `recover` settles what a killed `pulumi up` leaves: a YAML project whose plugin is the release's tarball, its
  *   checkpoint as a SIGKILL leaves it (an App moved back into a pending create, the lock of a process that is gone),
  *   recorded by `recover --yes`, after which a preview finds no change and every App exists once.
@@ -10,7 +11,7 @@
  * language host, also required there.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,9 +46,9 @@ describe.skipIf(!release)("the release's pulumi-gms, where no Node.js is install
    * The executable with only `folders` on PATH (none holds node), in `cwd`, with `env` besides. Not spawnSync: the
    * emulator it calls answers from this process.
    */
-  const gms = (args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; folders?: string[] } = {}) =>
+  const gms = (args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; folders?: string[]; executable?: string } = {}) =>
     new Promise<Ran>((resolve, reject) => {
-      const child = spawn(executable, args, {
+      const child = spawn(options.executable ?? executable, args, {
         cwd: options.cwd ?? dir,
         env: { ...options.env, PATH: (options.folders ?? []).join(":"), HOME: dir },
         stdio: ["ignore", "pipe", "pipe"],
@@ -91,6 +92,29 @@ describe.skipIf(!release)("the release's pulumi-gms, where no Node.js is install
     expect(found.document.resources).toContainEqual(expect.objectContaining({ type: "gms:index:App", id: app }));
     expect(JSON.parse(readFileSync(join(dir, "import.json"), "utf8"))).toEqual(found.document);
     expect(ran.out + ran.err).not.toContain(API_KEY);
+    expect((await api("DELETE", `/apps/${app}`)).status).toBe(200);
+  });
+
+  it("discover --language python writes the adopting program with the converter beside it, and says so when it is not there", async () => {
+    const app = (await api<{ guid: string }>("POST", "/apps", { name: "Adopt in Python" })).body.guid;
+    const env = { GMS_BASE_URL: emulator.url, GMS_API_KEY: API_KEY };
+    const ran = await gms(["discover", "--language", "python", "--out", "adopted-python"], { env });
+    expect(ran.code, ran.err).toBe(0);
+    const program = readFileSync(join(dir, "adopted-python", "__main__.py"), "utf8");
+    expect(program).toContain("import pulumi_gms as gms");
+    expect(program).toContain(`import_="${app}"`);
+    expect(ran.err).toContain("Wrote adopted-python/__main__.py: a python program that adopts");
+
+    // Without the converter beside it, the executable (which never runs Go) says where to find it.
+    const alone = mkdtempSync(join(tmpdir(), "gms-release-gms-alone-"));
+    try {
+      copyFileSync(executable, join(alone, CLI.name));
+      const lone = await gms(["discover", "--language", "go"], { cwd: alone, env, executable: join(alone, CLI.name) });
+      expect(lone.code).toBe(1);
+      expect(lone.err).toContain("needs the converter pulumi-gms-convert: it is beside pulumi-gms in the release's pulumi-gms tarball");
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
+    }
     expect((await api("DELETE", `/apps/${app}`)).status).toBe(200);
   });
 

@@ -1,6 +1,7 @@
 /**
  * Every platform's tarballs that `npm run dist` built here (the plugin's and the command-line tool's): the names the
- * engine's download asks for, the one executable at the root (`.exe` on Windows) with LICENSE and README.md, an
+ * engine's download asks for, the one executable at the root (`.exe` on Windows) with LICENSE and README.md (and,
+ * beside pulumi-gms, the program converter pulumi-gms-convert, a Go executable of the platform), an
  * executable of the platform's format and CPU read from its own headers (ELF x86-64 or AArch64, PE AMD64, Mach-O
  * x86-64 or ARM64), the single-executable blob inside it (the SEA fuse flipped, the bundle's own text present), and
  * release/checksums.txt, which sums every artefact in sha256sum's format. The linux-amd64 executables run on this
@@ -15,6 +16,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { artefacts, CHECKSUMS, sha256 } from "../../scripts/dist/checksums.mts";
+import { CONVERTER } from "../../src/discover/languages";
 import { CLI, PLUGIN, tarballName } from "../../scripts/dist/executables.mts";
 import { cannotBuild, hostPlatform, PLATFORMS, type Platform } from "../../scripts/dist/platforms.mts";
 import { SEA_FUSE } from "../../scripts/dist/sea.mts";
@@ -78,16 +80,26 @@ describe.each(PLATFORMS.map((target) => ({ target, name: target.name })))("the r
   describe.each([PLUGIN, CLI].map((executable) => ({ executable, name: executable.name })))("$name", ({ executable }) => {
     const tarball = join(RELEASE, tarballName(executable, version, target));
     const file = `${executable.name}${target.executableSuffix}`;
+    const companions = executable === CLI ? [`${CONVERTER}${target.executableSuffix}`] : [];
 
     it.skipIf(!checked)(
       `is ${executable.name}-v${version}-${target.name}.tar.gz, the executable at its root with LICENSE and README.md`,
       () => {
         const entries = tarballEntries(tarball);
-        expect(entries.map((entry) => entry.name).sort()).toEqual(["LICENSE", "README.md", file].sort());
-        expect(entries.find((entry) => entry.name === file)).toMatchObject({ type: "file", mode: 0o755 });
-        expect(target.os === "windows" ? file.endsWith(".exe") : !file.includes(".")).toBe(true);
+        expect(entries.map((entry) => entry.name).sort()).toEqual(["LICENSE", "README.md", file, ...companions].sort());
+        for (const name of [file, ...companions]) {
+          expect(entries.find((entry) => entry.name === name)).toMatchObject({ type: "file", mode: 0o755 });
+          expect(target.os === "windows" ? name.endsWith(".exe") : !name.includes(".")).toBe(true);
+        }
       },
     );
+
+    it.skipIf(!checked || companions.length === 0)(`holds ${CONVERTER}, a ${EXPECTED_KIND[target.name]} executable`, () => {
+      const dir = mkdtempSync(join(tmpdir(), "gms-release-platform-"));
+      dirs.push(dir);
+      execFileSync("tar", ["-xzf", tarball, "-C", dir, companions[0]!]);
+      expect(executableKind(readFileSync(join(dir, companions[0]!)))).toBe(EXPECTED_KIND[target.name]);
+    });
 
     it.skipIf(!checked)(`holds a ${EXPECTED_KIND[target.name]} executable with the application's blob injected`, () => {
       const dir = mkdtempSync(join(tmpdir(), "gms-release-platform-"));

@@ -223,6 +223,9 @@ describe(".github/workflows/release.yml", () => {
         expect(dist, entry.platform).toMatch(/^npm run dist -- /);
       }
       expect(steps.indexOf(usesOf(steps, "actions/upload-artifact")[0]!), entry.platform).toBeGreaterThan(steps.indexOf(dists[0]!));
+      // Go builds the converter beside pulumi-gms.
+      expect(steps.indexOf(usesOf(steps, "actions/setup-go")[0]!), entry.platform).toBeLessThan(steps.indexOf(dists[0]!));
+      expect(steps.indexOf(usesOf(steps, "actions/setup-go")[0]!), entry.platform).toBeGreaterThanOrEqual(0);
     }
     const upload = withOf(matrixJob.steps, "actions/upload-artifact");
     expect(upload.name).toBe("executables-${{ matrix.platform }}");
