@@ -35,6 +35,8 @@ export interface StepMetadata {
   old?: StepState;
   new?: StepState;
   diffs?: string[];
+  /** The fields whose change replaces the resource. */
+  keys?: string[];
   detailedDiff?: Record<string, { diffKind: string; inputDiff?: boolean }>;
 }
 
@@ -150,7 +152,7 @@ export function masked(value: unknown, secrets: readonly string[] = []): unknown
  * dynamic providers), the inputs whose old value (the service's, after the refresh) differs from the program's, as
  * the CLI's own display finds them.
  */
-function changedKeys(step: StepMetadata): string[] {
+export function changedKeys(step: StepMetadata): string[] {
   if (step.diffs && step.diffs.length > 0) return step.diffs;
   const olds = step.old?.inputs ?? {};
   const news = step.new?.inputs ?? {};
@@ -271,9 +273,11 @@ export function renderDriftMarkdown(facts: DriftFacts): string {
       ? "objects not managed by the stack: not listed"
       : `${plural(facts.unmanaged.length, "object", "objects")} of the workspace not managed by the stack`,
   ];
-  const verdict = hasDrift(facts)
-    ? "The next `up` puts the program's values back and makes the deleted objects again."
-    : "The service holds what the program declares.";
+  const putBack = [
+    ...(facts.changedFields.length > 0 ? ["puts the program's values back"] : []),
+    ...(facts.deleted.length > 0 ? ["makes the deleted objects again"] : []),
+  ];
+  const verdict = hasDrift(facts) ? `The next \`up\` ${putBack.join(" and ")}.` : "The service holds what the program declares.";
   const lines = [`## Drift report: stack \`${facts.stack}\``, "", `**${counts.join(" · ")}.** ${verdict}`, ""];
 
   lines.push("### Fields changed outside Pulumi", "");

@@ -2,8 +2,16 @@
  * GitOps for a gms workspace with the Pulumi Automation API: the three jobs a pipeline runs over the
  * quickstart program, each a function here and a command of this script.
  *
- *   node pipeline.ts preview    on a pull request: the plan, nothing changes
- *   node pipeline.ts up         on merge to main: apply the program
+ *   node pipeline.ts preview    on a pull request: the plan, nothing changes. It reads the service first (a preview
+ *                               with refresh) and writes plan.json and plan.md (plan.ts) into --report-dir, else
+ *                               GMS_PLAN_REPORT_DIR, else the current folder: plan.md is the pull request's comment,
+ *                               plan.json what the merge keeps to
+ *   node pipeline.ts up         on merge to main: apply the program. With --plan-file plan.json (the reviewed plan)
+ *                               it first makes a fresh plan the same way and compares: any difference (another step,
+ *                               another field, a secret that is not the reviewed one) changes nothing, writes
+ *                               plan-diff.md beside the plan file and exits 5; else it applies with the engine held
+ *                               to the reviewed plan (Pulumi's update plans). Without it, it applies what the program
+ *                               and the workspace say now, and says so
  *   node pipeline.ts refresh    on a schedule: read the service into the state, then report what `up`
  *                               would change back (drift); --fail-on-drift exits 3 when there is some. It
  *                               writes drift.json and drift.md (drift.ts) into --report-dir, else
@@ -43,9 +51,11 @@
  *
  * Needs the `pulumi` CLI on PATH (the Automation API drives it) and Node.js 22.18 or later (it runs the
  * program's TypeScript by stripping the types). The last line a job prints is `result: {...}` (JSON) for
- * the pipeline to read.
+ * the pipeline to read: its stack outputs come from one read of the state, secret ones as "[secret]", and any value
+ * holding one of the job's secrets is masked too. An option a job does not take is a usage error (exit 2).
  */
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -53,8 +63,17 @@ import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type * as automation from "@pulumi/pulumi/automation/index.js";
-import type { OpMap, OutputMap, Stack } from "@pulumi/pulumi/automation/index.js";
-import { type DiscoverListing, driftFacts, renderDriftJson, renderDriftMarkdown, type StepEvent } from "./drift.ts";
+import type { OpMap, Stack } from "@pulumi/pulumi/automation/index.js";
+import { type DiscoverListing, driftFacts, masked, renderDriftJson, renderDriftMarkdown, type StepEvent } from "./drift.ts";
+import {
+  planCounts,
+  planDifferences,
+  planSteps,
+  type ReviewedPlan,
+  renderPlanDiffMarkdown,
+  renderPlanMarkdown,
+  secretDigests,
+} from "./plan.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -70,6 +89,13 @@ export interface PipelineOptions {
   onOutput?: (text: string) => void;
 }
 
+/** The stack's secret config, each from the environment variable that holds it (see the top of this file). */
+const SECRET_CONFIG = { "gms:apiKey": "GMS_API_KEY", openaiKey: "OPENAI_API_KEY" } as const;
+
+/** The values no output of a job may show: the secret config and the state's passphrase. */
+const jobSecrets = (env: NodeJS.ProcessEnv): string[] =>
+  [...Object.values(SECRET_CONFIG).map((name) => env[name]), env.PULUMI_CONFIG_PASSPHRASE].filter((value): value is string => !!value);
+
 export interface JobResult {
   job: "preview" | "up" | "refresh" | "destroy";
   /** Steps by kind, as Pulumi counts them (`same`, `create`, `update`, `replace`, `delete`, ...). */
@@ -82,6 +108,8 @@ export interface JobResult {
   recovered?: Record<string, number>;
   /** refresh: the drift report's files (drift.json, drift.md) and its counts (see drift.ts). */
   report?: { json: string; markdown: string; changedFields: number; deleted: number; unmanaged: number | null };
+  /** preview: the plan's files (plan.json, plan.md); up: the reviewed plan it kept to, if it was given one. */
+  plan?: { json?: string; markdown?: string; reviewed?: string };
 }
 
 /** Whether the `pulumi` CLI is on PATH; the reason when it is not. */
@@ -194,8 +222,7 @@ export async function openStack(options: PipelineOptions = {}): Promise<Stack> {
   });
   await stack.setAllConfig({
     "gms:baseUrl": { value: setting(env, "GMS_BASE_URL") },
-    "gms:apiKey": { value: setting(env, "GMS_API_KEY"), secret: true },
-    openaiKey: { value: setting(env, "OPENAI_API_KEY"), secret: true },
+    ...Object.fromEntries(Object.entries(SECRET_CONFIG).map(([key, name]) => [key, { value: setting(env, name), secret: true }])),
   });
   if (env.GMS_APP_DESCRIPTION) await stack.setConfig("appDescription", { value: env.GMS_APP_DESCRIPTION });
   else await stack.removeConfig("appDescription").catch(() => undefined);
@@ -417,19 +444,193 @@ async function withStack<T extends JobResult>(options: PipelineOptions, changes:
 
 const printer = (options: PipelineOptions) => options.onOutput ?? ((text: string) => process.stdout.write(text));
 
-/** Pull request: what merging would do. Changes nothing. */
-export function preview(options: PipelineOptions = {}): Promise<JobResult> {
+export interface PreviewOptions extends PipelineOptions {
+  /** Where plan.json and plan.md go. Default: GMS_PLAN_REPORT_DIR, else the working directory the job started in. */
+  reportDir?: string;
+}
+
+/** The key of the secrets' digests in a plan (see plan.ts): GMS_PLAN_DIGEST_KEY, else the passphrase, else the API key. */
+const digestKey = (env: NodeJS.ProcessEnv) => env.GMS_PLAN_DIGEST_KEY || env.PULUMI_CONFIG_PASSPHRASE || setting(env, "GMS_API_KEY");
+
+/** The program's commit: GMS_COMMIT, else GITHUB_SHA, else its folder's git HEAD, else null. */
+function commitOf(env: NodeJS.ProcessEnv, workDir: string): string | null {
+  if (env.GMS_COMMIT || env.GITHUB_SHA) return (env.GMS_COMMIT || env.GITHUB_SHA)!;
+  const head = spawnSync("git", ["rev-parse", "HEAD"], { cwd: workDir, encoding: "utf8" });
+  return head.status === 0 ? head.stdout.trim() : null;
+}
+
+/**
+ * A plan of the stack as it is now: a preview that reads the service first (refresh), its steps from the engine's
+ * events, the engine's own update plan, the secrets' digests and what it was made from.
+ */
+async function makePlan(stack: Stack, options: PipelineOptions): Promise<{ plan: ReviewedPlan; changes: OpMap }> {
+  const env = options.env ?? process.env;
+  const scratch = mkdtempSync(join(tmpdir(), "gms-plan-"));
+  try {
+    const events: StepEvent[] = [];
+    const enginePlan = join(scratch, "engine-plan.json");
+    const result = await stack.preview({
+      onOutput: printer(options),
+      diff: false,
+      refresh: true,
+      plan: enginePlan,
+      onEvent: (event) => events.push(event),
+    });
+    const [last] = await stack.history(1).catch(() => []);
+    const deployment = (await stack.exportStack()).deployment ?? {};
+    const steps = planSteps(events, jobSecrets(env));
+    const plan: ReviewedPlan = {
+      format: 1,
+      provenance: {
+        stack: stack.name,
+        commit: commitOf(env, stack.workspace.workDir),
+        state: {
+          version: last?.version ?? null,
+          updatedAt: last?.endTime ? new Date(last.endTime).toISOString() : null,
+          digest: `sha256:${createHash("sha256").update(JSON.stringify(deployment)).digest("hex").slice(0, 16)}`,
+        },
+        madeAt: new Date().toISOString(),
+      },
+      counts: planCounts(steps, result.changeSummary.same ?? 0),
+      steps,
+      secretDigests: secretDigests(
+        Object.fromEntries(Object.entries(SECRET_CONFIG).map(([key, name]) => [key, env[name]])),
+        digestKey(env),
+      ),
+      engine: JSON.parse(readFileSync(enginePlan, "utf8")),
+    };
+    return { plan, changes: result.changeSummary };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Pull request: what merging would do, as plan.json and plan.md. Changes nothing. */
+export function preview(options: PreviewOptions = {}): Promise<JobResult> {
+  const env = options.env ?? process.env;
+  const reportDir = resolve(options.reportDir ?? env.GMS_PLAN_REPORT_DIR ?? process.cwd());
   return withStack(options, false, async (stack) => {
-    const result = await stack.preview({ onOutput: printer(options), diff: false });
-    return { job: "preview", changes: result.changeSummary };
+    const { plan, changes } = await makePlan(stack, options);
+    mkdirSync(reportDir, { recursive: true });
+    const files = {
+      json: writeReport(join(reportDir, "plan.json"), `${JSON.stringify(plan, null, 2)}\n`),
+      markdown: writeReport(join(reportDir, "plan.md"), renderPlanMarkdown(plan)),
+    };
+    printer(options)(`pipeline: plan: ${files.markdown}, ${files.json}\n`);
+    return { job: "preview", changes, plan: files };
   });
 }
 
-/** Merge to main: apply the program. */
-export function up(options: PipelineOptions = {}): Promise<JobResult> {
+export interface UpOptions extends PipelineOptions {
+  /** The reviewed plan (plan.json of the pull request's preview): the job applies exactly it, or nothing. */
+  planFile?: string;
+}
+
+/** The merge's fresh plan differs from the reviewed one: nothing was changed; plan-diff.md says how and what to do. */
+export class PlanMismatchError extends Error {
+  override readonly name = "PlanMismatchError";
+  readonly exitCode = 5;
+  readonly differences: string[];
+  readonly report: string;
+  constructor(differences: string[], report: string) {
+    super(
+      `the stack differs from the reviewed plan, so this job changed nothing (${report}):\n${differences.map((line) => `  ${line}`).join("\n")}\n` +
+        "Run the preview on the pull request again and review the new plan, then merge again.",
+    );
+    this.differences = differences;
+    this.report = report;
+  }
+}
+
+/**
+ * A plan made now by this script's `preview` job in a process of its own: a process runs the program once (its module
+ * cannot register its resources twice), and this one runs it for the `up` that follows.
+ */
+async function freshPlan(stack: Stack, options: PipelineOptions): Promise<ReviewedPlan> {
+  const env = options.env ?? process.env;
+  const scratch = mkdtempSync(join(tmpdir(), "gms-plan-"));
+  try {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "preview", "--report-dir", scratch], {
+      cwd: HERE,
+      env: {
+        ...env,
+        GMS_PROGRAM_DIR: stack.workspace.workDir,
+        GMS_STACK: stack.name,
+        PULUMI_BACKEND_URL: stack.workspace.envVars.PULUMI_BACKEND_URL,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const print = printer(options);
+    let said = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => print(chunk.replace(/^result: .*\n?/m, "")));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      said += chunk;
+      print(chunk);
+    });
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    if (code !== 0)
+      throw new Error(
+        `the fresh preview to check the reviewed plan against failed (exit ${code}): ${said.trim().split("\n").at(-1) ?? ""}`,
+      );
+    return JSON.parse(readFileSync(join(scratch, "plan.json"), "utf8")) as ReviewedPlan;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The reviewed plan in `file`, checked to be one of this pipeline's plans for `stack`. */
+function readReviewedPlan(file: string, stack: string): ReviewedPlan {
+  let plan: ReviewedPlan;
+  try {
+    plan = JSON.parse(readFileSync(file, "utf8")) as ReviewedPlan;
+  } catch (error) {
+    throw new Error(
+      `--plan-file ${file}: cannot read it as a plan (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`,
+    );
+  }
+  if (plan?.format !== 1 || !Array.isArray(plan.steps) || plan.engine === undefined)
+    throw new Error(`--plan-file ${file}: not a plan of \`node pipeline.ts preview\` (plan.json)`);
+  if (plan.provenance?.stack !== stack)
+    throw new Error(`--plan-file ${file}: a plan of stack ${plan.provenance?.stack}, not of stack ${stack} (GMS_STACK)`);
+  return plan;
+}
+
+/**
+ * Merge to main: apply the program. Given the reviewed plan, only if a fresh plan is the same, and then with the
+ * engine held to the reviewed plan while it applies (see the top of this file).
+ */
+export function up(options: UpOptions = {}): Promise<JobResult> {
+  const env = options.env ?? process.env;
+  const print = printer(options);
+  const planFile = options.planFile === undefined ? undefined : resolve(options.planFile);
   return withStack(options, true, async (stack) => {
-    const result = await stack.up({ onOutput: printer(options) });
-    return { job: "up", changes: result.summary.resourceChanges ?? {}, outputs: plainOutputs(result.outputs) };
+    if (planFile === undefined) {
+      print("pipeline: no reviewed plan (--plan-file): applying what the program and the workspace say now\n");
+      const result = await stack.up({ onOutput: print });
+      return { job: "up", changes: result.summary.resourceChanges ?? {}, outputs: await stackOutputs(stack, env) };
+    }
+    const reviewed = readReviewedPlan(planFile, stack.name);
+    const fresh = await freshPlan(stack, options);
+    const differences = planDifferences(reviewed, fresh);
+    if (differences.length > 0) {
+      const report = writeReport(join(dirname(planFile), "plan-diff.md"), renderPlanDiffMarkdown(reviewed, differences));
+      throw new PlanMismatchError(differences, report);
+    }
+    print(`pipeline: the stack is as the reviewed plan (${planFile}) says: applying it, the engine held to it\n`);
+    const scratch = mkdtempSync(join(tmpdir(), "gms-plan-"));
+    try {
+      const enginePlan = join(scratch, "engine-plan.json");
+      writeFileSync(enginePlan, JSON.stringify(reviewed.engine));
+      const result = await stack.up({ onOutput: print, refresh: true, plan: enginePlan });
+      return {
+        job: "up",
+        changes: result.summary.resourceChanges ?? {},
+        outputs: await stackOutputs(stack, env),
+        plan: { reviewed: planFile },
+      };
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 }
 
@@ -510,27 +711,84 @@ export function destroy(options: PipelineOptions = {}): Promise<JobResult> {
 const withoutSame = (changes: OpMap): OpMap =>
   Object.fromEntries(Object.entries(changes).filter(([op, count]) => op !== "same" && (count ?? 0) > 0));
 
-const plainOutputs = (outputs: OutputMap) =>
-  Object.fromEntries(Object.entries(outputs).map(([name, output]) => [name, output.secret ? "[secret]" : output.value]));
+/**
+ * The stack's outputs from one read of the state (`pulumi stack export`), so that which outputs are secret and their
+ * values come from the same version of it: a secret one (encrypted in the state) as "[secret]", and any value holding
+ * one of the job's secrets masked too.
+ */
+async function stackOutputs(stack: Stack, env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
+  const resources = ((await stack.exportStack()).deployment?.resources ?? []) as { type: string; outputs?: Record<string, unknown> }[];
+  const outputs = resources.find((resource) => resource.type === "pulumi:pulumi:Stack")?.outputs ?? {};
+  return masked(outputs, jobSecrets(env)) as Record<string, unknown>;
+}
 
-const JOBS = { preview, up, refresh, destroy };
 const USAGE =
-  "usage: node pipeline.ts preview | up | refresh [--fail-on-drift] | destroy\n" +
-  "  refresh writes drift.json and drift.md into --report-dir DIR (default: GMS_DRIFT_REPORT_DIR, else the current folder)";
+  "usage: node pipeline.ts preview [--report-dir DIR] | up [--plan-file FILE] | refresh [--fail-on-drift] [--report-dir DIR] | destroy\n" +
+  "  preview writes plan.json and plan.md into --report-dir (default: GMS_PLAN_REPORT_DIR, else the current folder)\n" +
+  "  up --plan-file applies the reviewed plan (plan.json) or nothing: exit 5, and plan-diff.md beside it, when the stack differs\n" +
+  "  refresh writes drift.json and drift.md into --report-dir (default: GMS_DRIFT_REPORT_DIR, else the current folder)";
+
+/** The options each job takes: a flag, or an option with a value. */
+const JOB_OPTIONS: Record<string, Record<string, "flag" | "value">> = {
+  preview: { "--report-dir": "value" },
+  up: { "--plan-file": "value" },
+  refresh: { "--report-dir": "value", "--fail-on-drift": "flag" },
+  destroy: {},
+};
+
+class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** The job's options, checked: one it does not take, or a value missing, is a usage error. */
+function jobOptions(job: string, args: string[]): Record<string, string | true> {
+  const known = JOB_OPTIONS[job]!;
+  const options: Record<string, string | true> = {};
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    const kind = Object.hasOwn(known, arg) ? known[arg] : undefined;
+    if (kind === undefined)
+      throw new UsageError(
+        `${job} does not take ${arg}${Object.keys(known).length > 0 ? ` (it takes ${Object.keys(known).join(", ")})` : ""}`,
+      );
+    if (kind === "flag") options[arg] = true;
+    else {
+      const value = args[++index];
+      if (value === undefined || value.startsWith("--")) throw new UsageError(`${arg} needs a value`);
+      options[arg] = value;
+    }
+  }
+  return options;
+}
+
+async function runJob(job: string, options: Record<string, string | true>): Promise<JobResult> {
+  const reportDir = options["--report-dir"] as string | undefined;
+  if (job === "preview") return preview(reportDir ? { reportDir } : {});
+  if (job === "up") return up(options["--plan-file"] ? { planFile: options["--plan-file"] as string } : {});
+  if (job === "refresh") return refresh(reportDir ? { reportDir } : {});
+  return destroy();
+}
 
 async function main(argv: string[]): Promise<number> {
-  const job = argv[0];
-  if (job === undefined || !Object.hasOwn(JOBS, job)) {
+  const [job, ...args] = argv;
+  if (job === undefined || !Object.hasOwn(JOB_OPTIONS, job)) {
     process.stdout.write(`${USAGE}\n`);
     return job === "--help" || job === "-h" ? 0 : 2;
+  }
+  let options: Record<string, string | true>;
+  try {
+    options = jobOptions(job, args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`pipeline: ${error.message}\n${USAGE}\n`);
+    return 2;
   }
   const cli = pulumiCli();
   if (!cli.available) {
     process.stderr.write(`pipeline: ${cli.reason}. Install it: https://www.pulumi.com/docs/iac/download-install/\n`);
     return 1;
   }
-  const reportDir = argv.indexOf("--report-dir");
-  const result = await JOBS[job as keyof typeof JOBS](reportDir > 0 && argv[reportDir + 1] ? { reportDir: argv[reportDir + 1] } : {});
+  const result = await runJob(job, options);
   process.stdout.write(`result: ${JSON.stringify(result)}\n`);
   const drifted = Object.keys(result.drift ?? {}).length > 0;
   if (drifted)
@@ -539,7 +797,7 @@ async function main(argv: string[]): Promise<number> {
         .map(([op, count]) => `${op} ${count}`)
         .join(", ")}\n`,
     );
-  return drifted && argv.includes("--fail-on-drift") ? 3 : 0;
+  return drifted && options["--fail-on-drift"] ? 3 : 0;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -547,7 +805,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     (code) => (process.exitCode = code),
     (error: unknown) => {
       process.stderr.write(`pipeline: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = error instanceof StackLockedError ? error.exitCode : 1;
+      process.exitCode = error instanceof StackLockedError || error instanceof PlanMismatchError ? error.exitCode : 1;
     },
   );
 }

@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { installPackageCopy, type PulumiCli } from "../../src/testing";
 import { api, type Deployment, descendants } from "../recover/harness";
@@ -38,7 +39,13 @@ export function startPipeline(
 ): { child: ChildProcess; run: Promise<Run> } {
   const child = spawn(process.execPath, [join(GITOPS, "pipeline.ts"), ...args], {
     cwd: GITOPS,
-    env: { ...process.env, PATH: [...(cli ? [cli.dir] : []), dirname(process.execPath), process.env.PATH ?? ""].join(delimiter), ...env },
+    env: {
+      ...process.env,
+      PATH: [...(cli ? [cli.dir] : []), dirname(process.execPath), process.env.PATH ?? ""].join(delimiter),
+      // A preview's plan.json and plan.md, where a test does not say: not the example's own folder.
+      GMS_PLAN_REPORT_DIR: join(tmpdir(), `gms-gitops-plans-${process.pid}`),
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

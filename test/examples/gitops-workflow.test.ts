@@ -9,7 +9,7 @@
  * with the reason printed (required under CI=true).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -68,8 +68,20 @@ describe("examples/gitops/.github/workflows/gms.yml", () => {
     expect(Object.keys(workflow.on).sort()).toEqual(["pull_request", "push", "schedule", "workflow_dispatch"]);
     expect(workflow.on.push).toEqual({ branches: ["main"] });
     const script = pipelineStep.run!;
-    expect([...script.matchAll(/node pipeline\.ts (\w+)/g)].map(([, job]) => job)).toEqual(["preview", "up", "refresh"]);
+    expect([...script.matchAll(/node pipeline\.ts (\w+)/g)].map(([, job]) => job)).toEqual(["preview", "up", "up", "refresh"]);
     expect(script).toContain("refresh --fail-on-drift --report-dir");
+    expect(script).toContain('up --plan-file "$reviewed/plan.json"');
+    // The plan is kept as the pull request's artifact, which the merge's run fetches by that name, and posted as its comment.
+    const keep = steps.find((step) => step.name === "Keep the plan")!;
+    expect(keep).toMatchObject({ if: "github.event_name == 'pull_request'", uses: "actions/upload-artifact@v4" });
+    expect(keep.with?.name).toBe("gms-plan-${{ github.event.number }}");
+    const fetch = steps.find((step) => step.name === "Fetch the reviewed plan")!;
+    expect(fetch.if).toBe("github.event_name == 'push'");
+    expect(fetch.run).toContain('--name "gms-plan-${pr}" --dir "$reviewed"');
+    expect(steps.indexOf(fetch)).toBeLessThan(steps.indexOf(pipelineStep));
+    const comment = steps.find((step) => step.name === "Comment the plan on the pull request")!;
+    expect(comment.run).toContain("--method PATCH");
+    expect(comment.run).toContain('cat "${RUNNER_TEMP}/report/plan.md"');
     // One group for every run that changes the stack (the lock setting below depends on it), one per pull request for previews.
     expect(workflow.concurrency.group).toContain("format('gms-preview-{0}', github.event.number)");
     expect(workflow.concurrency.group).toContain("format('gms-{0}', vars.GMS_STACK || 'prod')");
@@ -101,7 +113,7 @@ describe.skipIf(cli === undefined)(`the workflow's pipeline step, run as the run
   const OPENAI_KEY = "sk-gitops-workflow-0001";
 
   /** The pipeline step for `event`: its script by bash, in its working directory, with the workflow's env and the runner's files. */
-  const runStep = async (event: string) => {
+  const runStep = async (event: string, runnerTemp = join(work, `runner-temp-${event}`)) => {
     const summary = join(work, `summary-${event}.md`);
     writeFileSync(summary, "");
     const env: Record<string, string> = {};
@@ -116,7 +128,7 @@ describe.skipIf(cli === undefined)(`the workflow's pipeline step, run as the run
         ...env,
         PATH: [cli!.dir, dirname(process.execPath), process.env.PATH ?? ""].join(delimiter),
         PULUMI_HOME: join(work, "pulumi-home"),
-        RUNNER_TEMP: join(work, `runner-temp-${event}`),
+        RUNNER_TEMP: runnerTemp,
         GITHUB_STEP_SUMMARY: summary,
       },
       stdio: ["ignore", "pipe", "pipe"],
@@ -147,9 +159,18 @@ describe.skipIf(cli === undefined)(`the workflow's pipeline step, run as the run
     expect(merge.code, merge.output).toBe(0);
     expect(merge.output).toContain(`result: {"job":"up","changes":{"create":${DECLARED + 1}}`);
 
-    const pull = await runStep("pull_request");
+    expect(merge.output).toContain("no reviewed plan (--plan-file): applying what the program and the workspace say now");
+
+    // A pull request's plan in the run's summary and the runner's temp folder (the artifact), then a merge that keeps to it.
+    const pull = await runStep("pull_request", join(work, "runner-temp-review"));
     expect(pull.code, pull.output).toBe(0);
-    expect(pull.output).toContain(`result: {"job":"preview","changes":{"same":${DECLARED + 1}}}`);
+    expect(pull.output).toContain(`result: {"job":"preview","changes":{"same":${DECLARED + 1}}`);
+    expect(pull.summary).toMatch(/^## Plan: stack `workflow`\n\n\*\*No change\*\*/);
+    mkdirSync(join(work, "runner-temp-merge", "reviewed"), { recursive: true });
+    copyFileSync(join(work, "runner-temp-review", "report", "plan.json"), join(work, "runner-temp-merge", "reviewed", "plan.json"));
+    const kept = await runStep("push", join(work, "runner-temp-merge"));
+    expect(kept.code, kept.output).toBe(0);
+    expect(kept.output).toContain("the stack is as the reviewed plan");
 
     const quiet = await runStep("schedule");
     expect(quiet.code, quiet.output).toBe(0);
@@ -162,6 +183,14 @@ describe.skipIf(cli === undefined)(`the workflow's pipeline step, run as the run
     expect(drifted.code, drifted.output).toBe(3);
     expect(drifted.output).toContain("::error title=Drift::");
     expect(drifted.summary).toContain('| helpdesk | App | `name` | `"Helpdesk (renamed)"` | `"Helpdesk"` | yes |');
+
+    // A merge with the plan reviewed before the rename: nothing changed, exit 5, plan-diff.md in the summary.
+    const refused = await runStep("push", join(work, "runner-temp-merge"));
+    expect(refused.code, refused.output).toBe(5);
+    expect(refused.output).toContain("::error title=Plan changed::");
+    expect(refused.summary).toContain("## The merge did not apply: stack `workflow` has changed since the review");
+    expect(refused.summary).toContain("`helpdesk` (App): now it would update it, a step the reviewed plan does not have");
+    rmSync(join(work, "runner-temp-merge"), { recursive: true, force: true });
 
     // The next merge puts it back; the stack is then torn down as a review environment would be.
     const again = await runStep("push");

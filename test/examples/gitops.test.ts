@@ -39,9 +39,23 @@ describe("examples/gitops/pipeline.ts, with or without the CLI", () => {
     const help = await runPipeline(["--help"], {});
     expect(help).toMatchObject({
       code: 0,
-      output: expect.stringContaining("usage: node pipeline.ts preview | up | refresh [--fail-on-drift] | destroy"),
+      output: expect.stringContaining("usage: node pipeline.ts preview [--report-dir DIR] | up [--plan-file FILE] |"),
     });
     expect((await runPipeline(["deploy"], {})).code).toBe(2);
+  });
+
+  it("refuses an option its job does not take, or one without its value, before anything runs: 2", async () => {
+    for (const [args, said] of [
+      [["up", "--plan"], "up does not take --plan (it takes --plan-file)"],
+      [["up", "--plan-file"], "--plan-file needs a value"],
+      [["preview", "--fail-on-drift"], "preview does not take --fail-on-drift (it takes --report-dir)"],
+      [["destroy", "--yes"], "destroy does not take --yes"],
+    ] as const) {
+      const run = await runPipeline([...args], { PATH: dirname(process.execPath) });
+      expect(run.code, run.output).toBe(2);
+      expect(run.output).toContain(`pipeline: ${said}`);
+      expect(run.result).toBeUndefined();
+    }
   });
 
   it("without the CLI on PATH, a job fails at once and says why", async () => {
