@@ -4,11 +4,13 @@
  * merge's `up --plan-file plan.json` applies that plan with the engine held to it, or changes nothing and exits 5,
  * writing plan-diff.md, when a fresh plan differs: a field renamed out of band since the review, another merge that
  * changed the stack, a secret other than the reviewed one. A key rotation's plan names both replacements. No secret
- * shows in plan.json, plan.md, plan-diff.md or any job's output. Required under CI=true, like the other bucket suites.
+ * shows in plan.json, plan.md, plan-diff.md or any job's output. Each case runs on the dynamic resources and on the
+ * native ones of the provider plugin: Pulumi's update plans hold for both. Required under CI=true, like the other
+ * bucket suites.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { callOverHttp } from "../emulator/harness";
@@ -24,11 +26,13 @@ const ROTATED_KEY = "sk-gitops-plan-test-0002";
 const OTHER_KEY = "sk-gitops-plan-test-0003";
 const PASSPHRASE = "gitops plan passphrase";
 const TIMEOUT = 400_000;
+const ROOT = join(__dirname, "..", "..");
 
 interface Plan {
   provenance: { stack: string; commit: string | null; state: { digest: string } };
   counts: Record<string, number>;
   steps: {
+    urn: string;
     resource: string;
     kind: string;
     op: string;
@@ -38,9 +42,13 @@ interface Plan {
   secretDigests: Record<string, string>;
 }
 
-describe.skipIf(cli === undefined || moto === undefined)(
-  `examples/gitops: a reviewed plan and a merge that keeps to it (${cliName(cli)}, moto)`,
-  () => {
+/**
+ * Both provider forms: the quickstart as it is (dynamic resources), and with the native classes (`gms.native.X`, served
+ * by the provider plugin, `pulumi-resource-gms` on the runner's PATH as the engine finds a plugin).
+ */
+describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic" }, { form: "native" }])(
+  `examples/gitops: a reviewed plan and a merge that keeps to it, $form resources (${cliName(cli)}, moto)`,
+  ({ form }) => {
     let work: string;
     let emulator: RunningEmulator;
     let s3: S3Backend;
@@ -77,7 +85,19 @@ describe.skipIf(cli === undefined || moto === undefined)(
       work = mkdtempSync(join(tmpdir(), "gms-gitops-plan-"));
       emulator = await startEmulator({ port: 0, fixtures: join(QUICKSTART, "fixtures.yaml") });
       s3 = await startS3Backend();
+      const programDir = quickstartIn(work);
+      const native: NodeJS.ProcessEnv = {};
+      if (form === "native") {
+        const program = join(programDir, "index.ts");
+        writeFileSync(program, readFileSync(program, "utf8").replaceAll("new gms.", "new gms.native."));
+        const bin = join(work, "bin");
+        mkdirSync(bin);
+        chmodSync(join(ROOT, "dist", "plugin", "main.js"), 0o755);
+        symlinkSync(join(ROOT, "dist", "plugin", "main.js"), join(bin, "pulumi-resource-gms"));
+        native.PATH = [cli!.dir, bin, dirname(process.execPath), process.env.PATH ?? ""].join(delimiter);
+      }
       runner = {
+        ...native,
         ...s3.env,
         GMS_BASE_URL: emulator.url,
         GMS_API_KEY: emulator.apiKey,
@@ -85,7 +105,7 @@ describe.skipIf(cli === undefined || moto === undefined)(
         PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
         PULUMI_BACKEND_URL: s3.url,
         PULUMI_HOME: join(work, "pulumi-home"),
-        GMS_PROGRAM_DIR: quickstartIn(work),
+        GMS_PROGRAM_DIR: programDir,
         GMS_STACK: "reviewed",
         GMS_COMMIT: "0123456789abcdef0123456789abcdef01234567",
       };
@@ -111,6 +131,8 @@ describe.skipIf(cli === undefined || moto === undefined)(
             .map((name) => `create ${name}`)
             .sort(),
         );
+        // The form's resources: the plugin's types, or the dynamic provider's.
+        for (const step of plan.steps) expect(step.urn).toContain(form === "native" ? "::gms:index:" : "::pulumi-nodejs:dynamic/gms:");
         // The key is a secret: "[secret]" in the plan, its digest beside, never its value.
         const openai = plan.steps.find((step) => step.resource === "openai")!;
         expect(openai.fields).toContainEqual({ field: "key", old: null, new: "[secret]" });
