@@ -126,6 +126,29 @@ function expectNoKey(bed: Bed, texts: string[] = bed.printed): void {
   for (const key of [ACME_KEY, ...bed.seeded.keys.values()]) for (const text of texts) expect(text).not.toContain(key);
 }
 
+/**
+ * The adopting program's lifecycle, whatever runs it: the first `up` imports every object and makes none (the
+ * service holds the same objects after it), a preview expecting no change passes, the export keeps the keys encrypted,
+ * destroy deletes every adopted object, and no key shows in anything printed.
+ */
+async function checkAdoption(
+  bed: Bed,
+  adoption: Adoption,
+  steps: Record<"up" | "preview" | "exportState" | "destroy", () => Promise<string>>,
+): Promise<void> {
+  const before = await bed.holdings();
+  const up = await steps.up();
+  expect(up).toMatch(new RegExp(`${adoption.document.resources.length} imported`));
+  expect(await bed.holdings()).toEqual(before);
+  const preview = await steps.preview();
+  const exported = await steps.exportState();
+  expect(exported).toContain("ciphertext");
+  const destroy = await steps.destroy();
+  const left = Object.values(await bed.holdings()).flat();
+  for (const entry of adoption.document.resources) expect(left).not.toContain(entry.id);
+  expectNoKey(bed, [...bed.printed, up, preview, exported, destroy]);
+}
+
 describe("pulumi-gms discover --language against the emulator", () => {
   let bed: Bed;
   beforeAll(async () => {
@@ -241,18 +264,12 @@ describe.skipIf(!yamlCli)(`adopting a workspace with the YAML program on the rea
           "dev",
           Object.fromEntries(Object.entries(settings).map(([key, { value, secret }]) => [key, secret ? { secret: value } : value])),
         );
-        const before = await bed.holdings();
-        const count = adoption.document.resources.length;
-        const up = await project.pulumi("up", "--yes");
-        expect(up).toMatch(new RegExp(`${count} imported`));
-        expect(await bed.holdings()).toEqual(before);
-        const preview = await project.pulumi("preview", "--expect-no-changes");
-        const exported = await project.pulumi("stack", "export");
-        expect(exported).toContain("ciphertext");
-        const destroy = await project.pulumi("destroy", "--yes", "--skip-preview");
-        const left = Object.values(await bed.holdings()).flat();
-        for (const entry of adoption.document.resources) expect(left).not.toContain(entry.id);
-        expectNoKey(bed, [...bed.printed, up, preview, exported, destroy]);
+        await checkAdoption(bed, adoption, {
+          up: () => project.pulumi("up", "--yes"),
+          preview: () => project.pulumi("preview", "--expect-no-changes"),
+          exportState: () => project.pulumi("stack", "export"),
+          destroy: () => project.pulumi("destroy", "--yes", "--skip-preview"),
+        });
       } finally {
         project.close();
         await bed.close();
@@ -304,17 +321,12 @@ describe.skipIf(!cli)(`adopting a workspace in Python and Go on the real CLI wit
         const operation = (step: string) =>
           run(driver.command[0]!, [...driver.command.slice(1), "adopted", "dev", step], { cwd: programDir, env: driverEnv });
 
-        const before = await bed.holdings();
-        const up = await operation("up");
-        expect(up).toMatch(new RegExp(`${adoption.document.resources.length} imported`));
-        expect(await bed.holdings()).toEqual(before);
-        const preview = await operation("preview");
-        const exported = await run(cli!.bin, ["stack", "export", "--stack", "dev"], { cwd: programDir, env });
-        expect(exported).toContain("ciphertext");
-        const destroy = await operation("destroy");
-        const left = Object.values(await bed.holdings()).flat();
-        for (const entry of adoption.document.resources) expect(left).not.toContain(entry.id);
-        expectNoKey(bed, [...bed.printed, up, preview, exported, destroy]);
+        await checkAdoption(bed, adoption, {
+          up: () => operation("up"),
+          preview: () => operation("preview"),
+          exportState: () => run(cli!.bin, ["stack", "export", "--stack", "dev"], { cwd: programDir, env }),
+          destroy: () => operation("destroy"),
+        });
       } finally {
         installed.remove();
         await bed.close();
