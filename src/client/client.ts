@@ -5,7 +5,7 @@
 import type { Dispatcher } from "undici";
 import { packageManifest } from "../manifest";
 import type { z } from "zod";
-import { ConnectionError, GmsError, ResponseShapeError, TimeoutError, errorFromResponse, type RequestLabel } from "./errors";
+import { ConnectionError, errorFromResponse, GmsError, headerValue, type RequestLabel, ResponseShapeError, TimeoutError } from "./errors";
 import { type CreateOptions, createOnce } from "./create";
 import type { EncodedPath } from "./path";
 import type { RequestRateLimiter } from "./rate-limit";
@@ -35,13 +35,23 @@ export interface RequestOptions<S extends z.ZodType> {
   replayable?: boolean;
 }
 
-/** What a test may see of each attempt: never headers or bodies. */
+/**
+ * What an observer (a test, the debug log) sees of each attempt: never headers or bodies, which may hold a key. It is
+ * told once the attempt's outcome is known: after the retry policy chose to send it again, with the wait, or when the
+ * request ends.
+ */
 export interface RequestObservation extends RequestLabel {
   /** Numbered from 1; a retry is a new attempt. */
   attempt: number;
   status: number | undefined;
   /** The `GmsError.code` the attempt failed with, if it did. */
   errorCode: string | undefined;
+  /** From sending (after any wait for the rate limiter) until the whole answer was read, or the attempt failed. */
+  durationMs: number;
+  /** The service's id of the request (`x-request-id`), when it sends one. */
+  requestId?: string;
+  /** When the request is sent again: the wait before the next attempt, and why (the error's code). */
+  retry?: { inMs: number; because: string };
 }
 
 export interface GmsClientOptions {
@@ -125,7 +135,23 @@ export class GmsClient {
 
   request<S extends z.ZodType>(options: RequestOptions<S>): Promise<z.output<S>> {
     const idempotent = options.replayable === true || isIdempotent(options.method);
-    return withRetries(idempotent, this.#retryPolicy, (attempt) => this.#observedAttempt(options, attempt));
+    const observe = this.#onRequest;
+    if (!observe) return withRetries(idempotent, this.#retryPolicy, (attempt) => this.#observedAttempt(options, attempt));
+    /** The last attempt's observation, told once its outcome is known. */
+    let last: RequestObservation | undefined;
+    const tell = () => {
+      if (last) observe(last);
+      last = undefined;
+    };
+    return withRetries(
+      idempotent,
+      this.#retryPolicy,
+      (attempt) => this.#observedAttempt(options, attempt, (observation) => (last = observation)),
+      (_attempt, delayMs, error) => {
+        if (last) last.retry = { inMs: delayMs, because: error.code };
+        tell();
+      },
+    ).finally(tell);
   }
 
   /**
@@ -194,21 +220,29 @@ export class GmsClient {
     return this.#dispatcher;
   }
 
-  async #observedAttempt<S extends z.ZodType>(options: RequestOptions<S>, attempt: number): Promise<z.output<S>> {
+  async #observedAttempt<S extends z.ZodType>(
+    options: RequestOptions<S>,
+    attempt: number,
+    done?: (observation: RequestObservation) => void,
+  ): Promise<z.output<S>> {
     const observation: RequestObservation = {
       method: options.method,
       path: options.path,
       attempt,
       status: undefined,
       errorCode: undefined,
+      durationMs: 0,
     };
     try {
       return await this.#attempt(options, observation);
     } catch (error) {
-      if (error instanceof GmsError) observation.errorCode = error.code;
+      if (error instanceof GmsError) {
+        observation.errorCode = error.code;
+        if (error.requestId !== undefined) observation.requestId = error.requestId;
+      }
       throw error;
     } finally {
-      this.#onRequest?.(observation);
+      done?.(observation);
     }
   }
 
@@ -218,6 +252,7 @@ export class GmsClient {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     // Before the timer: waiting for a turn is not the service being slow.
     await this.#rateLimiter?.turn();
+    const sentAt = performance.now();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
     let status: number | undefined;
@@ -242,6 +277,8 @@ export class GmsClient {
       });
       status = observation.status = response.statusCode;
       headers = response.headers;
+      const requestId = headerValue(headers, "x-request-id") ?? headerValue(headers, "request-id");
+      if (requestId !== undefined) observation.requestId = requestId;
       const date = Date.parse(String(headers.date));
       if (!Number.isNaN(date)) this.#readClock(date);
       text = await response.body.text();
@@ -249,6 +286,7 @@ export class GmsClient {
       throw this.#transportError(label, error, controller.signal.aborted, status !== undefined);
     } finally {
       clearTimeout(timer);
+      observation.durationMs = Math.round(performance.now() - sentAt);
     }
 
     const parsed = parseJson(text);

@@ -78,7 +78,13 @@ export function retryDelayMs(retry: number, error: GmsError, policy: RetryPolicy
  * Runs `attempt` (numbered from 1) until it succeeds or the policy gives up; the last error is thrown. Rate-limit
  * 429s are waited out apart from the other failures: see the top of this file.
  */
-export async function withRetries<T>(idempotent: boolean, policy: RetryPolicy, attempt: (attemptNumber: number) => Promise<T>): Promise<T> {
+export async function withRetries<T>(
+  idempotent: boolean,
+  policy: RetryPolicy,
+  attempt: (attemptNumber: number) => Promise<T>,
+  /** Told of each retry before its wait: the attempt that failed, the wait, and the error it failed with. */
+  onRetry?: (attemptNumber: number, delayMs: number, error: GmsError) => void,
+): Promise<T> {
   let retries = 0;
   let throttledMs = 0;
   for (let attemptNumber = 1; ; attemptNumber++) {
@@ -96,6 +102,7 @@ export async function withRetries<T>(idempotent: boolean, policy: RetryPolicy, a
       if (delay === undefined || (throttled && throttledMs + counted > policy.maxThrottledWaitMs)) throw error;
       if (throttled) throttledMs += counted;
       else retries++;
+      onRetry?.(attemptNumber, delay, error);
       await policy.sleep(delay);
     }
   }

@@ -13,6 +13,7 @@ import { fstatSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import { packageManifest, pluginDownloadURL } from "../manifest";
 import { startPluginServer } from "./server";
+import { logRequestsTo } from "../provider/request-log";
 
 /** What `pulumi-resource-gms --help` prints: a person who runs the plugin by hand learns what it is and how it is used. */
 export const PLUGIN_USAGE = `pulumi-resource-gms ${packageManifest.version}: the Pulumi resource provider plugin of the gms package
@@ -47,7 +48,11 @@ export function answerAsCommand(args: readonly string[], write: (text: string) =
  */
 export async function servePlugin(args: string[] = process.argv.slice(2)): Promise<void> {
   const engine = args.at(-1);
-  if (engine && !engine.startsWith("-") && args.at(-2) !== "--tracing") pulumi.runtime.resetOptions("", "", 1, engine, "", false, "");
+  if (engine && !engine.startsWith("-") && args.at(-2) !== "--tracing") {
+    pulumi.runtime.resetOptions("", "", 1, engine, "", false, "");
+    // Every API exchange, at debug level: `pulumi up --debug` shows them (src/provider/request-log.ts).
+    logRequestsTo("engine");
+  }
   // A stray rejection (a log line the engine never took, say) must not take down the calls of other resources.
   process.on("unhandledRejection", (reason: unknown) => {
     process.stderr.write(`pulumi-resource-gms: unhandled rejection: ${reason instanceof Error ? reason.message : String(reason)}\n`);

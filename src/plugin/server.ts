@@ -19,6 +19,7 @@ import { invokeLookup, LookupArgumentsError } from "../lookups";
 import { nameOfNativeToken } from "../provider/tokens";
 import { isSecret } from "../provider/values";
 import { Any, Empty, grpc, pb, pluginPb, services, statusPb, Struct } from "./sdk-modules";
+import { asResourceCall } from "../provider/request-log";
 
 type Call<Request> = grpcModule.ServerUnaryCall<Request, unknown>;
 type Callback = grpcModule.sendUnaryData<unknown>;
@@ -109,6 +110,12 @@ export interface PluginServer {
   cancelled: Promise<void>;
 }
 
+/** The URN a call is about, when its request names one (Check, Diff, Create, Read, Update, Delete). */
+const urnOf = (request: unknown): string | undefined => {
+  const getUrn = (request as { getUrn?: () => string }).getUrn;
+  return typeof getUrn === "function" ? getUrn.call(request) || undefined : undefined;
+};
+
 export async function startPluginServer(address = "127.0.0.1:0"): Promise<PluginServer> {
   const router = new KindRouter();
   const calls = new CallsInFlight();
@@ -117,7 +124,7 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
     <Request>(run: (request: Request) => Promise<unknown>, secretsOf: (request: Request) => string[] = () => []) =>
     (call: Call<Request>, callback: Callback) => {
       void calls.track(
-        run(call.request).then(
+        asResourceCall(urnOf(call.request), () => run(call.request)).then(
           (response) => callback(null, response),
           (error: unknown) => callback(grpcError(error, secretsOf(call.request))),
         ),

@@ -14,6 +14,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { AuthenticationError, GmsClient, RequestRateLimiter } from "../client";
 import { currentWorkspace } from "./current-workspace";
+import { logRequest } from "./request-log";
 
 const BASE_URL_FORM = "must be an http(s) URL ending in /v1, for example https://gms.example.com/v1";
 
@@ -168,6 +169,7 @@ export function clientFor(connection: Connection | undefined): GmsClient {
       requestDeadlineMs,
       retryTiming: baseDelayMs === undefined ? {} : { baseDelayMs },
       rateLimiter: sharedRateLimiter(),
+      onRequest: logRequest,
     });
     clients.set(cacheKey, client);
   }

@@ -39,7 +39,9 @@ describe("GmsClient requests", () => {
     expect(received?.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(received?.headers["content-type"]).toBe("application/json");
     expect(received?.headers["user-agent"]).toBe("pulumi-gms/0.1.0");
-    expect(observations).toEqual([{ method: "GET", path: `/apps/${GUID}`, attempt: 1, status: 200, errorCode: undefined }]);
+    expect(observations).toEqual([
+      { method: "GET", path: `/apps/${GUID}`, attempt: 1, status: 200, errorCode: undefined, durationMs: expect.any(Number) },
+    ]);
   });
 
   it("sends a JSON body and the defined query values, and accepts a base URL with a trailing slash", async () => {
@@ -107,7 +109,11 @@ describe("GmsClient requests", () => {
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ name: "TimeoutError", code: "timeout", status: undefined, method: "GET", path: `/apps/${GUID}` });
     expect((error as Error).message).toBe(`GET /apps/${GUID}: no complete response within 100 ms`);
-    expect(observations).toEqual([{ method: "GET", path: `/apps/${GUID}`, attempt: 1, status: undefined, errorCode: "timeout" }]);
+    expect(observations).toEqual([
+      { method: "GET", path: `/apps/${GUID}`, attempt: 1, status: undefined, errorCode: "timeout", durationMs: expect.any(Number) },
+    ]);
+    // The attempt lasted as long as the timeout let it.
+    expect(observations[0]!.durationMs).toBeGreaterThanOrEqual(90);
   });
 
   it("times out a body that stalls after the headers", async () => {

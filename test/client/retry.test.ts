@@ -70,13 +70,22 @@ function send(target: GmsClient, method: HttpMethod) {
 
 describe("idempotent requests", () => {
   it("retry a 503 and return the later success", async () => {
-    const { server, client, observations, sleeps } = await scripted([json(503, { detail: "busy" }), json(200, OK)]);
+    const { server, client, observations, sleeps } = await scripted([
+      json(503, { detail: "busy" }, { "x-request-id": "r-busy" }),
+      json(200, OK, { "x-request-id": "r-ok" }),
+    ]);
     await expect(send(client, "GET")).resolves.toEqual(OK);
     expect(server.requests).toHaveLength(2);
     expect(observations.map(({ attempt, status, errorCode }) => ({ attempt, status, errorCode }))).toEqual([
       { attempt: 1, status: 503, errorCode: "server" },
       { attempt: 2, status: 200, errorCode: undefined },
     ]);
+    // Each attempt is told with the service's request id, and a retried one with the wait before the next and why.
+    expect(observations.map(({ requestId, retry }) => ({ requestId, retry }))).toEqual([
+      { requestId: "r-busy", retry: { inMs: 250, because: "server" } },
+      { requestId: "r-ok", retry: undefined },
+    ]);
+    for (const seen of observations) expect(seen.durationMs).toBeGreaterThanOrEqual(0);
     expect(sleeps).toEqual([250]);
   });
 
