@@ -81,9 +81,19 @@ export function configFrom(
   return config;
 }
 
-/** Makes the configuration the one every client of this process is made with, as the dynamic provider's `configure` does. */
-export function applyConfig(config: Record<string, string>): void {
-  configureConnection({ get: (key: string) => (key.startsWith("gms:") ? config[key.slice(4)] : undefined) });
+/** The keys of a ConfigureRequest's `args` whose values a preview does not know yet (an explicit provider's outputs). */
+export function unknownConfigKeys(args: Props | undefined): string[] {
+  if (!args) return [];
+  const { values } = reveal(args);
+  return CONFIG_KEYS.filter((key) => values[key] !== undefined && containsUnknown(values[key]));
+}
+
+/**
+ * Makes the configuration the one every client of this process is made with, as the dynamic provider's `configure`
+ * does; `unknownKeys` are not known yet (see `unknownConfigKeys`).
+ */
+export function applyConfig(config: Record<string, string>, unknownKeys: readonly string[] = []): void {
+  configureConnection({ get: (key: string) => (key.startsWith("gms:") ? config[key.slice(4)] : undefined) }, unknownKeys);
 }
 
 /**

@@ -8,7 +8,7 @@ import type * as grpcModule from "@grpc/grpc-js";
 import type * as structModule from "google-protobuf/google/protobuf/struct_pb";
 import type * as providerModule from "@pulumi/pulumi/proto/provider_pb";
 import { redactSecrets } from "../provider/errors";
-import { applyConfig, checkConfig, configFrom, diffConfig } from "./config";
+import { applyConfig, checkConfig, configFrom, diffConfig, unknownConfigKeys } from "./config";
 import { withOperationTimeout } from "../client";
 import { ResourceInitError } from "../provider/errors";
 import { type DiffResult, KindRouter, UnknownTypeError } from "./router";
@@ -162,7 +162,8 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
     ),
     configure: unary(async (request: providerModule.ConfigureRequest) => {
       const variables = new Map(request.getVariablesMap().toArray() as [string, string][]);
-      applyConfig(configFrom(request.hasArgs() ? fromStruct(request.getArgs()) : undefined, variables));
+      const args = request.hasArgs() ? fromStruct(request.getArgs()) : undefined;
+      applyConfig(configFrom(args, variables), unknownConfigKeys(args));
       return new pb.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(true).setAcceptresources(true).setAcceptoutputs(false);
     }),
     check: unary(

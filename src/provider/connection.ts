@@ -50,8 +50,15 @@ const clients = new Map<string, GmsClient>();
 /** The process's one limiter, made for the first client that needs it; another rate (a new configuration) makes another. */
 let rateLimiter: RequestRateLimiter | undefined;
 
-/** Called by the dynamic-provider host once per `__provider` text, with the whole stack config. */
-export function configure(config: ConfigSource): void {
+/** Settings whose value is not known yet (an explicit provider's output, in a preview): not taken for missing. */
+let unknownSettings = new Set<string>();
+
+/**
+ * Called by the dynamic-provider host once per `__provider` text, with the whole stack config; by the plugin's
+ * Configure with its configuration, and the keys (`baseUrl`, `apiKey`) whose values a preview does not know yet.
+ */
+export function configure(config: ConfigSource, unknownKeys: readonly string[] = []): void {
+  unknownSettings = new Set(unknownKeys);
   stackConfig = {
     baseUrl: config.get("gms:baseUrl"),
     apiKey: config.get("gms:apiKey"),
@@ -136,6 +143,24 @@ export async function sameWorkspace(first: GmsClient, second: GmsClient): Promis
   }
 }
 
+const NO_BASE_URL =
+  "No service URL: set `pulumi config set gms:baseUrl https://.../v1`, or GMS_BASE_URL, or the resource's connection.baseUrl";
+const NO_API_KEY = "No API key: set `pulumi config set --secret gms:apiKey ...`, or GMS_API_KEY, or the resource's connection.apiKey";
+
+const effectiveApiKey = (connection: Connection | undefined): string | undefined =>
+  connection?.apiKey ?? stackConfig.apiKey ?? process.env.GMS_API_KEY;
+
+/**
+ * What a resource of `connection` cannot reach the service without, each named with its three sources: checked by
+ * Check, so that a preview fails as `up` would, sending nothing. A setting a preview does not know yet is not missing.
+ */
+export function missingSettings(connection: Connection | undefined): string[] {
+  return [
+    ...(effectiveBaseUrl(connection) || unknownSettings.has("baseUrl") ? [] : [NO_BASE_URL]),
+    ...(effectiveApiKey(connection) || unknownSettings.has("apiKey") ? [] : [NO_API_KEY]),
+  ];
+}
+
 /** One keep-alive client per distinct workspace connection, shared by every resource of the process. */
 export function clientFor(connection: Connection | undefined): GmsClient {
   const baseUrl = effectiveBaseUrl(connection);
@@ -145,17 +170,9 @@ export function clientFor(connection: Connection | undefined): GmsClient {
     // The connection is a secret input, and a stack's config value may be one: only the environment's value is shown.
     throw new ConfigurationError(`${source} ${BASE_URL_FORM}${source === "GMS_BASE_URL" ? `; it is ${JSON.stringify(baseUrl)}` : ""}`);
   }
-  const apiKey = connection?.apiKey ?? stackConfig.apiKey ?? process.env.GMS_API_KEY;
-  if (!baseUrl) {
-    throw new ConfigurationError(
-      "No service URL: set `pulumi config set gms:baseUrl https://.../v1`, or GMS_BASE_URL, or the resource's connection.baseUrl",
-    );
-  }
-  if (!apiKey) {
-    throw new ConfigurationError(
-      "No API key: set `pulumi config set --secret gms:apiKey ...`, or GMS_API_KEY, or the resource's connection.apiKey",
-    );
-  }
+  const apiKey = effectiveApiKey(connection);
+  if (!baseUrl) throw new ConfigurationError(NO_BASE_URL);
+  if (!apiKey) throw new ConfigurationError(NO_API_KEY);
   const cacheKey = `${baseUrl}\n${createHash("sha256").update(apiKey).digest("hex")}`;
   let client = clients.get(cacheKey);
   if (!client) {

@@ -37,7 +37,7 @@ import {
   timeLeft,
   UnresolvedCreateError,
 } from "../client";
-import { Connection, clientFor, effectiveBaseUrl, sameWorkspace } from "./connection";
+import { Connection, clientFor, effectiveBaseUrl, missingSettings, sameWorkspace } from "./connection";
 import { CreatedButFailedError, failure, redactSecrets, UnresolvedCreateFailure, ProviderError, codeOf } from "./errors";
 import { type InputField, requiredToDeclare } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
@@ -299,6 +299,9 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
         const value = news[name];
         if (value !== undefined && value !== null) checkValue(name, schema, value);
       }
+      // No service to reach is found now, not at `up`: the failure names the setting and its three sources.
+      if (!containsUnknown(inputs.connection))
+        for (const reason of missingSettings(inputs.connection as Connection | undefined)) failures.push({ property: "", reason });
       if (failures.length === 0 && kind.validate && !containsUnknown(inputs)) {
         failures.push(...kind.validate(inputs as never));
       }
