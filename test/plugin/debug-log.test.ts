@@ -3,7 +3,7 @@
  * an App and a connection with a secret key, then changes the App in place, replaces the connection (another
  * provider type) and asks for a Skill the service refuses to create. Every request the emulator saw (method and path)
  * is a debug line of the resource that sent it, with its attempt, status and duration; no line shows the API key or
- * the provider key. Without `--debug` no such line is shown. Required under CI=true, like the other CLI suites.
+ * the provider key. `-v=9 --logtostderr --logflow` shows them in the engine's log; without either no such line is shown. Required under CI=true, like the other CLI suites.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
@@ -52,7 +52,11 @@ describe.skipIf(!cli)(`the plugin's debug log of every request, on the real CLI:
       onRequestComplete: (entry) => seen.push(entry),
     });
     project = startCliProject(cli!, "gms-debug-log", program("Support", "openai", false));
-    await project.initStack("dev", { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: API_KEY }, providerKey: { secret: PROVIDER_KEY } });
+    await project.initStack("dev", {
+      "gms:baseUrl": emulator.url,
+      "gms:apiKey": { secret: API_KEY },
+      providerKey: { secret: PROVIDER_KEY },
+    });
   }, TIMEOUT);
   afterAll(async () => {
     await emulator?.close();
@@ -83,7 +87,10 @@ describe.skipIf(!cli)(`the plugin's debug log of every request, on the real CLI:
       project.write(program("Support desk", "anthropic", true));
       const third = await run("up", "--yes", "--debug");
       expect(third.output).toContain("error:");
-      expect(third.requests.some((request) => request.status >= 400), "the Skill's create was refused").toBe(true);
+      expect(
+        third.requests.some((request) => request.status >= 400),
+        "the Skill's create was refused",
+      ).toBe(true);
 
       for (const { output, requests } of [first, second, third]) {
         const logged = lines(output);
@@ -99,6 +106,22 @@ describe.skipIf(!cli)(`the plugin's debug log of every request, on the real CLI:
       }
       // The refused create, by its resource.
       expect(lines(third.output).some((line) => line.includes("gms:index:Skill::search: POST /skills attempt 1: 4"))).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "shows them among the engine's own logs with -v=9 --logtostderr --logflow",
+    async () => {
+      project.write(program("Support (verbose)", "anthropic", false));
+      const verbose = await run("up", "--yes", "-v=9", "--logtostderr", "--logflow");
+      const update = verbose.requests.find((request) => request.method === "PUT")!;
+      expect(update).toBeDefined();
+      expect(verbose.output).toContain(
+        `gms: urn:pulumi:dev::debug-log::gms:index:App::support: PUT ${update.path.replace(/^\/v1/, "")} attempt 1: 200`,
+      );
+      expect(verbose.output).not.toContain(API_KEY);
+      expect(verbose.output).not.toContain(PROVIDER_KEY);
     },
     TIMEOUT,
   );
