@@ -278,7 +278,8 @@ describe("pulumi-gms discover against the emulator", () => {
     it("--help prints the usage and exits 0", async () => {
       const run = await discover(["--help"]);
       expect(run).toMatchObject({ code: 0, err: "" });
-      expect(run.out).toMatch(/^usage: pulumi-gms discover \[--out FILE\] \[--stack NAME\]/);
+      expect(run.out).toMatch(/^usage: pulumi-gms discover \[--language yaml\|typescript\|python\|go\] \[--out PATH\] \[--stack NAME\]/);
+      expect(run.out).toContain("--language LANG      write instead the program that adopts it all");
     });
 
     it.each([
