@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { ConnectionError, errorFromResponse, GmsError, headerValue, type RequestLabel, ResponseShapeError, TimeoutError } from "./errors";
 import { type CreateOptions, createOnce } from "./create";
 import type { EncodedPath } from "./path";
+import type { AdaptivePacer, PacedOutcome } from "./pacer";
 import type { RequestRateLimiter } from "./rate-limit";
 import { defaultRetryPolicy, isIdempotent, withRetries, type RetryPolicy } from "./retry";
 
@@ -81,6 +82,12 @@ export interface GmsClientOptions {
    * one between clients to hold them to one rate together, as a provider process does (`gms:maxRequestsPerSecond`).
    */
   rateLimiter?: RequestRateLimiter;
+  /**
+   * Adaptive pacing for a service that refuses requests for their rate (./pacer.ts): every API attempt takes a place
+   * in its window and a turn of its learned rate. Share one between the clients of one service, as a provider
+   * process does.
+   */
+  pacer?: AdaptivePacer;
 }
 
 /**
@@ -104,6 +111,7 @@ export class GmsClient {
   readonly #retryPolicy: RetryPolicy;
   readonly #onRequest: ((observation: RequestObservation) => void) | undefined;
   readonly #rateLimiter: RequestRateLimiter | undefined;
+  readonly #pacer: AdaptivePacer | undefined;
   /**
    * The service's clock minus ours: the largest reading of the last minute. Each reading (a `Date` header
    * of whole seconds, taken on arrival) is at most the truth, so the largest is the closest.
@@ -131,6 +139,7 @@ export class GmsClient {
     this.#retryPolicy = { ...defaultRetryPolicy, ...options.retryTiming, maxRetries: options.maxRetries ?? defaultRetryPolicy.maxRetries };
     this.#onRequest = options.onRequest;
     this.#rateLimiter = options.rateLimiter;
+    this.#pacer = options.pacer;
   }
 
   request<S extends z.ZodType>(options: RequestOptions<S>): Promise<z.output<S>> {
@@ -252,6 +261,23 @@ export class GmsClient {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     // Before the timer: waiting for a turn is not the service being slow.
     await this.#rateLimiter?.turn();
+    const ticket = await this.#pacer?.acquire();
+    let outcome: PacedOutcome = "failed";
+    try {
+      return await this.#send(options, observation, label, body, (answered) => (outcome = answered));
+    } finally {
+      ticket?.settle(outcome);
+    }
+  }
+
+  /** One HTTP exchange of an attempt; `answered` is told whether the service took the request, refused it for its rate, or failed. */
+  async #send<S extends z.ZodType>(
+    options: RequestOptions<S>,
+    observation: RequestObservation,
+    label: RequestLabel,
+    body: string | undefined,
+    answered: (outcome: PacedOutcome) => void,
+  ): Promise<z.output<S>> {
     const sentAt = performance.now();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
@@ -277,6 +303,7 @@ export class GmsClient {
       });
       status = observation.status = response.statusCode;
       headers = response.headers;
+      answered(status === 429 && headerValue(headers, "retry-after") !== undefined ? "refused" : status < 500 ? "accepted" : "failed");
       const requestId = headerValue(headers, "x-request-id") ?? headerValue(headers, "request-id");
       if (requestId !== undefined) observation.requestId = requestId;
       const date = Date.parse(String(headers.date));

@@ -12,7 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { AuthenticationError, GmsClient, RequestRateLimiter } from "../client";
+import { AdaptivePacer, AuthenticationError, GmsClient, RequestRateLimiter } from "../client";
 import { currentWorkspace } from "./current-workspace";
 import { logRequest } from "./request-log";
 
@@ -49,6 +49,14 @@ let stackConfig: Connection & {
 const clients = new Map<string, GmsClient>();
 /** The process's one limiter, made for the first client that needs it; another rate (a new configuration) makes another. */
 let rateLimiter: RequestRateLimiter | undefined;
+/** The adaptive pacer of each service (by base URL) the process talks to, shared by every client of it. */
+const pacers = new Map<string, AdaptivePacer>();
+
+function pacerFor(baseUrl: string): AdaptivePacer {
+  let pacer = pacers.get(baseUrl);
+  if (!pacer) pacers.set(baseUrl, (pacer = new AdaptivePacer()));
+  return pacer;
+}
 
 /** Settings whose value is not known yet (an explicit provider's output, in a preview): not taken for missing. */
 let unknownSettings = new Set<string>();
@@ -186,6 +194,7 @@ export function clientFor(connection: Connection | undefined): GmsClient {
       requestDeadlineMs,
       retryTiming: baseDelayMs === undefined ? {} : { baseDelayMs },
       rateLimiter: sharedRateLimiter(),
+      pacer: pacerFor(baseUrl),
       onRequest: logRequest,
     });
     clients.set(cacheKey, client);

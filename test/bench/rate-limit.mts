@@ -32,7 +32,8 @@ const root = join(import.meta.dirname, "..", "..");
 interface Log {
   requests: number;
   refused: number;
-  /** When the last line arrived (performance.now()). */
+  /** When the first and the last line arrived (performance.now()): the span of an operation's requests. */
+  firstLineAt: number;
   lastLineAt: number;
 }
 
@@ -49,13 +50,14 @@ async function startEmulator(dir: string): Promise<{ url: string; child: ChildPr
     ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
-  const log: Log = { requests: 0, refused: 0, lastLineAt: 0 };
+  const log: Log = { requests: 0, refused: 0, firstLineAt: 0, lastLineAt: 0 };
   const lines = createInterface({ input: child.stdout! });
   return new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the emulator exited (${code}) before listening`)));
     lines.on("line", (line) => {
       const request = /^[A-Z]+ \S+ (\d{3}) /.exec(line);
       if (request) {
+        if (log.requests === 0) log.firstLineAt = performance.now();
         log.requests++;
         if (request[1] === "429") log.refused++;
         log.lastLineAt = performance.now();
@@ -80,6 +82,8 @@ interface Measured {
   providerRate: number | undefined;
   operation: OperationName;
   seconds: number;
+  /** From the first request the emulator logged to the last. */
+  spanSeconds: number;
   outcome: string;
   requests: number;
   refused: number;
@@ -148,7 +152,16 @@ for (let i = 0; i < ${N}; i++) new gms.App(\`app-\${i}\`, { name: \`rate bench \
       }
       const seconds = (performance.now() - started) / 1000;
       await logSettled(log);
-      measured.push({ engine: engineName, providerRate, operation, seconds, outcome, requests: log.requests, refused: log.refused });
+      measured.push({
+        engine: engineName,
+        providerRate,
+        operation,
+        seconds,
+        spanSeconds: (log.lastLineAt - log.firstLineAt) / 1000,
+        outcome,
+        requests: log.requests,
+        refused: log.refused,
+      });
     }
     // What a failed destroy left: gone before the next run (not measured), so that each run starts from nothing.
     for (let attempt = 0; attempt < 10; attempt++) {
@@ -181,10 +194,11 @@ try {
     for (const providerRate of [RATE, undefined]) {
       const runs = await measureRuns(engine, url, log, providerRate);
       rows.push(...runs);
-      const setting = providerRate === undefined ? "provider unlimited" : `gms:maxRequestsPerSecond=${providerRate}`;
+      const setting = providerRate === undefined ? "no setting (adaptive)" : `gms:maxRequestsPerSecond=${providerRate}`;
       for (const run of runs) {
         section.print(
           `  ${engine.padEnd(11)} ${setting.padEnd(26)} ${run.operation.padEnd(7)} ${run.seconds.toFixed(1).padStart(6)} s  ` +
+            `requests over ${run.spanSeconds.toFixed(1).padStart(5)} s (${(run.spanSeconds / (N / RATE)).toFixed(2)}x the floor)  ` +
             `${String(run.requests).padStart(4)} requests, ${String(run.refused).padStart(4)} answered 429  ${run.outcome}`,
         );
       }
@@ -194,17 +208,21 @@ try {
     `\`up\`, \`refresh\` and \`destroy\` of ${N} Apps against the emulator limiting its key to ${RATE} requests a second ` +
       `(\`--faults rate=${RATE}/s\`: a budget of ${Math.max(1, Math.ceil(RATE))} refilling at ${RATE}/s, 429 with a true \`Retry-After\` past it), on ` +
       `LocalEngine${lookup.found ? " and the real Pulumi CLI" : ""} at their default parallelism, with the provider held to the same rate ` +
-      `(\`gms:maxRequestsPerSecond\`) and with no limit of its own (it then retries each 429 after \`Retry-After\`, for up to ` +
-      `ten minutes of such waits per request). Requests and 429s are counted from the emulator's request log. The floor at the limit is ` +
-      `${(N / RATE).toFixed(0)} s per operation.`,
+      `(\`gms:maxRequestsPerSecond\`) and with no setting, where the provider's adaptive pacing (src/client/pacer.ts) learns ` +
+      `the rate from the refusals and spreads the requests that waited out a \`Retry-After\`. Requests and 429s are counted from ` +
+      `the emulator's request log, and the span of an operation's requests is its first logged request to its last. The floor at ` +
+      `the limit is ${(N / RATE).toFixed(0)} s per operation; the goal without a setting is a span within 1.25x of it and at most ` +
+      `25 refusals.`,
   );
   section.table(
-    ["engine", "provider's rate", "operation", "wall time", "requests", "answered 429", "outcome"],
+    ["engine", "provider's rate", "operation", "wall time", "requests' span", "span / floor", "requests", "answered 429", "outcome"],
     rows.map((row) => [
       row.engine,
-      row.providerRate === undefined ? "none" : `${row.providerRate}/s`,
+      row.providerRate === undefined ? "none (adaptive)" : `${row.providerRate}/s`,
       row.operation,
       tableMs(row.seconds),
+      tableMs(row.spanSeconds),
+      `${(row.spanSeconds / (N / RATE)).toFixed(2)}x`,
       String(row.requests),
       String(row.refused),
       row.outcome,
