@@ -2,16 +2,18 @@
  * A stack under a service's rate limit, on LocalEngine: the emulator limits its key to 5 requests a second
  * (`rate=5/s`), the provider is held to the same rate (`gms:maxRequestsPerSecond`, one limiter shared by every
  * resource of its host process), and `up`, `refresh` and `destroy` of 20 Apps, all declared at once and run with
- * unbounded parallelism, each finish in one run without the service refusing a single request. No timing is
- * asserted: the limit makes them slower, by design. test/pulumi-cli/rate-limit.test.ts runs the same on the real CLI.
+ * unbounded parallelism, each finish in one run without the service refusing a single request; and with no setting,
+ * where the provider's adaptive pacing meets the limit, each finishes in one run with no failure (the refusals it
+ * meets are waited out; how many is the bench's, test/bench/rate-limit.mts). No timing is asserted: the limit makes
+ * them slower, by design. test/pulumi-cli/rate-limit.test.ts runs the same on the real CLI.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { LocalEngine, installPackageCopy } from "../../src/testing";
-import { expectRateHeld, RATE_LIMITED_APPS, rateLimitedProgram } from "./rate-limit-scenario";
+import { expectConverges, expectRateHeld, RATE_LIMITED_APPS, rateLimitedProgram } from "./rate-limit-scenario";
 
 describe(`${RATE_LIMITED_APPS} Apps under a rate limit of 5 requests a second, on LocalEngine`, () => {
   let dir: string;
@@ -39,5 +41,24 @@ describe(`${RATE_LIMITED_APPS} Apps under a rate limit of 5 requests a second, o
       log: () => undefined,
     });
     await expectRateHeld(engine, emulator);
+  });
+
+  it("converges in one run each with no setting, the provider pacing itself to the limit", async () => {
+    const adaptive = await startEmulator({ faults: "rate=5/s" });
+    try {
+      const engine = new LocalEngine({
+        programDir: dir,
+        stateFile: join(dir, "state-adaptive.json"),
+        project: "rate",
+        stack: "adaptive",
+        config: { "gms:baseUrl": adaptive.url, "gms:apiKey": { secret: adaptive.apiKey } },
+        secretsPassphrase: "rate",
+        log: () => undefined,
+      });
+      const stats = await expectConverges(engine, adaptive);
+      expect(stats.requests).toBeGreaterThanOrEqual(3 * RATE_LIMITED_APPS);
+    } finally {
+      await adaptive.close();
+    }
   });
 });
