@@ -6,7 +6,8 @@
  * in JSON Schema 2020-12, the dialect of OpenAPI 3.1.
  *
  * Routes served by hand and not from an entry (a signed file download, a generation's event stream, the Experiment
- * prompt, `/_emulator/...`) are not in it.
+ * prompt, this document, `/_emulator/...`) are described by hand below (`handServed`), from the schemas their routes
+ * parse and answer with: test/emulator/openapi.test.ts fails when a route the emulator registers is in neither.
  */
 import { z } from "zod";
 import { actionEndpoints } from "../api/actions";
@@ -18,10 +19,10 @@ import { datasetEndpoints } from "../api/datasets";
 import { documentEndpoints } from "../api/documents";
 import { type Endpoint, pathParameters } from "../api/endpoint";
 import { evalEndpoints } from "../api/evals";
-import { experimentEndpoints } from "../api/experiments";
+import { ExperimentPrompt, ExperimentPromptResponse, experimentEndpoints } from "../api/experiments";
 import { feedbackEndpoints } from "../api/feedback";
-import { fileEndpoints } from "../api/files";
-import { fineTuneEndpoints } from "../api/fine-tunes";
+import { fileEndpoints, SignedFileQuery } from "../api/files";
+import { fineTuneEndpoints, NumericId } from "../api/fine-tunes";
 import { modelEndpoints } from "../api/models";
 import { providerEndpoints } from "../api/providers";
 import { sessionEndpoints } from "../api/sessions";
@@ -201,6 +202,106 @@ function operation(group: string, name: string, entry: Endpoint): JsonSchema {
   };
 }
 
+const errorRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
+const guidParameter = () => ({ name: "guid", in: "path", required: true, schema: wireSchema(Guid) });
+const signedQuery = () =>
+  Object.entries(SignedFileQuery.shape).map(([name, schema]) => ({
+    name,
+    in: "query",
+    required: true,
+    schema: queryValueSchema(wireSchema(schema)),
+  }));
+/** A signed capability URL's refusals: the signature or the expiry (403), then the record (404). */
+const SIGNED_REFUSALS = {
+  "400": errorRef("BadRequest"),
+  "403": { description: "The signature does not match, or the URL has expired.", content: json(ERROR_SCHEMA) },
+  "404": errorRef("NotFound"),
+  "414": errorRef("URITooLong"),
+};
+
+/**
+ * The routes the emulator serves by hand, by path (relative to `/v1`, or the origin's for `/_emulator`, whose path
+ * names its own server) and method.
+ */
+function handServed(origin: string): Record<string, Record<string, unknown>> {
+  const numericId = (what: string) => ({
+    servers: [{ url: origin, description: "The emulator's own routes, outside /v1." }],
+    get: {
+      operationId: `emulator.${what}NumericId`,
+      tags: ["emulator"],
+      description: `Emulator only: the numeric id of a ${what === "data" ? "Data record" : "ProviderConnection"}, which a fine-tune's create names.`,
+      parameters: [guidParameter()],
+      responses: {
+        "200": { description: "Success.", content: json(closed(wireSchema(NumericId)) as JsonSchema) },
+        "400": errorRef("BadRequest"),
+        "401": errorRef("Unauthorized"),
+        "404": errorRef("NotFound"),
+        "414": errorRef("URITooLong"),
+        "429": errorRef("TooManyRequests"),
+      },
+    },
+  });
+  return {
+    "/files/{guid}": {
+      get: {
+        operationId: "files.download",
+        tags: ["files"],
+        description: "A file's bytes at the signed URL its upload answered: the query's signature authorises the read, not a key.",
+        security: [],
+        parameters: [guidParameter(), ...signedQuery()],
+        responses: { "200": { description: "The file, as a download.", content: { "*/*": { schema: {} } } }, ...SIGNED_REFUSALS },
+      },
+    },
+    "/generations/{guid}/stream": {
+      get: {
+        operationId: "generations.stream",
+        tags: ["actions"],
+        description:
+          'A streaming run\'s tokens at the signed URL the run answered: server-sent events, one `{"token": ...}` each, then END_STREAM.',
+        security: [],
+        parameters: [guidParameter(), ...signedQuery()],
+        responses: {
+          "200": { description: "The event stream.", content: { "text/event-stream": { schema: { type: "string" } } } },
+          ...SIGNED_REFUSALS,
+        },
+      },
+    },
+    "/experiments/{guid}/prompt": {
+      post: {
+        operationId: "experiments.prompt",
+        tags: ["experiments"],
+        description: "Runs one of the Experiment's two Actions (or the one `force_action` names) as an Action run.",
+        parameters: [guidParameter()],
+        requestBody: { required: true, content: json(wireSchema(ExperimentPrompt)) },
+        responses: {
+          "200": {
+            description:
+              "The spec does not show this response; this is the emulator's answer: a run's, with the Action that served it and its side.",
+            content: json(closed(wireSchema(ExperimentPromptResponse)) as JsonSchema),
+          },
+          ...Object.fromEntries(
+            ["400", "401", "404", "413", "414", "415", "429"].map((status) => [
+              status,
+              errorRef(ERROR_RESPONSES.find((error) => error.status === status)!.name),
+            ]),
+          ),
+        },
+      },
+    },
+    "/openapi.json": {
+      get: {
+        operationId: "openapi.document",
+        tags: ["emulator"],
+        description: "This document.",
+        security: [],
+        responses: { "200": { description: "The emulator's OpenAPI 3.1 document.", content: json({ type: "object" }) } },
+      },
+    },
+    "/_emulator/data/{guid}": numericId("data"),
+    "/_emulator/providers/{guid}": numericId("providers"),
+  };
+}
+
 /** `paths` and the components they refer to: the same for every request, made once. */
 let described: { paths: JsonSchema; components: JsonSchema } | undefined;
 
@@ -250,7 +351,7 @@ export function openApiDocument(apiBase: string): JsonSchema {
     },
     servers: [{ url: apiBase }],
     security: [{ bearer: [] }],
-    paths: described.paths,
+    paths: { ...described.paths, ...handServed(apiBase.replace(/\/v1$/, "")) },
     components: described.components,
   };
 }

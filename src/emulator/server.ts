@@ -50,6 +50,10 @@ export interface RequestLogEntry {
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 
+/** Every route a server registered, as `METHOD /path` with Fastify's `:param`s (HEAD, which Fastify adds to each GET, left out). */
+const registered = new WeakMap<FastifyInstance, string[]>();
+export const registeredRoutes = (app: FastifyInstance): readonly string[] => registered.get(app) ?? [];
+
 /** Builds the HTTP layer over a store: every route under `/v1` (emulator-only ones under `/_emulator`), bearer auth, one error handler. */
 export function buildServer(store: Store, options: ServerOptions = {}): FastifyInstance {
   const app = Fastify({
@@ -57,6 +61,11 @@ export function buildServer(store: Store, options: ServerOptions = {}): FastifyI
     routerOptions: { ignoreTrailingSlash: true },
     logger: false,
     frameworkErrors: answerFrameworkError,
+  });
+  const routes: string[] = [];
+  registered.set(app, routes);
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) if (method !== "HEAD") routes.push(`${method} ${route.url}`);
   });
   installErrorHandler(app, options.logError);
   installJsonBodyParser(app);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Endpoint } from "../../src/api/endpoint";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { registeredRoutes } from "../../src/emulator/server";
 import { ACME_KEY, MISSING_GUID, TEST_FIXTURES } from "./harness";
 
 type Document = {
@@ -70,15 +71,49 @@ describe("the emulator's OpenAPI document", () => {
     expect(document.servers).toEqual([{ url: emulator.url }]);
   });
 
-  it("has one operation per endpoint entry of src/api, and no other", async () => {
-    const entries = await entriesOfApiModules();
-    const operations = Object.entries(document.paths)
-      .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`))
+  /** Every operation of the document as `METHOD /path` (a path-level `servers` is not a method). */
+  const operationsOf = () =>
+    Object.entries(document.paths)
+      .flatMap(([path, methods]) =>
+        Object.keys(methods)
+          .filter((key) => key !== "servers")
+          .map((method) => `${method.toUpperCase()} ${path}`),
+      )
       .sort();
+
+  /** The routes served by hand, which no endpoint entry describes (src/emulator/openapi.ts's handServed). */
+  const HAND_SERVED = [
+    "GET /files/{guid}",
+    "GET /generations/{guid}/stream",
+    "POST /experiments/{guid}/prompt",
+    "GET /openapi.json",
+    "GET /_emulator/data/{guid}",
+    "GET /_emulator/providers/{guid}",
+  ];
+
+  it("has one operation per endpoint entry of src/api, and one for each route served by hand, and no other", async () => {
+    const entries = await entriesOfApiModules();
     expect(entries.length).toBeGreaterThan(90);
-    expect(operations).toEqual(entries);
-    const ids = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((operation) => operation.operationId));
+    expect(operationsOf()).toEqual([...entries, ...HAND_SERVED].sort());
+    const ids = Object.values(document.paths).flatMap((methods) =>
+      Object.entries(methods)
+        .filter(([key]) => key !== "servers")
+        .map(([, operation]) => operation.operationId),
+    );
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("describes every route the emulator registers: a route added without its operation fails here", () => {
+    // Fastify's `:name` and the document's `{name}` alike as `{}`; /v1 is the document's server, /_emulator a path's own.
+    const shape = (route: string) => route.replace(/^(\w+) \/v1\//, "$1 /").replace(/[:{](\w+)\}?/g, "{}");
+    const routes = [...new Set(registeredRoutes(emulator.server).map(shape))].sort();
+    expect(routes.length).toBeGreaterThan(100);
+    const described = new Set(operationsOf().map(shape));
+    expect(routes.filter((route) => !described.has(route))).toEqual([]);
+    // The emulator's own routes name their server: the origin, outside /v1.
+    expect((document.paths["/_emulator/data/{guid}"] as unknown as { servers: { url: string }[] }).servers[0]!.url).toBe(
+      emulator.url.replace(/\/v1$/, ""),
+    );
   });
 
   it("names fields, parameters and the key as the wire does", () => {
