@@ -7,10 +7,10 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { PulumiCliEngine } from "../../src/testing";
-import { expectConverges, expectRateHeld, RATE_LIMITED_APPS, rateLimitedProgram } from "../testing/rate-limit-scenario";
+import { expectAdaptiveConverges, expectRateHeld, RATE_LIMITED_APPS, rateLimitedProgram } from "../testing/rate-limit-scenario";
 import { cliName, makeProgramDir, pulumiCliFor } from "./harness";
 
 const cli = pulumiCliFor("test/pulumi-cli/rate-limit.test.ts");
@@ -55,25 +55,20 @@ describe.skipIf(cli === undefined)(
 
     it(
       "converges in one run each with no setting, the provider pacing itself to the limit",
-      async () => {
-        const adaptive = await startEmulator({ faults: "rate=5/s" });
-        try {
-          const engine = new PulumiCliEngine({
-            cli: cli!,
-            programDir: dir,
-            stateDir: join(dir, "state-adaptive"),
-            project: "rate",
-            stack: "adaptive",
-            config: { "gms:baseUrl": adaptive.url, "gms:apiKey": { secret: adaptive.apiKey } },
-            secretsPassphrase: "rate",
-            log: () => undefined,
-          });
-          const stats = await expectConverges(engine, adaptive);
-          expect(stats.requests).toBeGreaterThanOrEqual(3 * RATE_LIMITED_APPS);
-        } finally {
-          await adaptive.close();
-        }
-      },
+      () =>
+        expectAdaptiveConverges(
+          (config) =>
+            new PulumiCliEngine({
+              cli: cli!,
+              programDir: dir,
+              stateDir: join(dir, "state-adaptive"),
+              project: "rate",
+              stack: "adaptive",
+              config,
+              secretsPassphrase: "rate",
+              log: () => undefined,
+            }),
+        ),
       TIMEOUT,
     );
   },

@@ -3,7 +3,7 @@
  * under a rate limit, and what both check.
  */
 import { expect } from "vitest";
-import type { RunningEmulator } from "../../src/emulator";
+import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { LocalEngine, PulumiCliEngine } from "../../src/testing";
 
 /** Fewer than the benchmark's 100 (test/bench/rate-limit.mts): at 5 requests a second, each operation takes about 4 s. */
@@ -34,4 +34,21 @@ export async function expectRateHeld(engine: LocalEngine | PulumiCliEngine, emul
   const stats = await expectConverges(engine, emulator);
   expect(stats.requests).toBeGreaterThanOrEqual(3 * RATE_LIMITED_APPS);
   expect(stats.rateLimited).toBe(0);
+}
+
+/**
+ * The same with no setting, against an emulator of its own limiting its key to 5/s: the provider's adaptive pacing
+ * meets the limit, and each operation converges in one run with no failure. `engineFor` makes the engine for that
+ * emulator's URL and key (the stack's config).
+ */
+export async function expectAdaptiveConverges(
+  engineFor: (config: { "gms:baseUrl": string; "gms:apiKey": { secret: string } }) => LocalEngine | PulumiCliEngine,
+): Promise<void> {
+  const emulator = await startEmulator({ faults: "rate=5/s" });
+  try {
+    const stats = await expectConverges(engineFor({ "gms:baseUrl": emulator.url, "gms:apiKey": { secret: emulator.apiKey } }), emulator);
+    expect(stats.requests).toBeGreaterThanOrEqual(3 * RATE_LIMITED_APPS);
+  } finally {
+    await emulator.close();
+  }
 }

@@ -10,10 +10,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { LocalEngine, installPackageCopy } from "../../src/testing";
-import { expectConverges, expectRateHeld, RATE_LIMITED_APPS, rateLimitedProgram } from "./rate-limit-scenario";
+import { expectAdaptiveConverges, expectRateHeld, RATE_LIMITED_APPS, rateLimitedProgram } from "./rate-limit-scenario";
 
 describe(`${RATE_LIMITED_APPS} Apps under a rate limit of 5 requests a second, on LocalEngine`, () => {
   let dir: string;
@@ -43,22 +43,17 @@ describe(`${RATE_LIMITED_APPS} Apps under a rate limit of 5 requests a second, o
     await expectRateHeld(engine, emulator);
   });
 
-  it("converges in one run each with no setting, the provider pacing itself to the limit", async () => {
-    const adaptive = await startEmulator({ faults: "rate=5/s" });
-    try {
-      const engine = new LocalEngine({
-        programDir: dir,
-        stateFile: join(dir, "state-adaptive.json"),
-        project: "rate",
-        stack: "adaptive",
-        config: { "gms:baseUrl": adaptive.url, "gms:apiKey": { secret: adaptive.apiKey } },
-        secretsPassphrase: "rate",
-        log: () => undefined,
-      });
-      const stats = await expectConverges(engine, adaptive);
-      expect(stats.requests).toBeGreaterThanOrEqual(3 * RATE_LIMITED_APPS);
-    } finally {
-      await adaptive.close();
-    }
-  });
+  it("converges in one run each with no setting, the provider pacing itself to the limit", () =>
+    expectAdaptiveConverges(
+      (config) =>
+        new LocalEngine({
+          programDir: dir,
+          stateFile: join(dir, "state-adaptive.json"),
+          project: "rate",
+          stack: "adaptive",
+          config,
+          secretsPassphrase: "rate",
+          log: () => undefined,
+        }),
+    ));
 });
