@@ -82,6 +82,8 @@ interface RunReport {
 ensureSchemathesis();
 
 const apiKey = `gms_fuzz_${randomBytes(18).toString("base64url")}`;
+/** What the emulator answered the run: how many requests, and how many 404 (an invented GUID reaches no record). */
+const answered = { requests: 0, notFound: 0 };
 // Fixtures for records the operations can find: an App with an Action, a Context, a Skill; a fresh database each run.
 const emulator = await startEmulator({
   fixtures: {
@@ -98,6 +100,10 @@ const emulator = await startEmulator({
     evalTypes: [{ name: "Exact match" }],
   },
   fineTuneSeconds: 0,
+  onRequestComplete: (entry) => {
+    answered.requests++;
+    if (entry.status === 404) answered.notFound++;
+  },
 });
 
 const work = mkdtempSync(join(tmpdir(), "gms-fuzz-"));
@@ -160,6 +166,10 @@ if (report) {
   process.stdout.write(
     `fuzz: ${generated} cases over ${report.operations.tested} operations, ${failed} failed (${unique} unique failures), ` +
       `${report.errors.length} errors (${budgetText}; ${seconds} s in all)\n`,
+  );
+  const reached = answered.requests === 0 ? 0 : (100 * (answered.requests - answered.notFound)) / answered.requests;
+  process.stdout.write(
+    `fuzz: ${answered.requests} requests, ${reached.toFixed(1)}% answered other than 404 (the rest named no record)\n`,
   );
 } else {
   process.stdout.write(`fuzz: Schemathesis wrote no report (exit ${exitCode}; ${budgetText}; ${seconds} s in all)\n`);
