@@ -168,9 +168,7 @@ if (report) {
       `${report.errors.length} errors (${budgetText}; ${seconds} s in all)\n`,
   );
   const reached = answered.requests === 0 ? 0 : (100 * (answered.requests - answered.notFound)) / answered.requests;
-  process.stdout.write(
-    `fuzz: ${answered.requests} requests, ${reached.toFixed(1)}% answered other than 404 (the rest named no record)\n`,
-  );
+  process.stdout.write(`fuzz: ${answered.requests} requests, ${reached.toFixed(1)}% answered other than 404 (the rest named no record)\n`);
 } else {
   process.stdout.write(`fuzz: Schemathesis wrote no report (exit ${exitCode}; ${budgetText}; ${seconds} s in all)\n`);
 }
