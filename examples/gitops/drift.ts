@@ -112,7 +112,7 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const KNOWN_AFTER_UP = "[known after up]";
 
 /** Only resources the program declares: not the stack, not the providers. */
-const isProgramResource = (type: string) => type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
+export const isProgramResource = (type: string) => type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
 
 /** `pulumi-nodejs:dynamic/gms:Workflow` and `gms:index:Workflow` alike: `Workflow`. */
 export const kindOf = (type: string) => type.slice(type.lastIndexOf(":") + 1);
@@ -246,10 +246,10 @@ export function renderDriftJson(facts: DriftFacts): string {
   return `${JSON.stringify({ stack, checkedAt, summary, ...found }, null, 2)}\n`;
 }
 
-const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+export const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
 /** A value in a table cell: as JSON in a code span, shortened, with nothing that breaks the table. */
-function cell(value: unknown): string {
+export function cell(value: unknown): string {
   if (value === SECRET || value === KNOWN_AFTER_UP) return value;
   let text = value === undefined ? "null" : JSON.stringify(value);
   if (text.length > 80) text = `${text.slice(0, 77)}...`;

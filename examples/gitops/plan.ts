@@ -13,7 +13,18 @@
  * tells values apart without giving one away.
  */
 import { createHmac } from "node:crypto";
-import { changedKeys, kindOf, masked, resourceName, type StepEvent, type StepMetadata, valueAt } from "./drift.ts";
+import {
+  cell,
+  changedKeys,
+  isProgramResource,
+  kindOf,
+  masked,
+  plural,
+  resourceName,
+  type StepEvent,
+  type StepMetadata,
+  valueAt,
+} from "./drift.ts";
 
 export type PlanOp = "create" | "update" | "replace" | "delete";
 
@@ -66,9 +77,6 @@ const OPS: Record<string, PlanOp | undefined> = {
   "delete-replaced": "replace",
   delete: "delete",
 };
-
-/** Only resources the program declares: not the stack, not the providers. */
-const isProgramResource = (type: string) => type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
 
 /** The program's own fields (not the dynamic provider's `__provider`, nor the plugin's markers). */
 const isProgramField = (field: string) => !field.startsWith("__");
@@ -171,18 +179,6 @@ export function planDifferences(reviewed: ReviewedPlan, fresh: ReviewedPlan): st
     if (reviewed.secretDigests[name] !== fresh.secretDigests[name])
       differences.push(`the secret \`${name}\` is not the value the review was made with`);
   return differences;
-}
-
-const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
-
-/** A value in a table cell: JSON in a code span, shortened, nothing that breaks the table. */
-function cell(value: unknown): string {
-  if (value === "[secret]" || value === "[known after up]") return value;
-  let text = JSON.stringify(value ?? null);
-  if (text.length > 80) text = `${text.slice(0, 77)}...`;
-  text = text.replace(/\|/g, "\\|");
-  const fence = text.includes("`") ? "``" : "`";
-  return fence === "``" ? `\`\` ${text} \`\`` : `\`${text}\``;
 }
 
 /** The line that says what a replacement or a deletion does, in words a reviewer cannot miss. */

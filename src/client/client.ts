@@ -5,10 +5,19 @@
 import type { Dispatcher } from "undici";
 import { packageManifest } from "../manifest";
 import type { z } from "zod";
-import { ConnectionError, errorFromResponse, GmsError, headerValue, type RequestLabel, ResponseShapeError, TimeoutError } from "./errors";
+import {
+  ConnectionError,
+  errorFromResponse,
+  GmsError,
+  headerValue,
+  RateLimitedError,
+  type RequestLabel,
+  ResponseShapeError,
+  TimeoutError,
+} from "./errors";
 import { type CreateOptions, createOnce } from "./create";
 import type { EncodedPath } from "./path";
-import type { AdaptivePacer, PacedOutcome } from "./pacer";
+import type { AdaptivePacer } from "./pacer";
 import type { RequestRateLimiter } from "./rate-limit";
 import { defaultRetryPolicy, isIdempotent, withRetries, type RetryPolicy } from "./retry";
 
@@ -144,12 +153,10 @@ export class GmsClient {
 
   request<S extends z.ZodType>(options: RequestOptions<S>): Promise<z.output<S>> {
     const idempotent = options.replayable === true || isIdempotent(options.method);
-    const observe = this.#onRequest;
-    if (!observe) return withRetries(idempotent, this.#retryPolicy, (attempt) => this.#observedAttempt(options, attempt));
     /** The last attempt's observation, told once its outcome is known. */
     let last: RequestObservation | undefined;
     const tell = () => {
-      if (last) observe(last);
+      if (last) this.#onRequest?.(last);
       last = undefined;
     };
     return withRetries(
@@ -232,7 +239,7 @@ export class GmsClient {
   async #observedAttempt<S extends z.ZodType>(
     options: RequestOptions<S>,
     attempt: number,
-    done?: (observation: RequestObservation) => void,
+    done: (observation: RequestObservation) => void,
   ): Promise<z.output<S>> {
     const observation: RequestObservation = {
       method: options.method,
@@ -251,7 +258,7 @@ export class GmsClient {
       }
       throw error;
     } finally {
-      done?.(observation);
+      done(observation);
     }
   }
 
@@ -262,21 +269,25 @@ export class GmsClient {
     // Before the timer: waiting for a turn is not the service being slow.
     await this.#rateLimiter?.turn();
     const ticket = await this.#pacer?.acquire();
-    let outcome: PacedOutcome = "failed";
+    let failure: unknown;
     try {
-      return await this.#send(options, observation, label, body, (answered) => (outcome = answered));
+      return await this.#send(options, observation, label, body);
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
-      ticket?.settle(outcome);
+      // Refused for its rate as the retry policy tells it (a 429 with `Retry-After`); else any answer below 500 was taken.
+      const status = observation.status;
+      ticket?.settle(failure instanceof RateLimitedError ? "refused" : status !== undefined && status < 500 ? "accepted" : "failed");
     }
   }
 
-  /** One HTTP exchange of an attempt; `answered` is told whether the service took the request, refused it for its rate, or failed. */
+  /** One HTTP exchange of an attempt. */
   async #send<S extends z.ZodType>(
     options: RequestOptions<S>,
     observation: RequestObservation,
     label: RequestLabel,
     body: string | undefined,
-    answered: (outcome: PacedOutcome) => void,
   ): Promise<z.output<S>> {
     const sentAt = performance.now();
     const controller = new AbortController();
@@ -303,7 +314,6 @@ export class GmsClient {
       });
       status = observation.status = response.statusCode;
       headers = response.headers;
-      answered(status === 429 && headerValue(headers, "retry-after") !== undefined ? "refused" : status < 500 ? "accepted" : "failed");
       const requestId = headerValue(headers, "x-request-id") ?? headerValue(headers, "request-id");
       if (requestId !== undefined) observation.requestId = requestId;
       const date = Date.parse(String(headers.date));

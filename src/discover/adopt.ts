@@ -15,6 +15,7 @@ import type { GmsClient } from "../client";
 import { NotFoundError } from "../client";
 import type { InputField } from "../provider/fields";
 import { COMMON_INPUTS, type KindName } from "../provider/kind";
+import { nameOfNativeToken } from "../provider/tokens";
 import { sameValue } from "../provider/values";
 import { kinds } from "../resources";
 import type { Discovery, ImportEntry } from "./plan";
@@ -22,7 +23,7 @@ import type { Discovery, ImportEntry } from "./plan";
 /** The inputs the service shows of each object to adopt, by GUID: the fields the plugin's read of an import returns. */
 export type LiveInputs = Map<string, Record<string, unknown>>;
 
-const kindOfToken = (type: string): KindName => type.slice(type.lastIndexOf(":") + 1) as KindName;
+const kindOfToken = (type: string): KindName => nameOfNativeToken(type) as KindName;
 
 const inputFields = (kind: KindName): [string, InputField][] =>
   Object.entries(kinds[kind].inputs as Record<string, InputField>).filter(([name]) => !(COMMON_INPUTS as readonly string[]).includes(name));

@@ -8,6 +8,7 @@ import { stringify } from "yaml";
 import type { CommandIo } from "../cli/command";
 import { EXIT } from "../cli/command";
 import { AuthenticationError, ConnectionError, GmsClient, GmsError, RequestRateLimiter, TimeoutError } from "../client";
+import { packageManifest } from "../manifest";
 import { MigrationError } from "../migrate/errors";
 import { discover } from ".";
 import { adoptionProgram, readLiveInputs } from "./adopt";
@@ -53,7 +54,7 @@ function failureMessage(error: unknown, settings: DiscoverSettings): string {
   if (error instanceof ConnectionError || error instanceof TimeoutError)
     return `cannot reach the service at ${where} (GMS_BASE_URL): ${error.detail}`;
   if (error instanceof GmsError) return `the service at ${where} failed a request: ${error.message}`;
-  if (error instanceof StackExportError || error instanceof MigrationError || error instanceof ConverterError) return error.message;
+  if (error instanceof StackExportError || error instanceof MigrationError) return error.message;
   return (error as Error).message ?? String(error);
 }
 
@@ -70,9 +71,8 @@ export async function discoverWith(settings: DiscoverSettings, io: CommandIo): P
         ? undefined
         : managedObjects(settings.stack, await exportStack(settings.pulumi, settings.stack, io.cwd, io.env));
     if (settings.language !== undefined) {
-      const written = await writeAdoption(client, settings, settings.language, managed, io);
-      if (written.json) io.out(`${JSON.stringify(written.json, null, 2)}\n`);
-      return written.code;
+      await writeAdoption(client, settings, settings.language, managed, io);
+      return EXIT.done;
     }
     const { language, assumed } = projectLanguage(io.cwd);
     const discovery = await discover(client, {
@@ -133,7 +133,7 @@ async function writeAdoption(
   language: ProgramLanguage,
   managed: Parameters<typeof discover>[1]["managed"],
   io: CommandIo,
-): Promise<{ code: number; json?: unknown }> {
+): Promise<void> {
   const dir = resolve(io.cwd, settings.out);
   const shownDir = relative(io.cwd, dir) || ".";
   if (existsSync(join(dir, "Pulumi.yaml")))
@@ -152,7 +152,7 @@ async function writeAdoption(
   mkdirSync(dir, { recursive: true });
   if (language !== "yaml") writeFileSync(join(dir, "Pulumi.yaml"), projectFile(program, language));
   writeFileSync(join(dir, file), source);
-  const { version } = (await import("../manifest.js")).packageManifest;
+  const { version } = packageManifest;
   const adopted: Discovery = {
     ...discovery,
     next: [
@@ -166,7 +166,6 @@ async function writeAdoption(
       "pulumi preview --expect-no-changes",
     ],
   };
-  if (settings.json) return { code: EXIT.done, json: { directory: shownDir, file: join(shownDir, file), ...adopted } };
-  io.err(renderSummary(adopted, { program: join(shownDir, file), language }));
-  return { code: EXIT.done };
+  if (settings.json) io.out(`${JSON.stringify({ directory: shownDir, file: join(shownDir, file), ...adopted }, null, 2)}\n`);
+  else io.err(renderSummary(adopted, { program: join(shownDir, file), language }));
 }

@@ -42,12 +42,13 @@ function findConverter(env: NodeJS.ProcessEnv): Converter {
     if (!existsSync(env.GMS_CONVERTER)) throw new ConverterError(`GMS_CONVERTER names ${env.GMS_CONVERTER}, which does not exist`);
     return { command: env.GMS_CONVERTER, args: [], label: env.GMS_CONVERTER };
   }
-  if (isSea()) {
+  const sea = isSea();
+  if (sea) {
     const beside = join(dirname(process.execPath), CONVERTER + (process.platform === "win32" ? ".exe" : ""));
     if (existsSync(beside)) return { command: beside, args: [], label: beside };
   }
   const source = converterSource();
-  if (!isSea() && existsSync(join(source, "go.mod")))
+  if (!sea && existsSync(join(source, "go.mod")))
     return { command: "go", args: ["run", "-trimpath", "."], cwd: source, label: `go run in ${source}` };
   throw new ConverterError(
     `writing the program in another language than YAML needs the converter ${CONVERTER}: it is beside pulumi-gms in the ` +

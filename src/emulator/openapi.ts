@@ -178,6 +178,8 @@ const ERROR_RESPONSES: { status: string; name: string; description: string; when
   },
 ];
 
+const errorRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
 /** The operation of one entry. */
 function operation(group: string, name: string, entry: Endpoint): JsonSchema {
   const body = entry.body as z.ZodType | undefined;
@@ -190,7 +192,7 @@ function operation(group: string, name: string, entry: Endpoint): JsonSchema {
       content: json(answerSchema(entry)),
     },
   };
-  for (const error of ERROR_RESPONSES) if (error.when(entry)) responses[error.status] = { $ref: `#/components/responses/${error.name}` };
+  for (const error of ERROR_RESPONSES) if (error.when(entry)) responses[error.status] = errorRef(error.name);
   return {
     operationId: `${group}.${name}`,
     tags: [group],
@@ -202,7 +204,6 @@ function operation(group: string, name: string, entry: Endpoint): JsonSchema {
   };
 }
 
-const errorRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const guidParameter = () => ({ name: "guid", in: "path", required: true, schema: wireSchema(Guid) });
 const signedQuery = () =>
   Object.entries(SignedFileQuery.shape).map(([name, schema]) => ({
@@ -219,13 +220,12 @@ const SIGNED_REFUSALS = {
   "414": errorRef("URITooLong"),
 };
 
-/**
- * The routes the emulator serves by hand, by path (relative to `/v1`, or the origin's for `/_emulator`, whose path
- * names its own server) and method.
- */
-function handServed(origin: string): Record<string, Record<string, unknown>> {
+/** The emulator's own routes, outside `/v1`: each path names the origin as its server (`openApiDocument`). */
+const EMULATOR_PREFIX = "/_emulator/";
+
+/** The routes the emulator serves by hand, by path (relative to `/v1`; `/_emulator` ones to the origin) and method. */
+function handServed(): Record<string, Record<string, unknown>> {
   const numericId = (what: string) => ({
-    servers: [{ url: origin, description: "The emulator's own routes, outside /v1." }],
     get: {
       operationId: `emulator.${what}NumericId`,
       tags: ["emulator"],
@@ -306,12 +306,12 @@ function handServed(origin: string): Record<string, Record<string, unknown>> {
 let described: { paths: JsonSchema; components: JsonSchema } | undefined;
 
 function describeEndpoints(): { paths: JsonSchema; components: JsonSchema } {
-  const paths: Record<string, Record<string, unknown>> = {};
+  const paths: Record<string, Record<string, unknown>> = handServed();
   for (const [group, entries] of Object.entries(endpointGroups)) {
     for (const [name, entry] of Object.entries(entries as Record<string, Endpoint>)) {
       const methods = (paths[entry.path] ??= {});
       const method = entry.method.toLowerCase();
-      if (methods[method]) throw new TypeError(`${entry.method} ${entry.path} has two endpoint entries`);
+      if (methods[method]) throw new TypeError(`${entry.method} ${entry.path} is described twice`);
       methods[method] = operation(group, name, entry);
     }
   }
@@ -351,7 +351,17 @@ export function openApiDocument(apiBase: string): JsonSchema {
     },
     servers: [{ url: apiBase }],
     security: [{ bearer: [] }],
-    paths: { ...described.paths, ...handServed(apiBase.replace(/\/v1$/, "")) },
+    paths: Object.fromEntries(
+      Object.entries(described.paths).map(([path, item]) => [
+        path,
+        path.startsWith(EMULATOR_PREFIX)
+          ? {
+              servers: [{ url: apiBase.replace(/\/v1$/, ""), description: "The emulator's own routes, outside /v1." }],
+              ...(item as object),
+            }
+          : item,
+      ]),
+    ),
     components: described.components,
   };
 }
