@@ -70,7 +70,8 @@ function runConverter(converter: Converter, args: string[]): Promise<void> {
       fail(
         new ConverterError(
           (error as NodeJS.ErrnoException).code === "ENOENT" && converter.command === "go"
-            ? `the converter runs from its source with Go, which is not installed: install Go, or set GMS_CONVERTER to the ${CONVERTER} of the release's pulumi-gms tarball`
+            ? "the converter runs from its source with Go, which is not installed: install Go, or set GMS_CONVERTER to the " +
+                `${CONVERTER} of the release's pulumi-gms tarball`
             : `the converter (${converter.label}) could not start: ${error.message}`,
         ),
       ),

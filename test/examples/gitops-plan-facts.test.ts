@@ -172,7 +172,8 @@ describe("plan.md", () => {
     const markdown = renderPlanMarkdown(planOf(EVENTS));
     expect(markdown).toMatch(/^## Plan: stack `dev`\n\n\*\*1 replace · 1 delete · 1 create · 1 update\*\* · 1 resource unchanged\.\n/);
     expect(markdown).toContain(
-      "- **Replaces** `openai` (ProviderConnection) `conn-1`: changing `key`, which only a replacement can change. A new object is made (a new GUID) and the old one deleted.",
+      "- **Replaces** `openai` (ProviderConnection) `conn-1`: changing `key`, which only a replacement can change. " +
+        "A new object is made (a new GUID) and the old one deleted.",
     );
     expect(markdown).toContain("- **Deletes** `old-search` (Skill) `skill-1`: the object is gone from the workspace.");
     expect(markdown.indexOf("**Replaces**")).toBeLessThan(markdown.indexOf("### Steps"));

@@ -201,7 +201,8 @@ describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic"
         const refused = await merge(reviewed.file, { GMS_APP_DESCRIPTION: "Answers in English" });
         expect(refused.code, refused.output).toBe(5);
         expect(planDiff(reviewed.dir)).toContain(
-          '`helpdesk` (App): field `description`: reviewed "Answers customer questions" → "Answers in English"; now "Answers in French" → "Answers in English"',
+          '`helpdesk` (App): field `description`: reviewed "Answers customer questions" → "Answers in English"; ' +
+            'now "Answers in French" → "Answers in English"',
         );
         expect((await apps()).find((app) => app.name === "Helpdesk")).toBeDefined();
         const description = (await callOverHttp(emulator, "GET", `/apps/${(await apps()).find((app) => app.name === "Helpdesk")!.guid}`))

@@ -3,7 +3,8 @@
  * an App and a connection with a secret key, then changes the App in place, replaces the connection (another
  * provider type) and asks for a Skill the service refuses to create. Every request the emulator saw (method and path)
  * is a debug line of the resource that sent it, with its attempt, status and duration; no line shows the API key or
- * the provider key. `-v=9 --logtostderr --logflow` shows them in the engine's log; without either no such line is shown. Required under CI=true, like the other CLI suites.
+ * the provider key. `-v=9 --logtostderr --logflow` shows them in the engine's log; without either no such line is
+ * shown. Required under CI=true, like the other CLI suites.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
