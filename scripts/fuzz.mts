@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { startEmulator } from "../dist/emulator/index.js";
+import { fuzzFixtures, type OpenApiDocument, SEEDED_KEY, seededConfig, seedObjects } from "./fuzz/seed.mts";
 
 const SCHEMATHESIS = "schemathesis==4.32.5";
 const root = resolve(import.meta.dirname, "..");
@@ -84,21 +85,9 @@ ensureSchemathesis();
 const apiKey = `gms_fuzz_${randomBytes(18).toString("base64url")}`;
 /** What the emulator answered the run: how many requests, and how many 404 (an invented GUID reaches no record). */
 const answered = { requests: 0, notFound: 0 };
-// Fixtures for records the operations can find: an App with an Action, a Context, a Skill; a fresh database each run.
+// A fresh database each run, with the fixtures and then the seeded objects the generated requests name (seed.mts).
 const emulator = await startEmulator({
-  fixtures: {
-    workspaces: [
-      {
-        name: "Fuzz",
-        slug: "fuzz",
-        apiKey,
-        apps: [{ name: "Fuzzed", actions: [{ name: "Echo", prompt: "Echo {{text}}", model: "gpt-4o-mini" }] }],
-        contexts: [{ name: "Handbook" }],
-        skills: [{ name: "web-search", type: "web", metadata: [{ name: "engine", required: true, value: "bing", type: "string" }] }],
-      },
-    ],
-    evalTypes: [{ name: "Exact match" }],
-  },
+  fixtures: fuzzFixtures(apiKey),
   fineTuneSeconds: 0,
   onRequestComplete: (entry) => {
     answered.requests++;
@@ -106,13 +95,30 @@ const emulator = await startEmulator({
   },
 });
 
+const seeded = await seedObjects(emulator.url, apiKey).catch(async (error: Error) => {
+  process.stderr.write(`${error.message.replace(SEEDED_KEY, "[provider key]")}\n`);
+  await emulator.close();
+  process.exit(2);
+});
+// What Schemathesis's requests reached, the seeding's own left out.
+Object.assign(answered, { requests: 0, notFound: 0 });
+const document = (await (await fetch(`${emulator.url}/openapi.json`)).json()) as OpenApiDocument;
+
 const work = mkdtempSync(join(tmpdir(), "gms-fuzz-"));
 const reportFile = join(work, "report.json");
 // The key travels as an environment variable the configuration names: never on a command line, never printed.
-writeFileSync(join(work, "schemathesis.toml"), 'headers = { Authorization = "Bearer ${GMS_FUZZ_API_KEY}" }\n');
+writeFileSync(
+  join(work, "schemathesis.toml"),
+  seededConfig(document, seeded, 'headers = { Authorization = "Bearer ${GMS_FUZZ_API_KEY}" }'),
+);
 
-/** Schemathesis's output, line by line, with the key masked should any line carry it. */
-const masked = (line: string) => line.split(apiKey).join("[API key]");
+/** Schemathesis's output, line by line, with the keys masked should any line carry one (a Model's create answers its key). */
+const masked = (line: string) => line.split(apiKey).join("[API key]").replace(SEEDED_KEY, "[provider key]");
+/**
+ * Schemathesis closes with a pytest-like frame (`=== 3 warnings in 100.00s ===`), which a CI log reader takes for a
+ * test runner's summary of a run that ran no test; that line is reworded. Every other line passes as it is.
+ */
+const reworded = (line: string) => line.replace(/^=+ (.+ in [\d.]+s) =+$/, "Schemathesis finished: $1");
 
 let exitCode: number;
 let report: RunReport | undefined;
@@ -147,7 +153,7 @@ try {
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
-  createInterface({ input: child.stdout }).on("line", (line) => process.stdout.write(`${masked(line)}\n`));
+  createInterface({ input: child.stdout }).on("line", (line) => process.stdout.write(`${reworded(masked(line))}\n`));
   createInterface({ input: child.stderr }).on("line", (line) => process.stderr.write(`${masked(line)}\n`));
   // Schemathesis keeps to --max-time; should it not (a request that hangs), the run is stopped past a margin.
   const overdue = setTimeout(() => child.kill("SIGTERM"), (budget.maxSeconds + OVERRUN_SECONDS) * 1000);
