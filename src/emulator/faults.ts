@@ -107,6 +107,12 @@ export interface FaultController {
    * they count what the service holds.
    */
   idle(): Promise<void>;
+  /**
+   * Holds every answer from now on, after its handler has run and its writes committed, until the returned release
+   * is called or the server closes: a test that kills its client at a moment of its own choosing holds the service's
+   * answers meanwhile, so that the run cannot move past that moment however busy the machine is.
+   */
+  hold(): () => void;
 }
 
 export class FaultSpecError extends Error {
@@ -453,6 +459,10 @@ export function installFaults(app: FastifyInstance, spec?: FaultSpec | string, o
   const closing = new AbortController();
   /** Late requests whose handler has not run (or been skipped) yet, and who waits for there to be none. */
   let waitingLate = 0;
+  /** While answers are held (`hold()`): what they wait for. */
+  let holding: { answers: Promise<void>; release: () => void } | undefined;
+  /** Whether the server is closing (its `preClose`), which lets held answers go. */
+  let stopping = false;
   let whenIdle: { promise: Promise<void>; resolve: () => void } | undefined;
   const settleIdle = () => {
     if (waitingLate > 0 || !whenIdle) return;
@@ -526,6 +536,11 @@ export function installFaults(app: FastifyInstance, spec?: FaultSpec | string, o
   app.addHook("onSend", async (request, reply) => {
     const answerDelay = answerDelays.get(request);
     if (answerDelay !== undefined) await sleep(answerDelay);
+    if (holding) {
+      await holding.answers;
+      // Let go by the server's close, which would otherwise wait on this keep-alive connection: it ends with the answer.
+      if (stopping) reply.header("connection", "close");
+    }
     // A late request answered before its handler (by authentication, say) is dropped all the same.
     if (!(losing.has(request) || late.has(request)) || reply.raw.destroyed) return;
     const closed = once(reply.raw, "close");
@@ -534,6 +549,11 @@ export function installFaults(app: FastifyInstance, spec?: FaultSpec | string, o
   });
 
   app.addHook("onClose", async () => closing.abort());
+  app.addHook("preClose", (done) => {
+    stopping = true;
+    holding?.release();
+    done();
+  });
 
   const controller: FaultController = {
     set(next) {
@@ -541,6 +561,20 @@ export function installFaults(app: FastifyInstance, spec?: FaultSpec | string, o
     },
     stats() {
       return { ...(sequence?.counts ?? noFaults()) };
+    },
+    hold() {
+      if (!holding) {
+        let release = () => {};
+        const answers = new Promise<void>((resolve) => (release = resolve));
+        holding = {
+          answers,
+          release: () => {
+            holding = undefined;
+            release();
+          },
+        };
+      }
+      return holding.release;
     },
     idle() {
       if (waitingLate === 0) return Promise.resolve();

@@ -1,5 +1,6 @@
 import Fastify from "fastify";
 import { Client } from "undici";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   FaultSpecError,
@@ -239,6 +240,30 @@ describe("fault injection over HTTP", () => {
     emulator.faults.set(undefined);
     const apps = await attempt("GET", "/apps");
     expect(apps.body.data.map((app: { name: string }) => app.name)).toContain("made but unanswered");
+  });
+
+  it("hold: a write commits and its answer waits until released; a second hold shares the first's release", async () => {
+    const release = emulator.faults.hold();
+    expect(emulator.faults.hold()).toBe(release);
+    let answered = false;
+    const reply = attempt("POST", "/apps", { name: "made while held" }).finally(() => (answered = true));
+    for (let waited = 0; appNamed("made while held").n === 0 && waited < 5_000; waited += 10) await sleep(10);
+    expect(appNamed("made while held").n).toBe(1);
+    await sleep(100);
+    expect(answered).toBe(false);
+    release();
+    expect((await reply).outcome).toBe(200);
+    // Released: answers flow again at once.
+    expect((await attempt("GET", "/apps")).outcome).toBe(200);
+  });
+
+  it("hold: closing the server lets the held answers go", async () => {
+    emulator.faults.hold();
+    const reply = attempt("POST", "/apps", { name: "held at close" });
+    for (let waited = 0; appNamed("held at close").n === 0 && waited < 5_000; waited += 10) await sleep(10);
+    // Without the release, the server's close would wait for this answer for ever.
+    await emulator.close();
+    expect(["dropped", 200]).toContain((await reply).outcome);
   });
 
   it("late: the connection drops first, and the handler's write commits after the client has gone", async () => {

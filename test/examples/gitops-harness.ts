@@ -10,7 +10,7 @@ import { cpSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { installPackageCopy, type PulumiCli } from "../../src/testing";
-import { api, type Deployment, descendants } from "../recover/harness";
+import { type AnswerGate, answerGate, api, type Deployment, descendants, gmsPendingCreates, gmsResources } from "../recover/harness";
 
 const ROOT = join(__dirname, "..", "..");
 export const GITOPS = join(ROOT, "examples", "gitops");
@@ -110,6 +110,31 @@ export function beyond(after: readonly string[], before: readonly string[]): str
   }
   return extra;
 }
+
+/**
+ * A gate (test/recover's `answerGate`) between a quickstart run to be killed and the service at `url`: the answers to
+ * the first `recorded` creates pass and later ones are held, so that the kill lands at a moment the test holds. A
+ * Context Source's create, and the upload before it, always pass: a pending create of a source made from a file is
+ * one recover rightly leaves to a person, since only its upload tells it apart from older sources.
+ */
+export const quickstartGate = (url: string, recorded: number): Promise<AnswerGate> =>
+  answerGate(url, recorded, { passes: (path) => /\/context_sources|\/files\/upload/.test(path) });
+
+/**
+ * The moment to kill a run behind `gate`: `recorded` gms resources recorded, a create's answer held, and no Context
+ * Source's create under way (its answers pass, so it ends, and the moment then holds until the kill).
+ */
+export const heldMidway =
+  (gate: AnswerGate, recorded: number) =>
+  (deployment: Deployment): boolean => {
+    const pending = gmsPendingCreates(deployment);
+    return (
+      gmsResources(deployment).length >= recorded &&
+      pending.length > 0 &&
+      !pending.some((operation) => operation.resource.type.endsWith(":ContextSource")) &&
+      gate.held() > 0
+    );
+  };
 
 /**
  * Starts `node pipeline.ts up` and, once `midway` holds of the checkpoint `read` gives, stops it as a runner is stopped:

@@ -1,8 +1,8 @@
 /**
  * examples/gitops recovers by itself: a pipeline's `up` job (`node pipeline.ts up`, the Automation API driving the
  * real CLI over the quickstart) is stopped as a runner is, SIGKILL to its whole process group, while creates are in
- * flight: the emulator answers every write 150-300 ms after making it, and its clock runs five minutes ahead of this
- * machine's. The checkpoint is left with pending creates and the lock. The next `up` job, with no human step, runs
+ * flight: a gate in front of the emulator lets three creates' answers through and holds the next ones' (their objects
+ * made) until the kill has landed, and the emulator's clock runs five minutes ahead of this machine's. The checkpoint is left with pending creates and the lock. The next `up` job, with no human step, runs
  * `pulumi-gms recover` first and converges: every object the program declares exists exactly once in the service
  * (counted through its API against what the fixtures held before), each the one the stack records, no pending
  * operation, and an `up` after it changes nothing. A lock alone (a run stopped before its first step) is released by
@@ -18,8 +18,17 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
-import { type Deployment, gmsPendingCreates, gmsResources, latestDeployment } from "../recover/harness";
-import { DECLARED, killedMidway, QUICKSTART, quickstartIn, quickstartObjects, runPipeline } from "./gitops-harness";
+import { type AnswerGate, gmsPendingCreates, gmsResources, latestDeployment } from "../recover/harness";
+import {
+  DECLARED,
+  heldMidway,
+  killedMidway,
+  QUICKSTART,
+  quickstartGate,
+  quickstartIn,
+  quickstartObjects,
+  runPipeline,
+} from "./gitops-harness";
 
 const cli = pulumiCliFor("test/examples/gitops-killed.test.ts");
 const OPENAI_KEY = "sk-gitops-killed-7d02e4";
@@ -27,6 +36,7 @@ const OPENAI_KEY = "sk-gitops-killed-7d02e4";
 describe.skipIf(cli === undefined)(`examples/gitops after a pipeline run was killed midway (${cliName(cli)})`, () => {
   let work: string;
   let emulator: RunningEmulator;
+  let gate: AnswerGate;
   let env: NodeJS.ProcessEnv;
 
   const objects = () => quickstartObjects(emulator, "guid");
@@ -37,10 +47,11 @@ describe.skipIf(cli === undefined)(`examples/gitops after a pipeline run was kil
       port: 0,
       fixtures: join(QUICKSTART, "fixtures.yaml"),
       clockOffsetMs: 300_000,
-      faults: "seed=13,latency=150-300,latency-at=answer,methods=POST+PUT+DELETE",
     });
+    // Every run of the stack goes through the gate; once the kill has landed it lets everything through.
+    gate = await quickstartGate(emulator.url, 3);
     env = {
-      GMS_BASE_URL: emulator.url,
+      GMS_BASE_URL: gate.url,
       GMS_API_KEY: emulator.apiKey,
       OPENAI_API_KEY: OPENAI_KEY,
       // A short deadline for a request: recover waits it out (from the killed run's last write) before dropping a create that found nothing.
@@ -53,6 +64,7 @@ describe.skipIf(cli === undefined)(`examples/gitops after a pipeline run was kil
     };
   });
   afterAll(async () => {
+    await gate?.close();
     await emulator?.close();
     if (work) rmSync(work, { recursive: true, force: true });
   });
@@ -62,9 +74,9 @@ describe.skipIf(cli === undefined)(`examples/gitops after a pipeline run was kil
     const checkpoint = join(work, "backend", ".pulumi", "stacks", "gms-quickstart", "killed.json");
     const locks = join(work, "backend", ".pulumi", "locks", "organization", "gms-quickstart", "killed");
 
-    // Midway: a third of the objects recorded, creates in flight.
-    const midway = (deployment: Deployment) => gmsResources(deployment).length >= 3 && gmsPendingCreates(deployment).length > 0;
-    const { killed, stopped } = await killedMidway(env, cli, () => latestDeployment(checkpoint), midway);
+    // Midway: a third of the objects recorded, creates in flight whose answers the gate holds.
+    const { killed, stopped } = await killedMidway(env, cli, () => latestDeployment(checkpoint), heldMidway(gate, 3));
+    gate.open();
     expect(killed, `the run ended before the moment came:\n${stopped.output}`).toBeGreaterThan(0);
     expect(stopped.result).toBeUndefined();
     const left = latestDeployment(checkpoint);

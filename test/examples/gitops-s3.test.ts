@@ -22,8 +22,19 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
-import { type Deployment, gmsPendingCreates, gmsResources } from "../recover/harness";
-import { beyond, DECLARED, killedMidway, QUICKSTART, quickstartIn, quickstartObjects, type Run, runPipeline } from "./gitops-harness";
+import { type AnswerGate, type Deployment, gmsPendingCreates, gmsResources } from "../recover/harness";
+import {
+  beyond,
+  DECLARED,
+  heldMidway,
+  killedMidway,
+  QUICKSTART,
+  quickstartGate,
+  quickstartIn,
+  quickstartObjects,
+  type Run,
+  runPipeline,
+} from "./gitops-harness";
 import { type S3Backend, s3BackendFor, startS3Backend } from "./s3-backend";
 
 const cli = pulumiCliFor("test/examples/gitops-s3.test.ts");
@@ -35,6 +46,7 @@ const LOCKS = ".pulumi/locks/organization/gms-quickstart";
 describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an S3 backend (${cliName(cli)}, moto)`, () => {
   let work: string;
   let emulator: RunningEmulator;
+  const gates: AnswerGate[] = [];
   let s3: S3Backend;
   /** Two runners: each its own copy of the program and its own PULUMI_HOME, one bucket. */
   let runners: [NodeJS.ProcessEnv, NodeJS.ProcessEnv];
@@ -100,6 +112,7 @@ describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an 
       expect(text).not.toContain(OPENAI_KEY);
     }
     await s3?.close();
+    for (const gate of gates) await gate.close();
     await emulator?.close();
     if (work) rmSync(work, { recursive: true, force: true });
   });
@@ -183,19 +196,28 @@ describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an 
   }, 300_000);
 
   it("a runner killed mid-up: the other runner's next up recovers from the bucket and converges, with no human step", async () => {
-    const midway = (deployment: Deployment) => gmsResources(deployment).length >= 2 && gmsPendingCreates(deployment).length > 0;
+    // The killed stack's runs go through a gate that holds creates' answers after the second, until the kill lands.
+    const gate = await quickstartGate(emulator.url, 2);
+    gates.push(gate);
+    const throughGate = { GMS_BASE_URL: gate.url };
     const beforeKill = await quickstartObjects(emulator, "guid");
     // A read that meets the CLI writing the checkpoint can get a 500 from moto's server (seen in a CI run): the poll
     // reads again 20 ms later, as it does while the checkpoint is not written yet.
     const polled = () => checkpoint("killed").catch((error: Error) => (/: 5\d\d$/.test(error.message) ? {} : Promise.reject(error)));
-    const { killed, stopped } = await killedMidway({ ...runners[0], GMS_STACK: "killed" }, cli, polled, midway);
+    const { killed, stopped } = await killedMidway(
+      { ...runners[0], GMS_STACK: "killed", ...throughGate },
+      cli,
+      polled,
+      heldMidway(gate, 2),
+    );
+    gate.open();
     outputs.push(stopped.output);
     expect(killed, `the run ended before the moment came:\n${stopped.output}`).toBeGreaterThan(0);
     const left = await checkpoint("killed");
     expect(gmsPendingCreates(left).length).toBeGreaterThan(0);
     expect(await locks("killed")).toHaveLength(1);
 
-    const next = await job(runners[1], ["up"], "killed");
+    const next = await job(runners[1], ["up"], "killed", throughGate);
     expect(next.code, next.output).toBe(0);
     expect(next.output).toContain("pulumi-gms recover settles it first");
     expect(next.output).toContain("releasing the killed run's lock: pulumi cancel");
@@ -212,7 +234,7 @@ describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an 
     );
 
     for (const stack of ["killed", "shared"]) {
-      const destroy = await job(runners[0], ["destroy"], stack);
+      const destroy = await job(runners[0], ["destroy"], stack, stack === "killed" ? throughGate : {});
       expect(destroy.code, destroy.output).toBe(0);
     }
     expect(await quickstartObjects(emulator, "name")).toEqual(before);

@@ -10,8 +10,9 @@
  * - `pulumi refresh --import-pending-creates <urn> <id>`, which the CLI offers for this, does not do it in v3.274.1:
  *   the pending operation is dropped and its object not recorded, so the next `up` makes a duplicate (the second
  *   suite pins this; `--clear-pending-creates` forgets the objects the same way).
- * The emulator answers every write 150-300 ms after making it, so that the kill lands while creates are in flight
- * whose objects exist. Skipped, with the reason printed, without a CLI (required under CI=true).
+ * The CLI talks to the emulator through an `answerGate` that lets the first three creates' answers through and holds
+ * the rest: the kill lands while creates are in flight whose objects exist, at a moment the test holds, however busy
+ * the machine. Skipped, with the reason printed, without a CLI (required under CI=true).
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, rmSync } from "node:fs";
@@ -20,17 +21,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RecoveryReport } from "../../src/recover/report";
 import { EngineError, PulumiCliEngine } from "../../src/testing";
-import { type Deployment, descendants, latestDeployment, runRecover } from "../recover/harness";
+import { type AnswerGate, answerGate, type Deployment, killWhen, latestDeployment, moment, runRecover } from "../recover/harness";
 import { cliName, makeProgramDir, pulumiCliFor } from "./harness";
 
 const cli = pulumiCliFor("test/pulumi-cli/crash.test.ts");
 const NAMES = Array.from({ length: 12 }, (_, i) => `crash-${i}`);
 const PROGRAM = `import * as gms from "pulumi-gms";\nfor (const name of ${JSON.stringify(NAMES)}) new gms.App(name, { name, description: "crash test" });\n`;
 
-/** A program of 12 Apps, its emulator (writes answered late) and CLI stack, set up and removed around the suite it is called in. */
+/** Apps recorded when the kill lands, the next creates' answers held. */
+const RECORDED = 3;
+
+/** A program of 12 Apps, its emulator behind a gate and CLI stack, set up and removed around the suite it is called in. */
 function crashScenario(prefix: string) {
   let dir: string;
   let emulator: RunningEmulator;
+  let gate: AnswerGate;
   const engine = () =>
     new PulumiCliEngine({
       cli: cli!,
@@ -38,7 +43,7 @@ function crashScenario(prefix: string) {
       stateDir: join(dir, "state"),
       project: "crash",
       stack: "dev",
-      config: { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: emulator.apiKey } },
+      config: { "gms:baseUrl": gate.url, "gms:apiKey": { secret: emulator.apiKey } },
       secretsPassphrase: "crash",
       parallel: 3,
       log: () => undefined,
@@ -63,36 +68,28 @@ function crashScenario(prefix: string) {
 
   beforeAll(async () => {
     dir = makeProgramDir(prefix, PROGRAM);
-    emulator = await startEmulator({ port: 0, faults: "seed=3,latency=150-300,latency-at=answer,methods=POST+PUT+DELETE" });
+    emulator = await startEmulator({ port: 0 });
+    gate = await answerGate(emulator.url, RECORDED);
   });
 
   afterAll(async () => {
+    await gate?.close();
     await emulator?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs `up` and, once three Apps are recorded and more creates are in flight, SIGKILLs the CLI and the plugins it started. */
+  /**
+   * Runs `up` and, once three Apps are recorded and the gate holds the answer to a later create (its object made),
+   * SIGKILLs the CLI and the plugins it started; then lets the held answers go, to nobody.
+   */
   const killMidApply = async () => {
-    let settled = false;
-    const up = engine()
-      .up()
-      .then(
-        () => undefined,
-        (error: unknown) => error,
-      )
-      .finally(() => (settled = true));
-    let killed: { pid: number; args: string }[] = [];
-    while (killed.length === 0 && !settled) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      const deployment = latest();
-      if (apps(deployment).length < 3 || (deployment.pending_operations ?? []).length === 0) continue;
-      const clis = descendants(process.pid).filter((found) => found.args.startsWith(cli!.bin));
-      killed = clis.flatMap((found) => [found, ...descendants(found.pid)]);
-      for (const { pid } of killed) process.kill(pid, "SIGKILL");
-    }
-    const failure = await up;
-    // Let the requests the kill left in flight reach the emulator's handlers.
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    const up = engine().up();
+    const killed = await killWhen(cli!, engine().checkpointFile(), up, (deployment) => moment(RECORDED)(deployment) && gate.held() > 0);
+    gate.open();
+    const failure = await up.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     return { killed, failure };
   };
   return { engine, latest, apps, liveApps, pulumi, killMidApply, dir: () => dir, emulator: () => emulator };

@@ -108,9 +108,17 @@ export async function killWhen(
 export interface AnswerGate {
   /** The service's base URL through the gate (ends in /v1, as the emulator's). */
   url: string;
+  /** How many answers the gate holds now. */
+  held(): number;
   /** Lets every answer through from now on, those held included (a killed client's are dropped). */
   open(): void;
   close(): Promise<void>;
+}
+
+/** Which creates' answers a gate may hold: every POST but those `passes` lets through (default: none). */
+export interface GateOptions {
+  /** A create whose answer always passes, e.g. one whose pending create would need a person to settle. */
+  passes?: (path: string) => boolean;
 }
 
 /**
@@ -120,38 +128,46 @@ export interface AnswerGate {
  * in flight, with their objects made, for as long as the test wants: the moment a kill lands is the test's, not a
  * window a busy machine may pass by.
  */
-export async function answerGate(target: string, passed: number): Promise<AnswerGate> {
+export async function answerGate(target: string, passed: number, options: GateOptions = {}): Promise<AnswerGate> {
   const upstream = new URL(target);
   let answered = 0;
+  let held = 0;
   let open: () => void = () => undefined;
   const opened = new Promise<void>((resolve) => (open = resolve));
   const server = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const headers = Object.fromEntries(
-      Object.entries(request.headers).filter(([name]) => !["host", "connection", "content-length"].includes(name)),
-    ) as Record<string, string>;
     try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(([name]) => !["host", "connection", "content-length"].includes(name)),
+      ) as Record<string, string>;
       const answer = await fetch(new URL(request.url ?? "/", upstream.origin), {
         method: request.method,
         headers,
         body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
       });
       const body = Buffer.from(await answer.arrayBuffer());
-      if (request.method === "POST" && answer.ok && ++answered > passed) await opened;
+      const holdable = request.method === "POST" && answer.ok && !options.passes?.(request.url ?? "/");
+      if (holdable && ++answered > passed) {
+        held++;
+        await opened;
+        held--;
+      }
       // The service's own headers, its Date among them: recover reads the service's clock from it.
       const passedOn = [...answer.headers].filter(
         ([name]) => !["connection", "keep-alive", "transfer-encoding", "content-length"].includes(name),
       );
       response.writeHead(answer.status, Object.fromEntries(passedOn)).end(body);
     } catch (error) {
-      response.writeHead(502).end(String(error));
+      // A client killed mid-request: nobody reads the answer.
+      if (!response.headersSent) response.writeHead(502).end(String(error));
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}`;
   return {
     url,
+    held: () => held,
     open: () => open(),
     close: () =>
       new Promise<void>((resolve) => {

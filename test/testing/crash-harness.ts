@@ -89,7 +89,8 @@ export interface KillCase {
   kill: "group" | "engine";
   /**
    * When: once `count` lines of the journal hold `text` (`"creating"`: creates sent, `"put"`: results
-   * recorded, `"ciphertext"`: entries holding a secret), then after a seeded delay of up to 150 ms. The
+   * recorded, `"ciphertext"`: entries holding a secret), then after a seeded delay of up to 150 ms, the service
+   * holding its answers from the moment on (`faults.hold()`). The
    * journal, not the progress lines: those come in the program's order, so they lag behind the steps.
    */
   at: { text: string; count: number };
@@ -184,12 +185,16 @@ await new LocalEngine({ ...${JSON.stringify(options(kill.copies, true))}, log: (
       .split("\n")
       .filter((line) => line.includes(kill.at.text)).length >= kill.at.count;
   while (!reached() && child.exitCode === null) await sleep(5);
+  // From the moment on, the service answers nothing until the kill has landed: the run may send more (which the
+  // service makes, its answers held) for the seeded delay, but cannot move past the moment, however busy the machine.
+  const release = emulator.faults.hold();
   await sleep(Math.floor(random() * 150));
   if (child.exitCode !== null) throw new Error(`the run ended before the kill (${child.exitCode}):\n${output.join("\n")}`);
   const children = childrenOf(child.pid!);
   if (kill.kill === "group") process.kill(-child.pid!, "SIGKILL");
   else process.kill(child.pid!, "SIGKILL");
   await exited;
+  release();
   expect(child.signalCode, `the run was killed before it finished (exit ${child.exitCode}):\n${output.join("\n")}`).toBe("SIGKILL");
   // The engine's children end on their own once it is gone; requests they had sent land meanwhile.
   for (let waited = 0; children.some(running) && waited < 5_000; waited += 50) await sleep(50);
