@@ -24,6 +24,7 @@ const programs = [
   { id: "cli", title: "The real Pulumi CLI against LocalEngine and the floor", file: "test/bench/cli.mts" },
   { id: "plugin", title: "The release's provider plugin: cold start and `pulumi up` of 100 Apps", file: "test/bench/plugin.mts" },
   { id: "rate-limit", title: "100 Apps under a service's rate limit of 5 requests a second", file: "test/bench/rate-limit.mts" },
+  { id: "pacer", title: "The adaptive pacer alone, on a simulated clock", file: "test/bench/pacer.mts" },
   {
     id: "gitops",
     title: "The GitOps pipeline: two runners' `up` at the same moment against one after the other",

@@ -141,5 +141,6 @@ describe.skipIf(!cli)(`the tarball installed by the real CLI: ${cliName(cli)}`, 
     } finally {
       installed.remove();
     }
-  });
+    // Sized to its work: an install, a listing and a plugin start by the CLI, on a machine that may be busy.
+  }, 120_000);
 });

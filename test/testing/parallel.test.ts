@@ -87,8 +87,26 @@ new gms.App("tail", { name: "tail", description: apps[0].slug });
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  const count = (sql: string) => (emulator.store.db.get(sql) as { n: number }).n;
+  /**
+   * Runs `operation` with the service's answers held (their writes committed) until `ready` holds of what it made,
+   * so that the requests it has sent by then are in flight together at a moment the test holds.
+   */
+  const heldUntil = async <T>(ready: () => boolean, operation: Promise<T>): Promise<T> => {
+    const release = emulator.faults.hold();
+    try {
+      for (const deadline = Date.now() + 60_000; !ready() && Date.now() < deadline; )
+        await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      release();
+    }
+    return operation;
+  };
+
   it("creates independent resources at once and a dependent after what it depends on; steps and lines in program order", async () => {
-    const result = await engine().up();
+    // However slowly a busy machine runs the engine, the first three creates are in flight together: the service
+    // holds its answers until it has made three Apps.
+    const result = await heldUntil(() => count("SELECT count(*) AS n FROM apps") >= 3, engine().up());
     const order = [...INDEPENDENT, "tail"];
     expect(stepNames(result)).toEqual(order.map((name) => `create ${name}`));
     expect(printed()).toEqual(order.map((name) => `${name} created`));
@@ -127,7 +145,9 @@ new gms.App("tail", { name: "tail", description: apps[0].slug });
   it("destroy deletes in parallel, each resource only after what depends on it; steps in reverse program order", async () => {
     requests.length = 0;
     log.length = 0;
-    const result = await engine().destroy();
+    const deleted = () => count("SELECT count(*) AS n FROM apps WHERE deleted_at IS NOT NULL");
+    // The tail first, then three of the independent ones in flight together (their answers held until then).
+    const result = await heldUntil(() => deleted() >= 4, engine().destroy());
     const order = ["tail", ...[...INDEPENDENT].reverse()];
     expect(stepNames(result)).toEqual(order.map((name) => `delete ${name}`));
     expect(printed()).toEqual(order.map((name) => `${name} deleted`));
