@@ -81,6 +81,11 @@ export const failureText = (error: unknown): string => {
   return error.attempts > 1 ? `${answer} (after ${error.attempts} attempts)` : answer;
 };
 
+/** An update's answer when the object was deleted outside Pulumi (docs/troubleshooting.md quotes it). */
+export const goneMessage = (kindName: string, id: string): string =>
+  `${kindName} ${id} no longer exists in the workspace (deleted outside Pulumi?): run ` +
+  "`pulumi refresh` to drop it from the state, then `pulumi up` creates it again";
+
 /** What could not be done (`Cannot create App "x"`), what the service answered, then advice when there is any. */
 const described = (what: string, error: unknown, advice: string | undefined): string =>
   `${what}: ${failureText(error)}.${advice ? ` ${advice}` : ""}`;

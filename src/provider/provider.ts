@@ -38,7 +38,7 @@ import {
   UnresolvedCreateError,
 } from "../client";
 import { Connection, clientFor, effectiveBaseUrl, missingSettings, sameWorkspace } from "./connection";
-import { CreatedButFailedError, failure, redactSecrets, UnresolvedCreateFailure, ProviderError, codeOf } from "./errors";
+import { CreatedButFailedError, failure, goneMessage, redactSecrets, UnresolvedCreateFailure, ProviderError, codeOf } from "./errors";
 import { type InputField, requiredToDeclare } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
 import { SECRET_INPUTS, secretStrings } from "./secret-inputs";
@@ -372,11 +372,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       } catch (error) {
         // A 404 may name something the update refers to; only a read that 404s too means the object is gone.
         if (error instanceof NotFoundError && !(await orUndefinedIfGone(kind.read(client, id, olds)))) {
-          throw new ProviderError(
-            "gone",
-            `${kind.name} ${id} no longer exists in the workspace (deleted outside Pulumi?): run ` +
-              `\`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`,
-          );
+          throw new ProviderError("gone", goneMessage(kind.name, id));
         }
         // A kind's own explanation passes as it is; a bare client error is worded like the kinds' create failures.
         throw redacted(error instanceof GmsError ? failure(`Cannot update ${kind.name} ${id}`, error) : error, news, olds);

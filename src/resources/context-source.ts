@@ -381,6 +381,11 @@ type Config = { name: string | undefined; loaderConfig: Inputs["loaderConfig"]; 
  * An error of a later step, already explained in the user's terms, or a request failure to describe. A
  * 404 stays the client's error, so that an update can tell a source deleted outside Pulumi.
  */
+/** A wait for indexing that ran out (docs/troubleshooting.md quotes it). */
+export const notIndexedMessage = (what: string, elapsedSeconds: string, status: string, polls: number, raise: string): string =>
+  `processing ${what} had not finished after ${elapsedSeconds} s (indexing_status still "${status}" after ${polls} checks); processing ` +
+  `continues in the service. ${raise}, or drop waitForIndexing and watch indexingStatus after a refresh.`;
+
 class StepError extends Error {
   override readonly name = "StepError";
 }
@@ -483,11 +488,7 @@ async function waitForIndexing(
       const elapsed = ((Date.now() - started) / 1000).toFixed(1);
       const raise =
         bound && deadline < ownDeadline ? `Raise ${describeTimeout(bound)}, which ran out first` : "Raise waitForIndexing.timeoutSeconds";
-      throw new StepError(
-        `processing ${what} had not finished after ${elapsed} s (indexing_status still "${record.indexingStatus}" after ${polls} checks); processing ` +
-          `continues in the service. ${raise}, ` +
-          "or drop waitForIndexing and watch indexingStatus after a refresh.",
-      );
+      throw new StepError(notIndexedMessage(what, elapsed, record.indexingStatus, polls, raise));
     }
     await sleep(Math.min(delay, left));
     delay = Math.min(delay * 2, MAX_POLL_MS);
