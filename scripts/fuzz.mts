@@ -10,7 +10,8 @@
  * into the git-ignored virtual environment `.venv-fuzz/` (made with python3 when absent). The emulator runs in this
  * process on a loopback port with a workspace whose API key is generated here and reaches Schemathesis only through
  * its environment; every line Schemathesis prints passes a filter that masks it. Exit 0 when nothing failed, 1 when
- * a check failed, 2 when the run could not be made.
+ * a check failed, 2 when the run could not be made. Before it starts, scripts/fuzz/seed.mts makes an object of every
+ * collection a route names and binds the generated requests' GUIDs to them, so that most requests reach a real object.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -115,7 +116,7 @@ writeFileSync(
 /** Schemathesis's output, line by line, with the keys masked should any line carry one (a Model's create answers its key). */
 const masked = (line: string) => line.split(apiKey).join("[API key]").replace(SEEDED_KEY, "[provider key]");
 /**
- * Schemathesis closes with a pytest-like frame (`=== 3 warnings in 100.00s ===`), which a CI log reader takes for a
+ * Schemathesis closes with a pytest-like frame (`=== 3 warnings in 100.00s ===`), which a CI log reader may take for a
  * test runner's summary of a run that ran no test; that line is reworded. Every other line passes as it is.
  */
 const reworded = (line: string) => line.replace(/^=+ (.+ in [\d.]+s) =+$/, "Schemathesis finished: $1");

@@ -7,7 +7,8 @@
  * Every temporary file of the run (the tests', and the CLI's, the hosts' and the programs' they start) goes into
  * one folder of the machine's temp directory, `gms-test-<pid>-…` (TMPDIR, which os.tmpdir() and child processes
  * read), removed when the run ends: the run leaves nothing behind, even when a test is killed midway. What a test
- * left there is named first (prefixes and counts), so that a test that forgets to clean up is seen and fixed.
+ * left there is named (prefixes and counts) just before the run's closing line (summary-reporter.ts), so that a test
+ * that forgets to clean up is seen and fixed.
  *
  * Every Node.js process the tests start (programs, provider hosts, the CLI's language hosts) shares one compile
  * cache in that folder (`NODE_COMPILE_CACHE`), so that `@pulumi/pulumi` is compiled once per run, not once per process,
@@ -18,6 +19,12 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/** The environment variable naming the run's temporary folder, which the summary reporter reads. */
+export const RUN_TEMP = "GMS_TEST_RUN_TEMP";
+
+/** The run's caches: Node's compiled code, and what the SDK's ts-node compiled of the programs (TypeScript). */
+const CACHES = ["node-compile-cache", "ts-node-cache"];
+
 export default function setup(): () => void {
   const root = join(__dirname, "..");
   const build = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "src")], { encoding: "utf8" });
@@ -27,21 +34,26 @@ export default function setup(): () => void {
 
   const runTemp = mkdtempSync(join(tmpdir(), `gms-test-${process.pid}-`));
   process.env.TMPDIR = runTemp;
-  // The run's caches: Node's compiled code, and what the SDK's ts-node compiled of the programs (TypeScript).
-  const caches = ["node-compile-cache", "ts-node-cache"];
-  process.env.NODE_COMPILE_CACHE ??= join(runTemp, caches[0]!);
-  process.env.TS_NODE_CACHE_DIRECTORY ??= join(runTemp, caches[1]!);
-  return () => {
-    const left = readdirSync(runTemp).filter((name) => !caches.includes(name));
-    if (left.length > 0) {
-      const byPrefix = new Map<string, number>();
-      for (const name of left) {
-        const prefix = name.replace(/[-_.]?[A-Za-z0-9]{6}$/, "").replace(/-\d+$/, "");
-        byPrefix.set(prefix, (byPrefix.get(prefix) ?? 0) + 1);
-      }
-      const list = [...byPrefix].map(([prefix, count]) => `${prefix} (${count})`).join(", ");
-      process.stderr.write(`temp: the tests left ${left.length} entries, removed now: ${list}\n`);
-    }
-    rmSync(runTemp, { recursive: true, force: true });
-  };
+  process.env.NODE_COMPILE_CACHE ??= join(runTemp, CACHES[0]!);
+  process.env.TS_NODE_CACHE_DIRECTORY ??= join(runTemp, CACHES[1]!);
+  process.env[RUN_TEMP] = runTemp;
+  return () => rmSync(runTemp, { recursive: true, force: true });
+}
+
+/**
+ * What the tests left in the run's temporary folder (prefixes and counts), as a line, or undefined when they left
+ * nothing: the summary reporter prints it before the run's closing line, and the folder goes when the run ends.
+ */
+export function leftInTemp(): string | undefined {
+  const runTemp = process.env[RUN_TEMP];
+  if (!runTemp) return undefined;
+  const left = readdirSync(runTemp).filter((name) => !CACHES.includes(name));
+  if (left.length === 0) return undefined;
+  const byPrefix = new Map<string, number>();
+  for (const name of left) {
+    const prefix = name.replace(/[-_.]?[A-Za-z0-9]{6}$/, "").replace(/-\d+$/, "");
+    byPrefix.set(prefix, (byPrefix.get(prefix) ?? 0) + 1);
+  }
+  const list = [...byPrefix].map(([prefix, count]) => `${prefix} (${count})`).join(", ");
+  return `temp: the tests left ${left.length} entries, removed when the run ends: ${list}`;
 }

@@ -1,8 +1,9 @@
 /**
  * Ends a test run with one plain line, `Tests: N passed, N failed, N skipped`, that any CI reads the same
- * way whatever the runner.
+ * way whatever the runner: the log's last line. What the tests left in the run's temporary folder is named just before.
  */
 import type { Reporter, TestModule } from "vitest/node";
+import { leftInTemp } from "./global-setup";
 
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -19,6 +20,8 @@ export default class SummaryReporter implements Reporter {
       // counts as one failure.
       if (module.state() === "failed" && counts.failed === failedBefore) counts.failed++;
     }
+    const left = leftInTemp();
+    if (left) process.stdout.write(`\n${left}\n`);
     process.stdout.write(`\nTests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
   }
 }

@@ -146,7 +146,7 @@ new gms.App("tail", { name: "tail", description: apps[0].slug });
     requests.length = 0;
     log.length = 0;
     const deleted = () => count("SELECT count(*) AS n FROM apps WHERE deleted_at IS NOT NULL");
-    // The tail first, then three of the independent ones in flight together (their answers held until then).
+    // Four deletes in flight together (the tail's and independent ones'), their answers held until the service has made them.
     const result = await heldUntil(() => deleted() >= 4, engine().destroy());
     const order = ["tail", ...[...INDEPENDENT].reverse()];
     expect(stepNames(result)).toEqual(order.map((name) => `delete ${name}`));
