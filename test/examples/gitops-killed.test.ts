@@ -2,7 +2,8 @@
  * examples/gitops recovers by itself: a pipeline's `up` job (`node pipeline.ts up`, the Automation API driving the
  * real CLI over the quickstart) is stopped as a runner is, SIGKILL to its whole process group, while creates are in
  * flight: a gate in front of the emulator lets three creates' answers through and holds the next ones' (their objects
- * made) until the kill has landed, and the emulator's clock runs five minutes ahead of this machine's. The checkpoint is left with pending creates and the lock. The next `up` job, with no human step, runs
+ * made) until the kill has landed, and the emulator's clock runs five minutes ahead of this machine's. The
+ * checkpoint is left with pending creates and the lock. The next `up` job, with no human step, runs
  * `pulumi-gms recover` first and converges: every object the program declares exists exactly once in the service
  * (counted through its API against what the fixtures held before), each the one the stack records, no pending
  * operation, and an `up` after it changes nothing. A lock alone (a run stopped before its first step) is released by
