@@ -459,14 +459,23 @@ function commitOf(env: NodeJS.ProcessEnv, workDir: string): string | null {
   return head.status === 0 ? head.stdout.trim() : null;
 }
 
+/** Runs `work` with a folder of its own in the temporary directory, removed afterwards whatever happens. */
+async function withScratch<T>(prefix: string, work: (scratch: string) => Promise<T>): Promise<T> {
+  const scratch = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    return await work(scratch);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 /**
  * A plan of the stack as it is now: a preview that reads the service first (refresh), its steps from the engine's
  * events, the engine's own update plan, the secrets' digests and what it was made from.
  */
 async function makePlan(stack: Stack, options: PipelineOptions): Promise<{ plan: ReviewedPlan; changes: OpMap }> {
   const env = options.env ?? process.env;
-  const scratch = mkdtempSync(join(tmpdir(), "gms-plan-"));
-  try {
+  return withScratch("gms-plan-", async (scratch) => {
     const events: StepEvent[] = [];
     const enginePlan = join(scratch, "engine-plan.json");
     const result = await stack.preview({
@@ -500,9 +509,7 @@ async function makePlan(stack: Stack, options: PipelineOptions): Promise<{ plan:
       engine: JSON.parse(readFileSync(enginePlan, "utf8")),
     };
     return { plan, changes: result.changeSummary };
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Pull request: what merging would do, as plan.json and plan.md. Changes nothing. */
@@ -548,8 +555,7 @@ export class PlanMismatchError extends Error {
  */
 async function freshPlan(stack: Stack, options: PipelineOptions): Promise<ReviewedPlan> {
   const env = options.env ?? process.env;
-  const scratch = mkdtempSync(join(tmpdir(), "gms-plan-"));
-  try {
+  return withScratch("gms-plan-", async (scratch) => {
     const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "preview", "--report-dir", scratch], {
       cwd: HERE,
       env: {
@@ -573,9 +579,7 @@ async function freshPlan(stack: Stack, options: PipelineOptions): Promise<Review
         `the fresh preview to check the reviewed plan against failed (exit ${code}): ${said.trim().split("\n").at(-1) ?? ""}`,
       );
     return JSON.parse(readFileSync(join(scratch, "plan.json"), "utf8")) as ReviewedPlan;
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The reviewed plan in `file`, checked to be one of this pipeline's plans for `stack`. */
@@ -617,20 +621,17 @@ export function up(options: UpOptions = {}): Promise<JobResult> {
       throw new PlanMismatchError(differences, report);
     }
     print(`pipeline: the stack is as the reviewed plan (${planFile}) says: applying it, the engine held to it\n`);
-    const scratch = mkdtempSync(join(tmpdir(), "gms-plan-"));
-    try {
+    return withScratch("gms-plan-", async (scratch) => {
       const enginePlan = join(scratch, "engine-plan.json");
       writeFileSync(enginePlan, JSON.stringify(reviewed.engine));
       const result = await stack.up({ onOutput: print, refresh: true, plan: enginePlan });
       return {
-        job: "up",
+        job: "up" as const,
         changes: result.summary.resourceChanges ?? {},
         outputs: await stackOutputs(stack, env),
         plan: { reviewed: planFile },
       };
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
+    });
   });
 }
 
@@ -688,17 +689,16 @@ function writeReport(file: string, text: string): string {
  * report says why and the job goes on: the drift of the stack's own objects is known without it.
  */
 async function unmanagedObjects(stack: Stack, options: PipelineOptions): Promise<DiscoverListing | { error: string }> {
-  const scratch = mkdtempSync(join(tmpdir(), "gms-drift-"));
-  try {
-    const args = ["discover", "--stack", stack.name, "--json", "--out", join(scratch, "gms-import.json")];
-    const { code, out: listing, err: said } = await pulumiGms(stack, options, args);
-    if (code !== 0) return { error: `pulumi-gms discover failed (exit ${code}): ${said.trim().split("\n").at(-1) ?? ""}` };
-    return JSON.parse(listing) as DiscoverListing;
-  } catch (error) {
-    return { error: `pulumi-gms discover failed: ${error instanceof Error ? error.message : String(error)}` };
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  return withScratch("gms-drift-", async (scratch): Promise<DiscoverListing | { error: string }> => {
+    try {
+      const args = ["discover", "--stack", stack.name, "--json", "--out", join(scratch, "gms-import.json")];
+      const { code, out: listing, err: said } = await pulumiGms(stack, options, args);
+      if (code !== 0) return { error: `pulumi-gms discover failed (exit ${code}): ${said.trim().split("\n").at(-1) ?? ""}` };
+      return JSON.parse(listing) as DiscoverListing;
+    } catch (error) {
+      return { error: `pulumi-gms discover failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  });
 }
 
 export function destroy(options: PipelineOptions = {}): Promise<JobResult> {
