@@ -159,6 +159,8 @@ const BODY_REFERENCES: Record<string, string> = {
 };
 /** The collection a path parameter names, where the segment before it is not that collection's own. */
 const PATH_ALIASES: Record<string, string> = { app: "apps", result: "runs" };
+/** Operations whose GUID parameter names another collection than its path says: the interface's Feedback on a Data record. */
+const OPERATION_COLLECTIONS: Record<string, string> = { "POST /feedback/{guid}": "data" };
 /** The keys of a path item that are operations (others are `servers`, `parameters`, …). */
 const HTTP_METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options", "trace"]);
 /** How often a generated request takes a seeded GUID rather than one Schemathesis invents. */
@@ -186,7 +188,7 @@ export function pathCollections(path: string): Map<string, string> {
  * Schemathesis's configuration (TOML) that gives every operation the seeded GUIDs: a dictionary per collection,
  * and per operation its path parameters and the body fields that name another object bound to them. A DELETE's
  * last path parameter takes the doomed objects, every other one the kept; with PROBABILITY, so that invented GUIDs
- * (404) are still tried. `POST /feedback/{guid}` names a Data record, as the interface says.
+ * (404) are still tried; OPERATION_COLLECTIONS names the operations whose GUID is of another collection.
  */
 export function seededConfig(document: OpenApiDocument, seeded: Seeded, preamble: string): string {
   const lines = [preamble];
@@ -215,7 +217,7 @@ export function seededConfig(document: OpenApiDocument, seeded: Seeded, preamble
       const parameters = [...pathCollections(path)];
       parameters.forEach(([parameter, collection], n) => {
         const doomed = method === "delete" && n === parameters.length - 1;
-        const named = name === "POST /feedback/{guid}" ? "data" : collection;
+        const named = OPERATION_COLLECTIONS[name] ?? collection;
         const binding = bind(`${doomed ? "doomed" : "kept"}:${named}`);
         if (binding) bindings.push(`"path.${parameter}" = ${binding}`);
       });

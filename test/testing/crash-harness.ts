@@ -90,8 +90,8 @@ export interface KillCase {
   /**
    * When: once `count` lines of the journal hold `text` (`"creating"`: creates sent, `"put"`: results
    * recorded, `"ciphertext"`: entries holding a secret), then after a seeded delay of up to 150 ms, the service
-   * holding its answers from the moment on (`faults.hold()`). The
-   * journal, not the progress lines: those come in the program's order, so they lag behind the steps.
+   * holding its answers from the moment on (`faults.hold()`). The journal, not the progress lines: those come in
+   * the program's order, so they lag behind the steps.
    */
   at: { text: string; count: number };
 }
