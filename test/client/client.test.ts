@@ -1,8 +1,13 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { GmsClient, ResponseShapeError, TimeoutError, path, type GmsClientOptions, type RequestObservation } from "../../src/client";
 import { API_KEY, delayed, json, scriptedClients, startScriptedServer, type Step } from "./scripted-server";
+
+/** The version package.json gives, which the client names in its user agent. */
+const packageVersion = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
 
 /** Any record with a guid, kept as the wire has it: these tests are about the client, not a kind's codec. */
 const App = z.looseObject({ guid: z.string(), name: z.string(), slug: z.string() });
@@ -38,7 +43,7 @@ describe("GmsClient requests", () => {
     expect(received?.url).toBe(`/v1/apps/${GUID}`);
     expect(received?.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(received?.headers["content-type"]).toBe("application/json");
-    expect(received?.headers["user-agent"]).toBe("pulumi-gms/0.1.0");
+    expect(received?.headers["user-agent"]).toBe(`pulumi-gms/${packageVersion}`);
     expect(observations).toEqual([
       { method: "GET", path: `/apps/${GUID}`, attempt: 1, status: 200, errorCode: undefined, durationMs: expect.any(Number) },
     ]);
