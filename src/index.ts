@@ -1,3 +1,4 @@
+import "./node-guard";
 export * from "./resources";
 export * from "./lookups";
 export * from "./workspace";

@@ -8,6 +8,7 @@ export const packageManifest = require("../package.json") as {
   name: string;
   version: string;
   license: string;
+  engines: { node: string };
   repository: { url: string };
 };
 

@@ -7,7 +7,6 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { RunningEmulator } from "../emulator";
-import { NODE_ADVICE, NODE_NEEDED, nodeTooOld } from "../node-version";
 import { type Command, type CommandIo, EXIT, UsageError } from "./command";
 
 /** The default workspace's key, when neither the fixtures nor `--workspace` declare workspaces. */
@@ -172,11 +171,6 @@ async function runEmulator(argv: string[], io: CommandIo): Promise<number> {
   }
   const { defaultKey, ignored } = defaultWorkspaceKey(names, fileKeys, io.env);
 
-  // The storage is the built-in node:sqlite: say so plainly on an older Node.js instead of a stack trace.
-  if (nodeTooOld()) {
-    io.err(`pulumi-gms emulator needs Node.js ${NODE_NEEDED} or later (node:sqlite, undici); this is ${process.version}: ${NODE_ADVICE}\n`);
-    return EXIT.failed;
-  }
   const { startEmulator, readFixturesFile } = await import("../emulator/index.js");
   // Read here, not by startEmulator: the start lines count what the file declares.
   let fixtures: ReturnType<typeof readFixturesFile> | undefined;

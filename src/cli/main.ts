@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { packageManifest } from "../manifest";
+import { nodeRefusal, nodeTooOld } from "../node-version";
 import { nearestKey } from "../workspace/suggest";
 import { type Command, type CommandIo, EXIT, UsageError } from "./command";
 import { commands } from "./commands";
@@ -100,10 +101,25 @@ export function exitWhenFlushed(code: number): void {
   process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
 }
 
+/**
+ * A process entry's work, on the process's streams, ending the process with its exit code. A Node.js older than the
+ * package needs is refused first, in one line, exit 1: every command needs it (node:sqlite, undici), and `--help`
+ * answering there would tell the user the tool works.
+ */
+function runProcess(work: (io: CommandIo) => Promise<number>): void {
+  const io = processIo();
+  if (nodeTooOld()) {
+    io.err(`${nodeRefusal("pulumi-gms")}\n`);
+    exitWhenFlushed(EXIT.failed);
+    return;
+  }
+  void work(io).then(exitWhenFlushed);
+}
+
 /** The entry of a name a command had before `pulumi-gms` (a `bin` of its own): the command, and nothing printed besides. */
 export function runAlias(command: Command): void {
-  void runCommand(command, process.argv.slice(2), processIo()).then(exitWhenFlushed);
+  runProcess((io) => runCommand(command, process.argv.slice(2), io));
 }
 
 // Only as a command: loading the module (as an alias's entry and the module-loading test do) starts nothing.
-if (require.main === module) void runCli(process.argv.slice(2), processIo()).then(exitWhenFlushed);
+if (require.main === module) runProcess((io) => runCli(process.argv.slice(2), io));

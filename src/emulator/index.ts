@@ -1,3 +1,4 @@
+import "../node-guard";
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { buildServer, type ServerOptions } from "./server";

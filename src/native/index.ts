@@ -4,6 +4,7 @@
  * same kind declarations as the dynamic ones (`gms.App`, ...), with the same args and outputs, and the package's
  * functions (`getAction`, `getActionOutput`, ...) served by the plugin.
  */
+import "../node-guard";
 import type { NativeKindArgs } from "../provider/resource";
 import { appKind } from "../resources/app";
 import { contextSourceKind } from "../resources/context-source";

@@ -2,6 +2,7 @@
  * What the serialized `__provider` shims require by package name (`pulumi-gms/provider`): the
  * configuration hook and the generic provider of each kind.
  */
+import "../node-guard";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { configure as configureConnection } from "./connection";
 import type { Kind, KindName } from "./kind";

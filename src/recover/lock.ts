@@ -11,6 +11,7 @@
  * pipeline in examples/gitops too, through `pulumi-gms/locks`). To see them before changing anything, recover asks the
  * CLI to rename the stack to its own name (`locksFromRenameRefusal`).
  */
+import "../node-guard";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { join, resolve } from "node:path";

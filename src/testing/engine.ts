@@ -71,7 +71,6 @@
  * also replace the dependents. No targets, plans, `--refresh` or `--preview-only` for refresh/destroy.
  * The state file is this engine's JSON (state.ts), not a Pulumi checkpoint.
  */
-import { NODE_ADVICE, NODE_NEEDED, nodeTooOld } from "../node-version";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { gmsPlaceholders } from "../provider/window";
@@ -138,20 +137,6 @@ export interface EngineOptions {
   placeholders?: PlaceholderHook;
 }
 
-/**
- * LocalEngine runs the program and the provider on this Node.js: an older one than the package needs would
- * fail on a TypeScript program with a raw ERR_UNKNOWN_FILE_EXTENSION, so it is refused first, naming both.
- */
-export function requireNode(version: string = process.versions.node): void {
-  if (nodeTooOld(version)) {
-    throw new EngineError(
-      "NODE_TOO_OLD",
-      `LocalEngine runs the program on this Node.js (v${version}), and pulumi-gms needs Node.js ${NODE_NEEDED} or later ` +
-        `(it runs a TypeScript program by stripping its types, and uses undici): ${NODE_ADVICE}.`,
-    );
-  }
-}
-
 /** The Pulumi CLI's default for `--parallel`: no bound. */
 const UNBOUNDED = 2_147_483_647;
 
@@ -183,7 +168,6 @@ export class LocalEngine {
     run: (deployment: Deployment, program: ProgramProcess | undefined) => Promise<void>,
   ): Promise<EngineResult> {
     const log = this.options.log ?? ((line: string) => console.log(line));
-    requireNode();
     // One operation at a time per state file, taken before anything starts; preview only reads the state.
     const clock = this.options.clock ?? systemClock;
     const lock = operation === "preview" ? undefined : StateLock.acquire(resolve(this.options.stateFile), operation, log, clock);

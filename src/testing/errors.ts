@@ -19,9 +19,7 @@ export type EngineErrorCode =
   /** The state file is not one this engine wrote. */
   | "BAD_STATE"
   /** Another operation holds the state file's lock (`up`, `refresh` and `destroy` take it). */
-  | "LOCKED"
-  /** This Node.js is older than the one the package needs; nothing was started. */
-  | "NODE_TOO_OLD";
+  | "LOCKED";
 
 export interface CheckFailure {
   urn: string;

@@ -5,6 +5,7 @@
  * `installPackageCopy` prepares a program directory. `StateFile` reads and writes LocalEngine's state; it loads
  * this package's placeholders of creates a killed run left in flight with the hook LocalEngine uses, `gmsPlaceholders`.
  */
+import "../node-guard";
 export { LocalEngine, type EngineOptions } from "./engine";
 export { EngineError, type CheckFailure, type EngineErrorCode } from "./errors";
 export { ProviderHost, type CheckResult, type DiffResult, type HostOptions } from "./host";

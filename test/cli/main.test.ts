@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { commands } from "../../src/cli/commands";
-import { NODE_NEEDED, nodeTooOld } from "../../src/node-version";
 import { SECRET_SIG, SIG_KEY } from "../../src/provider/values";
 
 const ROOT = join(__dirname, "..", "..");
@@ -343,27 +342,6 @@ describe("pulumi-gms migrate", () => {
     const two = run(["migrate", "a.json", "b.json"]);
     expect(two.status).toBe(2);
     expect(two.stderr).toContain("pulumi-gms migrate: one stack export at a time (got 2)");
-  });
-});
-
-/** A Node.js older than the package needs, when the machine has one on its usual PATH. */
-const olderNode = (() => {
-  const found = spawnSync("node", ["-p", "process.versions.node"], {
-    encoding: "utf8",
-    env: { ...process.env, PATH: "/usr/local/bin:/usr/bin:/bin" },
-  });
-  return found.status === 0 && nodeTooOld(found.stdout.trim()) ? found.stdout.trim() : undefined;
-})();
-
-describe.skipIf(!olderNode)(`pulumi-gms on Node.js ${olderNode ?? "older than the package needs"}`, () => {
-  it("lists its commands, and the emulator refuses to start, naming both versions", () => {
-    const env = { ...envWith(), PATH: "/usr/local/bin:/usr/bin:/bin" };
-    const help = spawnSync("node", [MAIN, "--help"], { encoding: "utf8", env });
-    expect(help.status, help.stderr).toBe(0);
-    const refused = spawnSync("node", [MAIN, "emulator", "--port", "0", "--db", ":memory:"], { encoding: "utf8", env });
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain(`pulumi-gms emulator needs Node.js ${NODE_NEEDED} or later`);
-    expect(refused.stderr).toContain(`this is v${olderNode}`);
   });
 });
 
