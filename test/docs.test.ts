@@ -69,7 +69,7 @@ describe("the generated docs", () => {
     }
   });
 
-  it("show on every kind's page at least one example, the whole program in YAML, TypeScript, Python and Go as examples/programs/ has it", () => {
+  it("show on every kind's page at least one example, the whole program in YAML, TypeScript (both forms), Python and Go", () => {
     for (const kind of Object.values(kinds) as Kind[]) {
       const page = renderKindPage(kind);
       const shown = examplePrograms().filter((program) => program.types.has(`gms:index:${kind.name}`));
@@ -81,6 +81,9 @@ describe("the generated docs", () => {
         ).toEqual(["yaml", "typescript", "python", "go"]);
         for (const [tag, text] of program.forms)
           expect(page, `${kind.name} ${program.name} ${tag}`).toContain(`\`\`\`${tag}\n${text.trimEnd()}\n\`\`\``);
+        // The TypeScript on the dynamic resources beside the plugin's classes (test/examples/programs-dynamic.test.ts runs it).
+        expect(page, `${kind.name} ${program.name} dynamic`).toContain(`\`\`\`typescript\n${program.dynamic!.trimEnd()}\n\`\`\``);
+        expect(program.dynamic).toContain('import * as gms from "pulumi-gms";');
       }
     }
   });

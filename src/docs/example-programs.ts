@@ -19,6 +19,22 @@ const FORMS = [
   ["go", "go/main.go"],
 ] as const;
 
+/** How `npm run examples` writes a TypeScript program's import of the plugin's classes. */
+const NATIVE_IMPORT = 'import { native as gms } from "pulumi-gms";';
+/** The same program on the dynamic resources: the package's root holds them and their lookups, under the same names. */
+const DYNAMIC_IMPORT = 'import * as gms from "pulumi-gms";';
+
+/**
+ * The TypeScript form of an example on the dynamic resources: the plugin's classes' program with `gms` bound to the
+ * package's root, where the dynamic resources (`gms.App`, ...) and the lookups that run in the program (`gms.getAction`,
+ * ...) take the same arguments and give the same outputs. test/examples/programs-dynamic.test.ts runs each one.
+ */
+export function dynamicForm(typescript: string): string {
+  if (!typescript.includes(NATIVE_IMPORT))
+    throw new Error(`a TypeScript example has no \`${NATIVE_IMPORT}\` to rebind to the dynamic resources`);
+  return typescript.replace(NATIVE_IMPORT, DYNAMIC_IMPORT);
+}
+
 export interface ExampleProgram {
   /** The folder's name. */
   name: string;
@@ -26,6 +42,8 @@ export interface ExampleProgram {
   description: string;
   /** The forms that exist, by fence tag, YAML first. */
   forms: [string, string][];
+  /** The TypeScript form on the dynamic resources (dynamicForm), when there is a TypeScript form. */
+  dynamic: string | undefined;
   /** The resource types it declares. */
   types: Set<string>;
   /** The functions it invokes. */
@@ -43,12 +61,15 @@ export function examplePrograms(root = join(__dirname, "..", "..")): ExampleProg
     .map((name) => {
       const yaml = readFileSync(join(dir, name, "Pulumi.yaml"), "utf8");
       const program = parse(yaml) as { description?: string; resources?: Record<string, { type: string }> };
+      const forms = FORMS.filter(([, file]) => existsSync(join(dir, name, file))).map(
+        ([tag, file]) => [tag, readFileSync(join(dir, name, file), "utf8")] as [string, string],
+      );
+      const typescript = forms.find(([tag]) => tag === "typescript")?.[1];
       return {
         name,
         description: program.description ?? name,
-        forms: FORMS.filter(([, file]) => existsSync(join(dir, name, file))).map(
-          ([tag, file]) => [tag, readFileSync(join(dir, name, file), "utf8")] as [string, string],
-        ),
+        forms,
+        dynamic: typescript === undefined ? undefined : dynamicForm(typescript),
         types: new Set(Object.values(program.resources ?? {}).map((resource) => resource.type)),
         functions: new Set([...yaml.matchAll(/function:\s*(gms:index:\w+)/g)].map((match) => match[1]!)),
       };

@@ -146,7 +146,14 @@ export function renderKindPage(kind: Kind, { schema, programs }: PageSources = p
       `From [${EXAMPLES_DIR}/${example.name}](../../${EXAMPLES_DIR}/${example.name}/).`,
       "",
     );
-    for (const [tag, text] of example.forms) out.push(...fenced(tag, text), "");
+    for (const [tag, text] of example.forms) {
+      if (tag !== "typescript") {
+        out.push(...fenced(tag, text), "");
+        continue;
+      }
+      out.push("TypeScript, with the plugin's classes:", "", ...fenced(tag, text), "");
+      if (example.dynamic !== undefined) out.push(DYNAMIC_CAPTION, "", ...fenced(tag, example.dynamic), "");
+    }
   }
   out.push(
     "## Inputs",
@@ -204,8 +211,13 @@ export function renderKindPage(kind: Kind, { schema, programs }: PageSources = p
       "What the public interface cannot create is looked up by name; the examples above use:",
       "",
       ...lookups.map(
-        (name) => `- \`${name}\`: ${firstLine((schema.functions as Record<string, { description?: string }>)[name]?.description)}`,
+        (name) =>
+          `- \`${name}\` (${lookupNames(name)}): ` +
+          firstLine((schema.functions as Record<string, { description?: string }>)[name]?.description),
       ),
+      "",
+      "In TypeScript the plugin's classes (`gms.native`) and the dynamic resources (`gms`) have each lookup under the same",
+      "name: the plugin serves the first, the second runs in the program, against the same `gms:baseUrl` and `gms:apiKey`.",
       "",
     );
   }
@@ -213,6 +225,19 @@ export function renderKindPage(kind: Kind, { schema, programs }: PageSources = p
     out.push("## As the service has it", "", ...kind.quirks.map((quirk) => `- ${quirk}`), "");
   }
   return out.join("\n");
+}
+
+/** What the examples call the TypeScript form on the dynamic resources, beside the one on the plugin's classes. */
+const DYNAMIC_CAPTION = "TypeScript, with the dynamic resources, which need no plugin ([which to pick](../provider.md#dynamic-or-native)):";
+
+/** A function's name in each SDK, from its token (`gms:index:getAction`): TypeScript, Python, Go, each with its Output form. */
+function lookupNames(token: string): string {
+  const name = token.slice(token.lastIndexOf(":") + 1);
+  return [
+    `TypeScript \`gms.${name}\`, \`gms.${name}Output\``,
+    `Python \`gms.${pythonName(name)}\`, \`gms.${pythonName(name)}_output\``,
+    `Go \`gms.${goName(name)}\`, \`gms.${goName(name)}Output\``,
+  ].join("; ");
 }
 
 /** What import cannot read back: the write-only inputs, which the program must then declare. */
