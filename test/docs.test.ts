@@ -169,3 +169,109 @@ describe("the README and docs/", () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe("the minimum Node.js", () => {
+  const { engines, scripts } = JSON.parse(read("package.json")) as { engines: { node: string }; scripts: Record<string, string> };
+  const needed = /^>=(\d+\.\d+)\.\d+$/.exec(engines.node)![1]!;
+  /** The user-facing text that may name a Node.js version: the README, docs/, and every example's README and source. */
+  const texts = [
+    "README.md",
+    ...readdirSync(join(root, "docs"))
+      .filter((file) => file.endsWith(".md") && file !== "benchmarks.md")
+      .map((file) => `docs/${file}`),
+    ...(readdirSync(join(root, "examples"), { recursive: true }) as string[])
+      .map((file) => `examples/${file.split("\\").join("/")}`)
+      .filter((file) => !file.includes("node_modules/") && /\.(md|ts|mts)$/.test(file)),
+  ];
+
+  it("is the one package.json's engines names, wherever a page or an example names one", () => {
+    const named: string[] = [];
+    for (const path of texts)
+      for (const [phrase, version] of read(path).matchAll(/Node(?:\.js)?\s*\(?(\d+\.\d+)(?:\.\d+)?(?: or later|\+)/g))
+        named.push(`${path}: ${version === needed ? "ok" : phrase}`);
+    expect(named.length).toBeGreaterThan(3);
+    expect(named.filter((entry) => !entry.endsWith(": ok"))).toEqual([]);
+  });
+
+  it("is what every example's package.json requires, and what CI's run on the minimum installs", () => {
+    const examples = (readdirSync(join(root, "examples"), { recursive: true }) as string[])
+      .map((file) => file.split("\\").join("/"))
+      .filter((file) => !file.includes("node_modules/") && file.endsWith("package.json"));
+    expect(examples.length).toBeGreaterThan(0);
+    for (const file of examples) {
+      const example = JSON.parse(read(`examples/${file}`)) as { engines?: { node?: string } };
+      if (example.engines?.node) expect(example.engines.node, file).toMatch(new RegExp(`^>=${needed.replace(".", "\\.")}(\\.0)?$`));
+    }
+    expect(scripts["test:min-node"]).toContain(`--package=node@${engines.node.slice(2)} `);
+  });
+});
+
+describe("the README's first screen", () => {
+  const readme = read("README.md");
+  const LANGUAGE_PAGES = ["docs/python.md", "docs/go.md", "docs/yaml.md", "docs/typescript.md"];
+
+  it("says what the project is, then links each language's getting-started page before any other page", () => {
+    const [title, intro] = readme.split("\n\n");
+    expect(title).toBe("# pulumi-gms");
+    expect(intro).toMatch(/^Infrastructure as code for/);
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target!);
+    expect(links.slice(0, LANGUAGE_PAGES.length)).toEqual(LANGUAGE_PAGES);
+    const firstHeading = readme.indexOf("\n## ");
+    expect(readme.slice(firstHeading + 1, readme.indexOf("\n", firstHeading + 1))).toBe("## Get started in your language");
+    for (const page of LANGUAGE_PAGES) expect(readme.indexOf(page), page).toBeLessThan(readme.indexOf("\n## ", firstHeading + 1));
+  });
+
+  it("gives the demo and the tests commands under a heading of their own, after the language pages", () => {
+    const heading = readme.indexOf("\n## The demo and the tests\n");
+    expect(heading).toBeGreaterThan(readme.indexOf("docs/typescript.md"));
+    const section = readme.slice(heading, readme.indexOf("\n## ", heading + 1));
+    expect(section).toContain("npm ci && npm run demo");
+    expect(section).toContain("npm ci && npm test");
+  });
+});
+
+describe("the pages a user reads", () => {
+  const USER_PAGES = [
+    "README.md",
+    "docs/README.md",
+    "docs/python.md",
+    "docs/go.md",
+    "docs/yaml.md",
+    "docs/typescript.md",
+    "docs/emulator.md",
+    "docs/installation-configuration.md",
+    "examples/programs/README.md",
+  ];
+  const CONTRIBUTOR_WORDS = [
+    "npm run pulumi:install",
+    ".pulumi-cli",
+    "dist/plugin/main.js",
+    "npm run emulator",
+    "npm run fuzz",
+    ".ci/run",
+    "(contributors)",
+    "sets `repository` in package.json",
+  ];
+
+  it("do not speak to contributors", () => {
+    const found: string[] = [];
+    for (const page of USER_PAGES) for (const words of CONTRIBUTOR_WORDS) if (read(page).includes(words)) found.push(`${page}: ${words}`);
+    expect(found).toEqual([]);
+  });
+
+  it("name no test file of the repository, docs/README.md and examples/programs/README.md included", () => {
+    for (const page of ["docs/README.md", "examples/programs/README.md"])
+      expect(read(page), page).not.toMatch(/\btest\/[\w/.-]+\.test\.ts/);
+  });
+
+  it("export a program's objects by `.id`, as the language pages explain, never `.guid`", () => {
+    const guidExports = [
+      /export const \w+ = \w+\.guid;/,
+      /pulumi\.export\("\w+", \w+\.guid\)/,
+      /ctx\.Export\("\w+", \w+\.Guid\)/,
+      /^ {2}\w+: \$\{\w+\.guid\}$/m,
+    ];
+    for (const page of [...USER_PAGES, "docs/provider.md"])
+      for (const pattern of guidExports) expect(read(page), `${page}: ${pattern}`).not.toMatch(pattern);
+  });
+});

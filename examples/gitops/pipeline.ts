@@ -49,7 +49,7 @@
  * when the CI system runs one job of the stack at a time (the workflow's concurrency group), set
  * GMS_ONE_JOB_PER_STACK=true and any lock a job meets is a stopped run's, released by recover (`--release-lock`).
  *
- * Needs the `pulumi` CLI on PATH (the Automation API drives it) and Node.js 22.18 or later (it runs the
+ * Needs the `pulumi` CLI on PATH (the Automation API drives it) and Node.js 22.19 or later (it runs the
  * program's TypeScript by stripping the types). The last line a job prints is `result: {...}` (JSON) for
  * the pipeline to read: its stack outputs come from one read of the state, secret ones as "[secret]", and any value
  * holding one of the job's secrets is masked too. An option a job does not take is a usage error (exit 2).

@@ -1,6 +1,6 @@
 /** Type-checks a script of the examples as a user's editor would: strict, nodenext, importing the package by its name. */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const ROOT = join(__dirname, "..", "..");
@@ -23,4 +23,14 @@ export function typeCheckProgram(programDir: string): { output: string; status: 
   symlinkSync(join(ROOT, "node_modules", "@types", "node"), join(programDir, "node_modules", "@types", "node"), "dir");
   const tsc = spawnSync(process.execPath, [TSC, "-p", join(programDir, "tsconfig.json")], { encoding: "utf8" });
   return { output: tsc.stdout + tsc.stderr, status: tsc.status };
+}
+
+/**
+ * Type-checks the files of `dir` that `include` matches (a folder where the package is installed), strict, as ES modules
+ * of a project with `"type": "module"`, with a tsconfig.json written for it.
+ */
+export function typeCheckStrict(dir: string, include: string[]): { output: string; status: number | null } {
+  const compilerOptions = { strict: true, noEmit: true, module: "nodenext", target: "es2023", skipLibCheck: true, types: ["node"] };
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, include }));
+  return typeCheckProgram(dir);
 }
