@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CommandIo } from "../cli/command";
 import { EXIT } from "../cli/command";
+import { urnParts } from "../migrate/stack-export";
 import { redactSecrets } from "../provider/errors";
 import { applyRecovery, recordedExport, refreshTargets } from "./apply";
 import { isBucketBackend, lockedSince, type Locks, locksFromRenameRefusal, readLocks } from "./lock";
@@ -34,9 +35,9 @@ export interface RecoverSettings {
 /**
  * The lock of the stack, where its backend lets recover read it: a file backend's lock files, or a bucket's locks as
  * the CLI names them when it refuses to rename the stack to its own name (./lock.ts). A file backend keeps them under
- * the stack's project, which the CLI names in the stack's fully qualified name (`organization/<project>/<stack>`, as
- * it resolves the stack in this folder): a stack that holds no resource yet (a first run killed before its first
- * checkpoint, or one that skipped checkpoints) has no URN to read it from.
+ * the stack's project: the project of its resources' URNs, or, for a stack whose checkpoint holds none yet (its first
+ * run killed before its first step, or one that skipped checkpoints), the one the CLI names in the stack's fully
+ * qualified name (`organization/<project>/<stack>`), as it resolves the stack in this folder.
  */
 async function locksOf(cli: PulumiCli, stack: StackReading): Promise<Locks> {
   const { url } = JSON.parse(await runPulumi(cli, ["whoami", "--json"])) as { url: string };
@@ -49,6 +50,8 @@ async function locksOf(cli: PulumiCli, stack: StackReading): Promise<Locks> {
       ),
     );
   }
+  const urn = stack.sealed.deployment.resources?.[0]?.urn ?? stack.sealed.deployment.pending_operations?.[0]?.resource.urn;
+  if (urn !== undefined) return readLocks(url, urnParts(urn).project, stack.stack, cli.cwd);
   const name = await runPulumi(cli, ["stack", "--show-name", "--fully-qualify-stack-names", "--stack", stack.stack]);
   const parts = name.trim().split("/");
   return readLocks(url, parts.length === 3 ? parts[1] : undefined, stack.stack, cli.cwd);

@@ -9,7 +9,7 @@
  * - the checkpoint's size after `up` (the file, or the bucket's object);
  * - on S3, the writes of the checkpoint that moto's own request log shows during the operation: a PUT of the whole
  *   checkpoint, and a server-side copy of the one before to `<stack>.json.bak`, per write. The engine writes the whole
- *   checkpoint after every step, so the bytes it writes grow as N² (docs/scaling.md says why and what to do).
+ *   checkpoint as each step begins and ends, so the bytes it writes grow as N² (docs/scaling.md says why and what to do).
  * Every operation is checked to have done its work (the stack holds N Apps after `up` and none after `destroy`;
  * `preview` and `refresh` with `--expect-no-changes`). One run of each operation (they are long; the ratios between
  * sizes are what to read). Prints figures only: timings are never pass/fail. Skipped with the reason printed without
@@ -21,7 +21,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startEmulator } from "../../dist/emulator/index.js";
@@ -264,7 +264,8 @@ async function main(): Promise<void> {
     if (backends.includes("s3")) moto = await startMoto();
     section.print(
       `One stack of N gms:index:App: Pulumi YAML project, the release's plugin ${release.version}, real CLI ${cli.version} ` +
-        `--parallel ${PARALLEL}, emulator in this process; one run of each operation; backends ${backends.join(", ")}`,
+        `--parallel ${PARALLEL}, emulator in this process; one run of each operation; backends ${backends.join(", ")}; ` +
+        `load average ${load()} (1, 5, 15 min) on ${cpus().length} CPUs`,
     );
     const runs: Run[] = [];
     const cases = backends.flatMap((backend) => [
@@ -320,6 +321,7 @@ async function main(): Promise<void> {
       runs.push(result);
       section.print(describe(result));
     }
+    section.print(`load average at the end ${load()}`);
     report(runs, cli, release.version, noS3);
   } finally {
     await moto?.close();
@@ -329,6 +331,11 @@ async function main(): Promise<void> {
 }
 
 const seconds = (value: number) => `${value.toFixed(1)} s`;
+/** The machine's load average (1, 5 and 15 minutes): how busy it was, as the figures are read. */
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(", ");
 const size = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(2)} MB` : `${(bytes / 1e3).toFixed(1)} kB`);
 const label = (run: Run) => `${run.n}${run.unsaved ? ", `PULUMI_SKIP_CHECKPOINTS=true`" : ""}`;
 const puts = ({ puts }: Figure) => (puts ? `${puts.checkpoint} + ${puts.copies} copies (of ${puts.all})` : "");
@@ -338,7 +345,8 @@ function describe(run: Run): string {
     const figure = run.figures[operation];
     return `${operation} ${seconds(figure.seconds)} (${figure.requests} requests${figure.puts ? `, checkpoint PUTs ${puts(figure)}` : ""})`;
   });
-  return `${run.backend} N=${run.n}${run.unsaved ? " PULUMI_SKIP_CHECKPOINTS=true" : ""}: ${parts.join(", ")}; checkpoint after up ${size(run.checkpointBytes)}`;
+  const name = `${run.backend} N=${run.n}${run.unsaved ? " PULUMI_SKIP_CHECKPOINTS=true" : ""}`;
+  return `${name}: ${parts.join(", ")}; checkpoint after up ${size(run.checkpointBytes)}`;
 }
 
 function report(runs: Run[], cli: PulumiCli, version: string, noS3: boolean): void {
