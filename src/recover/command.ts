@@ -34,7 +34,10 @@ export interface RecoverSettings {
 
 /**
  * The lock of the stack, where its backend lets recover read it: a file backend's lock files, or a bucket's locks as
- * the CLI names them when it refuses to rename the stack to its own name (./lock.ts).
+ * the CLI names them when it refuses to rename the stack to its own name (./lock.ts). A file backend keeps them under
+ * the stack's project: the project of its resources' URNs, or, for a stack whose checkpoint holds none yet (its first
+ * run killed before its first step, or one that skipped checkpoints), the one the CLI names in the stack's fully
+ * qualified name (`organization/<project>/<stack>`), as it resolves the stack in this folder.
  */
 async function locksOf(cli: PulumiCli, stack: StackReading): Promise<Locks> {
   const { url } = JSON.parse(await runPulumi(cli, ["whoami", "--json"])) as { url: string };
@@ -48,9 +51,10 @@ async function locksOf(cli: PulumiCli, stack: StackReading): Promise<Locks> {
     );
   }
   const urn = stack.sealed.deployment.resources?.[0]?.urn ?? stack.sealed.deployment.pending_operations?.[0]?.resource.urn;
-  // A stack with no resource has no pending operation: only its lock could be left, which `pulumi cancel` releases.
-  if (urn === undefined) return { readable: false, reason: "the stack holds no resource, so its project is not known" };
-  return readLocks(url, urnParts(urn).project, stack.stack, cli.cwd);
+  if (urn !== undefined) return readLocks(url, urnParts(urn).project, stack.stack, cli.cwd);
+  const name = await runPulumi(cli, ["stack", "--show-name", "--fully-qualify-stack-names", "--stack", stack.stack]);
+  const parts = name.trim().split("/");
+  return readLocks(url, parts.length === 3 ? parts[1] : undefined, stack.stack, cli.cwd);
 }
 
 /**
@@ -112,6 +116,7 @@ export async function recoverWith(settings: RecoverSettings, io: CommandIo): Pro
       stack: settings.stack,
       lock,
       since: startedAt,
+      lastWriteAt: stack.lastWriteAt,
       pendingCreates: plan(found),
       foreignCreates: planForeign(stack.foreignCreates, stack.heldIds, settings.choices),
       otherOperations: stack.otherOperations,

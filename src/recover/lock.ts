@@ -85,13 +85,19 @@ export function holdersInRefusal(text: string): LockHolder[] {
   return [...holders.values()];
 }
 
-/** The lock files of `stack` (its last name: `dev` of `organization/project/dev`) of `project` on the backend at `url`. */
-export function readLocks(url: string, project: string, stack: string, cwd: string): Locks {
+/**
+ * The lock files of `stack` (its last name: `dev` of `organization/project/dev`) of `project` on the backend at `url`
+ * (no project: the legacy layout's only).
+ */
+export function readLocks(url: string, project: string | undefined, stack: string, cwd: string): Locks {
   const folder = backendFolder(url, cwd);
   if (folder === undefined)
     return { readable: false, reason: `recover reads the locks of a file backend only, and this stack's backend is ${url}` };
   const name = stack.split("/").at(-1)!;
-  const dirs = [join(folder, ".pulumi", "locks", "organization", project, name), join(folder, ".pulumi", "locks", name)];
+  const dirs = [
+    ...(project === undefined ? [] : [join(folder, ".pulumi", "locks", "organization", project, name)]),
+    join(folder, ".pulumi", "locks", name),
+  ];
   const holders: LockHolder[] = [];
   for (const dir of dirs.filter((each) => existsSync(each))) {
     for (const file of readdirSync(dir).filter((each) => each.endsWith(".json"))) {

@@ -28,7 +28,7 @@ export function renderReport(report: RecoveryReport): string {
   const { stack, lock } = report;
   const lines: string[] = [];
   const creates = report.pendingCreates.length + report.foreignCreates.length;
-  if (!hasWork(report)) {
+  if (!hasWork(report) && report.blockers.length === 0) {
     lines.push(`Stack ${stack}: no pending operation and no lock${lock.readable ? "" : " recover can read"}: nothing to recover.`);
     return `${lines.join("\n")}\n`;
   }
@@ -56,6 +56,7 @@ export function renderReport(report: RecoveryReport): string {
   }
   for (const operation of report.otherOperations)
     lines.push(`  cleared    ${operation.operation} ${operation.urn}${operation.inState ? " (refreshed)" : ""}`);
+  for (const warning of report.warnings) lines.push(`Warning: ${warning}.`);
   if (report.blockers.length > 0) {
     lines.push("Nothing was changed:");
     for (const blocker of report.blockers) lines.push(`  ${blocker}`);

@@ -37,6 +37,8 @@ export interface RecoveryReport {
   underway: boolean;
   /** The commands to run next. */
   next: string[];
+  /** What recover cannot settle and the user must know before running again (`unrecordedRun`). */
+  warnings: string[];
 }
 
 /**
@@ -79,6 +81,8 @@ export function reportOf(parts: {
   otherOperations: OtherOperation[];
   /** The URNs `--choose` names that have no pending create. */
   unknownChoices?: string[];
+  /** The checkpoint's last write (its manifest's time, this machine's ms), when it says. */
+  lastWriteAt?: number | undefined;
 }): RecoveryReport {
   const { stack, lock, pendingCreates, foreignCreates } = parts;
   const blockers: string[] = (parts.unknownChoices ?? []).map((urn) => `--choose names ${urn}, which has no pending create in the stack`);
@@ -90,7 +94,9 @@ export function reportOf(parts: {
       `${unsettled.length} pending create${unsettled.length === 1 ? " is" : "s are"} not settled (${unsettled.map((plan) => plan.urn).join(", ")}): ` +
         "recover changes nothing until each is, since importing the stack clears every pending operation",
     );
-  const next = blockers.length === 0 ? [`pulumi up --stack ${stack}`] : [];
+  const warnings = lock.holders.length > 0 ? unrecordedRun(stack, parts.since, parts.lastWriteAt) : [];
+  // After a run that recorded nothing, what comes next is that run's own command (the warning says which are safe).
+  const next = blockers.length === 0 && warnings.length === 0 ? [`pulumi up --stack ${stack}`] : [];
   return {
     stack,
     applied: false,
@@ -102,7 +108,27 @@ export function reportOf(parts: {
     blockers,
     underway: !lock.release && lock.holders.some((holder) => holder.status !== "gone"),
     next,
+    warnings,
   };
+}
+
+/**
+ * Whether what the killed run did may be recorded nowhere: its lock says when it began, and the checkpoint's last write
+ * is older. A run writes the checkpoint as its first change begins (a pending operation), so one that wrote none since
+ * it began changed nothing, or ran with PULUMI_SKIP_CHECKPOINTS=true, which writes the checkpoint only when the run
+ * ends. Then the objects it created are in the service and in no stack, and no pending operation names them. Both
+ * times are the run's machine's clock when that machine wrote the checkpoint before; another's may hide the case.
+ */
+export function unrecordedRun(stack: string, since: number | undefined, lastWriteAt: number | undefined): string[] {
+  if (since === undefined || (lastWriteAt !== undefined && lastWriteAt >= since)) return [];
+  const last = lastWriteAt === undefined ? "never written" : `last written at ${new Date(lastWriteAt).toISOString()}`;
+  return [
+    `the killed run wrote no checkpoint after it began at ${new Date(since).toISOString()} (the checkpoint was ${last}): ` +
+      "either it changed nothing, or it ran with PULUMI_SKIP_CHECKPOINTS=true and nothing it did is recorded. " +
+      "When it creates nothing (an adoption's imports, a refresh, a destroy), run the same command again. " +
+      `Otherwise an object it created is in the service and in no stack, and running it again makes it twice: ` +
+      `\`pulumi-gms discover --stack ${stack}\` lists what the stack does not hold, to import into it or delete first`,
+  ];
 }
 
 /** Whether there is anything to change: a lock to release, or a pending operation to settle. */

@@ -30,6 +30,7 @@ const programs = [
     title: "The GitOps pipeline: two runners' `up` at the same moment against one after the other",
     file: "test/bench/gitops.mts",
   },
+  { id: "scaling", title: "The cost of one stack by its size, on a file backend and in S3", file: "test/bench/scaling.mts" },
 ];
 
 /** Runs a command in the project's folder, printing and returning its output and wall time; stops the run if it fails. */

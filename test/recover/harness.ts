@@ -115,18 +115,20 @@ export interface AnswerGate {
   close(): Promise<void>;
 }
 
-/** Which creates' answers a gate may hold: every POST but those `passes` lets through (default: none). */
+/** Which answers a gate may hold: the requests `holds` names (default: every create, a POST) but those `passes` lets through. */
 export interface GateOptions {
+  /** The requests whose answers the gate counts and holds (e.g. an import's reads, or a destroy's deletes). */
+  holds?: (method: string, path: string) => boolean;
   /** A create whose answer always passes, e.g. one whose pending create would need a person to settle. */
   passes?: (path: string) => boolean;
 }
 
 /**
  * A loopback proxy in front of the emulator at `target` that passes every request on at once, so that the service
- * makes what it is asked to, and passes the answers to the first `passed` creates (POSTs answered 2xx) back; the
- * answers to later creates are held until `open()`. A run then has exactly `passed` creates recorded and the others
- * in flight, with their objects made, for as long as the test wants: the moment a kill lands is the test's, not a
- * window a busy machine may pass by.
+ * makes what it is asked to, and passes the answers to the first `passed` creates (POSTs answered 2xx; or the requests
+ * `options.holds` names) back; the answers to later ones are held until `open()`. A run then has exactly `passed`
+ * creates recorded and the others in flight, with their objects made, for as long as the test wants: the moment a kill
+ * lands is the test's, not a window a busy machine may pass by.
  */
 export async function answerGate(target: string, passed: number, options: GateOptions = {}): Promise<AnswerGate> {
   const upstream = new URL(target);
@@ -147,7 +149,8 @@ export async function answerGate(target: string, passed: number, options: GateOp
         body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
       });
       const body = Buffer.from(await answer.arrayBuffer());
-      const holdable = request.method === "POST" && answer.ok && !options.passes?.(request.url ?? "/");
+      const holds = options.holds ?? ((method: string) => method === "POST");
+      const holdable = holds(request.method ?? "", request.url ?? "/") && answer.ok && !options.passes?.(request.url ?? "/");
       if (holdable && ++answered > passed) {
         held++;
         await opened;

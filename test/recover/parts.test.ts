@@ -19,7 +19,8 @@ import {
   OTHER_MACHINE_MARGIN_MS,
   readLocks,
 } from "../../src/recover/lock";
-import { lockBlocker, lockReport, reportOf } from "../../src/recover/report";
+import { renderReport } from "../../src/recover/render";
+import { lockBlocker, lockReport, reportOf, unrecordedRun } from "../../src/recover/report";
 import { serviceOf } from "../../src/recover/service";
 import { readStack } from "../../src/recover/stack";
 import { landedBy, sinceOnService } from "../../src/recover/window";
@@ -231,6 +232,9 @@ describe("the lock files", () => {
       [dead, "elsewhere"],
     ]);
     expect(lockedSince(locks)).toBe(Date.parse("2026-11-28T11:00:01.250Z"));
+    // No project (the legacy layout): the legacy folder's only.
+    const legacyOnly = readLocks(`file://${root}`, undefined, "dev", "/");
+    expect(legacyOnly.readable && legacyOnly.holders.map((holder) => holder.lock)).toEqual([join(legacy, "c.json")]);
     expect(readLocks(`file://${root}`, "p", "other", "/")).toEqual({ readable: true, holders: [] });
     expect(readLocks("https://api.pulumi.com", "p", "dev", "/")).toEqual({
       readable: false,
@@ -313,6 +317,49 @@ describe("the lock files", () => {
     expect(report(lockReport(read(elsewhere))).underway).toBe(true);
     expect(report(lockReport(read(elsewhere), true))).toMatchObject({ underway: false, blockers: [] });
     expect(report(lockReport(read(gone))).underway).toBe(false);
+  });
+
+  it("warn when the killed run wrote no checkpoint after it began (PULUMI_SKIP_CHECKPOINTS=true, or it changed nothing)", () => {
+    const began = Date.parse("2026-12-07T10:00:00Z");
+    const [warning] = unrecordedRun("dev", began, Date.parse("2026-12-07T09:59:59Z"));
+    expect(warning).toContain("the killed run wrote no checkpoint after it began at 2026-12-07T10:00:00.000Z");
+    expect(warning).toContain("(the checkpoint was last written at 2026-12-07T09:59:59.000Z)");
+    expect(warning).toContain("PULUMI_SKIP_CHECKPOINTS=true");
+    expect(warning).toContain("`pulumi-gms discover --stack dev`");
+    expect(unrecordedRun("dev", began, undefined)[0]).toContain("(the checkpoint was never written)");
+    // A run that wrote the checkpoint since it began (its pending operations are there), or no known start: no warning.
+    expect(unrecordedRun("dev", began, began)).toEqual([]);
+    expect(unrecordedRun("dev", began, began + 1)).toEqual([]);
+    expect(unrecordedRun("dev", undefined, began)).toEqual([]);
+
+    const gone = {
+      lock: "a.json",
+      pid: 7,
+      username: "me",
+      hostname: hostname(),
+      timestamp: "2026-12-07T10:00:00Z",
+      status: "gone" as const,
+    };
+    const report = (holders: LockHolder[]) =>
+      reportOf({
+        stack: "dev",
+        lock: lockReport({ readable: true, holders }),
+        since: began,
+        lastWriteAt: began - 1000,
+        pendingCreates: [],
+        foreignCreates: [],
+        otherOperations: [],
+      });
+    expect(report([gone]).warnings).toHaveLength(1);
+    // No lock: no killed run to speak of.
+    expect(report([]).warnings).toEqual([]);
+    expect(report([gone]).next).toEqual([]);
+    expect(report([]).next).toEqual(["pulumi up --stack dev"]);
+    const rendered = renderReport(report([gone]));
+    expect(rendered).toMatch(
+      /\nWarning: the killed run wrote no checkpoint after it began .*\.\nWould release the lock \(pulumi cancel\)\./,
+    );
+    expect(rendered).not.toContain("Next:");
   });
 
   it("sit in the backend's folder as the CLI resolves it", () => {
