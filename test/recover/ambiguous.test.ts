@@ -36,6 +36,11 @@ const PROJECT = "recover-ambiguous";
 const STACK = "dev";
 const API_KEY = "gms_recover_ambiguous_key_0e3a";
 const TIMEOUT = 180_000;
+/**
+ * The service's deadline for a request. Recover waits for it only while it has not passed since the checkpoint's last
+ * write, so it must outlast recover's start (its CLI calls) on a busy machine: at 2 s the first case missed it there.
+ */
+const DEADLINE_MS = 15_000;
 const APPS = ["twin", "solo", "gone", "late", "kept"];
 const PROGRAM = [
   `name: ${PROJECT}`,
@@ -90,7 +95,7 @@ describe.skipIf(!cli)(
         { backendDir: join(project.root, "state"), passphrase: `${PREFIX}-passphrase`, pulumiHome: join(project.root, "home") },
         { ...process.env, PATH: `${join(project.root, "bin")}:${process.env.PATH ?? ""}` },
       );
-      await project.initStack(STACK, { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: API_KEY }, "gms:requestDeadlineMs": "2000" });
+      await project.initStack(STACK, { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: API_KEY }, "gms:requestDeadlineMs": String(DEADLINE_MS) });
       started = new Date().toISOString();
       await project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK);
       original = await liveApps();
@@ -128,7 +133,7 @@ describe.skipIf(!cli)(
     it(
       "records a create whose object lands while it waits out the service's deadline after the run's last write",
       async () => {
-        // The killed run wrote its checkpoint last just now: a create it had in flight may land for the deadline (2 s) more.
+        // The killed run wrote its checkpoint last just now: a create it had in flight may land for the deadline more.
         const file = JSON.parse(readFileSync(checkpoint(), "utf8")) as { checkpoint: { latest: { manifest: { time: string } } } };
         file.checkpoint.latest.manifest.time = new Date().toISOString();
         writeFileSync(checkpoint(), JSON.stringify(file));
@@ -144,7 +149,7 @@ describe.skipIf(!cli)(
         late = (await callOverHttp<{ guid: string }>(service(), "POST", "/apps", { name: "amb-late", description: "recover" })).body.guid;
         const { code, out, err } = await running;
         expect(code).toBe(1);
-        expect(err).toMatch(/waiting \d s before dropping 2 create\(s\) that found nothing/);
+        expect(err).toMatch(/waiting \d+ s before dropping 2 create\(s\) that found nothing/);
         const plans = (JSON.parse(out) as RecoveryReport).pendingCreates;
         expect(plans.find((plan) => plan.urn === urnOf("late"))).toMatchObject({ outcome: "recorded", id: late });
         expect(plans.find((plan) => plan.urn === urnOf("gone"))).toMatchObject({ outcome: "dropped" });
