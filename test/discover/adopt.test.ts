@@ -278,6 +278,8 @@ describe("pulumi-gms discover --language against the emulator", () => {
       "Tri*",
       "--name",
       "golden",
+      "--name",
+      "esc*",
       "--exclude",
       "escalate",
     );
@@ -292,7 +294,9 @@ describe("pulumi-gms discover --language against the emulator", () => {
     ]);
     const notPicked = adoption.leftOut.filter((entry) => entry.code === "not-picked");
     expect(notPicked.find((entry) => entry.object === "Escalate")!.reason).toBe("not picked: its name matches --exclude escalate");
-    expect(notPicked.find((entry) => entry.object === "Reviewed")!.reason).toBe("not picked: its name matches no --name (Tri*, golden)");
+    expect(notPicked.find((entry) => entry.object === "Reviewed")!.reason).toBe(
+      "not picked: its name matches no --name (Tri*, golden, esc*)",
+    );
     expect(notPicked.find((entry) => entry.type === "gms:index:App")!.reason).toBe("not picked: not of --kind Workflow,Dataset");
     // The Workflows' Apps and the Golden Dataset's App are not adopted: their GUIDs, each named in a warning.
     const apps = new Map(notPicked.filter((entry) => entry.type === "gms:index:App").map((entry) => [entry.guid, entry.object]));
