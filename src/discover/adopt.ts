@@ -22,11 +22,8 @@ import { COMMON_INPUTS, type KindName } from "../provider/kind";
 import { nameOfNativeToken, nativeToken } from "../provider/tokens";
 import { sameValue } from "../provider/values";
 import { kinds } from "../resources";
-import type { ConfigKey, ImportEntry } from "./plan";
+import type { ConfigKey, ImportEntry, LiveInputs } from "./plan";
 import { exportKey, SHARED_STACK_RESOURCE } from "./split";
-
-/** The inputs the service shows of each object to adopt, by GUID: the fields the plugin's read of an import returns. */
-export type LiveInputs = Map<string, Record<string, unknown>>;
 
 const kindOfToken = (type: string): KindName => nameOfNativeToken(type) as KindName;
 

@@ -10,11 +10,11 @@ import { AuthenticationError, ConnectionError, GmsClient, GmsError, RequestRateL
 import { packageManifest, pluginDownloadURL } from "../manifest";
 import { MigrationError } from "../migrate/errors";
 import { discover } from ".";
-import { adoptionProgram, type Elsewhere, type LiveInputs, type PlainReference, type ProgramPlan, readLiveInputs } from "./adopt";
+import { adoptionProgram, type Elsewhere, type PlainReference, type ProgramPlan, readLiveInputs } from "./adopt";
 import { currentBackend } from "./backend";
 import { ConverterError, convertPrograms } from "./convert";
 import { PROGRAM_LANGUAGES, type ProgramLanguage } from "./languages";
-import type { Discovery, ImportEntry } from "./plan";
+import type { Discovery, ImportEntry, LiveInputs } from "./plan";
 import { LANGUAGES, projectLanguage } from "./program";
 import { renderDocument, renderSummary, type WrittenProject } from "./render";
 import type { Selection } from "./select";
@@ -269,7 +269,7 @@ async function writeAdoption(
     }),
   );
   const written: WrittenProject[] = planned.map(({ dir: projectDir, split: splitProject, plan }) => ({
-    ...(splitProject ? { entry: splitProject.entry, dependsOn: splitProject.entry === SHARED_ENTRY ? [] : [SHARED_ENTRY] } : {}),
+    ...(splitProject ? { entry: splitProject.entry, dependsOn: splitProject.dependsOn } : {}),
     directory: relative(io.cwd, projectDir),
     file: join(relative(io.cwd, projectDir), file),
     project: plan.projectName,

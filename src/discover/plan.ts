@@ -28,6 +28,9 @@ export interface ImportEntry {
   inputs?: Record<string, unknown>;
 }
 
+/** The inputs the service shows of each object to adopt, by GUID: the fields the plugin's read of an import returns (./adopt). */
+export type LiveInputs = Map<string, Record<string, unknown>>;
+
 export interface LeftOut {
   /** Why, for a machine: already managed by the stack, not picked by the selection, or a configured Skill. */
   code: "managed" | "not-picked" | "configured-skill";

@@ -3,6 +3,9 @@ import { KIND_NAMES } from "../provider/kind";
 import type { PlainReference } from "./adopt";
 import type { Discovery } from "./plan";
 
+/** `1 object`, `31 objects`. */
+export const objects = (count: number): string => `${count} object${count === 1 ? "" : "s"}`;
+
 /** The import document, as `pulumi import --file` reads it. */
 export const renderDocument = (discovery: Discovery): string => `${JSON.stringify(discovery.document, null, 2)}\n`;
 
@@ -36,18 +39,18 @@ export function renderSummary(discovery: Discovery, written: Written): string {
   if ("importDocument" in written) lines.push(`Wrote ${written.importDocument}: ${count} to import.`);
   else if (written.stackList === undefined)
     lines.push(
-      `Wrote ${written.projects[0]!.file}: a ${written.language} program that adopts ${count} objects ` +
+      `Wrote ${written.projects[0]!.file}: a ${written.language} program that adopts ${objects(count)} ` +
         "(its first `pulumi up` imports each, changing nothing).",
     );
   else {
     lines.push(
-      `Wrote ${written.projects.length} ${written.language} projects that adopt ${count} objects, each its own stack (its first ` +
+      `Wrote ${written.projects.length} ${written.language} projects that adopt ${objects(count)}, each its own stack (its first ` +
         `\`pulumi up\` imports each object, changing nothing), and their stack list ${written.stackList}:`,
     );
     const width = Math.max(...written.projects.map((project) => project.file.length));
     for (const project of written.projects)
       lines.push(
-        `  ${project.file.padEnd(width)}  ${project.adopted} objects${project.dependsOn?.length ? `, reads ${project.dependsOn.join(", ")}` : ""}`,
+        `  ${project.file.padEnd(width)}  ${objects(project.adopted)}${project.dependsOn?.length ? `, reads ${project.dependsOn.join(", ")}` : ""}`,
       );
   }
   const counted = { managed: "already managed by the stack", "not-picked": "not picked by --kind, --name or --exclude" } as const;

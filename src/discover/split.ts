@@ -16,8 +16,7 @@ import { appsApi } from "../api/apps";
 import type { GmsClient } from "../client";
 import { KIND_NAMES, type KindName } from "../provider/kind";
 import { nameOfNativeToken, nativeToken } from "../provider/tokens";
-import type { LiveInputs } from "./adopt";
-import type { Discovery, ImportEntry } from "./plan";
+import type { Discovery, ImportEntry, LiveInputs } from "./plan";
 
 /** The stack list's file, at the root of the folder discover writes. */
 export const STACK_LIST_FILE = "gms-stacks.yaml";
@@ -51,6 +50,8 @@ export interface SplitProject {
   project: string;
   /** For an App's project: the App's GUID and own name. */
   app?: { guid: string; name: string };
+  /** The entries whose outputs it reads: the shared one, for an App's project. */
+  dependsOn: string[];
   resources: ImportEntry[];
 }
 
@@ -91,12 +92,19 @@ export function splitByApp(
     const app = typeof inputs.action === "string" ? actionApp.get(inputs.action) : undefined;
     return app !== undefined && appGuids.has(app) ? app : undefined;
   };
-  const shared: SplitProject = { entry: SHARED_ENTRY, dir: SHARED_ENTRY, project: `${project}-${SHARED_ENTRY}`, resources: [] };
+  const shared: SplitProject = {
+    entry: SHARED_ENTRY,
+    dir: SHARED_ENTRY,
+    project: `${project}-${SHARED_ENTRY}`,
+    dependsOn: [],
+    resources: [],
+  };
   const byApp = new Map<string, ImportEntry[]>();
   for (const entry of discovery.document.resources) {
     const owner = ownerOf(entry);
     if (owner === undefined) shared.resources.push(entry);
-    else byApp.set(owner, [...(byApp.get(owner) ?? []), entry]);
+    else if (byApp.has(owner)) byApp.get(owner)!.push(entry);
+    else byApp.set(owner, [entry]);
   }
   const taken = new Set([SHARED_ENTRY]);
   const projects = apps.flatMap((app): SplitProject[] => {
@@ -105,8 +113,9 @@ export function splitByApp(
     let entry = app.name.replaceAll("_", "-");
     while (taken.has(entry)) entry = `${entry}-app`;
     taken.add(entry);
+    const dir = `${APPS_FOLDER}/${entry}`;
     return [
-      { entry, dir: `${APPS_FOLDER}/${entry}`, project: `${project}-${entry}`, app: { guid: app.guid, name: app.object }, resources },
+      { entry, dir, project: `${project}-${entry}`, app: { guid: app.guid, name: app.object }, dependsOn: [SHARED_ENTRY], resources },
     ];
   });
   return [shared, ...projects];
@@ -117,7 +126,7 @@ export function stackList(projects: readonly SplitProject[], stack: string, comm
   const stacks = Object.fromEntries(
     projects.map((project) => [
       project.entry,
-      { dir: project.dir, stack, ...(project.entry === SHARED_ENTRY ? {} : { dependsOn: [SHARED_ENTRY] }) },
+      { dir: project.dir, stack, ...(project.dependsOn.length > 0 ? { dependsOn: project.dependsOn } : {}) },
     ]),
   );
   const header = [

@@ -10,6 +10,7 @@ import { stringify } from "yaml";
 import { type Backend, backendLines, shellWord, stackInitNote } from "./backend";
 import { PROGRAM_LANGUAGES, type ProgramLanguage } from "./languages";
 import { type ConfigKey, explainedSetCommand } from "./plan";
+import { objects } from "./render";
 
 /** What sets up each language's project beside its program, before the first `up`. */
 const SETUP: Record<ProgramLanguage, (version: string, project: string) => string[]> = {
@@ -77,7 +78,7 @@ export function adoptionSteps(context: StepsContext, projects: readonly ProjectS
       `pulumi config set gms:baseUrl ${shellWord(context.baseUrl)}`,
       apiKeyLine(context.apiKey),
       ...project.configKeys.map((key) => explainedSetCommand(key, `pulumi config set --secret ${key.configKey}`)),
-      `pulumi up   # shows the plan and asks first: it imports the ${project.adopted} objects and changes none`,
+      `pulumi up   # shows the plan and asks first: it imports ${project.adopted === 1 ? "the object" : `the ${objects(project.adopted)}`} and changes none`,
       "pulumi preview --expect-no-changes",
     ]),
   ];
