@@ -73,7 +73,8 @@ export function backendLines(backend: Backend): string[] {
   if (backend.url === undefined)
     return [
       `pulumi login   # no current login (${backend.missing}): this stores the stacks in Pulumi Cloud; to keep them in a ` +
-        "folder instead, run `mkdir -p ~/.pulumi-state && pulumi login file://~/.pulumi-state` and export PULUMI_CONFIG_PASSPHRASE",
+        "folder instead, run `mkdir -p ~/.pulumi-state && export PULUMI_BACKEND_URL=file://~/.pulumi-state " +
+        "PULUMI_CONFIG_PASSPHRASE=<a passphrase you keep>`",
     ];
   const credentials = backend.credentialsLeftOut ? " (its user and password left out: add yours)" : "";
   return backend.from === "PULUMI_BACKEND_URL"

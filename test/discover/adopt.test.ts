@@ -228,7 +228,8 @@ describe("pulumi-gms discover --language against the emulator", () => {
     const idOf = new Map(adoption.document.resources.map((entry) => [entry.name, entry.id]));
     expect(adoption.next).toEqual([
       `pulumi login   # no current login (no ${noPulumi[1]} to ask): this stores the stacks in Pulumi Cloud; to keep them in a ` +
-        "folder instead, run `mkdir -p ~/.pulumi-state && pulumi login file://~/.pulumi-state` and export PULUMI_CONFIG_PASSPHRASE",
+        "folder instead, run `mkdir -p ~/.pulumi-state && export PULUMI_BACKEND_URL=file://~/.pulumi-state " +
+        "PULUMI_CONFIG_PASSPHRASE=<a passphrase you keep>`",
       "cd adopted",
       "pulumi stack init dev   # its secrets are sealed with a passphrase: export PULUMI_CONFIG_PASSPHRASE (or " +
         "PULUMI_CONFIG_PASSPHRASE_FILE) first, and keep it",

@@ -124,7 +124,8 @@ describe("the printed commands", () => {
     [
       { missing: "this command requires logging in" },
       "pulumi login   # no current login (this command requires logging in): this stores the stacks in Pulumi Cloud; to keep them " +
-        "in a folder instead, run `mkdir -p ~/.pulumi-state && pulumi login file://~/.pulumi-state` and export PULUMI_CONFIG_PASSPHRASE",
+        "in a folder instead, run `mkdir -p ~/.pulumi-state && export PULUMI_BACKEND_URL=file://~/.pulumi-state " +
+        "PULUMI_CONFIG_PASSPHRASE=<a passphrase you keep>`",
     ],
   ] as [Backend, string][])("name the state backend %j", (backend, line) => {
     expect(backendLines(backend)).toEqual([line]);
