@@ -365,6 +365,16 @@ describe("pulumi-gms discover --language against the emulator", () => {
     expect(existsSync(join(bed.dir, "nowhere"))).toBe(false);
   });
 
+  it.skipIf(!go)("splits in Go too where no program reads the shared stack's outputs", { timeout: TIMEOUT }, async () => {
+    const run = await bed.discover("--json", "--split-by", "app", "--language", "go", "--out", "split-go", ...noPulumi);
+    expect(run.code, run.err).toBe(0);
+    const { projects } = JSON.parse(run.out) as { projects: { file: string; adopted: number }[] };
+    expect(projects.reduce((sum, project) => sum + project.adopted, 0)).toBe(adoptable(bed.seeded).length);
+    const support = readFileSync(join(bed.dir, projects.find((project) => project.file.includes("support"))!.file), "utf8");
+    expect(support).toMatch(/\t_, err :?= pulumi\.NewStackReference\(ctx, "sharedStack", &pulumi\.StackReferenceArgs\{\n/);
+    expect(support).not.toContain("sharedStack.Outputs");
+  });
+
   it.skipIf(!go).for([
     ["typescript", "index.ts", "nodejs", 'import: "'],
     ["python", "__main__.py", "python", 'import_="'],
