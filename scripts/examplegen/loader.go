@@ -12,8 +12,9 @@ import (
 )
 
 // schemaLoader answers the package of schema.json, bound afresh for each request (a program generator imports
-// its language section into the package it is given and keeps it there), and refuses every other package: an
-// example naming another one is a mistake to report, not a plugin to go looking for.
+// its language section into the package it is given and keeps it there), and Pulumi's own package (`pulumi`, of the
+// StackReference resource) from the generators' built-in copy; it refuses every other package: an example naming
+// another one is a mistake to report, not a plugin to go looking for.
 type schemaLoader struct {
 	name string
 	spec schema.PackageSpec
@@ -33,6 +34,9 @@ func newSchemaLoader(path string) (*schemaLoader, error) {
 }
 
 func (l *schemaLoader) load(name string) (*schema.Package, error) {
+	if name == schema.DefaultPulumiPackage.Name {
+		return schema.DefaultPulumiPackage, nil
+	}
 	if name != l.name {
 		return nil, fmt.Errorf("the example uses the package %q; only %q (%s) is loaded", name, l.name, l.path)
 	}

@@ -200,6 +200,31 @@ resources:
 	assertContains(t, "main.go", files["go/main.go"], `pulumi.Import(pulumi.ID("5e306a16-8d3c-4a1b-9f0e-000000000001"))`)
 }
 
+// TestStackReference: a StackReference to another stack, named from the organization and stack the program runs
+// in, whose outputs a resource reads (as the programs of discover's --split-by app read the shared stack's).
+func TestStackReference(t *testing.T) {
+	files := convert(t, writeExample(t, "team", `name: team
+runtime: yaml
+resources:
+  sharedStack:
+    type: pulumi:pulumi:StackReference
+    properties:
+      name: ${pulumi.organization}/shared/${pulumi.stack}
+  quality:
+    type: gms:index:Dataset
+    properties:
+      name: Quality
+      app: ${sharedStack.outputs["apps"]["support"]}
+`))
+	assertContains(t, "index.ts", files["typescript/index.ts"],
+		"const sharedStack = new pulumi.StackReference(\"sharedStack\", {name: `${pulumi.getOrganization()}/shared/${pulumi.getStack()}`});")
+	assertContains(t, "index.ts", files["typescript/index.ts"], `app: sharedStack.outputs.apps?.support,`)
+	assertContains(t, "__main__.py", files["python/__main__.py"],
+		`shared_stack = pulumi.StackReference("sharedStack", stack_name=f"{pulumi.get_organization()}/shared/{pulumi.get_stack()}")`)
+	assertContains(t, "__main__.py", files["python/__main__.py"], `app=shared_stack.outputs["apps"]["support"]`)
+	assertContains(t, "main.go", files["go/main.go"], `sharedStack, err := pulumi.NewStackReference(ctx, "sharedStack", &pulumi.StackReferenceArgs{`)
+}
+
 func TestRefusals(t *testing.T) {
 	cases := map[string]struct{ yaml, want string }{
 		"missing required argument": {

@@ -19,7 +19,9 @@ import (
 
 // This file writes the PCL of a Pulumi YAML program. It covers what the examples use: typed config (secret or
 // not, with a default), variables, resources of schema.json's package with their properties and the usual
-// options, outputs, `${...}` references and interpolations, and the builtins fn::invoke, fn::secret, fn::join,
+// options, a StackReference (`pulumi:pulumi:StackReference`, whose `outputs` the programs discover writes with
+// `--split-by app` read; the Go generator writes no compiling code for reading them, so discover writes no such Go
+// program), outputs, `${...}` references and interpolations, and the builtins fn::invoke, fn::secret, fn::join,
 // fn::select, fn::split, fn::toJSON, fn::readFile, fn::fileAsset, fn::stringAsset and fn::fileArchive. Anything
 // else fails the conversion with an error naming it: an example that cannot be converted faithfully is a
 // mistake to report, not something to approximate.
@@ -348,10 +350,17 @@ func (w *pclWriter) output(entry ast.PropertyMapEntry, seen map[string]string) e
 	return nil
 }
 
-// token is the full type token of a resource or function of the package, `gms:index:App` for `gms:App` too.
+// stackReference is the type of Pulumi's own StackReference resource, the one resource of another package than
+// schema.json's that a program may declare (the loader serves its schema).
+const stackReference = "pulumi:pulumi:StackReference"
+
+// token is the full type token of a resource or function of the package, `gms:index:App` for `gms:App` too, or
+// the StackReference's.
 func (w *pclWriter) token(token string) (string, error) {
 	parts := strings.Split(token, ":")
 	switch {
+	case token == stackReference:
+		return token, nil
 	case len(parts) == 2 && parts[0] == w.pkg:
 		return parts[0] + ":index:" + parts[1], nil
 	case len(parts) == 3 && parts[0] == w.pkg:

@@ -84,22 +84,30 @@ function runConverter(converter: Converter, args: string[]): Promise<void> {
 }
 
 /**
- * The program file of `language` for the YAML program `program` (a Pulumi.yaml's content), as the converter writes
- * it; for YAML, the program itself.
+ * The program file of `language` for each YAML program of `programs` (a Pulumi.yaml's content each), as the converter
+ * writes it, in their order; for YAML, each program itself. One run of the converter converts them all.
  */
-export async function convertProgram(program: Record<string, unknown>, language: ProgramLanguage, env: NodeJS.ProcessEnv): Promise<string> {
-  const yamlText = stringify(program, { lineWidth: 0 });
+export async function convertPrograms(
+  programs: readonly Record<string, unknown>[],
+  language: ProgramLanguage,
+  env: NodeJS.ProcessEnv,
+): Promise<string[]> {
+  const texts = programs.map((program) => stringify(program, { lineWidth: 0 }));
   const { generated } = PROGRAM_LANGUAGES[language];
-  if (generated === undefined) return yamlText;
+  if (generated === undefined) return texts;
   const converter = findConverter(env);
   const work = mkdtempSync(join(tmpdir(), "gms-discover-convert-"));
   try {
-    const source = join(work, "program");
-    mkdirSync(source);
-    writeFileSync(join(source, "Pulumi.yaml"), yamlText);
+    // Each program in a folder of its own, named by its place: the converter writes <out>/<folder's name>/.
+    const sources = texts.map((text, index) => {
+      const source = join(work, "programs", String(index));
+      mkdirSync(source, { recursive: true });
+      writeFileSync(join(source, "Pulumi.yaml"), text);
+      return source;
+    });
     writeFileSync(join(work, "schema.json"), JSON.stringify(committedPackageSchema()));
-    await runConverter(converter, ["-schema", join(work, "schema.json"), "-out", join(work, "out"), source]);
-    return readFileSync(join(work, "out", "program", generated), "utf8");
+    await runConverter(converter, ["-schema", join(work, "schema.json"), "-out", join(work, "out"), ...sources]);
+    return sources.map((_, index) => readFileSync(join(work, "out", String(index), generated), "utf8"));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

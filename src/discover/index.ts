@@ -1,7 +1,10 @@
 /**
  * `pulumi-gms discover`: every object of every kind in a workspace, made into the document `pulumi import --file`
- * reads (src/cli/discover.ts is the command). Listing (./list), naming (./names), what is left out and what the
- * import cannot know (./plan, ./write-only), the stack's own objects (./stack), the project's language (./program).
+ * reads, or into the programs that adopt them (src/cli/discover.ts is the command, ./command the run). Listing
+ * (./list), naming (./names), what is left out (./plan; the stack's own objects, ./stack; what the flags pick,
+ * ./select) and what the import cannot know (./write-only), the project's language (./program); the programs
+ * (./adopt, converted by ./convert), one per App with `--split-by app` (./split), and the commands printed to bring
+ * each to its first `up` (./steps, the state backend's from ./backend).
  */
 import { currentWorkspace } from "../api/workspaces";
 import type { GmsClient } from "../client";

@@ -4,7 +4,8 @@
  * for the values it cannot know (keys), and notes. A pure function of the listed objects, so that tests can check
  * it as data.
  *
- * Left out: the objects the stack already manages (`--stack`), and configured Skills. The service creates a Skill
+ * Left out: the objects the stack already manages (`--stack`), those the selection does not pick (`--kind`, `--name`,
+ * `--exclude`: ./select.ts), and configured Skills. The service creates a Skill
  * only under the name of one that exists, as a copy of it; Skills themselves are configured outside the public
  * interface. The oldest Skill of each name is taken to be that configured one: a program could never create it
  * again once deleted, so it stays out of reach of `pulumi destroy`. Later Skills of its name are copies made
@@ -15,6 +16,7 @@ import { nativeToken } from "../provider/tokens";
 import type { ListedObject } from "./list";
 import { assignNames } from "./names";
 import type { Language } from "./program";
+import { leftOutBy, type Selection } from "./select";
 import type { ManagedObjects } from "./stack";
 import { configKeys, evidentValue, requiredToCreateOnly } from "./write-only";
 
@@ -26,12 +28,17 @@ export interface ImportEntry {
   inputs?: Record<string, unknown>;
 }
 
+/** The inputs the service shows of each object to adopt, by GUID: the fields the plugin's read of an import returns (./adopt). */
+export type LiveInputs = Map<string, Record<string, unknown>>;
+
 export interface LeftOut {
-  /** Why, for a machine: already managed by the stack, or a configured Skill. */
-  code: "managed" | "configured-skill";
+  /** Why, for a machine: already managed by the stack, not picked by the selection, or a configured Skill. */
+  code: "managed" | "not-picked" | "configured-skill";
   type: string;
   /** The object's own name. */
   object: string;
+  /** The resource name it would have had. */
+  name: string;
   guid: string;
   reason: string;
 }
@@ -45,6 +52,8 @@ export interface ConfigKey {
   configKey: string;
   /** Run it, and give the value when the CLI asks. */
   setCommand: string;
+  /** Which object's key it is, and where its value comes from. */
+  about: string;
   /** The line that reads it, to add to the resource's declaration in the code `pulumi import` wrote. */
   programLine: string;
   /** Where that line goes. */
@@ -87,6 +96,8 @@ export interface DiscoveryOptions {
   workspace: { guid: string; name: string };
   /** What the stack the import goes into manages (`--stack`). */
   managed?: ManagedObjects;
+  /** What to adopt (`--kind`, `--name`, `--exclude`); everything when undefined. */
+  selection?: Selection;
   language: Language;
   /** Why the language is assumed, when it is not the project's. */
   assumedLanguage?: string;
@@ -127,6 +138,9 @@ function configuredSkills(objects: readonly ListedObject[]): Set<string> {
   return new Set([...oldest.values()].map((skill) => skill.guid));
 }
 
+/** A key's `pulumi config set --secret` line as printed, with a comment saying which object's key it is and where it comes from. */
+export const explainedSetCommand = (key: ConfigKey, setCommand = key.setCommand): string => `${setCommand}   # ${key.about}`;
+
 export function planDiscovery(objects: readonly ListedObject[], options: DiscoveryOptions): Discovery {
   const { managed, language } = options;
   const stackFlag = managed ? ` --stack ${managed.stack}` : "";
@@ -138,28 +152,29 @@ export function planDiscovery(objects: readonly ListedObject[], options: Discove
   for (const object of objects) {
     listed[object.kind] += 1;
     const type = nativeToken(object.kind);
+    const name = names.get(object.guid)!;
+    const left = { type, object: object.name, name, guid: object.guid };
     const urn = managed?.urns.get(object.guid);
-    if (managed && urn) {
-      const reason = `managed by stack ${managed.stack} as ${urn}`;
-      leftOut.push({ code: "managed", type, object: object.name, guid: object.guid, reason });
-    } else if (configured.has(object.guid)) {
-      const command = `pulumi import ${type} ${names.get(object.guid)} ${object.guid}${stackFlag}`;
-      const reason = `${CONFIGURED_SKILL} (to manage it all the same: ${command})`;
-      leftOut.push({ code: "configured-skill", type, object: object.name, guid: object.guid, reason });
+    const unpicked = options.selection && leftOutBy(options.selection, object);
+    if (managed && urn) leftOut.push({ code: "managed", ...left, reason: `managed by stack ${managed.stack} as ${urn}` });
+    else if (unpicked) leftOut.push({ code: "not-picked", ...left, reason: `not picked: ${unpicked}` });
+    else if (configured.has(object.guid)) {
+      const command = `pulumi import ${type} ${name} ${object.guid}${stackFlag}`;
+      leftOut.push({ code: "configured-skill", ...left, reason: `${CONFIGURED_SKILL} (to manage it all the same: ${command})` });
     } else included.push(object);
   }
   // By code point, not by locale: the same order on every machine.
   const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   included.sort((a, b) => KIND_NAMES.indexOf(a.kind) - KIND_NAMES.indexOf(b.kind) || byName(names.get(a.guid)!, names.get(b.guid)!));
 
-  const secrets: { resource: string; guid: string; property: string; type: string }[] = [];
+  const secrets: { resource: string; guid: string; property: string; type: string; object: string }[] = [];
   const notes: Note[] = [];
   const resources = included.map((object): ImportEntry => {
     const entry: ImportEntry = { type: nativeToken(object.kind), name: names.get(object.guid)!, id: object.guid };
     for (const [property, field] of requiredToCreateOnly(object.kind)) {
       const where = { resource: entry.name, type: entry.type, property };
       if (field.secret) {
-        secrets.push({ ...where, guid: object.guid });
+        secrets.push({ ...where, guid: object.guid, object: `${object.kind} "${object.name}"` });
         continue;
       }
       const evident = evidentValue(object, property, objects);
@@ -188,7 +203,7 @@ export function planDiscovery(objects: readonly ListedObject[], options: Discove
   });
 
   const keys = configKeys(secrets);
-  const configKeyList = secrets.map(({ resource, type, property }): ConfigKey => {
+  const configKeyList = secrets.map(({ resource, type, property, guid, object }): ConfigKey => {
     const configKey = keys.get(`${resource}.${property}`)!;
     return {
       resource,
@@ -196,6 +211,9 @@ export function planDiscovery(objects: readonly ListedObject[], options: Discove
       property,
       configKey,
       setCommand: `pulumi config set --secret ${configKey}${stackFlag}`,
+      about:
+        `the ${property} ${object} (${guid}) was made with: the service never returns it, so take it from where your team ` +
+        "keeps it (the CLI asks for it)",
       programLine: language.secretConfigLine(property, configKey),
       where: language.where(resource),
     };
@@ -203,7 +221,7 @@ export function planDiscovery(objects: readonly ListedObject[], options: Discove
 
   const next = [
     `pulumi import --file ${options.file} --out imported.${language.extension}${stackFlag}`,
-    ...configKeyList.map((key) => key.setCommand),
+    ...configKeyList.map((key) => explainedSetCommand(key)),
     `pulumi preview --expect-no-changes${stackFlag}`,
   ];
   return {

@@ -47,9 +47,9 @@ describe.skipIf(!cli)(`adopting a workspace with discover and pulumi import, on 
     printed.push(output);
     return output;
   };
-  /** A command discover printed, run in the project (its `pulumi` is the project's CLI), with `more` arguments. */
+  /** A command discover printed (its comment after ` # ` left out), run in the project (its `pulumi` is the project's CLI), with `more` arguments. */
   const runPrinted = (command: string, ...more: string[]) => {
-    const [program, ...args] = command.split(" ");
+    const [program, ...args] = command.split("   # ")[0]!.split(" ");
     expect(program).toBe("pulumi");
     return pulumi(...args, ...more);
   };
@@ -101,7 +101,8 @@ describe.skipIf(!cli)(`adopting a workspace with discover and pulumi import, on 
 
       // The keys, set as discover says (the CLI would ask for each value; here it is given).
       const idOf = new Map(resources.map((entry) => [entry.name, entry.id]));
-      expect(rest.slice(0, -1)).toEqual(result.configKeys.map((key) => key.setCommand));
+      // Each says whose key it is and where its value comes from.
+      expect(rest.slice(0, -1)).toEqual(result.configKeys.map((key) => `${key.setCommand}   # ${key.about}`));
       expect(result.configKeys).toHaveLength(seeded.keys.size);
       for (const key of result.configKeys) await runPrinted(key.setCommand, seeded.keys.get(idOf.get(key.resource)!)!);
 

@@ -153,7 +153,7 @@ describe("pulumi-gms discover against the emulator", () => {
     expect(result.language).toEqual({ runtime: "yaml", assumed: expect.stringMatching(/^no Pulumi.yaml in /) });
     expect(result.next).toEqual([
       "pulumi import --file gms-import.json --out imported.yaml",
-      ...result.configKeys.map((key) => key.setCommand),
+      ...result.configKeys.map((key) => `${key.setCommand}   # ${key.about}`),
       "pulumi preview --expect-no-changes",
     ]);
     // A connection's type, which the service never returns, is recorded where a linked Model shows it.
@@ -181,6 +181,26 @@ describe("pulumi-gms discover against the emulator", () => {
     const [key] = result.configKeys;
     expect(key!.programLine).toBe(`key: config.requireSecret("${key!.configKey}"),`);
     expect(result.next[0]).toBe("pulumi import --file adopt.json --out imported.ts");
+  });
+
+  it("writes into the import document only what --kind, --name and --exclude pick, and counts the rest", async () => {
+    const result = await discoverJson(["--kind", "App,Workflow", "--exclude", "s*"]);
+    // The Apps Billing (twice) and Onboarding, and the three Workflows; not Support, Sales, or "Costs"-like names.
+    const kinds = result.document.resources.map((entry) => entry.type);
+    expect(kinds.filter((type) => type === "gms:index:App")).toHaveLength(3);
+    expect(kinds.filter((type) => type === "gms:index:Workflow")).toHaveLength(3);
+    expect(kinds).toHaveLength(6);
+    const notPicked = result.leftOut.filter((entry) => entry.code === "not-picked");
+    expect(notPicked.filter((entry) => entry.type === "gms:index:App").map((entry) => [entry.object, entry.reason])).toEqual([
+      ["Support", "not picked: its name matches --exclude s*"],
+      ["Sales", "not picked: its name matches --exclude s*"],
+    ]);
+    // The configured Skills are not of the kinds picked: left out for that, before being configured ones.
+    expect(result.leftOut.map((entry) => entry.code)).not.toContain("configured-skill");
+    const run = await discover(["--kind", "App"]);
+    expect(run.err).toMatch(
+      /Wrote gms-import\.json: 5 to import\.\nLeft out, not picked by --kind, --name or --exclude: 28 \(--json lists each\)\./,
+    );
   });
 
   it("prints a summary on stderr, and nothing on stdout, without --json", async () => {
@@ -238,6 +258,7 @@ describe("pulumi-gms discover against the emulator", () => {
           code: "managed",
           type: "gms:index:App",
           object: "Billing",
+          name: `billing_${billing.replace(/-/g, "").slice(0, 8)}`,
           guid: billing,
           reason: `managed by stack dev as ${urn("gms:index:App", "my_billing")}`,
         },
@@ -245,6 +266,7 @@ describe("pulumi-gms discover against the emulator", () => {
           code: "managed",
           type: "gms:index:Model",
           object: "gpt-4o",
+          name: expect.stringMatching(/^gpt_4o_[0-9a-f]{8}$/),
           guid: model,
           reason: `managed by stack dev as ${urn("pulumi-nodejs:dynamic/gms:Model", "chat")}`,
         },
@@ -278,7 +300,9 @@ describe("pulumi-gms discover against the emulator", () => {
     it("--help prints the usage and exits 0", async () => {
       const run = await discover(["--help"]);
       expect(run).toMatchObject({ code: 0, err: "" });
-      expect(run.out).toMatch(/^usage: pulumi-gms discover \[--language yaml\|typescript\|python\|go\] \[--out PATH\] \[--stack NAME\]/);
+      expect(run.out).toMatch(
+        /^usage: pulumi-gms discover \[--language yaml\|typescript\|python\|go\] \[--split-by app\] \[--out PATH\] \[--new-stack NAME\]/,
+      );
       expect(run.out).toContain("--language LANG      write instead the program that adopts it all");
     });
 
@@ -286,6 +310,9 @@ describe("pulumi-gms discover against the emulator", () => {
       [["--bogus"], {}, /Unknown option '--bogus'/],
       [["extra"], {}, /discover takes no arguments, only flags \(got extra\)/],
       [["--out", ""], {}, /--out needs a value/],
+      [["--split-by", "team"], {}, /--split-by team is not known: the one split is --split-by app/],
+      [["--kind", "Workflows"], {}, /--kind Workflows is not a kind: use one of App, ProviderConnection, Model/],
+      [["--exclude", ""], {}, /--exclude needs a glob, for example --exclude 'billing\*'/],
       [[], { GMS_BASE_URL: undefined }, /GMS_BASE_URL is not set/],
       [[], { GMS_BASE_URL: "http://127.0.0.1:1/api" }, /GMS_BASE_URL must be an http\(s\) URL ending in \/v1/],
       [[], { GMS_API_KEY: undefined }, /no API key: set GMS_API_KEY, or give a file holding it with --api-key-file/],

@@ -1,8 +1,12 @@
-/** What discover makes of listed objects, as data: left out and why, config keys and their lines, recorded inputs, notes. */
+/**
+ * What discover makes of listed objects, as data: left out and why (the stack's, the selection's, configured Skills),
+ * config keys and their lines, recorded inputs, notes.
+ */
 import { describe, expect, it } from "vitest";
 import type { ListedObject } from "../../src/discover/list";
 import { type DiscoveryOptions, planDiscovery } from "../../src/discover/plan";
 import { LANGUAGES } from "../../src/discover/program";
+import { leftOutBy, picksAll, SelectionError, selectionOf } from "../../src/discover/select";
 import type { ManagedObjects } from "../../src/discover/stack";
 import { requiredToCreateOnly } from "../../src/discover/write-only";
 import { KIND_NAMES, type KindName } from "../../src/provider/kind";
@@ -76,10 +80,11 @@ describe("planDiscovery", () => {
       ["managed", skill.guid],
     ]);
     expect(plan.leftOut[0]!.reason).toBe("managed by stack prod as urn:app");
+    expect(plan.leftOut[0]!.name).toBe("support");
     expect(plan.configKeys[0]!.setCommand).toBe("pulumi config set --secret gpt4oKey --stack prod");
     expect(plan.next).toEqual([
       "pulumi import --file gms-import.json --out imported.yaml --stack prod",
-      "pulumi config set --secret gpt4oKey --stack prod",
+      `pulumi config set --secret gpt4oKey --stack prod   # ${plan.configKeys[0]!.about}`,
       "pulumi preview --expect-no-changes --stack prod",
     ]);
   });
@@ -136,7 +141,8 @@ describe("planDiscovery", () => {
     ["go", 'Key: cfg.RequireSecret("gpt4oKey"),', 'in the args of resource "gpt_4o"', 'cfg := config.New(ctx, "")', "go"],
     ["yaml", "key: ${gpt4oKey}", "under resources.gpt_4o.properties", undefined, "yaml"],
   ] as const)("writes the lines of a %s program", (runtime, line, where, preamble, extension) => {
-    const plan = planDiscovery([listed("Model", "gpt-4o")], options({ language: LANGUAGES[runtime] }));
+    const model = listed("Model", "gpt-4o");
+    const plan = planDiscovery([model], options({ language: LANGUAGES[runtime] }));
     expect(plan.configKeys).toEqual([
       {
         resource: "gpt_4o",
@@ -144,6 +150,9 @@ describe("planDiscovery", () => {
         property: "key",
         configKey: "gpt4oKey",
         setCommand: "pulumi config set --secret gpt4oKey",
+        about:
+          `the key Model "gpt-4o" (${model.guid}) was made with: the service never returns it, so take it from where your ` +
+          "team keeps it (the CLI asks for it)",
         programLine: line,
         where,
       },
@@ -160,5 +169,51 @@ describe("planDiscovery", () => {
     expect(apps.caveats).toEqual([
       { type: "gms:index:App", resources: ["sales", "support"], caveat: expect.stringMatching(/^an App's Actions/) },
     ]);
+  });
+
+  it("leaves out what the selection does not pick, saying which flag did, after the stack's and before configured Skills", () => {
+    const billing = listed("App", "Billing");
+    const sales = listed("App", "Sales EU");
+    const triage = listed("Workflow", "Triage");
+    const skill = listed("Skill", "web-search");
+    const selection = selectionOf({ kind: ["app,Skill"], exclude: ["sales*"] });
+    const plan = planDiscovery([billing, sales, triage, skill], options({ selection }));
+    expect(plan.document.resources.map((entry) => entry.id)).toEqual([billing.guid]);
+    expect(plan.leftOut.map(({ code, guid, reason }) => [code, guid, reason])).toEqual([
+      ["not-picked", sales.guid, "not picked: its name matches --exclude sales*"],
+      ["not-picked", triage.guid, "not picked: not of --kind App,Skill"],
+      // The only Skill of its name is the configured one: picked, and left out all the same.
+      ["configured-skill", skill.guid, expect.stringMatching(/^a configured Skill/)],
+    ]);
+    expect(plan.listed.App).toBe(2);
+  });
+});
+
+describe("the selection (--kind, --name, --exclude)", () => {
+  const object = (kind: KindName, name: string) => ({ kind, name });
+
+  it("takes kinds by name in any case, by type token, listed with commas or the flag again, and refuses another word", () => {
+    expect(selectionOf({ kind: ["app,ContextSource", "gms:index:Model", "APP"] }).kinds).toEqual(["App", "ContextSource", "Model"]);
+    expect(() => selectionOf({ kind: ["Apps"] })).toThrow(SelectionError);
+    expect(() => selectionOf({ kind: ["Apps"] })).toThrow(/^--kind Apps is not a kind: use one of App, ProviderConnection, Model/);
+    expect(() => selectionOf({ name: [""] })).toThrow("--name needs a glob, for example --name 'billing*'");
+    expect(picksAll(selectionOf({}))).toBe(true);
+    expect(picksAll(selectionOf({ exclude: ["x"] }))).toBe(false);
+  });
+
+  it("matches a glob against the whole name, ignoring case: * any text, ? one character, the rest as it is", () => {
+    const names = selectionOf({ name: ["billing*", "?a.es"] });
+    expect(leftOutBy(names, object("App", "Billing EU"))).toBeUndefined();
+    expect(leftOutBy(names, object("App", "Sales"))).toBe("its name matches no --name (billing*, ?a.es)");
+    expect(leftOutBy(names, object("App", "Ta.es"))).toBeUndefined();
+    expect(leftOutBy(names, object("App", "My billing"))).toBe("its name matches no --name (billing*, ?a.es)");
+    // Regular-expression characters are themselves.
+    expect(leftOutBy(selectionOf({ exclude: ["(eu)+"] }), object("App", "(EU)+"))).toBe("its name matches --exclude (eu)+");
+    expect(leftOutBy(selectionOf({ exclude: ["(eu)+"] }), object("App", "eueu"))).toBeUndefined();
+    // --kind first, then --name, then --exclude.
+    const all = selectionOf({ kind: ["App"], name: ["b*"], exclude: ["*test*"] });
+    expect(leftOutBy(all, object("Workflow", "b"))).toBe("not of --kind App");
+    expect(leftOutBy(all, object("App", "Billing test"))).toBe("its name matches --exclude *test*");
+    expect(leftOutBy(all, object("App", "Billing"))).toBeUndefined();
   });
 });

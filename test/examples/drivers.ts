@@ -59,7 +59,7 @@ else throw new Error(\`unknown operation \${operation}\`);
 `;
 
 /** Runs the example's __main__.py as the program, as the Python language host would run the project. */
-const PYTHON_DRIVER = `import json
+export const PYTHON_DRIVER = `import json
 import os
 import runpy
 import sys
