@@ -39,17 +39,22 @@ describe("examples/gitops/pipeline.ts, with or without the CLI", () => {
     const help = await runPipeline(["--help"], {});
     expect(help).toMatchObject({
       code: 0,
-      output: expect.stringContaining("usage: node pipeline.ts preview [--report-dir DIR] | up [--plan-file FILE] |"),
+      output: expect.stringContaining("usage: node pipeline.ts <job> [options]\n  stacks  --stacks FILE (--changed-since REF"),
     });
     expect((await runPipeline(["deploy"], {})).code).toBe(2);
   });
 
   it("refuses an option its job does not take, or one without its value, before anything runs: 2", async () => {
     for (const [args, said] of [
-      [["up", "--plan"], "up does not take --plan (it takes --plan-file)"],
+      [["up", "--plan"], "up does not take --plan (it takes --plan-file, --stacks, --entry)"],
       [["up", "--plan-file"], "--plan-file needs a value"],
-      [["preview", "--fail-on-drift"], "preview does not take --fail-on-drift (it takes --report-dir)"],
-      [["destroy", "--yes"], "destroy does not take --yes"],
+      [["up", "--plan-file", "--entry", "x"], "--plan-file needs a value"],
+      [["preview", "--fail-on-drift"], "preview does not take --fail-on-drift (it takes --report-dir, --reviewed-plans, --stacks, --entry)"],
+      [["destroy", "--yes"], "destroy does not take --yes (it takes --stacks, --entry)"],
+      [["destroy", "now"], "destroy takes no argument now"],
+      [["stacks", "--stacks", "gms-stacks.yaml"], "stacks takes one of --changed-since REF, --reviewed-plans DIR and --all"],
+      [["stacks", "--stacks", "gms-stacks.yaml", "--all", "--max-levels", "0"], "--max-levels must be a whole number of at least 1, not \"0\""],
+      [["comment"], "comment needs --plans DIR: the folder of the review's plans (plan.json)"],
     ] as const) {
       const run = await runPipeline([...args], { PATH: dirname(process.execPath) });
       expect(run.code, run.output).toBe(2);
