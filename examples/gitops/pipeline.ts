@@ -1008,7 +1008,10 @@ export interface StacksOptions extends PipelineOptions {
   all?: boolean;
   /** The levels the workflow has jobs for: a graph deeper than that is refused, naming the fix. */
   maxLevels?: number;
-  /** Also write them as the step's outputs, to the file GITHUB_OUTPUT names. */
+  /**
+   * Also write them as the step's outputs, to the file GITHUB_OUTPUT names: `levels`, `level0`... (up to --max-levels,
+   * `[]` for a level without stacks), `all` (every stack, in level order), `any`, and `dirs` (each entry's folder).
+   */
   githubOutput?: boolean;
 }
 
@@ -1053,7 +1056,10 @@ export async function stacks(options: StacksOptions): Promise<JobResult> {
     const lines = [
       `levels=${JSON.stringify(levels)}`,
       `any=${levels.length > 0}`,
+      `all=${JSON.stringify(levels.flat())}`,
       ...Array.from({ length: count }, (_, index) => `level${index}=${JSON.stringify(levels[index] ?? [])}`),
+      // Each entry's program folder, relative to the list's: what a matrix job installs.
+      `dirs=${JSON.stringify(Object.fromEntries(list.entries.map((entry) => [entry.name, entry.dir])))}`,
     ];
     appendFileSync(file, `${lines.join("\n")}\n`);
   }
