@@ -839,10 +839,11 @@ function readReviewedPlan(file: string, target: Target): ReviewedPlan {
   } catch (error) {
     throw new Error(`--plan-file ${(error as Error).message}`);
   }
-  if (plan.provenance?.stack !== target.stack || plan.provenance.entry !== target.entry?.name)
+  const { stack, entry } = plan.provenance ?? {};
+  if (stack !== target.stack || entry !== target.entry?.name)
     throw new Error(
-      `--plan-file ${file}: a plan of ${plan.provenance?.entry ? `${plan.provenance.entry} (stack ${plan.provenance.stack})` : `stack ${plan.provenance?.stack}`}, ` +
-        `not of ${target.entry ? `${named(target)}` : `stack ${target.stack} (GMS_STACK)`}`,
+      `--plan-file ${file}: a plan of ${entry ? `${entry} (stack ${stack})` : `stack ${stack}`}, ` +
+        `not of ${target.entry ? named(target) : `stack ${target.stack} (GMS_STACK)`}`,
     );
   return plan;
 }
@@ -876,7 +877,8 @@ export function up(options: UpOptions = {}): Promise<JobResult> {
     const heldTo = allowed.length > 0 ? fresh : reviewed;
     print(
       allowed.length > 0
-        ? `pipeline: the stack is within the reviewed plan (${planFile}), its [known after up] values now known: applying the plan made now, the engine held to it\n`
+        ? `pipeline: the stack is within the reviewed plan (${planFile}), its [known after up] values now known: ` +
+            "applying the plan made now, the engine held to it\n"
         : `pipeline: the stack is as the reviewed plan (${planFile}) says: applying it, the engine held to it\n`,
     );
     return withScratch("gms-plan-", async (scratch) => {

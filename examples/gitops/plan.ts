@@ -429,7 +429,8 @@ export function renderPlanDiffMarkdown(reviewed: ReviewedPlan, differences: read
   return [
     `## The merge did not apply: ${planTitle(reviewed.provenance)} has changed since the review`,
     "",
-    `A new preview differs from the plan reviewed on commit \`${reviewed.provenance.commit ?? "unknown"}\` (made ${reviewed.provenance.madeAt}). Nothing was changed.`,
+    `A new preview differs from the plan reviewed on commit \`${reviewed.provenance.commit ?? "unknown"}\` ` +
+      `(made ${reviewed.provenance.madeAt}). Nothing was changed.`,
     "",
     "| Resource | Kind | Field | Reviewed | Now |",
     "|---|---|---|---|---|",

@@ -194,9 +194,9 @@ describe.skipIf(cli === undefined)(
       if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
       return run.stdout.trim();
     };
-    /** A commit on `branch` of the origin that changes `files` (paths in the example's folder) with `edit`. */
+    /** A commit on `branch`, made from main, of what `edit` changes in the origin. */
     const commit = (branch: string, message: string, edit: () => void) => {
-      git("checkout", "-q", "-B", branch);
+      git("checkout", "-q", "-B", branch, "main");
       edit();
       git("add", "-A");
       git("commit", "-q", "-m", message);
@@ -407,7 +407,7 @@ describe.skipIf(cli === undefined)(
       await s3?.close();
       await emulator?.close();
       if (work) rmSync(work, { recursive: true, force: true });
-    });
+    }, 120_000);
 
     it("a first pull request plans every stack, level by level; its merge applies each reviewed plan on other runners", async () => {
       const base = git("rev-parse", "HEAD");
@@ -419,14 +419,14 @@ describe.skipIf(cli === undefined)(
       );
       const review = await pullRequest(1, base, head);
       expect(review.levels).toEqual([["shared"], ["helpdesk", "sales"]]);
-      expect(review.reasons).toContain("pipeline: level 0: shared (stack prod): `lib/shared-stack.ts` is shared by every stack");
+      expect(review.reasons).toContain("pipeline: level 0: shared (stack prod): its entry in gms-stacks.yaml is new");
       // The App stacks read the shared stack, new in this review: what they read of it is [known after up].
       for (const app of ["helpdesk", "sales"]) {
         expect(review.plans[app]!.provenance.heldUnknown).toEqual(["shared"]);
         const model = review.plans[app]!.steps.find((step) => step.resource === `${app}-llm`)!;
         expect(model.fields).toContainEqual({ field: "provider", old: null, new: "[known after up]" });
       }
-      expect(review.comment).toMatch(/^<!-- gms-plan -->\n# gms plan: 3 stacks, 11 steps\n/);
+      expect(review.comment).toMatch(/^<!-- gms-plan -->\n# gms plan: 3 stacks, 10 steps\n/);
       for (const stack of ["shared", "helpdesk", "sales"]) expect(review.comment).toContain(`## Plan: \`${stack}\` (stack \`prod\`)`);
 
       const { levels, applied } = await merge(1, base, head);
@@ -443,11 +443,14 @@ describe.skipIf(cli === undefined)(
       expect(applied.helpdesk!.output).toContain(
         "pipeline: known now: `helpdesk-llm` (Model): field `provider`: reviewed create with [known after up]",
       );
-      const [connection] = await list<{ guid: string }>("/providers");
-      const models = await list<{ guid: string; llm: string; providerGuid?: string; provider_guid?: string }>("/models");
-      expect(models.map((model) => model.llm).sort()).toEqual(["gpt-4o", "gpt-4o-mini", "gpt-4o-mini"]);
+      // The shared connection, and every Model linked to it: the shared stack's, and each App stack's by the GUID it read.
+      const [connection, ...more] = await list<{ guid: string }>("/providers");
+      expect(more).toEqual([]);
+      const models = await list<{ llm: string; provider_guid: string }>("/models");
+      expect(models.map((model) => `${model.llm} ${model.provider_guid}`).sort()).toEqual(
+        ["gpt-4o", "gpt-4o-mini", "gpt-4o-mini"].map((llm) => `${llm} ${connection!.guid}`),
+      );
       expect((await list<{ name: string }>("/apps")).map((app) => app.name).sort()).toEqual(["Helpdesk", "Sales", "Support"]);
-      expect(connection).toBeDefined();
     }, 900_000);
 
     it("a change to one App's stack plans and applies that stack only", async () => {
@@ -477,7 +480,7 @@ describe.skipIf(cli === undefined)(
       expect(helpdesk.description).toBe("Answers in English");
     }, 600_000);
 
-    it("a change to the shared stack plans it and the stacks that read it, holding what they read as [known after up]; the merge applies all three", async () => {
+    it("a change to the shared stack plans it and its readers, which hold what they read as [known after up]; the merge applies the three", async () => {
       const base = git("rev-parse", "main");
       // Another URL replaces the connection: its GUID, which the App stacks read, is known only after up.
       const head = commit("connection-url", "OpenAI through its v1 URL", () =>
@@ -509,8 +512,10 @@ describe.skipIf(cli === undefined)(
       for (const app of ["helpdesk", "sales"]) {
         expect(result(applied[app]!).changes).toMatchObject({ replace: 1 });
         expect(applied[app]!.output).toContain(`pipeline: known now: \`${app}-llm\` (Model): field \`provider\``);
-        expect(applied[app]!.output).toContain(after!.guid);
       }
+      // Every Model, the App stacks' included, is linked to the new connection.
+      const models = await list<{ llm: string; provider_guid: string }>("/models");
+      expect(models.map((model) => model.provider_guid)).toEqual([after!.guid, after!.guid, after!.guid]);
     }, 900_000);
 
     it("the drift check runs a job per stack; a drift in one stack fails that stack's job alone, its report naming the field", async () => {

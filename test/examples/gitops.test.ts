@@ -18,7 +18,11 @@ import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { callOverHttp } from "../emulator/harness";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
-import { GITOPS, QUICKSTART, type Runner, runner, runPipeline as runPipelineWith } from "./gitops-harness";
+import { checkoutIn, GITOPS, QUICKSTART, type Runner, runner, runPipeline as runPipelineWith } from "./gitops-harness";
+import { typeCheckProgram } from "./type-check";
+
+/** The stack list's programs, in a checkout's examples/. */
+const PROGRAMS = ["gitops/shared", "gitops/apps/helpdesk", "gitops/apps/sales"];
 
 const cli = pulumiCliFor("test/examples/gitops.test.ts");
 const runPipeline = (args: string[], env: NodeJS.ProcessEnv) => runPipelineWith(args, env, cli);
@@ -35,6 +39,20 @@ describe("examples/gitops/pipeline.ts, with or without the CLI", () => {
     expect(tsc.stdout + tsc.stderr).toBe("");
     expect(tsc.status).toBe(0);
   }, 60_000);
+
+  it("the stack list's programs type-check with their own tsconfig.json against the installed package", () => {
+    const dir = mkdtempSync(join(tmpdir(), "gms-gitops-types-"));
+    try {
+      const checkout = checkoutIn(join(dir, "checkout"), undefined, PROGRAMS);
+      for (const program of PROGRAMS) {
+        const checked = typeCheckProgram(join(checkout.root, "examples", program));
+        expect(checked.output, program).toBe("");
+        expect(checked.status, program).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("prints its usage; an unknown job exits 2", async () => {
     const help = await runPipeline(["--help"], {});
