@@ -2,7 +2,8 @@
  * examples/gitops/stacks.ts, the stack list (gms-stacks.yaml) as /work/notes' decision defines it: its parser, with an
  * error that names the key and the fix for each way a list can be wrong; the levels the merge applies; which entries a
  * change touches (a file in an entry's folder or its settings file, a shared path, the list itself, and the dependents
- * of a touched entry); and the files a git history says changed. Needs no CLI.
+ * of a touched entry); and the files a git history says changed. And two of pipeline.ts's pure helpers: which
+ * StackReference names a stack, and a stack's secrets settings as its state records them. Needs no CLI.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +20,7 @@ import {
   touchedEntries,
   withDependents,
 } from "../../examples/gitops/stacks.ts";
+import { describeSecretsSettings, referenceNames, secretsSettingsOfState } from "../../examples/gitops/pipeline.ts";
 import { GITOPS } from "./gitops-harness";
 
 const FILE = "/repo/gms-stacks.yaml";
@@ -217,5 +219,37 @@ describe("gms-stacks.yaml: levels and what a change touches", () => {
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }
+  });
+});
+
+describe("pipeline.ts: which StackReference a review holds unknown, and a stack's secrets settings from its state", () => {
+  it("knows a stack's reference by its full name, by org/stack and by stack from a program of the same project", () => {
+    const shared = { project: "gms-shared", stack: "prod" };
+    expect(referenceNames("organization/gms-shared/prod", shared, "gms-helpdesk")).toBe(true);
+    expect(referenceNames("acme/gms-shared/prod", shared, "gms-helpdesk")).toBe(true);
+    expect(referenceNames("acme/gms-shared/dev", shared, "gms-helpdesk")).toBe(false);
+    expect(referenceNames("organization/gms-sales/prod", shared, "gms-helpdesk")).toBe(false);
+    // A short name is of the program's own project.
+    expect(referenceNames("prod", shared, "gms-shared")).toBe(true);
+    expect(referenceNames("acme/prod", shared, "gms-helpdesk")).toBe(false);
+    expect(referenceNames("prod", { project: "gms-shared", stack: "acme/prod" }, "gms-shared")).toBe(true);
+  });
+
+  it("reads the settings a checkout needs from the state's secrets provider record, and describes them by a digest", () => {
+    const salt = "v1:1CyBJofehjs=:v1:l8XJSaf/2fPaqiUe:Qx6fFNxG6PeGu9KPfstVCC7kHY33Dw==";
+    expect(secretsSettingsOfState({ type: "passphrase", state: { salt } })).toEqual({ encryptionSalt: salt });
+    const url = "awskms://1234abcd?region=us-east-1&endpoint=http://127.0.0.1:4566";
+    expect(secretsSettingsOfState({ type: "cloud", state: { url, encryptedkey: "ZGF0YQ==" } })).toEqual({
+      secretsProvider: url,
+      encryptedKey: "ZGF0YQ==",
+    });
+    expect(secretsSettingsOfState({ type: "service", state: { url: "https://api.pulumi.com", owner: "acme" } })).toBeUndefined();
+    expect(secretsSettingsOfState(undefined)).toBeUndefined();
+    expect(describeSecretsSettings({ encryptionSalt: salt })).toMatch(/^passphrase \(settings sha256:[0-9a-f]{12}\)$/);
+    expect(describeSecretsSettings({ secretsProvider: url, encryptedKey: "ZGF0YQ==" })).toMatch(
+      /^awskms:\/\/1234abcd \(settings sha256:[0-9a-f]{12}\)$/,
+    );
+    expect(describeSecretsSettings({})).toBe("service");
+    expect(describeSecretsSettings({ encryptionSalt: salt })).not.toContain(salt);
   });
 });
