@@ -440,7 +440,8 @@ const describeHolder = (holder: LockHolder) => `${holder.username}@${holder.host
 export class StackLockedError extends Error {
   override readonly name = "StackLockedError";
   readonly exitCode = 4;
-  readonly stack: string;
+  /** The locked stack's name (not `stack`, which is the error's trace). */
+  readonly stackName: string;
   readonly holders: LockHolder[];
   constructor(stack: string, holders: LockHolder[], workDir: string, options?: { cause?: unknown }) {
     const by =
@@ -452,7 +453,7 @@ export class StackLockedError extends Error {
         `in ${workDir} with this pipeline's PULUMI_BACKEND_URL, then run this job again: it settles what the run left.`,
       options,
     );
-    this.stack = stack;
+    this.stackName = stack;
     this.holders = holders;
   }
 }
