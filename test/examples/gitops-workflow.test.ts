@@ -7,12 +7,12 @@
  * laid out as this one (actions/checkout with its history), with its install step done, a RUNNER_TEMP and a PULUMI_HOME
  * of its own, the workflow's env with its `${{ ... }}` filled in, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY; the test
  * moves the artifacts between jobs as upload-artifact and download-artifact (or `gh run download`) do. A matrix's jobs
- * run in parallel on two runners.
+ * run in parallel, two at a time: two runners.
  *
  * Against the emulator and, when `.venv-s3/` holds moto (required under CI=true), the state in an S3 bucket and the
  * secrets under a KMS key of moto's (else a file backend and a passphrase), the example's three stacks (shared, then
  * helpdesk and sales reading it by StackReference) go through four pull requests and a schedule: the first makes every
- * stack (the reviewed plans of new stacks apply on other runners); a change to one App's stack plans and applies that
+ * stack (the reviewed plans of new stacks apply in other jobs' checkouts); a change to one App's stack plans and applies that
  * stack only; a change to the shared stack plans it and both App stacks, whose plans hold what they read of it as
  * [known after up], and the merge applies all three, level by level; a drift in one stack fails that stack's drift job
  * alone. That part needs the real `pulumi` CLI: without it, it is skipped with the reason printed (required under CI).
@@ -409,7 +409,7 @@ describe.skipIf(cli === undefined)(
       if (work) rmSync(work, { recursive: true, force: true });
     }, 120_000);
 
-    it("a first pull request plans every stack, level by level; its merge applies each reviewed plan on other runners", async () => {
+    it("a first pull request plans every stack, level by level; its merge applies each reviewed plan in a checkout of its own", async () => {
       const base = git("rev-parse", "HEAD");
       const head = commit("add-stacks", "the workspace's stacks", () =>
         cpSync(GITOPS, join(origin, LIST_DIR), {
