@@ -17,8 +17,9 @@
  *                               it first makes a fresh plan the same way and compares: any difference (another step,
  *                               another field, a secret that is not the reviewed one) changes nothing, writes
  *                               plan-diff.md beside the plan file and exits 5; else it applies with the engine held to
- *                               the reviewed plan (Pulumi's update plans), or, where the reviewed plan held values as
- *                               [known after up], to the fresh plan it has just checked. Without it, it applies what the
+ *                               the reviewed plan (Pulumi's update plans), or, where the reviewed plan read a stack the
+ *                               review changed or held values as [known after up] that are known now, to the fresh plan
+ *                               it has just checked against it. Without it, it applies what the
  *                               program and the workspace say now, and says so
  *   node pipeline.ts refresh    on a schedule: read the service into the state, then report what `up`
  *                               would change back (drift); --fail-on-drift exits 3 when there is some. It
@@ -873,11 +874,13 @@ export function up(options: UpOptions = {}): Promise<JobResult> {
       throw new PlanMismatchError(differences, report);
     }
     for (const difference of allowed) print(`pipeline: known now: ${differenceSentence(difference)}\n`);
-    // A value the reviewed plan held unknown that turned out as it was leaves a step the engine's reviewed plan expects:
-    // the engine is then held to the fresh plan, which was just checked against the reviewed one.
-    const heldTo = allowed.length > 0 ? fresh : reviewed;
+    // The engine's reviewed plan read the stacks this review changed as unknown, and expects every step a value held
+    // unknown may have made unneeded (a replacement by the old value): the engine is then held to the fresh plan, which
+    // was just checked against the reviewed one. Else to the reviewed plan itself.
+    const toFresh = allowed.length > 0 || (reviewed.provenance.heldUnknown ?? []).length > 0;
+    const heldTo = toFresh ? fresh : reviewed;
     print(
-      allowed.length > 0
+      toFresh
         ? `pipeline: the stack is within the reviewed plan (${planFile}), its [known after up] values now known: ` +
             "applying the plan made now, the engine held to it\n"
         : `pipeline: the stack is as the reviewed plan (${planFile}) says: applying it, the engine held to it\n`,
@@ -890,7 +893,7 @@ export function up(options: UpOptions = {}): Promise<JobResult> {
         job: "up" as const,
         changes: result.summary.resourceChanges ?? {},
         outputs: await stackOutputs(stack, env),
-        plan: { reviewed: planFile, heldTo: allowed.length > 0 ? ("fresh" as const) : ("reviewed" as const) },
+        plan: { reviewed: planFile, heldTo: toFresh ? ("fresh" as const) : ("reviewed" as const) },
       };
     });
   });

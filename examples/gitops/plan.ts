@@ -326,9 +326,14 @@ export function comparePlans(reviewed: ReviewedPlan, fresh: ReviewedPlan): { dif
   return { differences, allowed };
 }
 
-/** Whether a replacement hinges only on values known after `up`: it may turn out an update, or nothing. */
-const mayNotReplace = (step: PlanStep) =>
+/**
+ * Whether a replacement hinges only on values read from a stack the review changes (the plan holds such a stack's
+ * values, and every field that replaces the object is known only after `up`): it may turn out an update, or nothing.
+ * Within one stack, a value known only after `up` is an object to be made, whose new GUID does replace.
+ */
+const mayNotReplace = (step: PlanStep, plan: ReviewedPlan) =>
   step.op === "replace" &&
+  (plan.provenance.heldUnknown ?? []).length > 0 &&
   (step.replaceBecause ?? []).length > 0 &&
   step.fields.filter((field) => step.replaceBecause!.includes(field.field)).every((field) => field.new === KNOWN_AFTER_UP);
 
@@ -337,15 +342,12 @@ export function warning(step: PlanStep, plan: ReviewedPlan): string {
   const id = step.id ? ` \`${step.id}\`` : "";
   if (step.op === "delete") return `- **Deletes** ${describedStep(step.resource, step.kind)}${id}: the object is gone from the workspace.`;
   const because = (step.replaceBecause ?? []).map((field) => `\`${field}\``).join(", ");
-  if (mayNotReplace(step)) {
-    const held = plan.provenance.heldUnknown?.length
-      ? ` (read from ${plan.provenance.heldUnknown.join(", ")}, which this review changes)`
-      : "";
+  if (mayNotReplace(step, plan))
     return (
-      `- **May replace** ${describedStep(step.resource, step.kind)}${id}: ${because} will be known only after \`up\`${held}. ` +
+      `- **May replace** ${describedStep(step.resource, step.kind)}${id}: ${because} will be known only after \`up\` ` +
+      `(read from ${plan.provenance.heldUnknown!.join(", ")}, which this review changes). ` +
       "If it then differs, a new object is made (a new GUID) and the old one deleted; else nothing changes."
     );
-  }
   return (
     `- **Replaces** ${describedStep(step.resource, step.kind)}${id}${because ? `: changing ${because}, which only a replacement can change` : ""}. ` +
     "A new object is made (a new GUID) and the old one deleted."

@@ -314,7 +314,7 @@ describe("drift.md's verdict", () => {
 });
 
 describe("plan.md for a stack that reads a stack this review changes", () => {
-  it("says a replacement that hinges on a value known after up may not happen, and what is held", () => {
+  it("says a replacement that hinges on a value read from a stack the review changes may not happen, and what is held", () => {
     const events = [
       pre({
         op: "replace",
@@ -332,6 +332,10 @@ describe("plan.md for a stack that reads a stack this review changes", () => {
     expect(markdown).toContain(
       "- **May replace** `helpdesk-llm` (Model) `m-1`: `provider` will be known only after `up` (read from shared, which this review changes). " +
         "If it then differs, a new object is made (a new GUID) and the old one deleted; else nothing changes.",
+    );
+    // Within one stack, a value known only after up is an object to be made: its new GUID does replace.
+    expect(renderPlanMarkdown(plan)).toContain(
+      "- **Replaces** `helpdesk-llm` (Model) `m-1`: changing `provider`, which only a replacement can change.",
     );
   });
 });
