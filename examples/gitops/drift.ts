@@ -106,10 +106,12 @@ export interface DriftSources {
 }
 
 const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";
-const SECRET = "[secret]";
+/** How a secret value is written in every report. */
+export const SECRET = "[secret]";
 /** What a preview shows for a value the program computes during `up` (an output of another resource). */
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-const KNOWN_AFTER_UP = "[known after up]";
+/** How a value the program computes during `up` is written in every report. */
+export const KNOWN_AFTER_UP = "[known after up]";
 
 /** Only resources the program declares: not the stack, not the providers. */
 export const isProgramResource = (type: string) => type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");

@@ -1,7 +1,8 @@
 /**
  * examples/gitops's drift report (drift.ts, written by `node pipeline.ts refresh`): the rendering from facts, and
  * the two files a scheduled refresh writes against the emulator seeded with the quickstart's fixtures, after an
- * out-of-band rename, an out-of-band delete and an App made outside the program. The runs need the real `pulumi`
+ * out-of-band rename, an out-of-band delete and an App made outside the program, each job in a checkout and a PULUMI_HOME
+ * of its own (gitops-harness.ts's runner). The runs need the real `pulumi`
  * CLI (test/pulumi-cli/harness.ts): without it they are skipped and the reason is printed (under CI=true they are
  * required). The rendering tests run either way.
  */
@@ -23,7 +24,7 @@ import {
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { callOverHttp } from "../emulator/harness";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
-import { QUICKSTART, quickstartIn, runPipeline as runPipelineWith } from "./gitops-harness";
+import { QUICKSTART, type Runner, runner } from "./gitops-harness";
 
 const STACK_URN = "urn:pulumi:ci::quickstart::pulumi:pulumi:Stack::quickstart-ci";
 const urn = (kind: string, name: string) => `urn:pulumi:ci::quickstart::pulumi-nodejs:dynamic/gms:${kind}::${name}`;
@@ -184,6 +185,7 @@ describe.skipIf(cli === undefined)(`examples/gitops drift report against the emu
   let work: string;
   let emulator: RunningEmulator;
   let env: NodeJS.ProcessEnv;
+  let ci: Runner;
   const OPENAI_KEY = "sk-gitops-drift-0001";
   const api = async (method: string, path: string, body?: unknown) => {
     const answer = await callOverHttp(emulator, method, path, body);
@@ -199,11 +201,10 @@ describe.skipIf(cli === undefined)(`examples/gitops drift report against the emu
       OPENAI_API_KEY: OPENAI_KEY,
       PULUMI_CONFIG_PASSPHRASE: "gitops drift test passphrase",
       PULUMI_BACKEND_URL: pathToFileURL(join(work, "backend")).href,
-      PULUMI_HOME: join(work, "pulumi-home"),
-      GMS_PROGRAM_DIR: quickstartIn(work),
       GMS_STACK: "ci",
       GMS_DRIFT_REPORT_DIR: join(work, "report"),
     };
+    ci = runner("ci", work, { env, cli });
   });
 
   afterAll(async () => {
@@ -212,7 +213,7 @@ describe.skipIf(cli === undefined)(`examples/gitops drift report against the emu
   });
 
   it("refresh --fail-on-drift reports a rename, a deletion and an unmanaged App in drift.json and drift.md (exit 3)", async () => {
-    const applied = await runPipelineWith(["up"], env, cli);
+    const applied = await ci.job(["up"]);
     expect(applied.code, applied.output).toBe(0);
 
     const helpdesk = (await api("GET", "/apps")).items.find((app) => app.name === "Helpdesk")!;
@@ -225,7 +226,7 @@ describe.skipIf(cli === undefined)(`examples/gitops drift report against the emu
     const consoleApp = made.body as { guid: string };
 
     const reportDir = join(work, "report");
-    const run = await runPipelineWith(["refresh", "--fail-on-drift", "--report-dir", reportDir], { ...env, GMS_DRIFT_REPORT_DIR: "" }, cli);
+    const run = await ci.job(["refresh", "--fail-on-drift", "--report-dir", reportDir], { GMS_DRIFT_REPORT_DIR: "" });
     expect(run.code, run.output).toBe(3);
     expect((run.result as { report?: unknown } | undefined)?.report, run.output).toMatchObject({
       json: join(reportDir, "drift.json"),

@@ -1,7 +1,9 @@
 /**
  * examples/gitops: what was reviewed is what gets applied, on the real CLI with the state in an S3 bucket (moto's
- * server) and the quickstart against the emulator. The pull request's `preview` writes plan.json and plan.md; the
- * merge's `up --plan-file plan.json` applies that plan with the engine held to it, or changes nothing and exits 5,
+ * server) and the quickstart against the emulator. The pull request's `preview` runs on runner A and writes plan.json
+ * and plan.md (the artifact); the merge's `up --plan-file plan.json` runs on runner B, each job in a checkout and a
+ * PULUMI_HOME of its own (no Pulumi.<stack>.yaml comes with it: the stack's salt is read from the backend), for a new
+ * stack and for existing ones, and applies that plan with the engine held to it, or changes nothing and exits 5,
  * writing plan-diff.md, when a fresh plan differs: a field renamed out of band since the review, another merge that
  * changed the stack, a secret other than the reviewed one. A key rotation's plan names both replacements. No secret
  * shows in plan.json, plan.md, plan-diff.md or any job's output. Each case runs on the dynamic resources and on the
@@ -15,7 +17,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { callOverHttp } from "../emulator/harness";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
-import { beyond, DECLARED, QUICKSTART, quickstartIn, quickstartObjects, type Run, runPipeline } from "./gitops-harness";
+import {
+  beyond,
+  type Checkout,
+  DECLARED,
+  QUICKSTART,
+  quickstartObjects,
+  type Run,
+  type Runner,
+  type RunnerOptions,
+  runner,
+} from "./gitops-harness";
 import { type S3Backend, s3BackendFor, startS3Backend } from "./s3-backend";
 
 const FILE = "test/examples/gitops-plan.test.ts";
@@ -27,9 +39,10 @@ const OTHER_KEY = "sk-gitops-plan-test-0003";
 const PASSPHRASE = "gitops plan passphrase";
 const TIMEOUT = 400_000;
 const ROOT = join(__dirname, "..", "..");
+const COMMIT = "0123456789abcdef0123456789abcdef01234567";
 
 interface Plan {
-  provenance: { stack: string; commit: string | null; state: { digest: string } };
+  provenance: { stack: string; commit: string | null; state: { digest: string }; secretsProvider?: string };
   counts: Record<string, number>;
   steps: {
     urn: string;
@@ -52,28 +65,27 @@ describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic"
     let work: string;
     let emulator: RunningEmulator;
     let s3: S3Backend;
-    let runner: NodeJS.ProcessEnv;
+    /** The pull request's runner (A) and the merge's (B). */
+    let review: Runner;
+    let merge: Runner;
+    let options: RunnerOptions;
     let before: string[];
     /** Every job's output and every file a job wrote, to search for secrets. */
     const seen: string[] = [];
 
-    const job = async (args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> => {
-      const run = await runPipeline(args, { ...runner, ...env }, cli);
-      seen.push(run.output);
-      return run;
-    };
-    /** The pull request's preview into its own folder: plan.json (parsed), plan.md, and where they are. */
-    const review = async (name: string, env: NodeJS.ProcessEnv = {}) => {
+    /** The pull request's preview on runner A into its artifact's folder: plan.json (parsed), plan.md, and where they are. */
+    const reviewed = async (name: string, env: NodeJS.ProcessEnv = {}) => {
       const dir = join(work, "reviews", name);
       mkdirSync(dir, { recursive: true });
-      const run = await job(["preview", "--report-dir", dir], env);
+      const run = await review.job(["preview", "--report-dir", dir], env);
       expect(run.code, run.output).toBe(0);
       const json = readFileSync(join(dir, "plan.json"), "utf8");
       const markdown = readFileSync(join(dir, "plan.md"), "utf8");
       seen.push(json, markdown);
       return { run, dir, file: join(dir, "plan.json"), plan: JSON.parse(json) as Plan, markdown };
     };
-    const merge = (planFile: string, env: NodeJS.ProcessEnv = {}) => job(["up", "--plan-file", planFile], env);
+    /** The merge on runner B, with the artifact's plan.json. */
+    const merged = (planFile: string, env: NodeJS.ProcessEnv = {}) => merge.job(["up", "--plan-file", planFile], env);
     const planDiff = (dir: string) => {
       const text = readFileSync(join(dir, "plan-diff.md"), "utf8");
       seen.push(text);
@@ -85,18 +97,20 @@ describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic"
       work = mkdtempSync(join(tmpdir(), "gms-gitops-plan-"));
       emulator = await startEmulator({ port: 0, fixtures: join(QUICKSTART, "fixtures.yaml") });
       s3 = await startS3Backend();
-      const programDir = quickstartIn(work);
       const native: NodeJS.ProcessEnv = {};
-      if (form === "native") {
-        const program = join(programDir, "index.ts");
+      // The native form: each checkout's quickstart with the plugin's classes.
+      const prepare = (checkout: Checkout) => {
+        const program = join(checkout.quickstart, "index.ts");
         writeFileSync(program, readFileSync(program, "utf8").replaceAll("new gms.", "new gms.native."));
+      };
+      if (form === "native") {
         const bin = join(work, "bin");
         mkdirSync(bin);
         chmodSync(join(ROOT, "dist", "plugin", "main.js"), 0o755);
         symlinkSync(join(ROOT, "dist", "plugin", "main.js"), join(bin, "pulumi-resource-gms"));
         native.PATH = [cli!.dir, bin, dirname(process.execPath), process.env.PATH ?? ""].join(delimiter);
       }
-      runner = {
+      const env = {
         ...native,
         ...s3.env,
         GMS_BASE_URL: emulator.url,
@@ -104,11 +118,12 @@ describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic"
         OPENAI_API_KEY: OPENAI_KEY,
         PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
         PULUMI_BACKEND_URL: s3.url,
-        PULUMI_HOME: join(work, "pulumi-home"),
-        GMS_PROGRAM_DIR: programDir,
         GMS_STACK: "reviewed",
-        GMS_COMMIT: "0123456789abcdef0123456789abcdef01234567",
+        GMS_COMMIT: COMMIT,
       };
+      options = { env, cli, onRun: (run: Run) => seen.push(run.output), ...(form === "native" ? { prepare } : {}) };
+      review = runner("a", work, options);
+      merge = runner("b", work, options);
       before = await quickstartObjects(emulator, "name");
     }, 120_000);
 
@@ -121,10 +136,11 @@ describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic"
     });
 
     it(
-      "review, then merge: the merge applies the reviewed plan and nothing else",
+      "review on runner A, merge on runner B: a new stack's reviewed plan applies there, and nothing else",
       async () => {
-        const { plan, markdown, file } = await review("first");
-        expect(plan.provenance).toMatchObject({ stack: "reviewed", commit: runner.GMS_COMMIT });
+        const { plan, markdown, file } = await reviewed("first");
+        expect(plan.provenance).toMatchObject({ stack: "reviewed", commit: COMMIT });
+        expect(plan.provenance.secretsProvider).toMatch(/^passphrase \(settings sha256:[0-9a-f]{12}\)$/);
         expect(plan.counts).toMatchObject({ create: DECLARED });
         expect(plan.steps.map((step) => `${step.op} ${step.resource}`).sort()).toEqual(
           ["helpdesk", "triage", "openai", "gpt-4o-mini", "golden-answers", "reply-quality", "concise-replies", "web-search", "handbook"]
@@ -139,17 +155,22 @@ describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic"
         expect(Object.keys(plan.secretDigests).sort()).toEqual(["gms:apiKey", "openaiKey"]);
         expect(markdown).toContain("## Plan: stack `reviewed`");
         expect(markdown).toContain(`**${DECLARED} create**`);
-        expect(markdown).toContain(`commit \`${runner.GMS_COMMIT}\``);
+        expect(markdown).toContain(`commit \`${COMMIT}\``);
 
-        const applied = await merge(file);
+        // Runner B's checkout has no Pulumi.reviewed.yaml: it takes the stack's salt from the backend, so the engine
+        // plan runner A encrypted reads there.
+        const applied = await merged(file);
         expect(applied.code, applied.output).toBe(0);
+        expect(applied.output).toContain("pipeline: reviewed: its secrets settings (passphrase (settings sha256:");
         expect(applied.output).toContain("the stack is as the reviewed plan");
+        expect(applied.output).not.toContain("message authentication failed");
         expect(applied.result?.changes).toEqual({ create: DECLARED + 1 });
+        expect(applied.result?.plan?.heldTo).toBe("reviewed");
         expect(beyond(await quickstartObjects(emulator, "name"), before)).toHaveLength(DECLARED);
         // The result line's outputs: the secret one masked.
         expect(applied.result?.outputs).toMatchObject({ providerKey: "[secret]", appDescription: "Answers customer questions" });
 
-        const again = await review("after-first");
+        const again = await reviewed("after-first");
         expect(again.plan.steps).toEqual([]);
         expect(again.markdown).toContain("**No change**");
       },
@@ -157,26 +178,31 @@ describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic"
     );
 
     it(
-      "review, then a field renamed out of band: the merge changes nothing, exits 5 and names the field; a fresh review puts it back",
+      "review, then a field renamed out of band: the merge changes nothing, exits 5 and names the field with both values",
       async () => {
-        const reviewed = await review("rename");
-        expect(reviewed.plan.steps).toEqual([]);
+        const review1 = await reviewed("rename");
+        expect(review1.plan.steps).toEqual([]);
         const helpdesk = (await apps()).find((app) => app.name === "Helpdesk")!;
         expect((await callOverHttp(emulator, "PUT", `/apps/${helpdesk.guid}`, { name: "Helpdesk (renamed by hand)" })).status).toBe(200);
 
-        const refused = await merge(reviewed.file);
+        const refused = await merged(review1.file);
         expect(refused.code, refused.output).toBe(5);
         expect(refused.result).toBeUndefined();
-        const diff = planDiff(reviewed.dir);
-        expect(diff).toContain("`helpdesk` (App): now it would update it, a step the reviewed plan does not have");
+        const diff = planDiff(review1.dir);
+        expect(diff).toContain("| Resource | Kind | Field | Reviewed | Now |");
+        expect(diff).toContain("| `helpdesk` | App |  | no step | update |");
+        expect(diff).toContain('| `helpdesk` | App | `name` | no change | update `"Helpdesk (renamed by hand)"` → `"Helpdesk"` |');
         expect(refused.output).toContain("the stack differs from the reviewed plan, so this job changed nothing");
-        expect(refused.output).toContain(join(reviewed.dir, "plan-diff.md"));
+        expect(refused.output).toContain(
+          '`helpdesk` (App): field `name`: reviewed no change; now update "Helpdesk (renamed by hand)" → "Helpdesk"',
+        );
+        expect(refused.output).toContain(join(review1.dir, "plan-diff.md"));
         expect((await apps()).find((app) => app.guid === helpdesk.guid)?.name).toBe("Helpdesk (renamed by hand)");
 
-        const fresh = await review("rename-again");
+        const fresh = await reviewed("rename-again");
         const step = fresh.plan.steps.find((each) => each.resource === "helpdesk")!;
         expect(step).toMatchObject({ op: "update", fields: [{ field: "name", old: "Helpdesk (renamed by hand)", new: "Helpdesk" }] });
-        const applied = await merge(fresh.file);
+        const applied = await merged(fresh.file);
         expect(applied.code, applied.output).toBe(0);
         expect((await apps()).find((app) => app.guid === helpdesk.guid)?.name).toBe("Helpdesk");
       },
@@ -186,28 +212,26 @@ describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic"
     it(
       "review, then another merge that changed the same stack: exit 5, the field's reviewed and present values named",
       async () => {
-        const reviewed = await review("description-a", { GMS_APP_DESCRIPTION: "Answers in English" });
-        expect(reviewed.plan.steps).toEqual([
+        const review1 = await reviewed("description-a", { GMS_APP_DESCRIPTION: "Answers in English" });
+        expect(review1.plan.steps).toEqual([
           expect.objectContaining({
             resource: "helpdesk",
             op: "update",
             fields: [{ field: "description", old: "Answers customer questions", new: "Answers in English" }],
           }),
         ]);
-        const other = await job(["up"], { GMS_APP_DESCRIPTION: "Answers in French" });
+        const other = await merge.job(["up"], { GMS_APP_DESCRIPTION: "Answers in French" });
         expect(other.code, other.output).toBe(0);
         expect(other.output).toContain("no reviewed plan (--plan-file): applying what the program and the workspace say now");
 
-        const refused = await merge(reviewed.file, { GMS_APP_DESCRIPTION: "Answers in English" });
+        const refused = await merged(review1.file, { GMS_APP_DESCRIPTION: "Answers in English" });
         expect(refused.code, refused.output).toBe(5);
-        expect(planDiff(reviewed.dir)).toContain(
-          '`helpdesk` (App): field `description`: reviewed "Answers customer questions" → "Answers in English"; ' +
-            'now "Answers in French" → "Answers in English"',
+        expect(planDiff(review1.dir)).toContain(
+          '| `helpdesk` | App | `description` | update `"Answers customer questions"` → `"Answers in English"` | ' +
+            'update `"Answers in French"` → `"Answers in English"` |',
         );
-        expect((await apps()).find((app) => app.name === "Helpdesk")).toBeDefined();
-        const description = (await callOverHttp(emulator, "GET", `/apps/${(await apps()).find((app) => app.name === "Helpdesk")!.guid}`))
-          .body.description;
-        expect(description).toBe("Answers in French");
+        const helpdesk = (await apps()).find((app) => app.name === "Helpdesk")!;
+        expect((await callOverHttp(emulator, "GET", `/apps/${helpdesk.guid}`)).body.description).toBe("Answers in French");
       },
       TIMEOUT,
     );
@@ -215,7 +239,7 @@ describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic"
     it(
       "a key rotation's plan names both replacements; a merge with another key than the reviewed one changes nothing; with it, it applies",
       async () => {
-        const rotation = await review("rotation", { OPENAI_API_KEY: ROTATED_KEY, GMS_APP_DESCRIPTION: "Answers in French" });
+        const rotation = await reviewed("rotation", { OPENAI_API_KEY: ROTATED_KEY, GMS_APP_DESCRIPTION: "Answers in French" });
         const replaced = rotation.plan.steps.filter((step) => step.op === "replace");
         expect(replaced.map((step) => step.resource).sort()).toEqual(["gpt-4o-mini", "openai"]);
         for (const step of replaced) {
@@ -229,12 +253,14 @@ describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic"
         expect(rotation.markdown.indexOf("Replaces")).toBeLessThan(rotation.markdown.indexOf("### Steps"));
 
         const connectionsBefore = (await callOverHttp(emulator, "GET", "/providers")).body as { guid: string }[];
-        const otherKey = await merge(rotation.file, { OPENAI_API_KEY: OTHER_KEY, GMS_APP_DESCRIPTION: "Answers in French" });
+        const otherKey = await merged(rotation.file, { OPENAI_API_KEY: OTHER_KEY, GMS_APP_DESCRIPTION: "Answers in French" });
         expect(otherKey.code, otherKey.output).toBe(5);
-        expect(planDiff(rotation.dir)).toContain("the secret `openaiKey` is not the value the review was made with");
+        expect(planDiff(rotation.dir)).toContain(
+          "| the secret `openaiKey` |  |  | [secret] | [secret], not the value the review was made with |",
+        );
         expect((await callOverHttp(emulator, "GET", "/providers")).body).toEqual(connectionsBefore);
 
-        const applied = await merge(rotation.file, { OPENAI_API_KEY: ROTATED_KEY, GMS_APP_DESCRIPTION: "Answers in French" });
+        const applied = await merged(rotation.file, { OPENAI_API_KEY: ROTATED_KEY, GMS_APP_DESCRIPTION: "Answers in French" });
         expect(applied.code, applied.output).toBe(0);
         expect(applied.result?.changes).toMatchObject({ replace: 2 });
         const connectionsAfter = (await callOverHttp(emulator, "GET", "/providers")).body as { guid: string }[];
@@ -249,12 +275,13 @@ describe.skipIf(cli === undefined || moto === undefined).each([{ form: "dynamic"
       async () => {
         // The App's description is the rotated key itself: a plain output that holds a secret. (The CLI's own
         // output prints the program's plain outputs as they are: only the result line is checked here.)
-        const leak = await runPipeline(["up"], { ...runner, OPENAI_API_KEY: ROTATED_KEY, GMS_APP_DESCRIPTION: ROTATED_KEY }, cli);
+        const leaky = runner("b-leak", work, { ...options, onRun: undefined });
+        const leak = await leaky.job(["up"], { OPENAI_API_KEY: ROTATED_KEY, GMS_APP_DESCRIPTION: ROTATED_KEY });
         expect(leak.code, leak.output).toBe(0);
         const line = leak.output.split("\n").find((text) => text.startsWith("result: "))!;
         expect(line).not.toContain(ROTATED_KEY);
         expect(leak.result?.outputs).toMatchObject({ appDescription: "[secret]", providerKey: "[secret]" });
-        const destroyed = await job(["destroy"], { OPENAI_API_KEY: ROTATED_KEY });
+        const destroyed = await merge.job(["destroy"], { OPENAI_API_KEY: ROTATED_KEY });
         expect(destroyed.code, destroyed.output).toBe(0);
         expect(await quickstartObjects(emulator, "name")).toEqual(before);
         expect(existsSync(join(work, "reviews", "first", "plan-diff.md"))).toBe(false);

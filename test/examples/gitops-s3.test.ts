@@ -1,8 +1,8 @@
 /**
  * examples/gitops with shared state: the pipeline (`node pipeline.ts <job>`) keeps the stack in an S3 bucket (moto's
  * server on a loopback port, test/examples/s3-backend.ts) against the emulator seeded with the quickstart's fixtures,
- * whose writes answer 50-150 ms after they are made (so that a run can be stopped midway). Two runners, each with its
- * own working copy of the program and its own PULUMI_HOME, share the bucket:
+ * whose writes answer 50-150 ms after they are made (so that a run can be stopped midway). Two runners share the bucket,
+ * each job on them in a checkout and a PULUMI_HOME of its own (gitops-harness.ts):
  *   - preview, up and destroy run there as on a file backend;
  *   - two `up` jobs at the same moment, and an `up` meeting a `refresh`: one applies, the other waits for the lock and
  *     then finds nothing to do;
@@ -30,10 +30,10 @@ import {
   killedMidway,
   QUICKSTART,
   quickstartGate,
-  quickstartIn,
   quickstartObjects,
   type Run,
-  runPipeline,
+  type Runner,
+  runner,
 } from "./gitops-harness";
 import { type S3Backend, s3BackendFor, startS3Backend } from "./s3-backend";
 
@@ -48,17 +48,14 @@ describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an 
   let emulator: RunningEmulator;
   const gates: AnswerGate[] = [];
   let s3: S3Backend;
-  /** Two runners: each its own copy of the program and its own PULUMI_HOME, one bucket. */
-  let runners: [NodeJS.ProcessEnv, NodeJS.ProcessEnv];
+  /** Two runners, one bucket. */
+  let runners: [Runner, Runner];
   let before: string[];
   const outputs: string[] = [];
 
-  /** `node pipeline.ts <job>` on `runner`'s working copy for `stack`, its output kept for the check that no key shows. */
-  const job = async (runner: NodeJS.ProcessEnv, args: string[], stack: string, env: NodeJS.ProcessEnv = {}): Promise<Run> => {
-    const run = await runPipeline(args, { ...runner, GMS_STACK: stack, ...env }, cli);
-    outputs.push(run.output);
-    return run;
-  };
+  /** `node pipeline.ts <job>` as a job of `on` for `stack` (its output kept, for the check that no key shows). */
+  const job = (on: Runner, args: string[], stack: string, env: NodeJS.ProcessEnv = {}): Promise<Run> =>
+    on.job(args, { GMS_STACK: stack, ...env });
   /** What the program made: the objects beyond the fixtures, by name. */
   const made = async () => beyond(await quickstartObjects(emulator, "name"), before);
   const checkpoint = async (stack: string): Promise<Deployment> => {
@@ -90,7 +87,7 @@ describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an 
       faults: "seed=31,latency=50-150,latency-at=answer,methods=POST+PUT+DELETE",
     });
     s3 = await startS3Backend();
-    const runner = (name: string): NodeJS.ProcessEnv => ({
+    const env: NodeJS.ProcessEnv = {
       ...s3.env,
       GMS_BASE_URL: emulator.url,
       GMS_API_KEY: emulator.apiKey,
@@ -99,10 +96,9 @@ describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an 
       GMS_LOCK_WAIT_SECONDS: "180",
       PULUMI_CONFIG_PASSPHRASE: "gitops s3 passphrase",
       PULUMI_BACKEND_URL: s3.url,
-      PULUMI_HOME: join(work, name, "pulumi-home"),
-      GMS_PROGRAM_DIR: quickstartIn(join(work, name)),
-    });
-    runners = [runner("a"), runner("b")];
+    };
+    const onRun = (run: Run) => outputs.push(run.output);
+    runners = [runner("a", work, { env, cli, onRun }), runner("b", work, { env, cli, onRun })];
     before = await quickstartObjects(emulator, "name");
   }, 120_000);
 
@@ -204,14 +200,8 @@ describe.skipIf(cli === undefined || moto === undefined)(`examples/gitops on an 
     // A read that meets the CLI writing the checkpoint can get a 500 from moto's server (seen in a CI run): the poll
     // reads again 20 ms later, as it does while the checkpoint is not written yet.
     const polled = () => checkpoint("killed").catch((error: Error) => (/: 5\d\d$/.test(error.message) ? {} : Promise.reject(error)));
-    const { killed, stopped } = await killedMidway(
-      { ...runners[0], GMS_STACK: "killed", ...throughGate },
-      cli,
-      polled,
-      heldMidway(gate, 2),
-    );
+    const { killed, stopped } = await killedMidway(runners[0], { GMS_STACK: "killed", ...throughGate }, polled, heldMidway(gate, 2));
     gate.open();
-    outputs.push(stopped.output);
     expect(killed, `the run ended before the moment came:\n${stopped.output}`).toBeGreaterThan(0);
     const left = await checkpoint("killed");
     expect(gmsPendingCreates(left).length).toBeGreaterThan(0);

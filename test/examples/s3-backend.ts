@@ -1,8 +1,9 @@
 /**
  * An S3-compatible state backend on a loopback port for the examples/gitops suites: moto's `moto_server` from the
  * git-ignored `.venv-s3/` (`npm run s3:install`, which `.ci/run` runs), a bucket made with a plain request, and the
- * `s3://` URL the Pulumi CLI takes for it. moto accepts any credentials; the CLI's AWS SDK wants some, so the
- * environment carries dummy ones. Without `.venv-s3/` the suites skip with the reason printed; under CI=true its
+ * `s3://` URL the Pulumi CLI takes for it; and, from the same server (moto serves every service on one port), a KMS
+ * key as the `awskms://` URL the CLI's secrets provider takes. moto accepts any credentials; the CLI's AWS SDK wants
+ * some, so the environment carries dummy ones. Without `.venv-s3/` the suites skip with the reason printed; under CI=true its
  * absence fails them, as CI installs it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -26,6 +27,8 @@ export interface S3Backend {
   delete(key: string): Promise<void>;
   /** The keys under `prefix`. */
   list(prefix: string): Promise<string[]>;
+  /** A new KMS key, as `awskms://<key id>?region=us-east-1&endpoint=<endpoint>` (GMS_SECRETS_PROVIDER). */
+  kmsKey(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -96,6 +99,20 @@ export async function startS3Backend(bucket = "gms-state"): Promise<S3Backend> {
     async delete(key) {
       const response = await send(at(key), { method: "DELETE" });
       if (!response.ok) throw new Error(`DELETE ${key}: ${response.status}`);
+    },
+    async kmsKey() {
+      const response = await fetch(`${endpoint}/`, {
+        method: "POST",
+        headers: {
+          "x-amz-target": "TrentService.CreateKey",
+          "content-type": "application/x-amz-json-1.1",
+          authorization: as.authorization.replace("/s3/", "/kms/"),
+        },
+        body: JSON.stringify({ Description: "gms state secrets" }),
+      });
+      if (!response.ok) throw new Error(`KMS CreateKey: ${response.status} ${await response.text()}`);
+      const { KeyMetadata } = (await response.json()) as { KeyMetadata: { KeyId: string } };
+      return `awskms://${KeyMetadata.KeyId}?region=us-east-1&endpoint=${endpoint}`;
     },
     async list(prefix) {
       const response = await send(`${endpoint}/${bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`);
