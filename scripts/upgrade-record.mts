@@ -501,6 +501,13 @@ async function recordQuickstart(setup: Setup, out: string, form: Exclude<Form, "
   return name;
 }
 
+/** Each form in the README's words. */
+const FORM_WORDS: Record<Form, string> = {
+  yaml: "Pulumi YAML, on the plugin",
+  dynamic: "TypeScript, dynamic resources",
+  native: "TypeScript, native classes on the plugin",
+};
+
 /** The corpus folder's README: what it is, for someone who meets it in the repository. */
 function readme(corpus: Corpus): string {
   return `# Upgrade corpus of release ${corpus.version}
@@ -518,7 +525,7 @@ ${corpus.stacks
   .map((name) => {
     const [form, ...program] = name.split("-");
     const what = form === "yaml" ? `examples/programs/${program.join("-")}` : "examples/quickstart";
-    return `| \`${name}\` | ${form === "yaml" ? "Pulumi YAML, on the plugin" : form === "dynamic" ? "TypeScript, dynamic resources" : "TypeScript, native classes on the plugin"} | ${what} |`;
+    return `| \`${name}\` | ${FORM_WORDS[form as Form]} | ${what} |`;
   })
   .join("\n")}
 

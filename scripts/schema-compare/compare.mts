@@ -74,25 +74,18 @@ export interface PackageSchema {
 /** Whether a property is read by programs (an output), written by them (an input), or both (an object type's). */
 type Role = "input" | "output" | "both";
 
-/** The parts of a property spec that make its type, in a canonical text. */
+/** The parts of a property spec that make its type, in a canonical text (object keys sorted at every depth). */
 const typeOf = (spec: PropertySpec | undefined): string => {
   if (!spec) return "none";
   const { type, items, additionalProperties, $ref, oneOf } = spec;
-  return JSON.stringify(sortKeys({ type, items, additionalProperties, $ref, oneOf }));
+  return JSON.stringify({ type, items, additionalProperties, $ref, oneOf }, (_key, value: unknown) =>
+    value && typeof value === "object" && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
 };
 const shortType = (spec: PropertySpec): string =>
   spec.$ref?.replace(/^#\/types\//, "") ?? (spec.type === "array" ? "array" : spec.oneOf ? "one of several types" : (spec.type ?? "any"));
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
-  );
-}
 
 class Changes {
   readonly list: SchemaChange[] = [];
@@ -160,6 +153,22 @@ class Changes {
   }
 }
 
+/** What to say of each token of one section (resources, functions, types): removed, in both, added. */
+interface Section<T> {
+  removed(token: string): void;
+  both(token: string, was: T, now: T): void;
+  added(token: string, now: T): void;
+}
+
+function eachToken<T>(olds: Record<string, T> = {}, news: Record<string, T> = {}, section: Section<T>): void {
+  for (const [token, was] of Object.entries(olds)) {
+    const now = news[token];
+    if (now) section.both(token, was, now);
+    else section.removed(token);
+  }
+  for (const [token, now] of Object.entries(news)) if (!olds[token]) section.added(token, now);
+}
+
 /** Every change from `old` to `next`, by kind in CHANGE_KINDS order, then by subject. */
 export function compareSchemas(old: PackageSchema, next: PackageSchema): SchemaChange[] {
   const changes = new Changes();
@@ -168,70 +177,59 @@ export function compareSchemas(old: PackageSchema, next: PackageSchema): SchemaC
   changes.properties("provider", "input", "input", old.provider?.inputProperties, next.provider?.inputProperties);
   changes.required("provider", "input", "input", old.provider?.requiredInputs, next.provider?.requiredInputs);
 
-  const oldResources = old.resources ?? {};
-  const newResources = next.resources ?? {};
-  for (const [token, was] of Object.entries(oldResources)) {
-    const now = newResources[token];
-    if (!now) {
-      const renamed = Object.entries(newResources).find(([, spec]) => spec.aliases?.some((alias) => alias.type === token))?.[0];
-      changes.add(
-        "resources",
-        token,
-        renamed
-          ? `renamed to ${renamed}: its alias keeps the stacks' objects, but a program that names ${token} fails`
-          : "removed: a program that declares it fails, and a stack that holds one cannot manage it",
-        true,
-      );
-      continue;
-    }
-    changes.properties(token, "input", "input", was.inputProperties, now.inputProperties);
-    changes.required(token, "input", "input", was.requiredInputs, now.requiredInputs);
-    // The outputs: every property, inputs included, as the resource's state holds them.
-    changes.properties(token, "output", "output", onlyOutputs(was), onlyOutputs(now));
-    changes.required(token, "output", "output", was.required, now.required);
-    changes.deprecation(token, was.deprecationMessage, now.deprecationMessage);
-  }
-  for (const [token, now] of Object.entries(newResources)) {
-    if (oldResources[token]) continue;
-    const aliases = (now.aliases ?? []).flatMap((alias) => (alias.type ? [alias.type] : []));
-    changes.add("resources", token, aliases.length > 0 ? `added, with the alias ${aliases.join(", ")}` : "added", false);
-    changes.deprecation(token, undefined, now.deprecationMessage);
-  }
+  eachToken(old.resources, next.resources, {
+    removed(token) {
+      const renamed = Object.entries(next.resources ?? {}).find(([, spec]) => spec.aliases?.some((alias) => alias.type === token))?.[0];
+      const change = renamed
+        ? `renamed to ${renamed}: its alias keeps the stacks' objects, but a program that names ${token} fails`
+        : "removed: a program that declares it fails, and a stack that holds one cannot manage it";
+      changes.add("resources", token, change, true);
+    },
+    both(token, was, now) {
+      changes.properties(token, "input", "input", was.inputProperties, now.inputProperties);
+      changes.required(token, "input", "input", was.requiredInputs, now.requiredInputs);
+      changes.properties(token, "output", "output", onlyOutputs(was), onlyOutputs(now));
+      changes.required(token, "output", "output", was.required, now.required);
+      changes.deprecation(token, was.deprecationMessage, now.deprecationMessage);
+    },
+    added(token, now) {
+      const aliases = (now.aliases ?? []).flatMap((alias) => (alias.type ? [alias.type] : []));
+      changes.add("resources", token, aliases.length > 0 ? `added, with the alias ${aliases.join(", ")}` : "added", false);
+      changes.deprecation(token, undefined, now.deprecationMessage);
+    },
+  });
 
-  const oldFunctions = old.functions ?? {};
-  const newFunctions = next.functions ?? {};
-  for (const [token, was] of Object.entries(oldFunctions)) {
-    const now = newFunctions[token];
-    if (!now) {
-      changes.add("functions", token, "removed: a program that calls it fails", true);
-      continue;
-    }
-    changes.properties(token, "argument", "input", was.inputs?.properties, now.inputs?.properties);
-    changes.required(token, "argument", "input", was.inputs?.required, now.inputs?.required);
-    if (was.outputs?.properties || now.outputs?.properties) {
-      changes.properties(token, "result", "output", was.outputs?.properties, now.outputs?.properties);
-      changes.required(token, "result", "output", was.outputs?.required, now.outputs?.required);
-    } else if (typeOf(was.outputs) !== typeOf(now.outputs)) {
-      changes.add("properties", `${token} result`, `type ${shortType(was.outputs ?? {})} changed to ${shortType(now.outputs ?? {})}`, true);
-    }
-    changes.deprecation(token, was.deprecationMessage, now.deprecationMessage);
-  }
-  for (const token of Object.keys(newFunctions)) if (!oldFunctions[token]) changes.add("functions", token, "added", false);
+  eachToken(old.functions, next.functions, {
+    removed: (token) => changes.add("functions", token, "removed: a program that calls it fails", true),
+    both(token, was, now) {
+      changes.properties(token, "argument", "input", was.inputs?.properties, now.inputs?.properties);
+      changes.required(token, "argument", "input", was.inputs?.required, now.inputs?.required);
+      if (was.outputs?.properties || now.outputs?.properties) {
+        changes.properties(token, "result", "output", was.outputs?.properties, now.outputs?.properties);
+        changes.required(token, "result", "output", was.outputs?.required, now.outputs?.required);
+      } else if (typeOf(was.outputs) !== typeOf(now.outputs)) {
+        changes.add(
+          "properties",
+          `${token} result`,
+          `type ${shortType(was.outputs ?? {})} changed to ${shortType(now.outputs ?? {})}`,
+          true,
+        );
+      }
+      changes.deprecation(token, was.deprecationMessage, now.deprecationMessage);
+    },
+    added: (token) => changes.add("functions", token, "added", false),
+  });
 
-  const oldTypes = old.types ?? {};
-  const newTypes = next.types ?? {};
-  for (const [token, was] of Object.entries(oldTypes)) {
-    const now = newTypes[token];
-    if (!now) {
-      changes.add("types", token, "removed: the properties of this type no longer have it", true);
-      continue;
-    }
-    // An object type may be an input and an output both: a property that changes either way breaks one of them.
-    changes.properties(token, "property", "both", was.properties, now.properties);
-    changes.required(token, "property", "both", was.required, now.required);
-    changes.deprecation(token, was.deprecationMessage, now.deprecationMessage);
-  }
-  for (const token of Object.keys(newTypes)) if (!oldTypes[token]) changes.add("types", token, "added", false);
+  eachToken(old.types, next.types, {
+    removed: (token) => changes.add("types", token, "removed: the properties of this type no longer have it", true),
+    both(token, was, now) {
+      // An object type may be an input and an output both: a property that changes either way breaks one of them.
+      changes.properties(token, "property", "both", was.properties, now.properties);
+      changes.required(token, "property", "both", was.required, now.required);
+      changes.deprecation(token, was.deprecationMessage, now.deprecationMessage);
+    },
+    added: (token) => changes.add("types", token, "added", false),
+  });
 
   return changes.list.sort(
     (a, b) =>

@@ -16,7 +16,7 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import {
   DATABASE_FILE,
   EXPORT_FILE,
@@ -241,8 +241,9 @@ function expectShimsOfTheCodeUnderTest(restored: RestoredStack, exported: StackE
 /**
  * The upgrade of one recorded stack to the code under test: every stored object is live; a preview and a refresh find
  * no change; (dynamic resources) a resource taken out of the program is deleted by the provider the state names; the
- * recorded one-field edit is an update in place of that resource alone, whose outputs then hold the new value; destroy deletes every object of the stack and leaves the rest of the workspace (the
- * fixtures, and what the service keeps) as it was. No secret shows in anything the CLI printed or in the state.
+ * recorded one-field edit is an update in place of that resource alone, whose outputs then hold the new value;
+ * destroy deletes every object of the stack and leaves the rest of the workspace (the fixtures, and what the service
+ * keeps) as it was. No secret shows in anything the CLI printed or in the state.
  */
 export async function checkUpgrade(restored: RestoredStack): Promise<void> {
   const { recorded } = restored.stack;
@@ -282,4 +283,23 @@ export async function checkUpgrade(restored: RestoredStack): Promise<void> {
   const secrets = [recorded.apiKey, ...Object.values(recorded.secrets)];
   for (const [label, text] of Object.entries({ printed: restored.printed.join("\n"), state: JSON.stringify(final) }))
     for (const secret of secrets) expect(text.includes(secret), `${label} shows a secret`).toBe(false);
+}
+
+// Seven or eight CLI runs a stack, several stacks at once: on a loaded 2-core machine each run may take a minute.
+const TIMEOUT = 900_000;
+
+/** A test per stack, several at once: the stack restored for the code under test, `checkUpgrade`, and closed. */
+export function itUpgradesEach(cli: PulumiCli, stacks: CorpusStack[], what: string): void {
+  it.concurrent.each(stacks.map((stack) => [stack.label, stack] as const))(
+    `%s: ${what}`,
+    async (_label, stack) => {
+      const restored = await restoreStack(cli, stack);
+      try {
+        await checkUpgrade(restored);
+      } finally {
+        await restored.close();
+      }
+    },
+    TIMEOUT,
+  );
 }

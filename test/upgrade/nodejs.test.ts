@@ -9,12 +9,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
-import { CORPUS_STACKS, checkUpgrade, restoreStack } from "./harness";
+import { CORPUS_STACKS, itUpgradesEach } from "./harness";
 
 const cli = pulumiCliFor("upgrade/nodejs.test.ts");
 const STACKS = CORPUS_STACKS.filter((stack) => stack.recorded.form !== "yaml");
-// Seven or eight CLI runs a stack, several stacks at once: on a loaded 2-core machine each run may take a minute.
-const TIMEOUT = 900_000;
 
 describe.skipIf(!cli)(`stacks of earlier releases' Node.js programs, upgraded on the real CLI: ${cliName(cli)}`, () => {
   it("has the quickstart of 0.2.0 on the dynamic resources and on the native classes", () => {
@@ -23,16 +21,5 @@ describe.skipIf(!cli)(`stacks of earlier releases' Node.js programs, upgraded on
     );
   });
 
-  it.concurrent.each(STACKS.map((stack) => [stack.label, stack] as const))(
-    "%s: previews and refreshes with no change, deletes a removed resource, updates an edit in place, destroys it",
-    async (_label, stack) => {
-      const restored = await restoreStack(cli!, stack);
-      try {
-        await checkUpgrade(restored);
-      } finally {
-        await restored.close();
-      }
-    },
-    TIMEOUT,
-  );
+  itUpgradesEach(cli!, STACKS, "previews and refreshes with no change, deletes a removed resource, updates an edit in place, destroys it");
 });
