@@ -408,48 +408,61 @@ describe(".github/workflows/ci.yml", () => {
 });
 
 describe("scripts/check-release-tag.mts (npm run release:check-tag)", () => {
-  const checkTag = (...args: string[]) => spawnSync(process.execPath, [CHECK_TAG, ...args], { cwd: ROOT, encoding: "utf8" });
+  const changelog = (...sections: string[]) => `# Changelog\n\nWhat changed.\n\n## Unreleased\n\n${sections.join("\n")}`;
+  const DOCUMENTED = changelog("## 1.2.0 (2026-12-07)\n\n### Fixed\n\n- A fix.\n", "## 1.1.0\n\n- Older.\n");
+  let work: string;
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), "gms-check-tag-"));
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  /**
+   * The script run as the workflow runs it, on a checkout of its own whose package.json says `version` and whose
+   * CHANGELOG.md is `text` (the repository's own may be ahead of its last release: package.json raised for a breaking
+   * change, its entries still under Unreleased).
+   */
+  const checkTagIn = (version: string, text: string, ...args: string[]) => {
+    const repo = mkdtempSync(join(work, "repo-"));
+    mkdirSync(join(repo, "scripts"));
+    writeFileSync(join(repo, "scripts", "check-release-tag.mts"), readFileSync(CHECK_TAG));
+    writeFileSync(join(repo, "package.json"), JSON.stringify({ version }));
+    writeFileSync(join(repo, "CHANGELOG.md"), text);
+    return spawnSync(process.execPath, [join(repo, "scripts", "check-release-tag.mts"), ...args], { encoding: "utf8" });
+  };
 
   it("is the npm script the release workflow runs", () => {
     expect(packageJson.scripts["release:check-tag"]).toBe("node scripts/check-release-tag.mts");
   });
 
-  it("passes the tag v<package.json's version>", () => {
-    const run = checkTag(`v${packageJson.version}`);
+  it("passes the tag v<package.json's version> when CHANGELOG.md has that version's section, saying both", () => {
+    const run = checkTagIn("1.2.0", DOCUMENTED, "v1.2.0");
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toContain(packageJson.version);
+    expect(run.stdout).toBe("release tag v1.2.0 matches package.json's version 1.2.0, and CHANGELOG.md has its section\n");
   });
 
   it("fails another tag, naming both versions and what to do", () => {
     const other = "99.1.2";
-    for (const tag of [`v${other}`, packageJson.version, `v${packageJson.version}-rc.1`]) {
-      const run = checkTag(tag);
+    for (const tag of [`v${other}`, "1.2.0", "v1.2.0-rc.1"]) {
+      const run = checkTagIn("1.2.0", DOCUMENTED, tag);
       expect(run.status, tag).toBe(1);
       expect(run.stderr, tag).toContain(tag);
-      expect(run.stderr, tag).toContain(`package.json's version ${packageJson.version}`);
-      expect(run.stderr, tag).toContain(`tag the release v${packageJson.version}`);
+      expect(run.stderr, tag).toContain("package.json's version 1.2.0");
+      expect(run.stderr, tag).toContain("tag the release v1.2.0");
     }
-    expect(checkTag(`v${other}`).stderr).toContain(`npm version ${other}`);
+    expect(checkTagIn("1.2.0", DOCUMENTED, `v${other}`).stderr).toContain(`npm version ${other}`);
   });
 
   it("is a usage error without a tag, or with more than one", () => {
     for (const args of [[], ["v1.0.0", "v2.0.0"]]) {
-      const run = checkTag(...args);
+      const run = spawnSync(process.execPath, [CHECK_TAG, ...args], { cwd: ROOT, encoding: "utf8" });
       expect(run.status, args.join(" ")).toBe(2);
       expect(run.stderr).toMatch(/^usage: npm run release:check-tag -- <tag>/);
     }
   });
 
-  it("finds the section of package.json's version in CHANGELOG.md, saying so", () => {
-    const run = checkTag(`v${packageJson.version}`);
-    expect(run.stdout).toContain("CHANGELOG.md has its section");
-    expect(changelogProblem(readFileSync(join(ROOT, "CHANGELOG.md"), "utf8"), packageJson.version)).toBeUndefined();
-  });
-
   describe("refuses a tag whose version CHANGELOG.md does not document", () => {
-    const changelog = (...sections: string[]) => `# Changelog\n\nWhat changed.\n\n## Unreleased\n\n${sections.join("\n")}`;
     it.each([
-      ["a section with an entry", changelog("## 1.2.0 (2026-12-07)\n\n### Fixed\n\n- A fix.\n", "## 1.1.0\n\n- Older.\n"), undefined],
+      ["a section with an entry", DOCUMENTED, undefined],
       ["a section with a line of prose", changelog("## 1.2.0\n\nThe first release with a plugin.\n"), undefined],
       ["no section of its own", changelog("## 1.1.0\n\n- Older.\n"), /has no section for 1\.2\.0\. Add a section `## 1\.2\.0 \(<date>\)`/],
       ["only a section of another version that starts alike", changelog("## 1.2.01\n\n- Other.\n"), /has no section for 1\.2\.0/],
@@ -467,20 +480,11 @@ describe("scripts/check-release-tag.mts (npm run release:check-tag)", () => {
       else expect(found).toMatch(problem);
     });
 
-    it("exits 1 with the reason, run as the workflow runs it on a checkout whose CHANGELOG.md lacks the section", () => {
-      const repo = mkdtempSync(join(tmpdir(), "gms-check-tag-"));
-      try {
-        mkdirSync(join(repo, "scripts"));
-        writeFileSync(join(repo, "scripts", "check-release-tag.mts"), readFileSync(CHECK_TAG));
-        writeFileSync(join(repo, "package.json"), JSON.stringify({ version: "1.2.0" }));
-        writeFileSync(join(repo, "CHANGELOG.md"), changelog("## 1.1.0\n\n- Older.\n"));
-        const run = spawnSync(process.execPath, [join(repo, "scripts", "check-release-tag.mts"), "v1.2.0"], { encoding: "utf8" });
-        expect(run.status, run.stdout).toBe(1);
-        expect(run.stderr).toContain("release tag v1.2.0: CHANGELOG.md has no section for 1.2.0.");
-        expect(run.stderr).toContain("git push --delete origin v1.2.0");
-      } finally {
-        rmSync(repo, { recursive: true, force: true });
-      }
+    it("exits 1 with the reason, on a checkout whose CHANGELOG.md lacks the section", () => {
+      const run = checkTagIn("1.2.0", changelog("## 1.1.0\n\n- Older.\n"), "v1.2.0");
+      expect(run.status, run.stdout).toBe(1);
+      expect(run.stderr).toContain("release tag v1.2.0: CHANGELOG.md has no section for 1.2.0.");
+      expect(run.stderr).toContain("git push --delete origin v1.2.0");
     });
   });
 });
