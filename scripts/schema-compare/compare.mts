@@ -10,6 +10,7 @@
  * stack that left it out). Listed, not breaking: what is added, an input made optional, a property made secret, a
  * `replaceOnChanges` dropped, a default dropped, and every deprecation.
  */
+import { parseVersion } from "../upgrade/corpus.mts";
 
 /** The kinds of change, in the order they are listed. */
 export const CHANGE_KINDS = [
@@ -241,19 +242,13 @@ export function compareSchemas(old: PackageSchema, next: PackageSchema): SchemaC
 const onlyOutputs = (spec: ResourceSpec): Record<string, PropertySpec> =>
   Object.fromEntries(Object.entries(spec.properties ?? {}).filter(([name]) => !(name in (spec.inputProperties ?? {}))));
 
-/** `major.minor.patch` of a version (a pre-release or build suffix ignored), or undefined when it is not one. */
-function versionCore(version: string): [number, number, number] | undefined {
-  const found = /^(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(version);
-  return found ? [Number(found[1]), Number(found[2]), Number(found[3])] : undefined;
-}
-
 /**
  * Whether `next` may break what `released` promised: a new major version, or before 1.0 a new minor one (0.x treats
  * the minor as the major). The reason says which, or what version would.
  */
 export function breakingAllowed(released: string, next: string): { allowed: boolean; reason: string } {
-  const from = versionCore(released);
-  const to = versionCore(next);
+  const from = parseVersion(released)?.core;
+  const to = parseVersion(next)?.core;
   if (!from || !to) throw new Error(`not a version: ${!from ? released : next}`);
   const [major, minor] = from;
   if (to[0] > major) return { allowed: true, reason: `${next} is a new major version after ${released}` };

@@ -15,7 +15,7 @@
  */
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, relative } from "node:path";
+import { delimiter, join, relative } from "node:path";
 import { expect, it } from "vitest";
 import {
   DATABASE_FILE,
@@ -196,7 +196,7 @@ export async function restoreStack(cli: PulumiCli, stack: CorpusStack): Promise<
         ...Object.fromEntries(Object.entries(recorded.secrets).map(([key, value]) => [key, { secret: value }])),
       },
       secretsPassphrase: recorded.passphrase,
-      env: { PATH: [join(project.root, "bin"), process.env.PATH ?? ""].join(":") },
+      env: { PATH: [join(project.root, "bin"), process.env.PATH ?? ""].join(delimiter) },
       log: (line) => printed.push(line),
     });
     return {
