@@ -121,21 +121,21 @@ interface Setup {
   release: ReleaseModules;
 }
 
+const OPTIONS = { release: { type: "string" }, checkout: { type: "string" }, help: { type: "boolean" } } as const;
+
 function options(argv: string[]): { release: string; checkout: string } {
-  let parsed: ReturnType<
-    typeof parseArgs<{ options: { release: { type: "string" }; checkout: { type: "string" }; help: { type: "boolean" } } }>
-  >;
+  let values: { release?: string; checkout?: string; help?: boolean };
   try {
-    parsed = parseArgs({ args: argv, options: { release: { type: "string" }, checkout: { type: "string" }, help: { type: "boolean" } } });
+    ({ values } = parseArgs({ args: argv, options: OPTIONS }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  if (parsed.values.help) {
+  if (values.help) {
     console.log(USAGE);
     process.exit(0);
   }
-  if (!parsed.values.release) throw new UsageError("--release <dir> is required: the folder `npm run dist` wrote for the release");
-  return { release: resolve(parsed.values.release), checkout: resolve(parsed.values.checkout ?? ROOT) };
+  if (!values.release) throw new UsageError("--release <dir> is required: the folder `npm run dist` wrote for the release");
+  return { release: resolve(values.release), checkout: resolve(values.checkout ?? ROOT) };
 }
 
 /** Runs a command, resolving with what it printed; rejects with the command and its output when it fails. */
