@@ -12,7 +12,8 @@ import { nativeToken } from "../provider/tokens";
 import { kinds } from "../resources";
 import { generatePackageSchema } from "../schema/package-schema";
 import { EXAMPLES_DIR, type ExampleProgram, examplePrograms, fenced } from "./example-programs";
-import { code, defaultOf, generatedLine, table, yesOrBlank } from "./markdown";
+import { code, defaultOf, generatedLine, table, withDeprecation, yesOrBlank } from "./markdown";
+import { formerTokens } from "../provider/deprecation";
 
 interface PropertySpec {
   type?: string;
@@ -136,9 +137,16 @@ export function renderKindPage(kind: Kind, { schema, programs }: PageSources = p
     "",
     `# ${kind.name}`,
     "",
-    `\`${token}\`: ${kind.description}`,
+    `\`${token}\`: ${withDeprecation(kind.description, kind.deprecated)}`,
     "",
   ];
+  const former = formerTokens(kind, "native");
+  if (former.length > 0)
+    out.push(
+      `Formerly ${former.map(code).join(", ")} (the dynamic resources' ${formerTokens(kind, "dynamic").map(code).join(", ")}): a stack that ` +
+        `holds a resource of the old type keeps its object, since the new type lists the old one as an alias; a program names ${code(token)} now.`,
+      "",
+    );
   for (const example of shown) {
     out.push(
       `## Example: ${example.description}`,
@@ -171,7 +179,7 @@ export function renderKindPage(kind: Kind, { schema, programs }: PageSources = p
         yesOrBlank(field.secret),
         yesOrBlank(field.writeOnly),
         defaultOf(field.default),
-        field.description,
+        withDeprecation(field.description, field.deprecated),
       ]),
     ),
     "",
@@ -187,7 +195,7 @@ export function renderKindPage(kind: Kind, { schema, programs }: PageSources = p
         code(pythonName(name)),
         `${code(outputs[name]!.go)} ${code(outputs[name]!.goType)}`,
         yesOrBlank(field.secret),
-        field.description,
+        withDeprecation(field.description, field.deprecated),
       ]),
     ),
     "",

@@ -16,7 +16,7 @@ import { workspaceJsonSchema } from "../workspace/schema-json";
 import { SECTION_OF } from "../workspace/spec";
 import { dynamicToken, nativeToken } from "../provider/tokens";
 import { kindPageLink, kindPages } from "./kind-pages";
-import { anchor, code, defaultOf, generatedLine, table, yesOrBlank } from "./markdown";
+import { anchor, code, defaultOf, generatedLine, table, withDeprecation, yesOrBlank } from "./markdown";
 
 const toJsonSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
   z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
@@ -91,7 +91,7 @@ export function renderReference(): string {
         code(nativeToken(kind.name)),
         String(Object.keys(kind.inputs).length),
         String(Object.keys(kind.outputs).length),
-        kind.description,
+        withDeprecation(kind.description, kind.deprecated),
       ]),
     ),
     "",

@@ -13,7 +13,14 @@
 import * as pulumi from "@pulumi/pulumi";
 import { warnTwin } from "../provider/identity";
 import type { Kind } from "../provider/kind";
-import { type KindOutputs, kindProps, type NativeKindArgs, rememberDeclared, withSecretOutputs } from "../provider/resource";
+import {
+  type KindOutputs,
+  kindProps,
+  type NativeKindArgs,
+  rememberDeclared,
+  withFormerTypes,
+  withSecretOutputs,
+} from "../provider/resource";
 import { packageManifest, pluginDownloadURL } from "../manifest";
 import { nativeToken } from "../provider/tokens";
 
@@ -66,7 +73,8 @@ export abstract class NativeResource extends pulumi.CustomResource {
       nativeToken(kind.name),
       name,
       kindProps(kind, args, derive?.(args, opts) ?? {}),
-      withPluginVersion(withSecretOutputs(kind, opts)),
+      // A deprecated input or kind is warned about by the plugin's check, as for every language on the plugin.
+      withPluginVersion(withFormerTypes(kind, "native", withSecretOutputs(kind, opts))),
     );
     rememberDeclared(this, args);
   }

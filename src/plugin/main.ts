@@ -12,7 +12,7 @@
 import { fstatSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import { packageManifest, pluginDownloadURL } from "../manifest";
-import { startPluginServer } from "./server";
+import { type ServedPackage, startPluginServer } from "./server";
 import { logRequestsTo } from "../provider/request-log";
 
 /** What `pulumi-resource-gms --help` prints: a person who runs the plugin by hand learns what it is and how it is used. */
@@ -44,9 +44,9 @@ export function answerAsCommand(args: readonly string[], write: (text: string) =
  * Serves the provider in this process until the engine is done with it (see above). `args` are the engine's:
  * flags (`--logtostderr`, `-v=N`, `--tracing <endpoint>`), then the engine's address, where the provider's log
  * lines go (Engine.Log, as a dynamic provider's do: a fine-tune's progress, a lost create's possible orphans),
- * shown by the CLI with their severity.
+ * shown by the CLI with their severity. `served`: other kinds and schema than this package's (a test's fixture).
  */
-export async function servePlugin(args: string[] = process.argv.slice(2)): Promise<void> {
+export async function servePlugin(args: string[] = process.argv.slice(2), served?: ServedPackage): Promise<void> {
   const engine = args.at(-1);
   if (engine && !engine.startsWith("-") && args.at(-2) !== "--tracing") {
     pulumi.runtime.resetOptions("", "", 1, engine, "", false, "");
@@ -57,7 +57,7 @@ export async function servePlugin(args: string[] = process.argv.slice(2)): Promi
   process.on("unhandledRejection", (reason: unknown) => {
     process.stderr.write(`pulumi-resource-gms: unhandled rejection: ${reason instanceof Error ? reason.message : String(reason)}\n`);
   });
-  const server = await startPluginServer();
+  const server = await startPluginServer(undefined, served);
   let stopping = false;
   const stop = (code: number) => {
     if (stopping) return;

@@ -12,10 +12,10 @@
  *   value (a key) cannot be read back: the outputs list such fields in `__unknownWriteOnly`, and diff takes the
  *   program's value for them, so the imported resource shows no diff against a program declaring its values.
  */
-import { providerOf } from "../provider";
+import { deprecationWarnings, formerTokens } from "../provider/deprecation";
 import { ResourceInitError } from "../provider/errors";
 import { DYNAMIC_ONLY_INPUTS, type Kind, type KindName } from "../provider/kind";
-import { INCOMPLETE, UNRESOLVED_CREATE } from "../provider/provider";
+import { INCOMPLETE, resourceProvider, UNRESOLVED_CREATE } from "../provider/provider";
 import { SECRET_INPUTS } from "../provider/secret-inputs";
 import { containsUnknown, sameValue } from "../provider/values";
 import { kinds } from "../resources";
@@ -32,6 +32,8 @@ export type PropertyDiffKind = (typeof PropertyDiffKind)[keyof typeof PropertyDi
 export interface CheckResult {
   inputs: Props;
   failures: { property: string; reason: string }[];
+  /** What the engine shows the program's author: its use of what is deprecated (src/provider/deprecation.ts). */
+  warnings: string[];
 }
 export interface DiffResult {
   changes: boolean;
@@ -54,24 +56,14 @@ export class UnknownTypeError extends Error {
   override readonly name = "UnknownTypeError";
 }
 
-const KIND_BY_TOKEN = new Map<string, KindName>((Object.keys(kinds) as KindName[]).map((name) => [nativeToken(name), name]));
-
-/** The kind a type token names, or an error naming the tokens this provider serves. */
-export function kindOf(token: string): KindName {
-  const name = KIND_BY_TOKEN.get(token);
-  if (!name)
-    throw new UnknownTypeError(`the gms provider has no resource type ${token}; it serves ${[...KIND_BY_TOKEN.keys()].join(", ")}`);
-  return name;
-}
-
 /** One kind as the plugin serves it. */
 export class KindRoute {
-  private readonly kind: Kind;
-  private readonly provider: ReturnType<typeof providerOf>;
+  readonly name: KindName;
+  private readonly provider: ReturnType<typeof resourceProvider>;
 
-  constructor(readonly name: KindName) {
-    this.kind = kinds[name] as Kind;
-    this.provider = providerOf(name);
+  constructor(private readonly kind: Kind) {
+    this.name = kind.name;
+    this.provider = resourceProvider(kind);
   }
 
   /** Properties the engine always holds as secret, whatever the program passed. */
@@ -118,7 +110,11 @@ export class KindRoute {
       ...refused.map((property) => ({ property, reason: dynamicOnlyReason(this.name, property) })),
       ...(result.failures ?? []),
     ];
-    return { inputs: this.forEngine(result.inputs ?? {}, after.secretNames), failures };
+    return {
+      inputs: this.forEngine(result.inputs ?? {}, after.secretNames),
+      failures,
+      warnings: deprecationWarnings(this.kind, after.values),
+    };
   }
 
   async diff(id: string, oldOutputs: Props, newInputs: Props, ignoreChanges: readonly string[] = []): Promise<DiffResult> {
@@ -218,16 +214,28 @@ export class KindRoute {
   }
 }
 
-/** Every kind by token, each route made when first asked for. */
+/**
+ * Every kind of `registry` (this package's, unless a test serves others) by token, its former names' tokens too (a
+ * renamed kind's old resources in a stack), each route made when first asked for.
+ */
 export class KindRouter {
-  private readonly routes = new Map<KindName, KindRoute>();
+  private readonly byToken = new Map<string, Kind>();
+  private readonly routes = new Map<Kind, KindRoute>();
 
+  constructor(registry: Readonly<Record<string, Kind>> = kinds) {
+    for (const kind of Object.values(registry))
+      for (const token of [nativeToken(kind.name), ...formerTokens(kind, "native")]) this.byToken.set(token, kind);
+  }
+
+  /** The route of the kind a type token names, or an error naming the tokens this provider serves. */
   route(token: string): KindRoute {
-    const name = kindOf(token);
-    let route = this.routes.get(name);
+    const kind = this.byToken.get(token);
+    if (!kind)
+      throw new UnknownTypeError(`the gms provider has no resource type ${token}; it serves ${[...this.byToken.keys()].join(", ")}`);
+    let route = this.routes.get(kind);
     if (!route) {
-      route = new KindRoute(name);
-      this.routes.set(name, route);
+      route = new KindRoute(kind);
+      this.routes.set(kind, route);
     }
     return route;
   }

@@ -14,6 +14,8 @@ import { ResourceInitError } from "../provider/errors";
 import { type DiffResult, KindRouter, UnknownTypeError } from "./router";
 import { packageManifest } from "../manifest";
 import { committedPackageSchema } from "../schema/package-schema";
+import * as pulumi from "@pulumi/pulumi";
+import type { Kind } from "../provider/kind";
 import { type Props, reveal, typeOfUrn } from "./wire";
 import { invokeLookup, LookupArgumentsError } from "../lookups";
 import { nameOfNativeToken } from "../provider/tokens";
@@ -116,8 +118,24 @@ const urnOf = (request: unknown): string | undefined => {
   return typeof getUrn === "function" ? getUrn.call(request) || undefined : undefined;
 };
 
-export async function startPluginServer(address = "127.0.0.1:0"): Promise<PluginServer> {
-  const router = new KindRouter();
+/**
+ * A warning to the engine about the resource `urn`, which the CLI shows under that resource. The SDK's log takes a
+ * resource and reads nothing of it but its URN, which a provider knows only as the request's.
+ */
+function warnAbout(urn: string, message: string): void {
+  const resource = { urn: { promise: async () => urn } } as unknown as pulumi.Resource;
+  // A line the engine no longer takes (it is shutting down) must not fail the call.
+  void pulumi.log.warn(message, resource).catch(() => undefined);
+}
+
+/** What a server serves, when not this package's kinds and schema.json (a test serving a fixture of a kind). */
+export interface ServedPackage {
+  kinds: Readonly<Record<string, Kind>>;
+  schema: Record<string, unknown>;
+}
+
+export async function startPluginServer(address = "127.0.0.1:0", served?: ServedPackage): Promise<PluginServer> {
+  const router = new KindRouter(served?.kinds);
   const calls = new CallsInFlight();
   /** One handler: the answer, or the error as gRPC carries it. */
   const unary =
@@ -145,7 +163,7 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
     getPluginInfo: unary(async () => new pluginPb.PluginInfo().setVersion(packageManifest.version)),
     getSchema: unary(async (request: providerModule.GetSchemaRequest) => {
       if (request.getSubpackageName()) throw new Error(`the gms provider has no subpackage ${request.getSubpackageName()}`);
-      return new pb.GetSchemaResponse().setSchema(JSON.stringify(committedPackageSchema()));
+      return new pb.GetSchemaResponse().setSchema(JSON.stringify(served?.schema ?? committedPackageSchema()));
     }),
     checkConfig: unary(async (request: providerModule.CheckRequest) => {
       const { inputs, failures } = checkConfig(fromStruct(request.getNews()));
@@ -169,6 +187,7 @@ export async function startPluginServer(address = "127.0.0.1:0"): Promise<Plugin
     check: unary(
       async (request: providerModule.CheckRequest) => {
         const result = await router.route(tokenOf(request)).check(fromStruct(request.getOlds()), fromStruct(request.getNews()));
+        for (const warning of result.warnings) warnAbout(request.getUrn(), warning);
         const response = new pb.CheckResponse().setInputs(toStruct(result.inputs));
         response.setFailuresList(
           result.failures.map(({ property, reason }) => new pb.CheckFailure().setProperty(property).setReason(reason)),

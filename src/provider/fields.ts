@@ -24,6 +24,12 @@ export interface InputField<S extends z.ZodType = z.ZodType, R extends boolean =
   /** Filled in by check when the program leaves the field out, so that omitting it is a managed value. */
   default?: unknown;
   description: string;
+  /**
+   * The field is on its way out: what to use instead (`Use \`summary\` instead.`). schema.json carries it as the
+   * property's `deprecationMessage` (the SDKs generated from it warn), the reference pages show it, and a program
+   * that sets the field is warned (./deprecation.ts). It is removed only in a release that may break (docs/upgrading.md).
+   */
+  deprecated?: string;
 }
 
 export interface OutputField<S extends z.ZodType = z.ZodType> {
@@ -32,9 +38,11 @@ export interface OutputField<S extends z.ZodType = z.ZodType> {
   /** Marked secret in state (e.g. a signed URL, a credential for its lifetime). */
   secret: boolean;
   description: string;
+  /** The output is on its way out: what to read instead (schema.json's `deprecationMessage`, the reference pages). */
+  deprecated?: string;
 }
 
-type InputOptions = Partial<Pick<InputField, "required" | "secret" | "writeOnly" | "default">>;
+type InputOptions = Partial<Pick<InputField, "required" | "secret" | "writeOnly" | "default" | "deprecated">>;
 type RequiredOf<O extends InputOptions> = O extends { required: true } ? true : false;
 
 /**
@@ -70,11 +78,16 @@ export const replaceOnly = <S extends z.ZodType, const O extends InputOptions = 
 });
 
 /** A value the service computes (guid, slug, timestamps, state). */
-export const computed = <S extends z.ZodType>(schema: S, description: string, options: { secret?: boolean } = {}): OutputField<S> => ({
+export const computed = <S extends z.ZodType>(
+  schema: S,
+  description: string,
+  options: { secret?: boolean; deprecated?: string } = {},
+): OutputField<S> => ({
   kind: "output",
   schema,
   secret: options.secret ?? false,
   description,
+  ...(options.deprecated === undefined ? {} : { deprecated: options.deprecated }),
 });
 
 export type InputFields = Record<string, InputField>;

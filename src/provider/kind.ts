@@ -57,6 +57,19 @@ export interface Kind<I extends InputFields = InputFields, O extends OutputField
   name: KindName;
   description: string;
   /**
+   * The kind is on its way out: what to use instead. schema.json carries it as the resource's `deprecationMessage`,
+   * its reference page shows it, and a program that declares one is warned (./deprecation.ts).
+   */
+  deprecated?: string;
+  /**
+   * The names the kind had before a rename, oldest first. Their type tokens (`gms:index:<name>`, and the dynamic
+   * resources' `pulumi-nodejs:dynamic/gms:<name>`) stay aliases of the kind's: schema.json lists them (the SDKs
+   * generated from it pass them), the classes of this package pass them, and the plugin serves the old tokens, so a
+   * stack that holds a resource of the old type keeps its object. A dynamic resource's state names the shim module
+   * of its kind's name then (`pulumi-gms/dist/shims/<old-name>.js`): keep a shim of that path for the renamed kind.
+   */
+  formerNames?: readonly string[];
+  /**
    * What a user of the kind meets because the service behaves so (docs/kinds/<kind>.md, "As the service has it"): a
    * sentence each, in the words of what happens and what to do about it.
    */

@@ -6,6 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import type { Connection } from "./connection";
+import { deprecationWarnings, formerTokens } from "./deprecation";
 import type { InputField, InputFields, OutputFields } from "./fields";
 import { warnTwin } from "./identity";
 import { COMMON_INPUTS, type DynamicOnlyInput, type Kind } from "./kind";
@@ -79,6 +80,15 @@ export function withSecretOutputs(kind: Kind, opts: pulumi.CustomResourceOptions
   };
 }
 
+/**
+ * The options with the type tokens of the kind's former names as aliases (`Kind.formerNames`), so that a stack that
+ * holds a resource of the old type keeps its object.
+ */
+export function withFormerTypes(kind: Kind, form: "native" | "dynamic", opts: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {
+  const former = formerTokens(kind, form);
+  return former.length === 0 ? opts : { ...opts, aliases: [...(opts.aliases ?? []), ...former.map((type) => ({ type }))] };
+}
+
 /** Where a resource object keeps the args the program declared it with; a registered symbol, so it holds across copies of the package. */
 const DECLARED = Symbol.for("pulumi-gms/declared-args");
 
@@ -116,7 +126,9 @@ export abstract class GmsResource<
     // What `pulumi.dynamic.Resource` registers, with `__provider` written without loading the closure serializer.
     props.__provider = providerText(provider);
     warnTwin(kind.name, name, args, opts.provider);
-    super(dynamicToken(kind.name), name, props, withSecretOutputs(k, opts));
+    super(dynamicToken(kind.name), name, props, withFormerTypes(k, "dynamic", withSecretOutputs(k, opts)));
     rememberDeclared(this, args);
+    // The dynamic provider's host has no way to the engine's log, so its check cannot warn: the class does.
+    for (const warning of deprecationWarnings(k, args)) void pulumi.log.warn(warning, this);
   }
 }

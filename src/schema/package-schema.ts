@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { lookupDeclarations } from "../lookups";
 import { Connection } from "../provider/connection";
+import { formerTokens } from "../provider/deprecation";
 import { type InputField, type OutputField, REQUIRED_TO_CREATE, requiredToDeclare } from "../provider/fields";
 import type { Kind } from "../provider/kind";
 import { kinds } from "../resources";
@@ -30,6 +31,7 @@ interface PropertySpec extends TypeSpec {
   secret?: boolean;
   replaceOnChanges?: boolean;
   willReplaceOnChanges?: boolean;
+  deprecationMessage?: string;
 }
 interface ObjectTypeSpec {
   type: "object";
@@ -221,6 +223,7 @@ function inputProperty(collector: TypeCollector, kind: Kind, name: string, field
     spec.replaceOnChanges = true;
     spec.willReplaceOnChanges = true;
   }
+  if (field.deprecated) spec.deprecationMessage = field.deprecated;
   return spec;
 }
 
@@ -229,6 +232,7 @@ function outputProperty(collector: TypeCollector, kind: Kind, name: string, fiel
   const spec = collector.propertySpec(json, `${kind.name}${pascal(name)}`, `${kind.name}.${name}`);
   spec.description = field.description;
   if (field.secret) spec.secret = true;
+  if (field.deprecated) spec.deprecationMessage = field.deprecated;
   return { spec, nullable: acceptsNull(json) };
 }
 
@@ -252,7 +256,16 @@ function resourceSpec(collector: TypeCollector, kind: Kind, programs: readonly E
     if (!nullable) required.push(name);
   }
   const shown = programs.filter((program) => program.types.has(nativeToken(kind.name)));
-  return { description: `${kind.description}${schemaExamples(shown)}`, inputProperties, requiredInputs, properties, required };
+  const aliases = formerTokens(kind, "native").map((type) => ({ type }));
+  return {
+    description: `${kind.description}${schemaExamples(shown)}`,
+    inputProperties,
+    requiredInputs,
+    properties,
+    required,
+    ...(kind.deprecated ? { deprecationMessage: kind.deprecated } : {}),
+    ...(aliases.length > 0 ? { aliases } : {}),
+  };
 }
 
 function functionSpec(collector: TypeCollector, name: string, declaration: { description: string; args: z.ZodType; result: z.ZodType }) {
@@ -354,13 +367,17 @@ with the service and its key in the stack's configuration:
 `;
 
 /**
- * The package schema as an object, derived from `kinds` and `lookupDeclarations`, each resource's description with
- * the example `programs` that declare it (schema.json has the repository's; the plugin serves schema.json itself).
+ * The package schema as an object, derived from `kinds` (or another `registry`, a test's) and `lookupDeclarations`, each
+ * resource's description with the example `programs` that declare it (schema.json has the repository's; the plugin
+ * serves schema.json itself).
  */
-export function generatePackageSchema(programs: readonly ExampleProgram[] = []): Record<string, unknown> {
+export function generatePackageSchema(
+  programs: readonly ExampleProgram[] = [],
+  registry: Readonly<Record<string, Kind>> = kinds,
+): Record<string, unknown> {
   const collector = new TypeCollector();
   const resources: Record<string, unknown> = {};
-  for (const kind of Object.values(kinds) as Kind[]) resources[nativeToken(kind.name)] = resourceSpec(collector, kind, programs);
+  for (const kind of Object.values(registry)) resources[nativeToken(kind.name)] = resourceSpec(collector, kind, programs);
   const functions: Record<string, unknown> = {};
   for (const [name, declaration] of Object.entries(lookupDeclarations))
     functions[nativeToken(name)] = functionSpec(collector, name, declaration);

@@ -78,15 +78,16 @@ async function runOperation(job: CliDriverJob, stack: automation.Stack): Promise
   const onEvent = (event: automation.EngineEvent) => void send({ kind: "event", event });
   const common = { onOutput, onEvent, color: "never" as const, ...(job.parallel ? { parallel: job.parallel } : {}) };
   let outputs: automation.OutputMap | undefined;
+  const expect = job.expectNoChanges ? { expectNoChanges: true } : {};
   switch (job.operation) {
     case "preview":
-      await stack.preview({ ...common, diff: false });
+      await stack.preview({ ...common, ...expect, diff: false });
       break;
     case "up":
       outputs = (await stack.up({ ...common, ...(job.continueOnError ? { continueOnError: true } : {}) })).outputs;
       break;
     case "refresh":
-      await stack.refresh(common);
+      await stack.refresh({ ...common, ...expect });
       break;
     case "destroy":
       await stack.destroy(common);

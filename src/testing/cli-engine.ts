@@ -45,6 +45,14 @@ export interface CliDriverJob {
   parallel: number | undefined;
   /** `up` only: `--continue-on-error`. */
   continueOnError?: boolean;
+  /** `preview` and `refresh`: `--expect-no-changes`, the engine failing the operation when it finds a change (a provider's too). */
+  expectNoChanges?: boolean;
+}
+
+/** What `preview` and `refresh` can be asked besides the engine's options. */
+export interface CheckOptions {
+  /** Fail, as `--expect-no-changes` does, when the engine finds any change, a provider's included. */
+  expectNoChanges?: boolean;
 }
 
 export type CliDriverMessage =
@@ -56,16 +64,16 @@ export type CliDriverMessage =
 export class PulumiCliEngine {
   constructor(readonly options: CliEngineOptions) {}
 
-  preview(): Promise<CliResult> {
-    return this.operate("preview");
+  preview(options: CheckOptions = {}): Promise<CliResult> {
+    return this.operate("preview", options);
   }
 
   up(): Promise<CliResult> {
     return this.operate("up");
   }
 
-  refresh(): Promise<CliResult> {
-    return this.operate("refresh");
+  refresh(options: CheckOptions = {}): Promise<CliResult> {
+    return this.operate("refresh", options);
   }
 
   destroy(): Promise<CliResult> {
@@ -92,7 +100,7 @@ export class PulumiCliEngine {
     );
   }
 
-  private operate(operation: Operation): Promise<CliResult> {
+  private operate(operation: Operation, checks: CheckOptions = {}): Promise<CliResult> {
     const { options } = this;
     const log = options.log ?? ((line: string) => console.log(line));
     const driver = compiledTestingFile("cli-driver.js", options.programDir);
@@ -112,6 +120,7 @@ export class PulumiCliEngine {
       ),
       parallel: options.parallel,
       ...(options.continueOnError ? { continueOnError: true } : {}),
+      ...(checks.expectNoChanges ? { expectNoChanges: true } : {}),
     };
     const child = fork(driver, [], { cwd: job.programDir, env: this.environment(), stdio: ["ignore", "pipe", "pipe", "ipc"] });
     const events: EngineEvent[] = [];

@@ -32,6 +32,8 @@ export interface CliProject {
   root: string;
   /** Runs `pulumi args...` in the project (non-interactive, no colour); resolves with its output, rejects when it fails. */
   pulumi(...args: string[]): Promise<string>;
+  /** As `pulumi`, resolving with what the CLI wrote on stdout apart (`--json` output, say) and everything it printed. */
+  pulumiStdout(...args: string[]): Promise<{ stdout: string; printed: string }>;
   /** Replaces the project's Pulumi.yaml. */
   write(projectYaml: string): void;
   /** The project's Pulumi.yaml. */
@@ -41,6 +43,7 @@ export interface CliProject {
   close(): void;
 }
 
+/** `env` adds to this process's environment; its PULUMI_CONFIG_PASSPHRASE, when given, is the stack's (else one made from `prefix`). */
 export function startCliProject(cli: PulumiCli, prefix: string, projectYaml: string, env: NodeJS.ProcessEnv = {}): CliProject {
   const root = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const dir = join(root, "program");
@@ -51,28 +54,33 @@ export function startCliProject(cli: PulumiCli, prefix: string, projectYaml: str
   const base = { ...process.env, ...env, PATH: [join(root, "bin"), process.env.PATH ?? ""].join(delimiter) };
   const cliEnv = cliEnvironment(
     cli,
-    { backendDir: join(root, "state"), passphrase: `${prefix}-passphrase`, pulumiHome: join(root, "home") },
+    { backendDir: join(root, "state"), passphrase: env.PULUMI_CONFIG_PASSPHRASE ?? `${prefix}-passphrase`, pulumiHome: join(root, "home") },
     base,
   );
   const write = (text: string) => writeFileSync(join(dir, "Pulumi.yaml"), text);
   const read = () => readFileSync(join(dir, "Pulumi.yaml"), "utf8");
   write(projectYaml);
-  const pulumi = (...args: string[]) =>
-    new Promise<string>((resolve, reject) => {
+  /** Resolves with what the CLI wrote on stdout and everything it printed. */
+  const run = (args: string[]) =>
+    new Promise<{ stdout: string; printed: string }>((resolve, reject) => {
       const child = spawn(cli.bin, [...args, "--non-interactive", "--color", "never"], { cwd: dir, env: cliEnv });
-      let output = "";
-      for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      let stdout = "";
+      let printed = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+      for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
       child.on("error", reject);
       child.on("close", (code) =>
-        code === 0 ? resolve(output) : reject(new Error(`pulumi ${args.join(" ")} exited ${code}:\n${output}`)),
+        code === 0 ? resolve({ stdout, printed }) : reject(new Error(`pulumi ${args.join(" ")} exited ${code}:\n${printed}`)),
       );
     });
+  const pulumi = async (...args: string[]) => (await run(args)).printed;
   return {
     dir,
     root,
     write,
     read,
     pulumi,
+    pulumiStdout: (...args: string[]) => run(args),
     async initStack(stack, config) {
       await pulumi("stack", "init", stack);
       for (const [key, value] of Object.entries(config))

@@ -44,7 +44,7 @@ process.env.GMS_API_KEY = "gms-property-key";
 
 describe.each(KIND_NAMES.map((kind) => [kind]))("%s: Check and Diff on generated inputs", (kind) => {
   it("in the plugin", async () => {
-    const route = new KindRoute(kind);
+    const route = new KindRoute(builtKinds[kind]);
     await property(`plugin ${kind} check/diff`, inputsOf(kind), async (news) => {
       const checked = await route.check({}, news);
       expectNamed(kind, reveal(news).values, checked.failures);

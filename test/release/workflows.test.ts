@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { changelogProblem } from "../../scripts/check-release-tag.mts";
 import { PLATFORMS } from "../../scripts/dist/platforms.mts";
 import { pinnedNodeVersion } from "../../scripts/dist/sea.mts";
 
@@ -73,7 +74,7 @@ function releaseJob(what: string, predicate: (job: Job) => boolean): [string, Jo
   return found[0]!;
 }
 const runs = (pattern: RegExp) => (job: Job) => job.steps.some((step) => step.run !== undefined && pattern.test(step.run));
-const [checkName] = releaseJob("checks the tag", runs(/npm run release:check-tag -- "\$GITHUB_REF_NAME"/));
+const [checkName, checkJob] = releaseJob("checks the tag", runs(/npm run release:check-tag -- "\$GITHUB_REF_NAME"/));
 const [matrixName, matrixJob] = releaseJob("has a matrix", (job) => job.strategy !== undefined);
 const [releaseName, githubReleaseJob] = releaseJob("creates the GitHub release", runs(/\bgh release create\b/));
 const [npmName, npmJob] = releaseJob("publishes to npm", runs(/\bnpm publish\b/));
@@ -178,6 +179,11 @@ describe(".github/workflows/release.yml", () => {
       expect(job["timeout-minutes"], name).toBeGreaterThan(0);
       expect(job["timeout-minutes"], name).toBeLessThanOrEqual(60);
     }
+  });
+
+  it("checks the tag against package.json and CHANGELOG.md, and the schema against the last release's, before it builds anything", () => {
+    const commands = checkJob.steps.flatMap((step) => (step.run ? [step.run.trim()] : []));
+    expect(commands).toEqual(['npm run release:check-tag -- "$GITHUB_REF_NAME"', "npm run schema:compare"]);
   });
 
   it("checks the tag against package.json before it builds anything, then releases, then publishes", () => {
@@ -402,36 +408,84 @@ describe(".github/workflows/ci.yml", () => {
 });
 
 describe("scripts/check-release-tag.mts (npm run release:check-tag)", () => {
-  const checkTag = (...args: string[]) => spawnSync(process.execPath, [CHECK_TAG, ...args], { cwd: ROOT, encoding: "utf8" });
+  const changelog = (...sections: string[]) => `# Changelog\n\nWhat changed.\n\n## Unreleased\n\n${sections.join("\n")}`;
+  const DOCUMENTED = changelog("## 1.2.0 (2026-12-07)\n\n### Fixed\n\n- A fix.\n", "## 1.1.0\n\n- Older.\n");
+  let work: string;
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), "gms-check-tag-"));
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  /**
+   * The script run as the workflow runs it, on a checkout of its own whose package.json says `version` and whose
+   * CHANGELOG.md is `text` (the repository's own may be ahead of its last release: package.json raised for a breaking
+   * change, its entries still under Unreleased).
+   */
+  const checkTagIn = (version: string, text: string, ...args: string[]) => {
+    const repo = mkdtempSync(join(work, "repo-"));
+    mkdirSync(join(repo, "scripts"));
+    writeFileSync(join(repo, "scripts", "check-release-tag.mts"), readFileSync(CHECK_TAG));
+    writeFileSync(join(repo, "package.json"), JSON.stringify({ version }));
+    writeFileSync(join(repo, "CHANGELOG.md"), text);
+    return spawnSync(process.execPath, [join(repo, "scripts", "check-release-tag.mts"), ...args], { encoding: "utf8" });
+  };
 
   it("is the npm script the release workflow runs", () => {
     expect(packageJson.scripts["release:check-tag"]).toBe("node scripts/check-release-tag.mts");
   });
 
-  it("passes the tag v<package.json's version>", () => {
-    const run = checkTag(`v${packageJson.version}`);
+  it("passes the tag v<package.json's version> when CHANGELOG.md has that version's section, saying both", () => {
+    const run = checkTagIn("1.2.0", DOCUMENTED, "v1.2.0");
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toContain(packageJson.version);
+    expect(run.stdout).toBe("release tag v1.2.0 matches package.json's version 1.2.0, and CHANGELOG.md has its section\n");
   });
 
   it("fails another tag, naming both versions and what to do", () => {
     const other = "99.1.2";
-    for (const tag of [`v${other}`, packageJson.version, `v${packageJson.version}-rc.1`]) {
-      const run = checkTag(tag);
+    for (const tag of [`v${other}`, "1.2.0", "v1.2.0-rc.1"]) {
+      const run = checkTagIn("1.2.0", DOCUMENTED, tag);
       expect(run.status, tag).toBe(1);
       expect(run.stderr, tag).toContain(tag);
-      expect(run.stderr, tag).toContain(`package.json's version ${packageJson.version}`);
-      expect(run.stderr, tag).toContain(`tag the release v${packageJson.version}`);
+      expect(run.stderr, tag).toContain("package.json's version 1.2.0");
+      expect(run.stderr, tag).toContain("tag the release v1.2.0");
     }
-    expect(checkTag(`v${other}`).stderr).toContain(`npm version ${other}`);
+    expect(checkTagIn("1.2.0", DOCUMENTED, `v${other}`).stderr).toContain(`npm version ${other}`);
   });
 
   it("is a usage error without a tag, or with more than one", () => {
     for (const args of [[], ["v1.0.0", "v2.0.0"]]) {
-      const run = checkTag(...args);
+      const run = spawnSync(process.execPath, [CHECK_TAG, ...args], { cwd: ROOT, encoding: "utf8" });
       expect(run.status, args.join(" ")).toBe(2);
       expect(run.stderr).toMatch(/^usage: npm run release:check-tag -- <tag>/);
     }
+  });
+
+  describe("refuses a tag whose version CHANGELOG.md does not document", () => {
+    it.each([
+      ["a section with an entry", DOCUMENTED, undefined],
+      ["a section with a line of prose", changelog("## 1.2.0\n\nThe first release with a plugin.\n"), undefined],
+      ["no section of its own", changelog("## 1.1.0\n\n- Older.\n"), /has no section for 1\.2\.0\. Add a section `## 1\.2\.0 \(<date>\)`/],
+      ["only a section of another version that starts alike", changelog("## 1.2.01\n\n- Other.\n"), /has no section for 1\.2\.0/],
+      [
+        "everything still under Unreleased",
+        changelog().replace("## Unreleased\n", "## Unreleased\n\n- A change.\n"),
+        /no section for 1\.2\.0/,
+      ],
+      ["an empty section", changelog("## 1.2.0 (2026-12-07)\n\n## 1.1.0\n\n- Older.\n"), /section for 1\.2\.0 is empty/],
+      ["a section of headings only", changelog("## 1.2.0 (2026-12-07)\n\n### Added\n\n### Fixed\n"), /section for 1\.2\.0 is empty/],
+      ["two sections of it", changelog("## 1.2.0\n\n- A.\n", "## 1.2.0\n\n- B.\n"), /has 2 sections for 1\.2\.0; keep one/],
+    ] as const)("%s", (_what, text, problem) => {
+      const found = changelogProblem(text, "1.2.0");
+      if (problem === undefined) expect(found).toBeUndefined();
+      else expect(found).toMatch(problem);
+    });
+
+    it("exits 1 with the reason, on a checkout whose CHANGELOG.md lacks the section", () => {
+      const run = checkTagIn("1.2.0", changelog("## 1.1.0\n\n- Older.\n"), "v1.2.0");
+      expect(run.status, run.stdout).toBe(1);
+      expect(run.stderr).toContain("release tag v1.2.0: CHANGELOG.md has no section for 1.2.0.");
+      expect(run.stderr).toContain("git push --delete origin v1.2.0");
+    });
   });
 });
 
