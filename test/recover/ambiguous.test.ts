@@ -95,7 +95,11 @@ describe.skipIf(!cli)(
         { backendDir: join(project.root, "state"), passphrase: `${PREFIX}-passphrase`, pulumiHome: join(project.root, "home") },
         { ...process.env, PATH: `${join(project.root, "bin")}:${process.env.PATH ?? ""}` },
       );
-      await project.initStack(STACK, { "gms:baseUrl": emulator.url, "gms:apiKey": { secret: API_KEY }, "gms:requestDeadlineMs": String(DEADLINE_MS) });
+      await project.initStack(STACK, {
+        "gms:baseUrl": emulator.url,
+        "gms:apiKey": { secret: API_KEY },
+        "gms:requestDeadlineMs": String(DEADLINE_MS),
+      });
       started = new Date().toISOString();
       await project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK);
       original = await liveApps();
