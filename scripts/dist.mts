@@ -15,6 +15,7 @@
  */
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { writeChecksums } from "./dist/checksums.mts";
 import type { DistContext } from "./dist/context.mts";
 import { buildExecutables } from "./dist/executables.mts";
@@ -35,28 +36,25 @@ class UsageError extends Error {
 const USAGE = `usage: npm run dist [-- --platform <os-arch>[,...]] [--only ${PARTS.join("|")}[,...]]
 platforms: ${PLATFORMS.map((platform) => platform.name).join(", ")}`;
 
-/** The values of `--name` (repeated or comma-separated), or undefined when it is not given. */
-function listOption(argv: string[], name: string): string[] | undefined {
-  const values: string[] = [];
-  argv.forEach((arg, at) => {
-    if (arg === name) {
-      const value = argv[at + 1];
-      if (value === undefined || value.startsWith("--")) throw new UsageError(`${name} takes a value\n${USAGE}`);
-      values.push(...value.split(","));
-    }
-  });
-  return values.length > 0 ? values : undefined;
-}
+/** `--platform` and `--only` may each be repeated, and each value may list several, comma-separated. */
+const OPTIONS = {
+  platform: { type: "string", multiple: true },
+  only: { type: "string", multiple: true },
+} as const;
 
 function parseOptions(argv: string[]): { parts: Part[]; platforms: Platform[] } {
-  const known = new Set(["--platform", "--only"]);
-  const unknown = argv.filter((arg, at) => arg.startsWith("-") && !known.has(arg) && !known.has(argv[at - 1] ?? ""));
-  if (unknown.length > 0) throw new UsageError(`unknown option ${unknown[0]}\n${USAGE}`);
-  const parts = (listOption(argv, "--only") ?? [...PARTS]).map((part) => {
+  let values: { platform?: string[]; only?: string[] };
+  try {
+    ({ values } = parseArgs({ args: argv, options: OPTIONS }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
+  }
+  const list = (given: string[] | undefined) => given?.flatMap((value) => value.split(","));
+  const parts = (list(values.only) ?? [...PARTS]).map((part) => {
     if (!(PARTS as readonly string[]).includes(part)) throw new UsageError(`--only takes ${PARTS.join(", ")}, not ${part}\n${USAGE}`);
     return part as Part;
   });
-  const platforms = (listOption(argv, "--platform") ?? buildableHere().map((platform) => platform.name)).map((name) => {
+  const platforms = (list(values.platform) ?? buildableHere().map((platform) => platform.name)).map((name) => {
     const platform = platformNamed(name);
     if (!platform) throw new UsageError(`--platform takes ${PLATFORMS.map((known) => known.name).join(", ")}, not ${name}\n${USAGE}`);
     return platform;

@@ -168,6 +168,28 @@ describe("the import graph of src/", () => {
     expect([...where].filter(([, modules]) => modules.length > 1)).toEqual([]);
   });
 
+  // Layers: a command's run (recover/, discover/, ...) sits below the command-line tool (cli/) that parses its flags
+  // and maps its outcome to an exit code; the schema generator (schema/, which the plugin and the migrations load)
+  // below the docs that add the example programs to it. Only an executable's entry may import from above.
+  const ENTRY_POINTS = new Set(["emulator/cli.ts", "schema/cli.ts", "docs/cli.ts"]);
+  const reachingAbove = (layer: string, above: string) =>
+    [...graph.keys()]
+      .filter((module) => module.startsWith(layer) && !ENTRY_POINTS.has(module))
+      .flatMap((module) =>
+        [...reachable(graph, module)].filter((target) => target.startsWith(above)).map((target) => `${module} -> ${target}`),
+      );
+
+  it("keeps every module but the executables' entries from reaching the command-line tool (cli/)", () => {
+    expect(reachingAbove("", "cli/").filter((edge) => !edge.startsWith("cli/"))).toEqual([]);
+    // The reader sees the entry's import, which is why it is named as one.
+    expect(graph.get("emulator/cli.ts")).toContain("cli/main.ts");
+  });
+
+  it("keeps the schema generator (schema/) from reaching the docs (docs/), which build on it", () => {
+    expect(reachingAbove("schema/", "docs/")).toEqual([]);
+    expect(graph.get("docs/schema-file.ts")).toContain("schema/package-schema.ts");
+  });
+
   it("keeps the emulator's store from reaching its HTTP routes", () => {
     const offending = [...graph.keys()]
       .filter((module) => module.startsWith("emulator/store/"))

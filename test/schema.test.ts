@@ -8,7 +8,8 @@ import { lookupDeclarations } from "../src/lookups";
 import { type InputField, REQUIRED_TO_CREATE, requiredToDeclare } from "../src/provider/fields";
 import * as lookups from "../src/lookups";
 import { kinds } from "../src/resources";
-import { generatePackageSchema, renderPackageSchema } from "../src/schema/package-schema";
+import { renderPackageSchema } from "../src/docs/schema-file";
+import { generatePackageSchema } from "../src/schema/package-schema";
 import { TEST_FIXTURES } from "./emulator/harness";
 import { startFineTune } from "./provider/fine-tune-fixture";
 

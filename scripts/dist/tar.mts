@@ -1,6 +1,15 @@
 /**
  * The release's archives: gzipped ustar tarballs of regular files at the root, as `pulumi plugin install` and the
  * engine's download unpack them, written the same byte for byte for the same files.
+ *
+ * Written here rather than with the npm `tar` package: `tar` is no dependency of this package (it is in node_modules only
+ * as a dependency of npm's own tools, node-gyp and pacote, at whatever version they ask for), and a release's archives
+ * must not change with a version that something else chose. Nor does the system's `tar`, which sea.mts runs to
+ * unpack, serve to write them: GNU and BSD tar write different headers. Nor would `tar` 7.5 keep the bytes: with
+ * `portable` and mtime 0 it writes the numeric fields one digit shorter and ended by a space, and no owner name, so
+ * every header would differ from the releases' so far (tried on a plugin-like pair of files). What is written is the
+ * least a ustar reader needs: one header block per regular file at the root, owner root, time 0, then two empty
+ * blocks.
  */
 import { gzipSync, constants as zlib } from "node:zlib";
 

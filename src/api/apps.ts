@@ -66,13 +66,6 @@ export const appsApi = {
   list: (client: GmsClient) => listAll(client, appEndpoints.list),
   create: (client: GmsClient, body: AppCreate, findCreated: FindCreated) => createWith(client, appEndpoints.create, { body, findCreated }),
   get: (client: GmsClient, guid: string) => call(client, appEndpoints.get, { params: { guid } }),
-  /** The response body is not shown by the spec: callers read the App back. */
-  async update(client: GmsClient, guid: string, body: AppUpdate): Promise<void> {
-    await call(client, appEndpoints.update, { params: { guid }, body });
-  },
-  async delete(client: GmsClient, guid: string): Promise<void> {
-    await call(client, appEndpoints.delete, { params: { guid } });
-  },
   /** A bare array that honours skip/limit: paged until a short page. */
   actions: (client: GmsClient, guid: string) => listAll(client, appEndpoints.actions, { params: { guid } }),
 };

@@ -125,7 +125,7 @@ async function runEmulator(argv: string[], io: CommandIo): Promise<number> {
     throw new UsageError("--clock-offset must be a whole number of milliseconds (negative: the service is behind)");
   }
   // Both modules are small and load nothing heavy; they are loaded here so that `pulumi-gms --help` does not parse them.
-  const { formatFaultSpec, parseFaultSpec } = await import("../emulator/faults.js");
+  const { formatFaultSpec, parseFaultSpec } = await import("../emulator/faults/spec.js");
   const { normalizePublicUrl } = await import("../emulator/routes/origin.js");
   let faults: ReturnType<typeof parseFaultSpec> | undefined;
   if (values.faults !== undefined) {

@@ -4,7 +4,7 @@
  * them), and prints none.
  */
 import type { RecoverSettings } from "../recover/command";
-import { type Command, type CommandIo, parseFlags, runWith, UsageError } from "./command";
+import { type Command, type CommandIo, EXIT, parseFlags, runWith, UsageError } from "./command";
 
 const USAGE = `usage: pulumi-gms recover --stack NAME [--yes] [--choose URN=GUID]... [--release-lock] [--pulumi PATH] [--json]
 
@@ -79,7 +79,7 @@ const run = (argv: string[], io: CommandIo): Promise<number> =>
     async (settings) => {
       // Loaded only to run: `pulumi-gms --help` stays cheap.
       const { recoverWith } = await import("../recover/command.js");
-      return recoverWith(settings, io);
+      return EXIT[await recoverWith(settings, io)];
     },
   );
 

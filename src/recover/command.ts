@@ -1,12 +1,10 @@
 /**
- * The run of `pulumi-gms recover` (src/cli/recover.ts parses its flags): read the stack twice (revealed in memory for
+ * The run of `pulumi-gms recover` (src/cli/recover.ts parses its flags and maps the outcome to an exit code): read the stack twice (revealed in memory for
  * the lookups, sealed for the import), read its lock, look each pending create's object up with its kind's lookup,
  * plan, and with `--yes` apply. Everything printed goes through a filter that blanks every secret of the stack and
  * the environment's API key.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { CommandIo } from "../cli/command";
-import { EXIT } from "../cli/command";
 import { urnParts } from "../migrate/stack-export";
 import { redactSecrets } from "../provider/errors";
 import { applyRecovery, recordedExport, refreshTargets } from "./apply";
@@ -82,7 +80,19 @@ async function lookUpSettled(
   return lookups.lookUpAll();
 }
 
-export async function recoverWith(settings: RecoverSettings, io: CommandIo): Promise<number> {
+/** What the command prints to and reads from: the part of the command-line tool's contract the run needs. */
+export interface RecoverIo {
+  /** Standard output: the report under `--json`. */
+  out(text: string): void;
+  /** Standard error: progress lines, the report and failures. */
+  err(text: string): void;
+  /** The environment: the API key to blank, and what the lookups and the Pulumi CLI read. */
+  env: NodeJS.ProcessEnv;
+  /** The folder the Pulumi CLI runs in. */
+  cwd: string;
+}
+
+export async function recoverWith(settings: RecoverSettings, io: RecoverIo): Promise<"done" | "failed"> {
   const secrets: string[] = [];
   if (io.env.GMS_API_KEY) secrets.push(io.env.GMS_API_KEY);
   const blanked = (text: string) => redactSecrets(text, secrets);
@@ -151,7 +161,7 @@ export async function recoverWith(settings: RecoverSettings, io: CommandIo): Pro
     if (!hasWork(report)) report.next = [];
     if (settings.json) io.out(blanked(`${JSON.stringify(report, null, 2)}\n`));
     else io.err(blanked(renderReport(report)));
-    return report.blockers.length > 0 ? EXIT.failed : EXIT.done;
+    return report.blockers.length > 0 ? "failed" : "done";
   } catch (error) {
     io.err(blanked(`pulumi-gms recover: ${(error as Error).message ?? String(error)}\n`));
     if (error instanceof StackUnderwayError && settings.json) {
@@ -167,7 +177,7 @@ export async function recoverWith(settings: RecoverSettings, io: CommandIo): Pro
       Object.assign(report, { blockers: [error.message], underway: true, next: [] });
       io.out(blanked(`${JSON.stringify(report, null, 2)}\n`));
     }
-    return EXIT.failed;
+    return "failed";
   } finally {
     await lookups?.close();
   }

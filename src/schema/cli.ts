@@ -3,6 +3,6 @@
  * exits 1 when the committed file differs from what would be written.
  */
 import { writeOrCheck } from "../generated-files";
-import { renderPackageSchema } from "./package-schema";
+import { renderPackageSchema } from "../docs/schema-file";
 
 process.exitCode = writeOrCheck([{ path: "schema.json", text: renderPackageSchema() }], "npm run schema", process.argv.slice(2));

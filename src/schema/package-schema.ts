@@ -11,7 +11,6 @@ import { formerTokens } from "../provider/deprecation";
 import { type InputField, type OutputField, REQUIRED_TO_CREATE, requiredToDeclare } from "../provider/fields";
 import type { Kind } from "../provider/kind";
 import { kinds } from "../resources";
-import { type ExampleProgram, examplePrograms, schemaExamples } from "../docs/example-programs";
 import { packageManifest, pluginDownloadURL } from "../manifest";
 import { nativeToken, PACKAGE } from "../provider/tokens";
 
@@ -239,7 +238,7 @@ function outputProperty(collector: TypeCollector, kind: Kind, name: string, fiel
 const acceptsNull = (json: JsonSchema): boolean =>
   json.type === "null" || (Array.isArray(json.type) && json.type.includes("null")) || (json.anyOf ?? json.oneOf ?? []).some(acceptsNull);
 
-function resourceSpec(collector: TypeCollector, kind: Kind, programs: readonly ExampleProgram[]) {
+function resourceSpec(collector: TypeCollector, kind: Kind, examples: ResourceExamples) {
   const inputProperties: Record<string, PropertySpec> = {};
   for (const [name, field] of Object.entries(kind.inputs)) inputProperties[name] = inputProperty(collector, kind, name, field);
   Object.assign(inputProperties, commonInputs(collector));
@@ -255,10 +254,9 @@ function resourceSpec(collector: TypeCollector, kind: Kind, programs: readonly E
     properties[name] = spec;
     if (!nullable) required.push(name);
   }
-  const shown = programs.filter((program) => program.types.has(nativeToken(kind.name)));
   const aliases = formerTokens(kind, "native").map((type) => ({ type }));
   return {
-    description: `${kind.description}${schemaExamples(shown)}`,
+    description: `${kind.description}${examples(nativeToken(kind.name))}`,
     inputProperties,
     requiredInputs,
     properties,
@@ -367,17 +365,26 @@ with the service and its key in the stack's configuration:
 `;
 
 /**
- * The package schema as an object, derived from `kinds` (or another `registry`, a test's) and `lookupDeclarations`, each
- * resource's description with the example `programs` that declare it (schema.json has the repository's; the plugin
- * serves schema.json itself).
+ * What a resource's description ends with: its examples, by its type token ("" for none). The docs supply the
+ * repository's example programs (src/docs/schema-file.ts); the schema itself knows nothing of them.
  */
-export function generatePackageSchema(
-  programs: readonly ExampleProgram[] = [],
-  registry: Readonly<Record<string, Kind>> = kinds,
-): Record<string, unknown> {
+export type ResourceExamples = (token: string) => string;
+
+/**
+ * The package schema as an object, derived from `kinds` (or another `registry`, a test's) and `lookupDeclarations`, each
+ * resource's description ending with its `examples` (schema.json has the repository's; the plugin serves schema.json
+ * itself).
+ */
+export function generatePackageSchema({
+  examples = () => "",
+  registry = kinds,
+}: {
+  examples?: ResourceExamples;
+  registry?: Readonly<Record<string, Kind>>;
+} = {}): Record<string, unknown> {
   const collector = new TypeCollector();
   const resources: Record<string, unknown> = {};
-  for (const kind of Object.values(registry)) resources[nativeToken(kind.name)] = resourceSpec(collector, kind, programs);
+  for (const kind of Object.values(registry)) resources[nativeToken(kind.name)] = resourceSpec(collector, kind, examples);
   const functions: Record<string, unknown> = {};
   for (const [name, declaration] of Object.entries(lookupDeclarations))
     functions[nativeToken(name)] = functionSpec(collector, name, declaration);
@@ -410,9 +417,6 @@ export function generatePackageSchema(
     meta: { supportPack: true },
   }) as Record<string, unknown>;
 }
-
-/** `schema.json` as committed: the schema with the examples, pretty-printed with sorted keys and a trailing newline. */
-export const renderPackageSchema = (): string => `${JSON.stringify(generatePackageSchema(examplePrograms()), null, 2)}\n`;
 
 /** schema.json as committed beside src/ and dist/ (a bundler carries it into the release's executables). */
 export const committedPackageSchema = (): Record<string, unknown> => require("../../schema.json");

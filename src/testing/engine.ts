@@ -94,7 +94,7 @@ import {
   planRegistration,
 } from "./planner";
 import { type ProgramMessage, ProgramProcess, childEnv } from "./program-process";
-import { type Props, annotateSecrets, containsSecret, makeSecret, markSecretOutputs, reveal, revealProps } from "./properties";
+import { type Props, annotateSecrets, containsSecret, makeSecret, markSecretOutputs, toHostProps, toHostValue } from "./properties";
 import type { RunnerMessage, RunnerReply } from "./protocol";
 import type { EngineResult, Operation, PlanStep, StackOutput } from "./results";
 import { type ResourceState, type Snapshot, StateFile } from "./state";
@@ -303,7 +303,7 @@ class GrpcProvider {
   constructor(private readonly host: ProviderHost) {}
 
   private wire(props: Props): Props {
-    const revealed = revealProps(props);
+    const revealed = toHostProps(props);
     return this.host.acceptsSecrets ? annotateSecrets(revealed, props) : revealed;
   }
 
@@ -408,7 +408,7 @@ class Deployment {
     const outputs: Record<string, StackOutput> = {};
     if (this.operation === "preview" || this.operation === "up") {
       for (const [name, value] of Object.entries(this.state.outputs))
-        outputs[name] = { value: reveal(value), secret: containsSecret(value) };
+        outputs[name] = { value: toHostValue(value), secret: containsSecret(value) };
     }
     return {
       operation: this.operation,

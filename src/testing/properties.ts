@@ -24,17 +24,17 @@ export function containsSecret(value: unknown): boolean {
  * What the host receives: secrets unwrapped, and a resource reference downgraded to its ID (its URN
  * for a component), as the engine marshals for a provider that accepts neither.
  */
-export function reveal(value: unknown): unknown {
-  if (isSecret(value)) return reveal(value.value);
-  if (Array.isArray(value)) return value.map(reveal);
+export function toHostValue(value: unknown): unknown {
+  if (isSecret(value)) return toHostValue(value.value);
+  if (Array.isArray(value)) return value.map(toHostValue);
   if (isObject(value)) {
     if (value[SIG_KEY] === RESOURCE_REFERENCE_SIG) return value.id === "" ? UNKNOWN : (value.id ?? value.urn);
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, reveal(item)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, toHostValue(item)]));
   }
   return value;
 }
 
-export const revealProps = (props: Props): Props => reveal(props) as Props;
+export const toHostProps = (props: Props): Props => toHostValue(props) as Props;
 
 /**
  * Copies secretness from inputs to outputs of the same name (the engine's `annotateSecrets`): both
@@ -61,7 +61,7 @@ export function markSecretOutputs(outs: Props, ins: Props, additionalSecretOutpu
 /** Top-level property names whose revealed values differ (`null` and absent are the same). */
 export function changedKeys(olds: Props, news: Props): string[] {
   const keys = [...new Set([...Object.keys(olds), ...Object.keys(news)])];
-  return keys.filter((key) => !sameValue(reveal(olds[key]), reveal(news[key])));
+  return keys.filter((key) => !sameValue(toHostValue(olds[key]), toHostValue(news[key])));
 }
 
 /** Replaces every secret (however deep) with `replace(secret)`; used to encrypt and decrypt state. */

@@ -15,7 +15,7 @@ import { PROVIDER_CONFIG } from "../../src/native/provider";
 import { nativeClass } from "../../src/native/resource";
 import { nativeToken } from "../../src/provider/tokens";
 import { computed, updatable } from "../../src/provider/fields";
-import { defineKind, type Kind } from "../../src/provider/kind";
+import type { Kind } from "../../src/provider/kind";
 import { kinds } from "../../src/resources";
 
 const SECRET_KEY = pulumi.runtime.specialSigKey;
@@ -183,19 +183,17 @@ describe("a native class per kind", () => {
   });
 
   it("lists a kind's secret outputs and the caller's additionalSecretOutputs", async () => {
-    const Token = nativeClass(
-      defineKind({
-        name: "Skill",
-        description: "A kind with a secret output.",
-        inputs: { name: updatable(z.string(), "Name.") },
-        outputs: { token: computed(z.string(), "A credential.", { secret: true }), guid: computed(z.string(), "GUID.") },
-        create: async () => ({}),
-        findCreated: async () => [],
-        read: async () => ({}),
-        update: async () => ({}),
-        delete: async () => {},
-      }),
-    );
+    const Token = nativeClass({
+      name: "Skill",
+      description: "A kind with a secret output.",
+      inputs: { name: updatable(z.string(), "Name.") },
+      outputs: { token: computed(z.string(), "A credential.", { secret: true }), guid: computed(z.string(), "GUID.") },
+      create: async () => ({}),
+      findCreated: async () => [],
+      read: async () => ({}),
+      update: async () => ({}),
+      delete: async () => {},
+    });
     await registered(new Token("secret-output", { name: "n" }, { additionalSecretOutputs: ["name"] }));
     expect(registrationOf("secret-output").additionalSecretOutputs.sort()).toEqual(["connection", "name", "token"]);
   });

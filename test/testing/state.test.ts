@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EngineError, UNKNOWN } from "../../src/testing";
 import { SECRET_SIG, SIG_KEY } from "../../src/provider/values";
-import { annotateSecrets, changedKeys, makeSecret, markSecretOutputs, reveal } from "../../src/testing/properties";
+import { annotateSecrets, changedKeys, makeSecret, markSecretOutputs, toHostValue } from "../../src/testing/properties";
 import { type ResourceState, StateFile } from "../../src/testing/state";
 import { gmsPlaceholders } from "../../src/provider/window";
 
@@ -261,10 +261,10 @@ describe("secret propagation", () => {
     expect(outs).toEqual({ connection: { apiKey: makeSecret("k"), baseUrl: "u" }, list: makeSecret(["a"]), name: "n", extra: 1 });
   });
 
-  it("applies additionalSecretOutputs to outputs that exist, and reveal unwraps everything", () => {
+  it("applies additionalSecretOutputs to outputs that exist, and toHostValue unwraps everything", () => {
     const outs = markSecretOutputs({ key: "k", name: "n" }, {}, ["key", "missing"]);
     expect(outs).toEqual({ key: makeSecret("k"), name: "n" });
-    expect(reveal(outs)).toEqual({ key: "k", name: "n" });
+    expect(toHostValue(outs)).toEqual({ key: "k", name: "n" });
   });
 
   it("diffs top-level properties by revealed value; null and absent are the same; unknown differs", () => {

@@ -39,7 +39,7 @@ const { widget, gadget, gizmo } = deprecatedKinds(appKind);
 const BEFORE = { Widget: widget };
 const AFTER = { Gadget: gadget, Gizmo: gizmo };
 type Resources = Record<string, { aliases?: { type: string }[]; deprecationMessage?: string; inputProperties: any; properties: any }>;
-const resourcesOf = (registry: Record<string, Kind>) => generatePackageSchema([], registry).resources as Resources;
+const resourcesOf = (registry: Record<string, Kind>) => generatePackageSchema({ registry }).resources as Resources;
 
 describe("what a kind declares deprecated or renamed, in schema.json and the reference pages", () => {
   const resources = resourcesOf(AFTER);
@@ -59,7 +59,10 @@ describe("what a kind declares deprecated or renamed, in schema.json and the ref
   });
 
   it("is listed by the schema comparison: the rename (breaking: programs name the old type), each deprecation (not)", () => {
-    const changes = compareSchemas(generatePackageSchema([], BEFORE) as PackageSchema, generatePackageSchema([], AFTER) as PackageSchema);
+    const changes = compareSchemas(
+      generatePackageSchema({ registry: BEFORE }) as PackageSchema,
+      generatePackageSchema({ registry: AFTER }) as PackageSchema,
+    );
     const lines = changes.map((change) => `${change.breaking ? "BREAKING " : ""}${change.kind} ${change.subject}: ${change.change}`);
     expect(lines).toEqual(
       expect.arrayContaining([
@@ -71,7 +74,7 @@ describe("what a kind declares deprecated or renamed, in schema.json and the ref
   });
 
   it("says on the reference page what replaces a deprecated input or kind, and the type a renamed kind had", () => {
-    const schema = generatePackageSchema([], AFTER);
+    const schema = generatePackageSchema({ registry: AFTER });
     const page = renderKindPage(gadget, { schema, programs: [] });
     expect(page).toContain(`| \`description\` |`);
     expect(page).toContain(`**Deprecated:** ${DESCRIPTION_DEPRECATED} What the App is for.`);
@@ -166,7 +169,7 @@ describe.skipIf(!go)("the SDKs generated from the schema (scripts/pulumi-cli/sdk
 
   beforeAll(() => {
     out = mkdtempSync(join(tmpdir(), "gms-deprecation-sdks-"));
-    writeFileSync(join(out, "schema.json"), JSON.stringify(generatePackageSchema([], AFTER)));
+    writeFileSync(join(out, "schema.json"), JSON.stringify(generatePackageSchema({ registry: AFTER })));
     // As scripts/dist/sdks.mts runs the generator, on this schema.
     const run = spawnSync("go", ["run", "-trimpath", "./sdkgen", "-schema", join(out, "schema.json"), "-out", out], {
       cwd: join(ROOT, "scripts", "pulumi-cli"),
