@@ -12,6 +12,7 @@ import { examplePrograms } from "../src/docs/example-programs";
 import { startEmulator } from "../src/emulator";
 import { kindPagePath, pythonName, renderKindPage } from "../src/docs/kind-pages";
 import { DOCS_COMMAND } from "../src/docs/markdown";
+import { goImportPath, goModule, packageManifest } from "../src/manifest";
 import { generatedDocs, renderReference, renderYamlReference } from "../src/docs/render";
 import { type InputField, requiredToDeclare } from "../src/provider/fields";
 import type { Kind } from "../src/provider/kind";
@@ -168,6 +169,40 @@ describe("the README and docs/", () => {
       for (const mention of bare) problems.push(`${page}: ${mention} is not a link to the repository`);
     }
     expect(problems).toEqual([]);
+  });
+});
+
+describe("the Go SDK's module", () => {
+  const pages = [
+    "README.md",
+    ...readdirSync(join(root, "docs"))
+      .filter((file) => file.endsWith(".md"))
+      .map((file) => `docs/${file}`),
+  ];
+
+  it("is what every `go get` of the README and docs/ names, at the package's version (upgrading.md's next one aside)", () => {
+    const named: string[] = [];
+    for (const page of pages)
+      for (const [, args] of read(page).matchAll(/go get ([^\n`#]+)/g))
+        for (const arg of args!
+          .trim()
+          .split(/\s+/)
+          .filter((word) => word.includes("pulumi-gms"))) {
+          const version = page === "docs/upgrading.md" ? "\\d+\\.\\d+\\.\\d+" : packageManifest.version.replaceAll(".", "\\.");
+          named.push(`${page}: ${new RegExp(`^${goModule}@v${version}$`).test(arg) ? "ok" : arg}`);
+        }
+    expect(named.length).toBeGreaterThan(3);
+    expect(named.filter((entry) => !entry.endsWith(": ok"))).toEqual([]);
+  });
+
+  it("holds the package every Go program of the README and docs/ imports, schema.json's importBasePath", () => {
+    expect(goImportPath).toBe(`${goModule}/gms`);
+    expect((generatePackageSchema().language as { go: { importBasePath: string } }).go.importBasePath).toBe(goImportPath);
+    const imports = pages.flatMap((page) =>
+      [...read(page).matchAll(/"(github\.com\/[^"]*pulumi-gms[^"]*)"/g)].map(([, path]) => `${page}: ${path}`),
+    );
+    expect(imports.length).toBeGreaterThan(2);
+    expect(imports.filter((entry) => !entry.endsWith(`: ${goImportPath}`))).toEqual([]);
   });
 });
 

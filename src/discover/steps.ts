@@ -7,6 +7,7 @@
  * says why, where that helps.
  */
 import { stringify } from "yaml";
+import { goModule } from "../manifest";
 import { type Backend, backendLines, shellWord, stackInitNote } from "./backend";
 import { PROGRAM_LANGUAGES, type ProgramLanguage } from "./languages";
 import { type ConfigKey, explainedSetCommand } from "./plan";
@@ -17,11 +18,7 @@ const SETUP: Record<ProgramLanguage, (version: string, project: string) => strin
   yaml: () => [],
   typescript: (version) => ["npm init --yes", `npm install @pulumi/pulumi pulumi-gms@${version}`],
   python: (version) => ["python3 -m venv venv", `venv/bin/pip install pulumi pulumi-gms==${version}`],
-  go: (version, project) => [
-    `go mod init ${project}`,
-    `go get github.com/pulumi-gms/pulumi-gms/sdk/go@v${version} github.com/pulumi/pulumi/sdk/v3`,
-    "go mod tidy",
-  ],
+  go: (version, project) => [`go mod init ${project}`, `go get ${goModule}@v${version} github.com/pulumi/pulumi/sdk/v3`, "go mod tidy"],
 };
 
 /** Pulumi.yaml of a program in another language than YAML: the project's name, its description and its runtime. */

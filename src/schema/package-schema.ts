@@ -12,7 +12,7 @@ import { type InputField, type OutputField, REQUIRED_TO_CREATE, requiredToDeclar
 import type { Kind } from "../provider/kind";
 import { kinds } from "../resources";
 import { type ExampleProgram, examplePrograms, schemaExamples } from "../docs/example-programs";
-import { packageManifest, pluginDownloadURL } from "../manifest";
+import { goImportPath, packageManifest, pluginDownloadURL } from "../manifest";
 import { nativeToken, PACKAGE } from "../provider/tokens";
 
 const ANY = "pulumi.json#/Any";
@@ -401,7 +401,7 @@ export function generatePackageSchema(
     functions,
     language: {
       // The Go SDK's import path (scripts/dist/sdks.mts); without it the generator imports example.com/....
-      go: { importBasePath: "github.com/pulumi-gms/pulumi-gms/sdk/go/gms" },
+      go: { importBasePath: goImportPath },
       nodejs: { packageName: "pulumi-gms" },
       python: { packageName: "pulumi_gms", respectSchemaVersion: true, readme: PYTHON_README },
     },
