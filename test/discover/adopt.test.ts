@@ -227,12 +227,13 @@ describe("pulumi-gms discover --language against the emulator", () => {
     // stack, its settings, each key saying whose it is and where it comes from, up and a preview.
     const idOf = new Map(adoption.document.resources.map((entry) => [entry.name, entry.id]));
     expect(adoption.next).toEqual([
-      `pulumi login   # no current login (no ${noPulumi[1]} to ask): this stores the stacks in Pulumi Cloud; to keep them in a ` +
+      "pulumi login   # no current login: this stores the stacks in Pulumi Cloud; to keep them in a " +
         "folder instead, run `mkdir -p ~/.pulumi-state && export PULUMI_BACKEND_URL=file://~/.pulumi-state " +
         "PULUMI_CONFIG_PASSPHRASE=<a passphrase you keep>`",
       "cd adopted",
-      "pulumi stack init dev   # its secrets are sealed with a passphrase: export PULUMI_CONFIG_PASSPHRASE (or " +
-        "PULUMI_CONFIG_PASSPHRASE_FILE) first, and keep it",
+      "pulumi stack init dev   # with the state in a folder or a bucket, its secrets are sealed with a passphrase: export " +
+        "PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE) first, and keep it; Pulumi Cloud seals them itself, " +
+        "with nothing to set",
       `pulumi config set gms:baseUrl ${bed.emulator.url.replace(/\/$/, "")}`,
       `printf '%s' "$GMS_API_KEY" | pulumi config set --secret gms:apiKey   # the API key discover read (GMS_API_KEY)`,
       ...adoption.configKeys.map((key) => {
@@ -258,7 +259,8 @@ describe("pulumi-gms discover --language against the emulator", () => {
     expect(result.code, result.err).toBe(0);
     const { next } = JSON.parse(result.out) as Adoption;
     expect(next).toContain(
-      "pulumi stack init prod   # its secrets are sealed with the passphrase of PULUMI_CONFIG_PASSPHRASE (or _FILE), set in this shell",
+      "pulumi stack init prod   # with the state in a folder or a bucket, its secrets are sealed with the passphrase of " +
+        "PULUMI_CONFIG_PASSPHRASE (or _FILE), set in this shell; Pulumi Cloud seals them itself, with nothing to set",
     );
     expect(next).toContain(
       `pulumi config set --secret gms:apiKey < ${join(bed.dir, "gms.key")}   # the API key discover read (--api-key-file)`,
@@ -341,7 +343,7 @@ describe("pulumi-gms discover --language against the emulator", () => {
     expect(out).toBe("");
     expect(err).toMatch(/Wrote summary\/Pulumi\.yaml: a yaml program that adopts \d+ objects/);
     expect(err).toContain("the program reads each from a secret config value");
-    expect(err).toMatch(/Next:\n {2}pulumi login {3}# no current login .*\n {2}cd summary\n {2}pulumi stack init dev {3}#/);
+    expect(err).toMatch(/Next:\n {2}pulumi login {3}# no current login: .*\n {2}cd summary\n {2}pulumi stack init dev {3}#/);
   });
 
   it("refuses an unknown language (2), a folder that holds a project (1) and a converter that is not there (1)", async () => {
