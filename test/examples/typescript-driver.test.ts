@@ -5,7 +5,8 @@
  * says which operation failed, whatever failed: the service refusing a create, the program throwing, an error raised in
  * the program after it returned (which reaches the Automation API's own handler of uncaught errors), or `pulumi config
  * set-all` refused (whose command line holds the keys). No key shows in anything printed. A wrong command line exits
- * 2 without the CLI. Skipped, saying why, without the real CLI (required under CI=true).
+ * 2 without the CLI. And the page's quote of the CLI's refusal of a `runtime: nodejs` project without the Node.js
+ * language host is what the CLI prints. Skipped, saying why, without the real CLI (required under CI=true).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -31,16 +32,19 @@ interface Run {
   printed: string;
 }
 
-/** `node driver.ts <args>` in `cwd`, not synchronously: the emulator answers from this process. */
-function node(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+/** `command` in `cwd`, not synchronously: the emulator answers from this process. */
+function spawned(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["driver.ts", ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let printed = "";
     for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, printed }));
   });
 }
+
+/** `node driver.ts <args>` in `cwd`, on the Node.js the tests run on. */
+const node = (cwd: string, args: string[], env: NodeJS.ProcessEnv) => spawned(process.execPath, ["driver.ts", ...args], cwd, env);
 
 describe("docs/typescript.md's driver.ts, its command line", () => {
   let dir: string;
@@ -94,6 +98,31 @@ describe.skipIf(!cli)(`docs/typescript.md's driver.ts on the real CLI: ${cliName
     });
     return (operation: string, settings: NodeJS.ProcessEnv = {}) => node(dir, [operation], env(settings));
   }
+
+  it("is what a plain `pulumi up` needs the Node.js host for, which a CLI without it refuses in the words the page quotes", {
+    timeout: TIMEOUT,
+  }, async () => {
+    const quoted = /a CLI without\s+it stops with `([^`]+)`/.exec(page)?.[1]?.replace(/\s+/g, " ");
+    expect(quoted).toMatch(/^error: .*pulumi-language-nodejs/);
+    const dir = join(root, "no-host");
+    mkdirSync(join(dir, "state"), { recursive: true });
+    writeFileSync(join(dir, "Pulumi.yaml"), "name: no-host\nruntime: nodejs\n");
+    writeFileSync(join(dir, "index.ts"), program());
+    // The CLI's folder holds no pulumi-language-nodejs (nor does the rest of PATH: checked).
+    const env = {
+      PATH: [cli!.dir, "/usr/bin", "/bin"].join(delimiter),
+      HOME: process.env.HOME,
+      PULUMI_HOME: join(root, "pulumi-home"),
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_BACKEND_URL: `file://${join(dir, "state")}`,
+      PULUMI_CONFIG_PASSPHRASE: "the test's passphrase",
+    };
+    const shell = (script: string) => spawned("bash", ["-c", script], dir, env);
+    expect((await shell("command -v pulumi-language-nodejs")).code).not.toBe(0);
+    const up = await shell("pulumi stack init dev && pulumi up --yes --non-interactive");
+    expect(up.code, up.printed).not.toBe(0);
+    expect(up.printed).toContain(`${quoted}\n`);
+  });
 
   const noKey = (run: Run) => {
     for (const key of [API_KEY, OPENAI_KEY, "gms_wrong_key"]) expect(run.printed, run.printed).not.toContain(key);
