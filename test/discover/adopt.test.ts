@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { Discovery } from "../../src/discover/plan";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
-import { packageManifest, pluginDownloadURL } from "../../src/manifest";
+import { goModule, packageManifest, pluginDownloadURL } from "../../src/manifest";
 import { KIND_NAMES } from "../../src/provider/kind";
 import type { PlainReference } from "../../src/discover/adopt";
 import { LANGUAGE_DRIVERS, PYTHON_DRIVER } from "../examples/drivers";
@@ -378,20 +378,42 @@ describe("pulumi-gms discover --language against the emulator", () => {
   });
 
   it.skipIf(!go).for([
-    ["typescript", "index.ts", "nodejs", 'import: "'],
-    ["python", "__main__.py", "python", 'import_="'],
-    ["go", "main.go", "go", "pulumi.Import(pulumi.ID("],
-  ])(
-    "writes the %s program, converted from the YAML one, with its Pulumi.yaml",
+    // An ES module (package.json's type, set by the printed setup) that Node.js runs itself, stripping the types.
+    [
+      "typescript",
+      "index.ts",
+      'import: "',
+      { runtime: { name: "nodejs", options: { typescript: false } }, main: "index.ts" },
+      ["npm init --yes", "npm pkg set type=module", `npm install @pulumi/pulumi pulumi-gms@${packageManifest.version}`],
+    ],
+    [
+      "python",
+      "__main__.py",
+      'import_="',
+      { runtime: { name: "python", options: { virtualenv: "venv" } } },
+      ["python3 -m venv venv", `venv/bin/pip install pulumi pulumi-gms==${packageManifest.version}`],
+    ],
+    [
+      "go",
+      "main.go",
+      "pulumi.Import(pulumi.ID(",
+      { runtime: "go" },
+      ["go mod init adopted-go", `go get ${goModule}@v${packageManifest.version} github.com/pulumi/pulumi/sdk/v3`, "go mod tidy"],
+    ],
+  ] as const)(
+    "writes the %s program, converted from the YAML one, with its Pulumi.yaml and setup",
     { timeout: TIMEOUT },
-    async ([language, file, runtime, importOption]) => {
-      const adoption = await bed.adopt(language!, `adopted-${language}`, ...noPulumi);
-      expect(adoption.file).toBe(join(`adopted-${language}`, file!));
+    async ([language, file, importOption, project, setup]) => {
+      const adoption = await bed.adopt(language, `adopted-${language}`, ...noPulumi);
+      expect(adoption.file).toBe(join(`adopted-${language}`, file));
       const source = readFileSync(join(bed.dir, adoption.file), "utf8");
-      expect(source.split(importOption!).length - 1).toBe(adoptable(bed.seeded).length);
+      expect(source.split(importOption).length - 1).toBe(adoptable(bed.seeded).length);
       for (const guid of adoptable(bed.seeded)) expect(source).toContain(guid);
-      const project = parse(readFileSync(join(bed.dir, `adopted-${language}`, "Pulumi.yaml"), "utf8")) as { runtime: unknown };
-      expect(project.runtime).toEqual(language === "python" ? { name: runtime, options: { virtualenv: "venv" } } : runtime);
+      const written = parse(readFileSync(join(bed.dir, `adopted-${language}`, "Pulumi.yaml"), "utf8")) as Record<string, unknown>;
+      expect(written).toEqual({ name: `adopted-${language}`, description: expect.any(String), ...project });
+      const cd = adoption.next.indexOf(`cd adopted-${language}`);
+      expect(adoption.next.slice(cd + 1, cd + 1 + setup.length)).toEqual(setup);
+      expect(adoption.next[cd + 1 + setup.length]).toMatch(/^pulumi stack init dev/);
       expectNoKey(bed);
     },
   );

@@ -1,7 +1,7 @@
 /**
  * docs/typescript.md's `driver.ts`, as the page gives it, on the real Pulumi CLI: in a fresh folder with the package
  * installed as a copy, beside an `index.ts` of the test's own on the dynamic resources (no plugin to download), against
- * an emulator of the test's own. An `up` that succeeds exits 0 and prints the App's GUID; one that fails exits 1 and
+ * an emulator of the test's own. An `up` that succeeds exits 0 and prints the outputs; one that fails exits 1 and
  * says which operation failed, whatever failed: the service refusing a create, the program throwing, an error raised in
  * the program after it returned (which reaches the Automation API's own handler of uncaught errors), or `pulumi config
  * set-all` refused (whose command line holds the keys). No key shows in anything printed. A wrong command line exits
@@ -128,10 +128,10 @@ describe.skipIf(!cli)(`docs/typescript.md's driver.ts on the real CLI: ${cliName
     for (const key of [API_KEY, OPENAI_KEY, "gms_wrong_key"]) expect(run.printed, run.printed).not.toContain(key);
   };
 
-  it("exits 0 from an up that succeeds, printing the App's GUID", { timeout: TIMEOUT }, async () => {
+  it("exits 0 from an up that succeeds, printing the outputs, the App's GUID among them", { timeout: TIMEOUT }, async () => {
     const run = await project("succeeds", program())("up");
     expect(run.code, run.printed).toBe(0);
-    expect(run.printed).toMatch(/^appGuid: [0-9a-f-]{36}$/m);
+    expect(run.printed).toMatch(/^\{"appGuid":"[0-9a-f-]{36}"\}$/m);
     noKey(run);
   });
 
