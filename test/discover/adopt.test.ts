@@ -14,18 +14,21 @@
  *   requirements installed with the language's own tools as the printed commands say (a virtual environment and pip,
  *   from the release's wheel; `go mod init`, then the release's Go module and `go mod tidy`, and `go build`), then
  *   the same steps (the stack, its settings, up, a preview) through the examples' Automation API drivers.
+ * - TypeScript, with the plugin this checkout builds on PATH: the printed setup (an ES module package), the printed
+ *   stack and settings lines, then typescript.md's `driver.ts` as the page gives it, in place of `pulumi up`.
  * Each time the first `up` imports every object and makes none, the service then holds what it held, a preview finds
  * no change, and destroy deletes what it adopted. No key shows in any file, output or stack export.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { Discovery } from "../../src/discover/plan";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { goModule, packageManifest, pluginDownloadURL } from "../../src/manifest";
 import { KIND_NAMES } from "../../src/provider/kind";
+import { cliEnvironment, installPackageCopy } from "../../src/testing";
 import type { PlainReference } from "../../src/discover/adopt";
 import { LANGUAGE_DRIVERS, PYTHON_DRIVER } from "../examples/drivers";
 import { goPresent } from "../go-present";
@@ -42,7 +45,19 @@ const FILE = "discover/adopt.test.ts";
 const TIMEOUT = 600_000;
 const go = goPresent(FILE, "the programs in TypeScript, Python and Go (the converter is a Go program)");
 const release = releaseFor(FILE);
-const cli = release && pulumiCliFor(FILE);
+/** The CLI: with the release for YAML, Python and Go; alone for TypeScript, whose plugin is the one this checkout builds. */
+const localCli = pulumiCliFor(FILE);
+const cli = release && localCli;
+const ROOT = join(__dirname, "..", "..");
+
+/** The file block `file` of a docs page, as the page gives it: the drivers a reader copies. */
+const pageFile = (page: string, file: string): string => {
+  const body = new RegExp(`^\`\`\`\\w+ ${file.replace(".", "\\.")}\n([\\s\\S]*?)^\`\`\`$`, "m").exec(
+    readFileSync(join(ROOT, page), "utf8"),
+  )?.[1];
+  if (body === undefined) throw new Error(`${page} has no block of ${file}`);
+  return body;
+};
 
 type Adoption = Discovery & { directory: string; file: string; references: PlainReference[] };
 interface Program {
@@ -551,4 +566,54 @@ describe.skipIf(!cli)(`adopting a workspace on the real CLI with the release's p
       }
     },
   );
+});
+
+/**
+ * TypeScript on the real CLI with the plugin this checkout builds on PATH (as the engine finds a plugin there), so no
+ * release is needed: the printed setup makes the package an ES module (npm init and npm pkg set, run as printed; the
+ * package copied in where `npm install` would fetch it from the registry), the printed stack and settings lines run
+ * as written, and typescript.md's `driver.ts`, copied into the folder unchanged, runs up, the preview and destroy, as
+ * the page says for a CLI without the Node.js language host (this build machine's).
+ */
+describe.skipIf(!localCli || !go)(`adopting into TypeScript through typescript.md's driver: ${cliName(localCli)}`, () => {
+  it("the first up imports every object and makes none; a preview finds no change", { timeout: TIMEOUT }, async () => {
+    const root = mkdtempSync(join(tmpdir(), "gms-discover-adopt-typescript-"));
+    for (const folder of ["bin", "state"]) mkdirSync(join(root, folder));
+    const plugin = join(ROOT, "dist", "plugin", "main.js");
+    chmodSync(plugin, 0o755);
+    symlinkSync(plugin, join(root, "bin", "pulumi-resource-gms"));
+    const env = cliEnvironment(
+      localCli!,
+      { backendDir: join(root, "state"), passphrase: "adopt-typescript", pulumiHome: join(root, "home") },
+      { ...process.env, PATH: [join(root, "bin"), process.env.PATH ?? ""].join(delimiter) },
+    );
+    const bed = await startBed("gms-discover-adopt-typescript", env);
+    try {
+      const adoption = await bed.adopt("typescript", "adopted");
+      const [, project] = printedBlocks(adoption.next, bed.dir);
+      const init = project!.lines.findIndex((line) => line.startsWith("pulumi stack init"));
+      const up = project!.lines.findIndex((line) => line.startsWith("pulumi up"));
+      const setup = project!.lines.slice(0, init);
+      expect(setup).toEqual([
+        "npm init --yes",
+        "npm pkg set type=module",
+        `npm install @pulumi/pulumi pulumi-gms@${packageManifest.version}`,
+      ]);
+      await runBlock({ cwd: project!.cwd, lines: setup.slice(0, 2) }, env, () => undefined);
+      expect(JSON.parse(readFileSync(join(project!.cwd, "package.json"), "utf8")).type).toBe("module");
+      installPackageCopy(project!.cwd);
+      writeFileSync(join(project!.cwd, "driver.ts"), pageFile("docs/typescript.md", "driver.ts"));
+      const shell = { ...env, GMS_BASE_URL: bed.emulator.url, GMS_API_KEY: ACME_KEY };
+      bed.printed.push(...(await runBlock({ cwd: project!.cwd, lines: project!.lines.slice(init, up) }, shell, keyAnswers(bed, adoption))));
+      const driver = (operation: string) => run(process.execPath, ["driver.ts", operation], { cwd: project!.cwd, env: shell });
+      await checkAdoption(bed, adoption, {
+        adopt: async () => ({ up: await driver("up"), preview: await driver("preview") }),
+        exportState: () => run(localCli!.bin, ["stack", "export", "--stack", "dev"], { cwd: project!.cwd, env: shell }),
+        destroy: () => driver("destroy"),
+      });
+    } finally {
+      await bed.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
