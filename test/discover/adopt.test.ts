@@ -13,7 +13,9 @@
  * - Python and Go, whose language hosts this build machine cannot build (docs/layout.md): the written project's
  *   requirements installed with the language's own tools as the printed commands say (a virtual environment and pip,
  *   from the release's wheel; `go mod init`, then the release's Go module and `go mod tidy`, and `go build`), then
- *   the same steps (the stack, its settings, up, a preview) through the examples' Automation API drivers.
+ *   for Python the printed stack and settings lines and python.md's driver.py as the page gives it, in place of
+ *   `pulumi up`; for Go the same steps (the stack, its settings, up, a preview) through the examples' Automation API
+ *   driver.
  * - TypeScript, with the plugin this checkout builds on PATH: the printed setup (an ES module package), the printed
  *   stack and settings lines, then typescript.md's `driver.ts` as the page gives it, in place of `pulumi up`.
  * Each time the first `up` imports every object and makes none, the service then holds what it held, a preview finds
@@ -30,7 +32,7 @@ import { goModule, packageManifest, pluginDownloadURL } from "../../src/manifest
 import { KIND_NAMES } from "../../src/provider/kind";
 import { cliEnvironment, installPackageCopy } from "../../src/testing";
 import type { PlainReference } from "../../src/discover/adopt";
-import { LANGUAGE_DRIVERS, PYTHON_DRIVER } from "../examples/drivers";
+import { LANGUAGE_DRIVERS } from "../examples/drivers";
 import { goPresent } from "../go-present";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
 import { ACME_KEY, type FixtureLookups, fixtureLookups, KINDS_FIXTURES } from "../pulumi-cli/kinds-fixtures";
@@ -506,7 +508,9 @@ describe.skipIf(!cli)(`adopting a workspace on the real CLI with the release's p
 
   // This build machine cannot build the Python and Go language hosts (docs/layout.md): the written project's
   // requirements are installed as the printed commands say, and the steps that follow (the stack, its settings, up,
-  // a preview) run through the examples' Automation API drivers, which serve the language runtime themselves.
+  // a preview) run through an Automation API driver, which serves the language runtime itself: for Python, the
+  // printed stack and settings lines, then python.md's driver.py as the page gives it, beside the program; for Go,
+  // the examples' driver, given the stack's settings.
   it.for([
     ["Python", "python"],
     ["Go", "go"],
@@ -519,22 +523,25 @@ describe.skipIf(!cli)(`adopting a workspace on the real CLI with the release's p
       try {
         const adoption = await bed.adopt(language!, "adopted");
         const [, project] = printedBlocks(adoption.next, bed.dir);
-        const setup = project!.lines.slice(
-          0,
-          project!.lines.findIndex((line) => line.startsWith("pulumi stack init")),
-        );
+        const init = project!.lines.findIndex((line) => line.startsWith("pulumi stack init"));
+        const setup = project!.lines.slice(0, init);
         const releaseDir = dirname(release!.tarball);
-        const driverDir = join(root, language!);
-        mkdirSync(driverDir, { recursive: true });
-        let driver: { command: string[]; cwd: string; path: string[] };
+        let operation: (step: string) => Promise<string>;
+        let stackDir: string;
         if (language === "python") {
           // python3 -m venv venv, then venv/bin/pip install pulumi pulumi-gms==<version>: the wheel from the release.
           expect(setup).toEqual(["python3 -m venv venv", `venv/bin/pip install pulumi pulumi-gms==${release!.version}`]);
           const pip = { ...process.env, PIP_FIND_LINKS: join(releaseDir, "python"), PIP_DISABLE_PIP_VERSION_CHECK: "1" };
           await runBlock({ cwd: project!.cwd, lines: setup }, pip, () => undefined);
-          writeFileSync(join(driverDir, "driver.py"), PYTHON_DRIVER);
+          writeFileSync(join(project!.cwd, "driver.py"), pageFile("docs/python.md", "driver.py"));
           const venv = join(project!.cwd, "venv", "bin");
-          driver = { command: [join(venv, "python"), join(driverDir, "driver.py")], cwd: project!.cwd, path: [venv] };
+          const shell = { ...withPath(installed.env, venv), GMS_BASE_URL: bed.emulator.url, GMS_API_KEY: ACME_KEY };
+          const up = project!.lines.findIndex((line) => line.startsWith("pulumi up"));
+          bed.printed.push(
+            ...(await runBlock({ cwd: project!.cwd, lines: project!.lines.slice(init, up) }, shell, keyAnswers(bed, adoption))),
+          );
+          operation = (step) => run(join(venv, "python"), ["driver.py", step], { cwd: project!.cwd, env: shell });
+          stackDir = project!.cwd;
         } else {
           // go mod init, the SDK's module (the release's, where the printed `go get` would fetch the published one), go mod tidy.
           expect(setup[0]).toBe("go mod init adopted");
@@ -542,22 +549,26 @@ describe.skipIf(!cli)(`adopting a workspace on the real CLI with the release's p
           const problem = goModuleOnRelease(project!.cwd, release!, "adopted");
           if (problem) throw new Error(`${FILE}: ${typeof problem === "string" ? problem : problem.toolchainAbsent}`);
           await runBlock({ cwd: project!.cwd, lines: [setup[2]!, "go build -o adopted ."] }, process.env, () => undefined);
+          const driverDir = join(root, language!);
+          mkdirSync(driverDir, { recursive: true });
           const prepared = await LANGUAGE_DRIVERS.find((candidate) => candidate.name === name)!.prepare(driverDir, release!, [
             { name: "adopted", file: () => join(bed.dir, adoption.file) },
           ]);
           if (typeof prepared === "string" || "toolchainAbsent" in prepared)
             throw new Error(`${FILE}: the Go driver: ${typeof prepared === "string" ? prepared : prepared.toolchainAbsent}`);
-          const programDir = join(driverDir, "program");
-          mkdirSync(programDir);
-          driver = { command: prepared.command, cwd: programDir, path: prepared.path };
+          stackDir = join(driverDir, "program");
+          mkdirSync(stackDir);
+          const driverEnv = {
+            ...withPath(installed.env, ...prepared.path),
+            PULUMI_CLI_ROOT: dirname(cli!.dir),
+            GMS_EXAMPLE_CONFIG: JSON.stringify(stackSettings(bed, adoption)),
+          };
+          operation = (step) =>
+            run(prepared.command[0]!, [...prepared.command.slice(1), "adopted", "dev", step], { cwd: stackDir, env: driverEnv });
         }
-        const env = withPath(installed.env, ...driver.path);
-        const driverEnv = { ...env, PULUMI_CLI_ROOT: dirname(cli!.dir), GMS_EXAMPLE_CONFIG: JSON.stringify(stackSettings(bed, adoption)) };
-        const operation = (step: string) =>
-          run(driver.command[0]!, [...driver.command.slice(1), "adopted", "dev", step], { cwd: driver.cwd, env: driverEnv });
         await checkAdoption(bed, adoption, {
           adopt: async () => ({ up: await operation("up"), preview: await operation("preview") }),
-          exportState: () => run(cli!.bin, ["stack", "export", "--stack", "dev"], { cwd: driver.cwd, env }),
+          exportState: () => run(cli!.bin, ["stack", "export", "--stack", "dev"], { cwd: stackDir, env: installed.env }),
           destroy: () => operation("destroy"),
         });
       } finally {
