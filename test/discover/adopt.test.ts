@@ -13,9 +13,9 @@
  * - Python and Go, whose language hosts this build machine cannot build (docs/layout.md): the written project's
  *   requirements installed with the language's own tools as the printed commands say (a virtual environment and pip,
  *   from the release's wheel; `go mod init`, then the release's Go module and `go mod tidy`, and `go build`), then
- *   for Python the printed stack and settings lines and python.md's driver.py as the page gives it, in place of
- *   `pulumi up`; for Go the same steps (the stack, its settings, up, a preview) through the examples' Automation API
- *   driver.
+ *   the printed stack and settings lines and the page's driver as the page gives it (python.md's driver.py beside
+ *   the program; go.md's main.go in place of the written one, which runs the written program.go on the host), in
+ *   place of `pulumi up`.
  * - TypeScript, with the plugin this checkout builds on PATH: the printed setup (an ES module package), the printed
  *   stack and settings lines, then typescript.md's `driver.ts` as the page gives it, in place of `pulumi up`.
  * Each time the first `up` imports every object and makes none, the service then holds what it held, a preview finds
@@ -32,7 +32,7 @@ import { goModule, packageManifest, pluginDownloadURL } from "../../src/manifest
 import { KIND_NAMES } from "../../src/provider/kind";
 import { cliEnvironment, installPackageCopy } from "../../src/testing";
 import type { PlainReference } from "../../src/discover/adopt";
-import { LANGUAGE_DRIVERS } from "../examples/drivers";
+import { GO_MAIN } from "../../src/discover/go-program";
 import { goPresent } from "../go-present";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
 import { ACME_KEY, type FixtureLookups, fixtureLookups, KINDS_FIXTURES } from "../pulumi-cli/kinds-fixtures";
@@ -138,18 +138,6 @@ const adoptable = (seeded: Seeded) =>
   KIND_NAMES.flatMap((kind) => seeded.guids[kind])
     .filter((guid) => !seeded.configuredSkills.includes(guid))
     .sort();
-
-/** The stack's config: the service, its key, and each config key the program reads, set to the key it stands for. */
-function stackSettings(bed: Bed, adoption: Adoption): Record<string, { value: string; secret: boolean }> {
-  const idOf = new Map(adoption.document.resources.map((entry) => [entry.name, entry.id]));
-  return {
-    "gms:baseUrl": { value: bed.emulator.url, secret: false },
-    "gms:apiKey": { value: ACME_KEY, secret: true },
-    ...Object.fromEntries(
-      adoption.configKeys.map((key) => [key.configKey, { value: bed.seeded.keys.get(idOf.get(key.resource)!)!, secret: true }]),
-    ),
-  };
-}
 
 /** No key of the workspace, nor the API key, in anything printed or written. */
 function expectNoKey(bed: Bed, texts: string[] = bed.printed): void {
@@ -412,7 +400,7 @@ describe("pulumi-gms discover --language against the emulator", () => {
     ],
     [
       "go",
-      "main.go",
+      "program.go",
       "pulumi.Import(pulumi.ID(",
       { runtime: "go" },
       ["go mod init adopted-go", `go get ${goModule}@v${packageManifest.version} github.com/pulumi/pulumi/sdk/v3`, "go mod tidy"],
@@ -428,6 +416,13 @@ describe("pulumi-gms discover --language against the emulator", () => {
       for (const guid of adoptable(bed.seeded)) expect(source).toContain(guid);
       const written = parse(readFileSync(join(bed.dir, `adopted-${language}`, "Pulumi.yaml"), "utf8")) as Record<string, unknown>;
       expect(written).toEqual({ name: `adopted-${language}`, description: expect.any(String), ...project });
+      // Go: the program is a function of program.go, which main.go runs (and go.md's driver, in main.go's place).
+      if (language === "go") {
+        expect(source).toMatch(/^package main\n/);
+        expect(source).toContain("\nfunc program(ctx *pulumi.Context) error {\n");
+        expect(source).not.toContain("func main()");
+        expect(readFileSync(join(bed.dir, `adopted-${language}`, "main.go"), "utf8")).toBe(GO_MAIN);
+      }
       const cd = adoption.next.indexOf(`cd adopted-${language}`);
       expect(adoption.next.slice(cd + 1, cd + 1 + setup.length)).toEqual(setup);
       expect(adoption.next[cd + 1 + setup.length]).toMatch(/^pulumi stack init dev/);
@@ -446,15 +441,12 @@ function keyAnswers(bed: Bed, adoption: Adoption): (line: string) => string | un
 }
 
 describe.skipIf(!cli)(`adopting a workspace on the real CLI with the release's plugin: ${cliName(cli)}`, () => {
-  let root: string;
   let server: DownloadServer;
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "gms-discover-adopt-languages-"));
     server = await startDownloadServer(dirname(release!.tarball), release!.version);
   });
   afterAll(async () => {
     await server?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
   });
 
   it("names the state backend the user is logged in to, with `pulumi login`", async () => {
@@ -508,16 +500,16 @@ describe.skipIf(!cli)(`adopting a workspace on the real CLI with the release's p
 
   // This build machine cannot build the Python and Go language hosts (docs/layout.md): the written project's
   // requirements are installed as the printed commands say, and the steps that follow (the stack, its settings, up,
-  // a preview) run through an Automation API driver, which serves the language runtime itself: for Python, the
-  // printed stack and settings lines, then python.md's driver.py as the page gives it, beside the program; for Go,
-  // the examples' driver, given the stack's settings.
+  // a preview) run through the page's Automation API driver, which serves the language runtime itself: the printed
+  // stack and settings lines, then python.md's driver.py beside the program, or go.md's main.go in place of the
+  // written one, as the pages give them.
   it.for([
     ["Python", "python"],
     ["Go", "go"],
   ])(
     "%s: the written project's requirements installed with the language's tools, the first up imports every object and makes none",
     { timeout: TIMEOUT },
-    async ([name, language]) => {
+    async ([, language]) => {
       const bed = await startBed(`gms-discover-adopt-${language}`);
       const installed = installPlugin(cli!, release!);
       try {
@@ -549,22 +541,16 @@ describe.skipIf(!cli)(`adopting a workspace on the real CLI with the release's p
           const problem = goModuleOnRelease(project!.cwd, release!, "adopted");
           if (problem) throw new Error(`${FILE}: ${typeof problem === "string" ? problem : problem.toolchainAbsent}`);
           await runBlock({ cwd: project!.cwd, lines: [setup[2]!, "go build -o adopted ."] }, process.env, () => undefined);
-          const driverDir = join(root, language!);
-          mkdirSync(driverDir, { recursive: true });
-          const prepared = await LANGUAGE_DRIVERS.find((candidate) => candidate.name === name)!.prepare(driverDir, release!, [
-            { name: "adopted", file: () => join(bed.dir, adoption.file) },
-          ]);
-          if (typeof prepared === "string" || "toolchainAbsent" in prepared)
-            throw new Error(`${FILE}: the Go driver: ${typeof prepared === "string" ? prepared : prepared.toolchainAbsent}`);
-          stackDir = join(driverDir, "program");
-          mkdirSync(stackDir);
-          const driverEnv = {
-            ...withPath(installed.env, ...prepared.path),
-            PULUMI_CLI_ROOT: dirname(cli!.dir),
-            GMS_EXAMPLE_CONFIG: JSON.stringify(stackSettings(bed, adoption)),
-          };
-          operation = (step) =>
-            run(prepared.command[0]!, [...prepared.command.slice(1), "adopted", "dev", step], { cwd: stackDir, env: driverEnv });
+          // go.md's main.go, as the page gives it, in place of the written one, built as the page says.
+          writeFileSync(join(project!.cwd, "main.go"), pageFile("docs/go.md", "main.go"));
+          await runBlock({ cwd: project!.cwd, lines: ["go mod tidy", "go build -o adopted ."] }, process.env, () => undefined);
+          const shell = { ...installed.env, GMS_BASE_URL: bed.emulator.url, GMS_API_KEY: ACME_KEY };
+          const up = project!.lines.findIndex((line) => line.startsWith("pulumi up"));
+          bed.printed.push(
+            ...(await runBlock({ cwd: project!.cwd, lines: project!.lines.slice(init, up) }, shell, keyAnswers(bed, adoption))),
+          );
+          operation = (step) => run(join(project!.cwd, "adopted"), [step], { cwd: project!.cwd, env: shell });
+          stackDir = project!.cwd;
         }
         await checkAdoption(bed, adoption, {
           adopt: async () => ({ up: await operation("up"), preview: await operation("preview") }),
