@@ -2,9 +2,10 @@
  * docs/typescript.md's `driver.ts`, as the page gives it, on the real Pulumi CLI: in a fresh folder with the package
  * installed as a copy, beside an `index.ts` of the test's own on the dynamic resources (no plugin to download), against
  * an emulator of the test's own. An `up` that succeeds exits 0 and prints the outputs; one that fails exits 1 and
- * says which operation failed, whatever failed: the service refusing a create, the program throwing, an error raised in
- * the program after it returned (which reaches the Automation API's own handler of uncaught errors), or `pulumi config
- * set-all` refused (whose command line holds the keys). No key shows in anything printed. A wrong command line exits
+ * says which operation failed, whatever failed: the service refusing a create (with the page's earlier driver, exit
+ * code 0: the error reached the Automation API's handler of the program's uncaught errors), the program throwing, an
+ * error raised in the program after it returned, or `pulumi config set-all` refused (whose command line holds the
+ * keys). No key shows in anything printed. A wrong command line exits
  * 2 without the CLI. And the page's quote of the CLI's refusal of a `runtime: nodejs` project without the Node.js
  * language host is what the CLI prints. Skipped, saying why, without the real CLI (required under CI=true).
  */
