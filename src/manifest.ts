@@ -27,3 +27,11 @@ export const releaseRepository: string = (() => {
  * an interpolation and the import's code generation fails.
  */
 export const pluginDownloadURL = `github://api.github.com/${releaseRepository}`;
+
+/**
+ * The Go SDK's module, in the repository that publishes the releases (tag `sdk/go/v<version>`): what `go get` names.
+ * Its root package, `gms`, is what a Go program imports (schema.json's `language.go.importBasePath`, from which the
+ * generator takes the module path: the import path less its last element).
+ */
+export const goModule = `github.com/${releaseRepository}/sdk/go`;
+export const goImportPath = `${goModule}/gms`;

@@ -4,13 +4,15 @@
  * `npm run docs` fails here, naming the command. Also: the pages say they are generated and by which command,
  * list every kind and every declared field, and the README's and the docs' relative links lead to files that exist.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { examplePrograms } from "../src/docs/example-programs";
+import { startEmulator } from "../src/emulator";
 import { kindPagePath, pythonName, renderKindPage } from "../src/docs/kind-pages";
 import { DOCS_COMMAND } from "../src/docs/markdown";
+import { goImportPath, goModule, packageManifest } from "../src/manifest";
 import { generatedDocs, renderReference, renderYamlReference } from "../src/docs/render";
 import { type InputField, requiredToDeclare } from "../src/provider/fields";
 import type { Kind } from "../src/provider/kind";
@@ -170,6 +172,40 @@ describe("the README and docs/", () => {
   });
 });
 
+describe("the Go SDK's module", () => {
+  const pages = [
+    "README.md",
+    ...readdirSync(join(root, "docs"))
+      .filter((file) => file.endsWith(".md"))
+      .map((file) => `docs/${file}`),
+  ];
+
+  it("is what every `go get` of the README and docs/ names, at the package's version (upgrading.md's next one aside)", () => {
+    const named: string[] = [];
+    for (const page of pages)
+      for (const [, args] of read(page).matchAll(/go get ([^\n`#]+)/g))
+        for (const arg of args!
+          .trim()
+          .split(/\s+/)
+          .filter((word) => word.includes("pulumi-gms"))) {
+          const version = page === "docs/upgrading.md" ? "\\d+\\.\\d+\\.\\d+" : packageManifest.version.replaceAll(".", "\\.");
+          named.push(`${page}: ${new RegExp(`^${goModule}@v${version}$`).test(arg) ? "ok" : arg}`);
+        }
+    expect(named.length).toBeGreaterThan(3);
+    expect(named.filter((entry) => !entry.endsWith(": ok"))).toEqual([]);
+  });
+
+  it("holds the package every Go program of the README and docs/ imports, schema.json's importBasePath", () => {
+    expect(goImportPath).toBe(`${goModule}/gms`);
+    expect((generatePackageSchema().language as { go: { importBasePath: string } }).go.importBasePath).toBe(goImportPath);
+    const imports = pages.flatMap((page) =>
+      [...read(page).matchAll(/"(github\.com\/[^"]*pulumi-gms[^"]*)"/g)].map(([, path]) => `${page}: ${path}`),
+    );
+    expect(imports.length).toBeGreaterThan(2);
+    expect(imports.filter((entry) => !entry.endsWith(`: ${goImportPath}`))).toEqual([]);
+  });
+});
+
 describe("the minimum Node.js", () => {
   const { engines, scripts } = JSON.parse(read("package.json")) as { engines: { node: string }; scripts: Record<string, string> };
   const needed = /^>=(\d+\.\d+)\.\d+$/.exec(engines.node)![1]!;
@@ -275,3 +311,54 @@ describe("the pages a user reads", () => {
       for (const pattern of guidExports) expect(read(page), `${page}: ${pattern}`).not.toMatch(pattern);
   });
 });
+
+describe("the pages that start the emulator in the background", () => {
+  const pages = [
+    "README.md",
+    ...readdirSync(join(root, "docs"))
+      .filter((file) => file.endsWith(".md"))
+      .map((file) => `docs/${file}`),
+  ];
+  /** The loop that waits until the emulator on `port` answers, printing nothing meanwhile. */
+  const waitLoop = (port: string) => `until curl -sf http://127.0.0.1:${port}/v1/openapi.json >/dev/null; do sleep 0.2; done`;
+  const probe = (url: string) => `curl -sf ${url}/openapi.json >/dev/null`;
+
+  it("wait until it answers with the one quiet loop, on its port", () => {
+    const started: string[] = [];
+    for (const page of pages) {
+      expect(read(page), page).not.toMatch(/until grep/);
+      for (const [, body] of read(page).matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
+        const lines = body!.split("\n");
+        lines.forEach((line, index) => {
+          const port = /pulumi-gms emulator .*--port (\d+).*&$/.exec(line)?.[1];
+          if (!port) return;
+          started.push(page);
+          expect(lines.slice(index + 1, index + 3), `${page}: ${line}`).toContain(waitLoop(port));
+        });
+      }
+    }
+    expect(new Set(started)).toEqual(new Set(["docs/emulator.md", "docs/python.md", "docs/go.md", "docs/yaml.md", "docs/typescript.md"]));
+    expect(waitLoop("4000")).toContain(`until ${probe("http://127.0.0.1:4000/v1")};`);
+  });
+
+  it("whose probe prints nothing, before the emulator listens (failing) and once it does (succeeding)", async () => {
+    const emulator = await startEmulator({ port: 0, db: ":memory:" });
+    const up = await bash(probe(emulator.url));
+    await emulator.close();
+    const down = await bash(probe(emulator.url));
+    expect(up).toEqual({ code: 0, printed: "" });
+    expect(down.printed).toBe("");
+    expect(down.code).not.toBe(0);
+  });
+});
+
+/** Runs `script` with bash (not synchronously: an emulator of this process answers it); its exit code and everything it printed. */
+function bash(script: string): Promise<{ code: number | null; printed: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let printed = "";
+    for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, printed }));
+  });
+}

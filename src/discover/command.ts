@@ -12,6 +12,7 @@ import { MigrationError } from "../migrate/errors";
 import { discover } from ".";
 import { adoptionProgram, type Elsewhere, type PlainReference, type ProgramPlan, readLiveInputs } from "./adopt";
 import { currentBackend } from "./backend";
+import { GO_MAIN, GO_PROGRAM_FUNCTION, goRunFunction } from "./go-program";
 import { ConverterError, convertPrograms } from "./convert";
 import { PROGRAM_LANGUAGES, type ProgramLanguage } from "./languages";
 import type { Discovery, ImportEntry, LiveInputs } from "./plan";
@@ -245,7 +246,19 @@ async function writeAdoption(
   for (const [index, { dir: projectDir }] of planned.entries()) {
     mkdirSync(projectDir, { recursive: true });
     if (language !== "yaml") writeFileSync(join(projectDir, "Pulumi.yaml"), projectFile(programs[index]!.program, language));
-    writeFileSync(join(projectDir, file), sources[index]!);
+    if (language === "go") {
+      const comment = `${GO_PROGRAM_FUNCTION} declares the objects the stack adopts; main.go runs it.`;
+      let program: string;
+      try {
+        program = goRunFunction(sources[index]!, "main", GO_PROGRAM_FUNCTION, comment);
+      } catch (error) {
+        throw new ConverterError(
+          `the converter's main.go is not of the shape discover writes program.go from: ${(error as Error).message}`,
+        );
+      }
+      writeFileSync(join(projectDir, file), program);
+      writeFileSync(join(projectDir, "main.go"), GO_MAIN);
+    } else writeFileSync(join(projectDir, file), sources[index]!);
   }
   const splits = planned.flatMap((project) => (project.split ? [project.split] : []));
   if (split) writeFileSync(join(dir, STACK_LIST_FILE), stackList(splits, settings.newStack, "pulumi-gms discover --split-by app"));

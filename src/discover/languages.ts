@@ -10,7 +10,8 @@ export const PROGRAM_LANGUAGES = {
   yaml: { runtime: "yaml", file: "Pulumi.yaml", generated: undefined },
   typescript: { runtime: "nodejs", file: "index.ts", generated: "typescript/index.ts" },
   python: { runtime: "python", file: "__main__.py", generated: "python/__main__.py" },
-  go: { runtime: "go", file: "main.go", generated: "go/main.go" },
+  // program.go declares the program; discover writes a main.go beside it that runs it (./go-program.ts).
+  go: { runtime: "go", file: "program.go", generated: "go/main.go" },
 } as const;
 
 export type ProgramLanguage = keyof typeof PROGRAM_LANGUAGES;

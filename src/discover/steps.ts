@@ -7,6 +7,7 @@
  * says why, where that helps.
  */
 import { stringify } from "yaml";
+import { goModule } from "../manifest";
 import { type Backend, backendLines, shellWord, stackInitNote } from "./backend";
 import { PROGRAM_LANGUAGES, type ProgramLanguage } from "./languages";
 import { type ConfigKey, explainedSetCommand } from "./plan";
@@ -15,25 +16,27 @@ import { objects } from "./render";
 /** What sets up each language's project beside its program, before the first `up`. */
 const SETUP: Record<ProgramLanguage, (version: string, project: string) => string[]> = {
   yaml: () => [],
-  typescript: (version) => ["npm init --yes", `npm install @pulumi/pulumi pulumi-gms@${version}`],
+  // The program is an ES module (its imports), which Node.js runs as one when package.json says so.
+  typescript: (version) => ["npm init --yes", "npm pkg set type=module", `npm install @pulumi/pulumi pulumi-gms@${version}`],
   python: (version) => ["python3 -m venv venv", `venv/bin/pip install pulumi pulumi-gms==${version}`],
-  go: (version, project) => [
-    `go mod init ${project}`,
-    `go get github.com/pulumi-gms/pulumi-gms/sdk/go@v${version} github.com/pulumi/pulumi/sdk/v3`,
-    "go mod tidy",
-  ],
+  go: (version, project) => [`go mod init ${project}`, `go get ${goModule}@v${version} github.com/pulumi/pulumi/sdk/v3`, "go mod tidy"],
+};
+
+/** Each language's `runtime` of Pulumi.yaml, and what else the file says, beside the project's name and description. */
+const PROJECT: Record<Exclude<ProgramLanguage, "yaml">, Record<string, unknown>> = {
+  // Node.js runs index.ts itself, stripping its types, as the ES module package.json makes it (SETUP): no ts-node.
+  typescript: {
+    runtime: { name: PROGRAM_LANGUAGES.typescript.runtime, options: { typescript: false } },
+    main: PROGRAM_LANGUAGES.typescript.file,
+  },
+  // The virtual environment the setup line makes, which the Python language host then uses.
+  python: { runtime: { name: PROGRAM_LANGUAGES.python.runtime, options: { virtualenv: "venv" } } },
+  go: { runtime: PROGRAM_LANGUAGES.go.runtime },
 };
 
 /** Pulumi.yaml of a program in another language than YAML: the project's name, its description and its runtime. */
-export function projectFile(program: Record<string, unknown>, language: ProgramLanguage): string {
-  const { runtime } = PROGRAM_LANGUAGES[language];
-  const project = {
-    name: program.name,
-    description: program.description,
-    // The virtual environment the setup line makes, which the Python language host then uses.
-    runtime: language === "python" ? { name: runtime, options: { virtualenv: "venv" } } : runtime,
-  };
-  return stringify(project, { lineWidth: 0 });
+export function projectFile(program: Record<string, unknown>, language: Exclude<ProgramLanguage, "yaml">): string {
+  return stringify({ name: program.name, description: program.description, ...PROJECT[language] }, { lineWidth: 0 });
 }
 
 /** Where discover read the API key, which the stack's `gms:apiKey` is set from. */

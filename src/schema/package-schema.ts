@@ -11,7 +11,7 @@ import { formerTokens } from "../provider/deprecation";
 import { type InputField, type OutputField, REQUIRED_TO_CREATE, requiredToDeclare } from "../provider/fields";
 import type { Kind } from "../provider/kind";
 import { kinds } from "../resources";
-import { packageManifest, pluginDownloadURL } from "../manifest";
+import { goImportPath, packageManifest, pluginDownloadURL } from "../manifest";
 import { nativeToken, PACKAGE } from "../provider/tokens";
 
 const ANY = "pulumi.json#/Any";
@@ -408,7 +408,7 @@ export function generatePackageSchema({
     functions,
     language: {
       // The Go SDK's import path (scripts/dist/sdks.mts); without it the generator imports example.com/....
-      go: { importBasePath: "github.com/pulumi-gms/pulumi-gms/sdk/go/gms" },
+      go: { importBasePath: goImportPath },
       nodejs: { packageName: "pulumi-gms" },
       python: { packageName: "pulumi_gms", respectSchemaVersion: true, readme: PYTHON_README },
     },

@@ -13,21 +13,26 @@
  * - Python and Go, whose language hosts this build machine cannot build (docs/layout.md): the written project's
  *   requirements installed with the language's own tools as the printed commands say (a virtual environment and pip,
  *   from the release's wheel; `go mod init`, then the release's Go module and `go mod tidy`, and `go build`), then
- *   the same steps (the stack, its settings, up, a preview) through the examples' Automation API drivers.
+ *   the printed stack and settings lines and the page's driver as the page gives it (python.md's driver.py beside
+ *   the program; go.md's main.go in place of the written one, which runs the written program.go on the host), in
+ *   place of `pulumi up`.
+ * - TypeScript, with the plugin this checkout builds on PATH: the printed setup (an ES module package), the printed
+ *   stack and settings lines, then typescript.md's `driver.ts` as the page gives it, in place of `pulumi up`.
  * Each time the first `up` imports every object and makes none, the service then holds what it held, a preview finds
  * no change, and destroy deletes what it adopted. No key shows in any file, output or stack export.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { Discovery } from "../../src/discover/plan";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
-import { packageManifest, pluginDownloadURL } from "../../src/manifest";
+import { goModule, packageManifest, pluginDownloadURL } from "../../src/manifest";
 import { KIND_NAMES } from "../../src/provider/kind";
+import { cliEnvironment, installPackageCopy } from "../../src/testing";
 import type { PlainReference } from "../../src/discover/adopt";
-import { LANGUAGE_DRIVERS, PYTHON_DRIVER } from "../examples/drivers";
+import { GO_MAIN } from "../../src/discover/go-program";
 import { goPresent } from "../go-present";
 import { cliName, pulumiCliFor } from "../pulumi-cli/harness";
 import { ACME_KEY, type FixtureLookups, fixtureLookups, KINDS_FIXTURES } from "../pulumi-cli/kinds-fixtures";
@@ -42,7 +47,19 @@ const FILE = "discover/adopt.test.ts";
 const TIMEOUT = 600_000;
 const go = goPresent(FILE, "the programs in TypeScript, Python and Go (the converter is a Go program)");
 const release = releaseFor(FILE);
-const cli = release && pulumiCliFor(FILE);
+/** The CLI: with the release for YAML, Python and Go; alone for TypeScript, whose plugin is the one this checkout builds. */
+const localCli = pulumiCliFor(FILE);
+const cli = release && localCli;
+const ROOT = join(__dirname, "..", "..");
+
+/** The file block `file` of a docs page, as the page gives it: the drivers a reader copies. */
+const pageFile = (page: string, file: string): string => {
+  const body = new RegExp(`^\`\`\`\\w+ ${file.replace(".", "\\.")}\n([\\s\\S]*?)^\`\`\`$`, "m").exec(
+    readFileSync(join(ROOT, page), "utf8"),
+  )?.[1];
+  if (body === undefined) throw new Error(`${page} has no block of ${file}`);
+  return body;
+};
 
 type Adoption = Discovery & { directory: string; file: string; references: PlainReference[] };
 interface Program {
@@ -121,18 +138,6 @@ const adoptable = (seeded: Seeded) =>
   KIND_NAMES.flatMap((kind) => seeded.guids[kind])
     .filter((guid) => !seeded.configuredSkills.includes(guid))
     .sort();
-
-/** The stack's config: the service, its key, and each config key the program reads, set to the key it stands for. */
-function stackSettings(bed: Bed, adoption: Adoption): Record<string, { value: string; secret: boolean }> {
-  const idOf = new Map(adoption.document.resources.map((entry) => [entry.name, entry.id]));
-  return {
-    "gms:baseUrl": { value: bed.emulator.url, secret: false },
-    "gms:apiKey": { value: ACME_KEY, secret: true },
-    ...Object.fromEntries(
-      adoption.configKeys.map((key) => [key.configKey, { value: bed.seeded.keys.get(idOf.get(key.resource)!)!, secret: true }]),
-    ),
-  };
-}
 
 /** No key of the workspace, nor the API key, in anything printed or written. */
 function expectNoKey(bed: Bed, texts: string[] = bed.printed): void {
@@ -227,12 +232,13 @@ describe("pulumi-gms discover --language against the emulator", () => {
     // stack, its settings, each key saying whose it is and where it comes from, up and a preview.
     const idOf = new Map(adoption.document.resources.map((entry) => [entry.name, entry.id]));
     expect(adoption.next).toEqual([
-      `pulumi login   # no current login (no ${noPulumi[1]} to ask): this stores the stacks in Pulumi Cloud; to keep them in a ` +
+      "pulumi login   # no current login: this stores the stacks in Pulumi Cloud; to keep them in a " +
         "folder instead, run `mkdir -p ~/.pulumi-state && export PULUMI_BACKEND_URL=file://~/.pulumi-state " +
         "PULUMI_CONFIG_PASSPHRASE=<a passphrase you keep>`",
       "cd adopted",
-      "pulumi stack init dev   # its secrets are sealed with a passphrase: export PULUMI_CONFIG_PASSPHRASE (or " +
-        "PULUMI_CONFIG_PASSPHRASE_FILE) first, and keep it",
+      "pulumi stack init dev   # with the state in a folder or a bucket, its secrets are sealed with a passphrase: export " +
+        "PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE) first, and keep it; Pulumi Cloud seals them itself, " +
+        "with nothing to set",
       `pulumi config set gms:baseUrl ${bed.emulator.url.replace(/\/$/, "")}`,
       `printf '%s' "$GMS_API_KEY" | pulumi config set --secret gms:apiKey   # the API key discover read (GMS_API_KEY)`,
       ...adoption.configKeys.map((key) => {
@@ -258,7 +264,8 @@ describe("pulumi-gms discover --language against the emulator", () => {
     expect(result.code, result.err).toBe(0);
     const { next } = JSON.parse(result.out) as Adoption;
     expect(next).toContain(
-      "pulumi stack init prod   # its secrets are sealed with the passphrase of PULUMI_CONFIG_PASSPHRASE (or _FILE), set in this shell",
+      "pulumi stack init prod   # with the state in a folder or a bucket, its secrets are sealed with the passphrase of " +
+        "PULUMI_CONFIG_PASSPHRASE (or _FILE), set in this shell; Pulumi Cloud seals them itself, with nothing to set",
     );
     expect(next).toContain(
       `pulumi config set --secret gms:apiKey < ${join(bed.dir, "gms.key")}   # the API key discover read (--api-key-file)`,
@@ -341,7 +348,7 @@ describe("pulumi-gms discover --language against the emulator", () => {
     expect(out).toBe("");
     expect(err).toMatch(/Wrote summary\/Pulumi\.yaml: a yaml program that adopts \d+ objects/);
     expect(err).toContain("the program reads each from a secret config value");
-    expect(err).toMatch(/Next:\n {2}pulumi login {3}# no current login .*\n {2}cd summary\n {2}pulumi stack init dev {3}#/);
+    expect(err).toMatch(/Next:\n {2}pulumi login {3}# no current login: .*\n {2}cd summary\n {2}pulumi stack init dev {3}#/);
   });
 
   it("refuses an unknown language (2), a folder that holds a project (1) and a converter that is not there (1)", async () => {
@@ -376,20 +383,49 @@ describe("pulumi-gms discover --language against the emulator", () => {
   });
 
   it.skipIf(!go).for([
-    ["typescript", "index.ts", "nodejs", 'import: "'],
-    ["python", "__main__.py", "python", 'import_="'],
-    ["go", "main.go", "go", "pulumi.Import(pulumi.ID("],
-  ])(
-    "writes the %s program, converted from the YAML one, with its Pulumi.yaml",
+    // An ES module (package.json's type, set by the printed setup) that Node.js runs itself, stripping the types.
+    [
+      "typescript",
+      "index.ts",
+      'import: "',
+      { runtime: { name: "nodejs", options: { typescript: false } }, main: "index.ts" },
+      ["npm init --yes", "npm pkg set type=module", `npm install @pulumi/pulumi pulumi-gms@${packageManifest.version}`],
+    ],
+    [
+      "python",
+      "__main__.py",
+      'import_="',
+      { runtime: { name: "python", options: { virtualenv: "venv" } } },
+      ["python3 -m venv venv", `venv/bin/pip install pulumi pulumi-gms==${packageManifest.version}`],
+    ],
+    [
+      "go",
+      "program.go",
+      "pulumi.Import(pulumi.ID(",
+      { runtime: "go" },
+      ["go mod init adopted-go", `go get ${goModule}@v${packageManifest.version} github.com/pulumi/pulumi/sdk/v3`, "go mod tidy"],
+    ],
+  ] as const)(
+    "writes the %s program, converted from the YAML one, with its Pulumi.yaml and setup",
     { timeout: TIMEOUT },
-    async ([language, file, runtime, importOption]) => {
-      const adoption = await bed.adopt(language!, `adopted-${language}`, ...noPulumi);
-      expect(adoption.file).toBe(join(`adopted-${language}`, file!));
+    async ([language, file, importOption, project, setup]) => {
+      const adoption = await bed.adopt(language, `adopted-${language}`, ...noPulumi);
+      expect(adoption.file).toBe(join(`adopted-${language}`, file));
       const source = readFileSync(join(bed.dir, adoption.file), "utf8");
-      expect(source.split(importOption!).length - 1).toBe(adoptable(bed.seeded).length);
+      expect(source.split(importOption).length - 1).toBe(adoptable(bed.seeded).length);
       for (const guid of adoptable(bed.seeded)) expect(source).toContain(guid);
-      const project = parse(readFileSync(join(bed.dir, `adopted-${language}`, "Pulumi.yaml"), "utf8")) as { runtime: unknown };
-      expect(project.runtime).toEqual(language === "python" ? { name: runtime, options: { virtualenv: "venv" } } : runtime);
+      const written = parse(readFileSync(join(bed.dir, `adopted-${language}`, "Pulumi.yaml"), "utf8")) as Record<string, unknown>;
+      expect(written).toEqual({ name: `adopted-${language}`, description: expect.any(String), ...project });
+      // Go: the program is a function of program.go, which main.go runs (and go.md's driver, in main.go's place).
+      if (language === "go") {
+        expect(source).toMatch(/^package main\n/);
+        expect(source).toContain("\nfunc program(ctx *pulumi.Context) error {\n");
+        expect(source).not.toContain("func main()");
+        expect(readFileSync(join(bed.dir, `adopted-${language}`, "main.go"), "utf8")).toBe(GO_MAIN);
+      }
+      const cd = adoption.next.indexOf(`cd adopted-${language}`);
+      expect(adoption.next.slice(cd + 1, cd + 1 + setup.length)).toEqual(setup);
+      expect(adoption.next[cd + 1 + setup.length]).toMatch(/^pulumi stack init dev/);
       expectNoKey(bed);
     },
   );
@@ -405,15 +441,12 @@ function keyAnswers(bed: Bed, adoption: Adoption): (line: string) => string | un
 }
 
 describe.skipIf(!cli)(`adopting a workspace on the real CLI with the release's plugin: ${cliName(cli)}`, () => {
-  let root: string;
   let server: DownloadServer;
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "gms-discover-adopt-languages-"));
     server = await startDownloadServer(dirname(release!.tarball), release!.version);
   });
   afterAll(async () => {
     await server?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
   });
 
   it("names the state backend the user is logged in to, with `pulumi login`", async () => {
@@ -467,35 +500,40 @@ describe.skipIf(!cli)(`adopting a workspace on the real CLI with the release's p
 
   // This build machine cannot build the Python and Go language hosts (docs/layout.md): the written project's
   // requirements are installed as the printed commands say, and the steps that follow (the stack, its settings, up,
-  // a preview) run through the examples' Automation API drivers, which serve the language runtime themselves.
+  // a preview) run through the page's Automation API driver, which serves the language runtime itself: the printed
+  // stack and settings lines, then python.md's driver.py beside the program, or go.md's main.go in place of the
+  // written one, as the pages give them.
   it.for([
     ["Python", "python"],
     ["Go", "go"],
   ])(
     "%s: the written project's requirements installed with the language's tools, the first up imports every object and makes none",
     { timeout: TIMEOUT },
-    async ([name, language]) => {
+    async ([, language]) => {
       const bed = await startBed(`gms-discover-adopt-${language}`);
       const installed = installPlugin(cli!, release!);
       try {
         const adoption = await bed.adopt(language!, "adopted");
         const [, project] = printedBlocks(adoption.next, bed.dir);
-        const setup = project!.lines.slice(
-          0,
-          project!.lines.findIndex((line) => line.startsWith("pulumi stack init")),
-        );
+        const init = project!.lines.findIndex((line) => line.startsWith("pulumi stack init"));
+        const setup = project!.lines.slice(0, init);
         const releaseDir = dirname(release!.tarball);
-        const driverDir = join(root, language!);
-        mkdirSync(driverDir, { recursive: true });
-        let driver: { command: string[]; cwd: string; path: string[] };
+        let operation: (step: string) => Promise<string>;
+        let stackDir: string;
         if (language === "python") {
           // python3 -m venv venv, then venv/bin/pip install pulumi pulumi-gms==<version>: the wheel from the release.
           expect(setup).toEqual(["python3 -m venv venv", `venv/bin/pip install pulumi pulumi-gms==${release!.version}`]);
           const pip = { ...process.env, PIP_FIND_LINKS: join(releaseDir, "python"), PIP_DISABLE_PIP_VERSION_CHECK: "1" };
           await runBlock({ cwd: project!.cwd, lines: setup }, pip, () => undefined);
-          writeFileSync(join(driverDir, "driver.py"), PYTHON_DRIVER);
+          writeFileSync(join(project!.cwd, "driver.py"), pageFile("docs/python.md", "driver.py"));
           const venv = join(project!.cwd, "venv", "bin");
-          driver = { command: [join(venv, "python"), join(driverDir, "driver.py")], cwd: project!.cwd, path: [venv] };
+          const shell = { ...withPath(installed.env, venv), GMS_BASE_URL: bed.emulator.url, GMS_API_KEY: ACME_KEY };
+          const up = project!.lines.findIndex((line) => line.startsWith("pulumi up"));
+          bed.printed.push(
+            ...(await runBlock({ cwd: project!.cwd, lines: project!.lines.slice(init, up) }, shell, keyAnswers(bed, adoption))),
+          );
+          operation = (step) => run(join(venv, "python"), ["driver.py", step], { cwd: project!.cwd, env: shell });
+          stackDir = project!.cwd;
         } else {
           // go mod init, the SDK's module (the release's, where the printed `go get` would fetch the published one), go mod tidy.
           expect(setup[0]).toBe("go mod init adopted");
@@ -503,22 +541,20 @@ describe.skipIf(!cli)(`adopting a workspace on the real CLI with the release's p
           const problem = goModuleOnRelease(project!.cwd, release!, "adopted");
           if (problem) throw new Error(`${FILE}: ${typeof problem === "string" ? problem : problem.toolchainAbsent}`);
           await runBlock({ cwd: project!.cwd, lines: [setup[2]!, "go build -o adopted ."] }, process.env, () => undefined);
-          const prepared = await LANGUAGE_DRIVERS.find((candidate) => candidate.name === name)!.prepare(driverDir, release!, [
-            { name: "adopted", file: () => join(bed.dir, adoption.file) },
-          ]);
-          if (typeof prepared === "string" || "toolchainAbsent" in prepared)
-            throw new Error(`${FILE}: the Go driver: ${typeof prepared === "string" ? prepared : prepared.toolchainAbsent}`);
-          const programDir = join(driverDir, "program");
-          mkdirSync(programDir);
-          driver = { command: prepared.command, cwd: programDir, path: prepared.path };
+          // go.md's main.go, as the page gives it, in place of the written one, built as the page says.
+          writeFileSync(join(project!.cwd, "main.go"), pageFile("docs/go.md", "main.go"));
+          await runBlock({ cwd: project!.cwd, lines: ["go mod tidy", "go build -o adopted ."] }, process.env, () => undefined);
+          const shell = { ...installed.env, GMS_BASE_URL: bed.emulator.url, GMS_API_KEY: ACME_KEY };
+          const up = project!.lines.findIndex((line) => line.startsWith("pulumi up"));
+          bed.printed.push(
+            ...(await runBlock({ cwd: project!.cwd, lines: project!.lines.slice(init, up) }, shell, keyAnswers(bed, adoption))),
+          );
+          operation = (step) => run(join(project!.cwd, "adopted"), [step], { cwd: project!.cwd, env: shell });
+          stackDir = project!.cwd;
         }
-        const env = withPath(installed.env, ...driver.path);
-        const driverEnv = { ...env, PULUMI_CLI_ROOT: dirname(cli!.dir), GMS_EXAMPLE_CONFIG: JSON.stringify(stackSettings(bed, adoption)) };
-        const operation = (step: string) =>
-          run(driver.command[0]!, [...driver.command.slice(1), "adopted", "dev", step], { cwd: driver.cwd, env: driverEnv });
         await checkAdoption(bed, adoption, {
           adopt: async () => ({ up: await operation("up"), preview: await operation("preview") }),
-          exportState: () => run(cli!.bin, ["stack", "export", "--stack", "dev"], { cwd: driver.cwd, env }),
+          exportState: () => run(cli!.bin, ["stack", "export", "--stack", "dev"], { cwd: stackDir, env: installed.env }),
           destroy: () => operation("destroy"),
         });
       } finally {
@@ -527,4 +563,54 @@ describe.skipIf(!cli)(`adopting a workspace on the real CLI with the release's p
       }
     },
   );
+});
+
+/**
+ * TypeScript on the real CLI with the plugin this checkout builds on PATH (as the engine finds a plugin there), so no
+ * release is needed: the printed setup makes the package an ES module (npm init and npm pkg set, run as printed; the
+ * package copied in where `npm install` would fetch it from the registry), the printed stack and settings lines run
+ * as written, and typescript.md's `driver.ts`, copied into the folder unchanged, runs up, the preview and destroy, as
+ * the page says for a CLI without the Node.js language host (this build machine's).
+ */
+describe.skipIf(!localCli || !go)(`adopting into TypeScript through typescript.md's driver: ${cliName(localCli)}`, () => {
+  it("the first up imports every object and makes none; a preview finds no change", { timeout: TIMEOUT }, async () => {
+    const root = mkdtempSync(join(tmpdir(), "gms-discover-adopt-typescript-"));
+    for (const folder of ["bin", "state"]) mkdirSync(join(root, folder));
+    const plugin = join(ROOT, "dist", "plugin", "main.js");
+    chmodSync(plugin, 0o755);
+    symlinkSync(plugin, join(root, "bin", "pulumi-resource-gms"));
+    const env = cliEnvironment(
+      localCli!,
+      { backendDir: join(root, "state"), passphrase: "adopt-typescript", pulumiHome: join(root, "home") },
+      { ...process.env, PATH: [join(root, "bin"), process.env.PATH ?? ""].join(delimiter) },
+    );
+    const bed = await startBed("gms-discover-adopt-typescript", env);
+    try {
+      const adoption = await bed.adopt("typescript", "adopted");
+      const [, project] = printedBlocks(adoption.next, bed.dir);
+      const init = project!.lines.findIndex((line) => line.startsWith("pulumi stack init"));
+      const up = project!.lines.findIndex((line) => line.startsWith("pulumi up"));
+      const setup = project!.lines.slice(0, init);
+      expect(setup).toEqual([
+        "npm init --yes",
+        "npm pkg set type=module",
+        `npm install @pulumi/pulumi pulumi-gms@${packageManifest.version}`,
+      ]);
+      await runBlock({ cwd: project!.cwd, lines: setup.slice(0, 2) }, env, () => undefined);
+      expect(JSON.parse(readFileSync(join(project!.cwd, "package.json"), "utf8")).type).toBe("module");
+      installPackageCopy(project!.cwd);
+      writeFileSync(join(project!.cwd, "driver.ts"), pageFile("docs/typescript.md", "driver.ts"));
+      const shell = { ...env, GMS_BASE_URL: bed.emulator.url, GMS_API_KEY: ACME_KEY };
+      bed.printed.push(...(await runBlock({ cwd: project!.cwd, lines: project!.lines.slice(init, up) }, shell, keyAnswers(bed, adoption))));
+      const driver = (operation: string) => run(process.execPath, ["driver.ts", operation], { cwd: project!.cwd, env: shell });
+      await checkAdoption(bed, adoption, {
+        adopt: async () => ({ up: await driver("up"), preview: await driver("preview") }),
+        exportState: () => run(localCli!.bin, ["stack", "export", "--stack", "dev"], { cwd: project!.cwd, env: shell }),
+        destroy: () => driver("destroy"),
+      });
+    } finally {
+      await bed.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,12 +1,16 @@
 /**
  * The written projects as data: how `--split-by app` shares out the objects (an App's own, by their `app` or their
  * Action's App, the rest shared; a project for an App left out; entry names kept off `shared`), the stack list it
- * writes, and the commands printed for a project (the state backend's lines for each kind of login, a passphrase's
- * note, words quoted for the shell, where the API key comes from).
+ * writes, the current login as `pulumi whoami` (a stand-in script) answers it, and the commands printed for a project
+ * (the state backend's lines for each kind of login, with nothing of the CLI's error when there is none; the
+ * passphrase's note by backend; words quoted for the shell; where the API key comes from).
  */
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { type Backend, backendLines, shellWord, stackInitNote } from "../../src/discover/backend";
+import { type Backend, backendLines, currentBackend, shellWord, stackInitNote } from "../../src/discover/backend";
 import type { Discovery, ImportEntry, LeftOut, LiveInputs } from "../../src/discover/plan";
 import { exportedKinds, exportKey, splitByApp, stackList } from "../../src/discover/split";
 import { adoptionSteps, type StepsContext } from "../../src/discover/steps";
@@ -107,6 +111,40 @@ describe("--split-by app", () => {
   });
 });
 
+describe("the current login, asked of `pulumi whoami`", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gms-discover-whoami-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** A `pulumi` that prints `stdout` and `stderr` and exits with `code`, whatever it is asked. */
+  const fakePulumi = (name: string, stdout: string, stderr: string, code: number) => {
+    const path = join(dir, name);
+    writeFileSync(path, `#!/bin/sh\nprintf '%s' '${stdout}'\nprintf '%s\\n' '${stderr}' >&2\nexit ${code}\n`, { mode: 0o755 });
+    return path;
+  };
+  const CLI_ERROR = "error: PULUMI_ACCESS_TOKEN must be set for login during non-interactive CLI sessions";
+
+  it.each([
+    ["a CLI that is not there", join(dir, "no-such-pulumi")],
+    ["a whoami that fails", fakePulumi("failing", "", CLI_ERROR, 255)],
+    ["a whoami that names no backend", fakePulumi("no-url", "{}", "", 0)],
+    ["a whoami that answers no JSON", fakePulumi("no-json", "User: me", "", 0)],
+  ])("is none after %s, and the hint holds nothing the CLI printed", async (_, pulumi) => {
+    const backend = await currentBackend(pulumi, dir, {});
+    expect(backend).toEqual({});
+    const [line] = backendLines(backend);
+    expect(line).toMatch(/^pulumi login {3}# no current login: this stores the stacks in Pulumi Cloud;/);
+    for (const text of [CLI_ERROR, "PULUMI_ACCESS_TOKEN", pulumi, "JSON"]) expect(line).not.toContain(text);
+  });
+
+  it("is the URL whoami names, from the login or from PULUMI_BACKEND_URL", async () => {
+    const pulumi = fakePulumi("cloud", '{"user":"me","url":"https://api.pulumi.com"}', "", 0);
+    expect(await currentBackend(pulumi, dir, {})).toEqual({ url: "https://api.pulumi.com", from: "login" });
+    expect(await currentBackend(pulumi, dir, { PULUMI_BACKEND_URL: "https://api.pulumi.com" })).toEqual({
+      url: "https://api.pulumi.com",
+      from: "PULUMI_BACKEND_URL",
+    });
+  });
+});
+
 describe("the printed commands", () => {
   it.each([
     [
@@ -122,8 +160,8 @@ describe("the printed commands", () => {
       "pulumi login postgres://db.example.com/state   # the state backend you are logged in to now (its user and password left out: add yours)",
     ],
     [
-      { missing: "this command requires logging in" },
-      "pulumi login   # no current login (this command requires logging in): this stores the stacks in Pulumi Cloud; to keep them " +
+      {},
+      "pulumi login   # no current login: this stores the stacks in Pulumi Cloud; to keep them " +
         "in a folder instead, run `mkdir -p ~/.pulumi-state && export PULUMI_BACKEND_URL=file://~/.pulumi-state " +
         "PULUMI_CONFIG_PASSPHRASE=<a passphrase you keep>`",
     ],
@@ -133,8 +171,23 @@ describe("the printed commands", () => {
 
   it("say a passphrase seals the stack's secrets on any backend but Pulumi Cloud, and whether the shell has it", () => {
     expect(stackInitNote({ url: "https://api.pulumi.com", from: "login" }, {})).toBeUndefined();
-    expect(stackInitNote({ url: "file:///s", from: "login" }, {})).toMatch(/^its secrets are sealed with a passphrase: export/);
-    expect(stackInitNote({ missing: "x" }, { PULUMI_CONFIG_PASSPHRASE_FILE: "/p" })).toMatch(/PULUMI_CONFIG_PASSPHRASE \(or _FILE\), set/);
+    expect(stackInitNote({ url: "file:///s", from: "login" }, {})).toBe(
+      "its secrets are sealed with a passphrase: export PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE) first, and keep it",
+    );
+    expect(stackInitNote({ url: "s3://state", from: "PULUMI_BACKEND_URL" }, { PULUMI_CONFIG_PASSPHRASE: "" })).toBe(
+      "its secrets are sealed with the passphrase of PULUMI_CONFIG_PASSPHRASE (or _FILE), set in this shell",
+    );
+  });
+
+  it("with no current login, say the passphrase is a folder's or a bucket's only, Pulumi Cloud needing none", () => {
+    expect(stackInitNote({}, {})).toBe(
+      "with the state in a folder or a bucket, its secrets are sealed with a passphrase: export PULUMI_CONFIG_PASSPHRASE (or " +
+        "PULUMI_CONFIG_PASSPHRASE_FILE) first, and keep it; Pulumi Cloud seals them itself, with nothing to set",
+    );
+    expect(stackInitNote({}, { PULUMI_CONFIG_PASSPHRASE_FILE: "/p" })).toBe(
+      "with the state in a folder or a bucket, its secrets are sealed with the passphrase of PULUMI_CONFIG_PASSPHRASE (or _FILE), " +
+        "set in this shell; Pulumi Cloud seals them itself, with nothing to set",
+    );
   });
 
   it("quote for the shell only what needs it", () => {

@@ -5,7 +5,8 @@
  * block's address and key are checked against its own emulator command). Then the API shows what the page made (the
  * App, the connection with its nickname, the Model linked to it, the Workflow of the App), the OpenAPI document was
  * saved, and the connection's key never shows in what was printed. Every curl of the page is in those blocks.
- * Skipped, saying why, without bash, curl or jq (required under CI=true).
+ * (The first block's loop that waits until the emulator answers is test/docs.test.ts's.) Skipped, saying why, without
+ * bash, curl or jq (required under CI=true).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -41,10 +42,13 @@ describe("docs/emulator.md, Calling the API by hand", () => {
     for (const block of calls) expect(block).toMatch(/\b(curl|gms) /);
   });
 
-  it("holds every curl of the page in those blocks", () => {
-    const everyCurl = shBlocks(page).filter((block) => block.includes("curl"));
+  it("holds every curl of the page in those blocks, but the first block's wait until the emulator answers", () => {
+    const everyCurl = shBlocks(page).filter((block) => block !== setup && block.includes("curl"));
     expect(everyCurl.length).toBeGreaterThan(0);
     for (const block of everyCurl) expect(calls).toContain(block);
+    expect(setup!.split("\n").filter((line) => line.includes("curl"))).toEqual([
+      expect.stringMatching(/^until curl -sf http:\/\/127\.0\.0\.1:\d+\/v1\/openapi\.json >\/dev\/null; do sleep 0\.2; done$/),
+    ]);
   });
 });
 

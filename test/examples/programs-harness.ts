@@ -11,6 +11,7 @@ import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { parse } from "yaml";
+import { goRunFunction } from "../../src/discover/go-program";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { callOverHttp } from "../emulator/harness";
 
@@ -200,35 +201,15 @@ export async function checkExampleLifecycle(api: Api, stack: ExampleStack, secre
   return exported;
 }
 
-/** The only shape of main.go that `npm run examples` generates: the whole program is the function given to pulumi.Run. */
-const GO_HEADER = "package main\n";
-const GO_MAIN_OPENING = "\nfunc main() {\n\tpulumi.Run(func(ctx *pulumi.Context) error {\n";
-const GO_MAIN_CLOSING = "\n\t})\n}\n";
-
 /**
  * A generated main.go as package `packageName` whose exported `Program` is the function main gave to `pulumi.Run`,
- * unchanged, for a driver to pass to `auto.UpsertStackInlineSource`. Only the package clause and main's wrapping lines
- * change, line for line, so that a compile error names the line of main.go. Throws, saying what it expected, on a file of any other shape.
+ * unchanged, for a driver to pass to `auto.UpsertStackInlineSource` (goRunFunction, as discover writes its Go
+ * program). Throws, saying what it expected, on a file of any other shape.
  */
 export function inlineGoProgram(source: string, packageName: string): string {
-  if (!/^[a-z][a-z0-9_]*$/.test(packageName)) throw new Error(`inlineGoProgram: ${JSON.stringify(packageName)} is not a Go package name`);
-  const shape =
-    `a generated main.go is \`${GO_HEADER.trim()}\`, its imports, ` +
-    "then `func main() { pulumi.Run(func(ctx *pulumi.Context) error { ... }) }` and nothing after it";
-  const opening = source.indexOf(GO_MAIN_OPENING);
-  if (!source.startsWith(GO_HEADER)) throw new Error(`inlineGoProgram: no \`${GO_HEADER.trim()}\` on the first line: ${shape}`);
-  if (opening < 0 || source.indexOf(GO_MAIN_OPENING, opening + 1) >= 0)
-    throw new Error(`inlineGoProgram: not exactly one main that calls pulumi.Run with a literal function: ${shape}`);
-  if (!source.endsWith(GO_MAIN_CLOSING)) throw new Error(`inlineGoProgram: the file does not end with main's \`})\` and \`}\`: ${shape}`);
-  const body = source.slice(opening + GO_MAIN_OPENING.length, source.length - GO_MAIN_CLOSING.length);
-  if (/\nfunc /.test(source.slice(0, opening)) || /^func /m.test(body))
-    throw new Error(`inlineGoProgram: a function declared beside main: ${shape}`);
-  return [
-    `package ${packageName}\n`,
-    source.slice(GO_HEADER.length, opening),
-    "\n// Program is the function the generated main passed to pulumi.Run.\n",
-    "func Program(ctx *pulumi.Context) error {\n",
-    body,
-    "\n}\n",
-  ].join("");
+  try {
+    return goRunFunction(source, packageName, "Program", "Program is the function the generated main passed to pulumi.Run.");
+  } catch (error) {
+    throw new Error(`inlineGoProgram: ${(error as Error).message}`);
+  }
 }
