@@ -11,7 +11,7 @@
  * again once deleted, so it stays out of reach of `pulumi destroy`. Later Skills of its name are copies made
  * through the API, which a program can make again while it stays, and are imported.
  */
-import { KIND_NAMES, type KindName } from "../provider/kind";
+import { KIND_NAMES, type KindName } from "../resources";
 import { nativeToken } from "../provider/tokens";
 import type { ListedObject } from "./list";
 import { assignNames } from "./names";

@@ -7,20 +7,6 @@ import type { Endpoint } from "../api/endpoint";
 import type { CreatedCandidate, GmsClient } from "../client";
 import type { InputFields, InputValues, OutputFields } from "./fields";
 
-export const KIND_NAMES = [
-  "App",
-  "ProviderConnection",
-  "Model",
-  "Workflow",
-  "Dataset",
-  "Eval",
-  "Experiment",
-  "Skill",
-  "ContextSource",
-  "FineTune",
-] as const;
-export type KindName = (typeof KIND_NAMES)[number];
-
 /**
  * Inputs only the dynamic resources take: an existing object to adopt, since the engine cannot import a dynamic
  * resource. On the provider plugin the `import` resource option and `pulumi import` do that, so its schema (and every
@@ -53,8 +39,9 @@ export interface KindListing {
   by: Readonly<Record<string, string>>;
 }
 
-export interface Kind<I extends InputFields = InputFields, O extends OutputFields = OutputFields> {
-  name: KindName;
+export interface Kind<I extends InputFields = InputFields, O extends OutputFields = OutputFields, N extends string = string> {
+  /** Its name, the key of its line in the registry of kinds (src/resources/registry.ts). */
+  name: N;
   description: string;
   /**
    * The kind is on its way out: what to use instead. schema.json carries it as the resource's `deprecationMessage`,
@@ -76,6 +63,12 @@ export interface Kind<I extends InputFields = InputFields, O extends OutputField
   quirks?: readonly string[];
   inputs: I;
   outputs: O;
+  /**
+   * The fields that identify an object of the kind to the service, each list one identity (a ProviderConnection has
+   * two: its name, and its nickname; `restKind` checks that each is an input): two resources of one program with the same values are twins, warned about
+   * (./identity.ts). Empty for a kind whose objects nothing looks up by a field.
+   */
+  identity: readonly (readonly string[])[];
   /** Where its objects are listed (`restKind` sets it from the entries it derives the operations from). */
   listing?: KindListing;
   /** Rules that span fields (the zod schemas check one field each). Only called when every value is known. */

@@ -30,6 +30,7 @@ export const providerConnectionKind = restKind(
       "The key is write-only: the service never returns it, so `refresh` cannot see it change, and an import must be given it.",
       "Only `nickname` and `default` change in place; another key, url, name, model or metadata replaces the connection.",
     ],
+    identity: [["name"], ["nickname"]],
     inputs: {
       provider: replaceOnly(
         z.string().min(1, "must name a provider type, for example openai"),

@@ -37,6 +37,7 @@ export const skillKind = restKind(
         "Skills are configured outside the public interface.",
       "The service's update takes only the name: another type or metadata replaces the Skill.",
     ],
+    identity: [["name"]],
     inputs: {
       name: updatable(
         z.string().min(1, "must not be empty"),

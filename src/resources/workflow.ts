@@ -25,6 +25,7 @@ export const workflowKind = restKind(
       "Blocks are configured outside the public interface: the resource manages the Workflow record only, and a Workflow without blocks cannot be " +
         "triggered (404 `Workflow has no blocks`).",
     ],
+    identity: [["app", "name"]],
     inputs: {
       name: updatable(
         z.string().min(1, "must not be empty"),

@@ -43,8 +43,7 @@ import { RunError } from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
 import type { InputField, InputFields } from "../provider/fields";
-import type { KindName } from "../provider/kind";
-import { kinds } from "../resources";
+import { type KindName, kinds } from "../resources";
 import { REPORT_INPUT, YamlFileError, issueMessage, parseYaml } from "../yaml-file";
 import { unknownKeyMessage } from "./suggest";
 

@@ -25,7 +25,7 @@ import { parse } from "yaml";
 import type { Discovery } from "../../src/discover/plan";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { packageManifest, pluginDownloadURL } from "../../src/manifest";
-import { KIND_NAMES } from "../../src/provider/kind";
+import { KIND_NAMES } from "../../src/resources";
 import type { PlainReference } from "../../src/discover/adopt";
 import { LANGUAGE_DRIVERS, PYTHON_DRIVER } from "../examples/drivers";
 import { goPresent } from "../go-present";

@@ -187,6 +187,7 @@ describe("a native class per kind", () => {
       defineKind({
         name: "Skill",
         description: "A kind with a secret output.",
+        identity: [],
         inputs: { name: updatable(z.string(), "Name.") },
         outputs: { token: computed(z.string(), "A credential.", { secret: true }), guid: computed(z.string(), "GUID.") },
         create: async () => ({}),
