@@ -61,6 +61,11 @@ export interface Kind<I extends InputFields = InputFields, O extends OutputField
    * sentence each, in the words of what happens and what to do about it.
    */
   quirks?: readonly string[];
+  /**
+   * What an object of the kind takes with it when a program deletes it that no program can make again: `pulumi-gms
+   * discover` names it beside every object of the kind it imports.
+   */
+  lostOnDelete?: string;
   inputs: I;
   outputs: O;
   /**
