@@ -66,6 +66,11 @@ export interface Kind<I extends InputFields = InputFields, O extends OutputField
    * discover` names it beside every object of the kind it imports.
    */
   lostOnDelete?: string;
+  /**
+   * What the kind's map in the workspace document holds (its description in workspace.schema.json): the map is named
+   * after the kind, `<kind in camelCase>s` (`fineTunes`), by logical name (src/workspace/spec.ts).
+   */
+  workspaceSection: string;
   inputs: I;
   outputs: O;
   /**

@@ -28,6 +28,7 @@ export const workflowKind = restKind(
     lostOnDelete:
       "a Workflow's blocks are configured outside the public interface: the resource manages its name and App, and a " +
       "Workflow a program deletes (pulumi destroy, a replacement) cannot be made again with its blocks",
+    workspaceSection: "Workflow records, by logical name (their blocks are configured outside the public interface).",
     identity: [["app", "name"]],
     inputs: {
       name: updatable(

@@ -43,7 +43,7 @@ import { RunError } from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
 import type { InputField, InputFields } from "../provider/fields";
-import { type KindName, kinds } from "../resources";
+import { KIND_NAMES, type KindName, kinds } from "../resources";
 import { REPORT_INPUT, YamlFileError, issueMessage, parseYaml } from "../yaml-file";
 import { unknownKeyMessage } from "./suggest";
 
@@ -153,8 +153,6 @@ function entryOf<I extends InputFields, const D extends { [K in keyof I]?: z.Zod
   return z.strictObject({ ...shape, adopt: AdoptField }) as unknown as z.ZodObject<EntryShape<I, D>, z.core.$strict>;
 }
 
-const AppEntry = entryOf(kinds.App, {});
-
 const ProviderConnectionEntry = entryOf(kinds.ProviderConnection, {
   key: secretSource(kinds.ProviderConnection.inputs.key),
 });
@@ -208,8 +206,6 @@ const ExperimentEntry = entryOf(kinds.Experiment, {
   secondaryAction: Name.describe("The name of the secondary (B) Action, an Action of the App. Changes in place."),
 });
 
-const SkillEntry = entryOf(kinds.Skill, {});
-
 const ContextSourceEntry = entryOf(kinds.ContextSource, {
   context: Name.describe(
     "The name of the Context the source populates (Contexts are created outside the public interface). Another Context replaces the source.",
@@ -243,41 +239,46 @@ const FineTuneEntry = entryOf(kinds.FineTune, {
     ),
 });
 
-/** The document's shape alone: what the JSON Schema describes. */
+/**
+ * The entries of the kinds whose document form differs from their inputs (references by name, secrets by source,
+ * files by path); every other kind's entry is its inputs as they are (`entryOf(kind, {})`).
+ */
+const FORMS = {
+  ProviderConnection: ProviderConnectionEntry,
+  Model: ModelEntry,
+  Workflow: WorkflowEntry,
+  Dataset: DatasetEntry,
+  Eval: EvalEntry,
+  Experiment: ExperimentEntry,
+  ContextSource: ContextSourceEntry,
+  FineTune: FineTuneEntry,
+} satisfies Partial<Record<KindName, z.ZodObject>>;
+
+type EntryOf<K extends KindName> = K extends keyof typeof FORMS
+  ? (typeof FORMS)[K]
+  : z.ZodObject<EntryShape<(typeof kinds)[K]["inputs"], object>, z.core.$strict>;
+
+/** A kind's map in the document: its name in camelCase, plural (`fineTunes`). */
+type SectionOf<K extends KindName> = `${Uncapitalize<K>}s`;
+const sectionOf = <K extends KindName>(kind: K): SectionOf<K> => `${kind[0]!.toLowerCase()}${kind.slice(1)}s` as SectionOf<K>;
+
+/** The document's shape alone, a map per kind of the registry in its order: what the JSON Schema describes. */
 export const WorkspaceDocument = z
-  .strictObject({
-    apps: entries(AppEntry, "Apps, by logical name."),
-    providerConnections: entries(
-      ProviderConnectionEntry,
-      "Connections to model providers, by logical name. Keys come from the stack config or the environment.",
-    ),
-    models: entries(ModelEntry, "Models, by logical name; each uses a ProviderConnection declared here."),
-    workflows: entries(WorkflowEntry, "Workflow records, by logical name (their blocks are configured outside the public interface)."),
-    datasets: entries(DatasetEntry, "Datasets, by logical name."),
-    evals: entries(EvalEntry, "Evals, by logical name."),
-    experiments: entries(ExperimentEntry, "Experiments (A/B comparisons of two Actions of one App), by logical name."),
-    skills: entries(SkillEntry, "Skills, by logical name (create succeeds only under the name of a Skill configured in the workspace)."),
-    contextSources: entries(ContextSourceEntry, "Context Sources, by logical name."),
-    fineTunes: entries(
-      FineTuneEntry,
-      "Fine-tunes (models trained at a provider from Data records of an App), by logical name; each waits for its provider job on create.",
-    ),
-  })
+  .strictObject(
+    Object.fromEntries(
+      KIND_NAMES.map((kind) => [
+        sectionOf(kind),
+        entries(
+          (FORMS as Partial<Record<KindName, z.ZodObject>>)[kind] ?? entryOf(kinds[kind] as { name: KindName; inputs: InputFields }, {}),
+          kinds[kind].workspaceSection,
+        ),
+      ]),
+    ) as { [K in KindName as SectionOf<K>]: z.ZodOptional<z.ZodRecord<z.ZodString, EntryOf<K>>> },
+  )
   .describe("A GMS workspace declared for pulumi-gms's Workspace component: each kind is a map from a logical name to an entry.");
 
-/** Each kind's map in the document; a kind of the registry without one is a compile error. */
-export const SECTION_OF = {
-  App: "apps",
-  ProviderConnection: "providerConnections",
-  Model: "models",
-  Workflow: "workflows",
-  Dataset: "datasets",
-  Eval: "evals",
-  Experiment: "experiments",
-  Skill: "skills",
-  ContextSource: "contextSources",
-  FineTune: "fineTunes",
-} as const satisfies Record<KindName, Section>;
+/** Each kind's map in the document. */
+export const SECTION_OF = Object.fromEntries(KIND_NAMES.map((kind) => [kind, sectionOf(kind)])) as { [K in KindName]: SectionOf<K> };
 
 /** A workspace document as a program writes it. */
 export type WorkspaceSpec = z.input<typeof WorkspaceDocument>;

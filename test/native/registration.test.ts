@@ -188,6 +188,7 @@ describe("a native class per kind", () => {
         name: "Skill",
         description: "A kind with a secret output.",
         identity: [],
+        workspaceSection: "Tokens, by logical name.",
         inputs: { name: updatable(z.string(), "Name.") },
         outputs: { token: computed(z.string(), "A credential.", { secret: true }), guid: computed(z.string(), "GUID.") },
         create: async () => ({}),
