@@ -8,7 +8,7 @@
  */
 import { type InputField, type OutputField, requiredToDeclare } from "../provider/fields";
 import type { Kind } from "../provider/kind";
-import { nativeToken } from "../provider/tokens";
+import { kindFileName, nativeToken } from "../provider/tokens";
 import { kinds } from "../resources";
 import { generatePackageSchema } from "../schema/package-schema";
 import { EXAMPLES_DIR, type ExampleProgram, examplePrograms, fenced } from "./example-programs";
@@ -26,7 +26,7 @@ interface PropertySpec {
 /** `docs/kinds/<kind>.md`: the kind's name in lowercase words joined by dashes. */
 export const kindPagePath = (kind: string): string => `docs/${kindPageLink(kind)}`;
 /** The link to a kind's page from a page of docs/. */
-export const kindPageLink = (kind: string): string => `kinds/${kind.replace(/(?<!^)([A-Z])/g, "-$1").toLowerCase()}.md`;
+export const kindPageLink = (kind: string): string => `kinds/${kindFileName(kind)}.md`;
 
 /** The Python SDK's name of a property: snake_case. */
 export const pythonName = (name: string): string => name.replace(/([A-Z])/g, "_$1").toLowerCase();

@@ -9,6 +9,7 @@ import type { KindName } from "../resources";
 import type { Kind } from "./kind";
 import { resourceProvider } from "./provider";
 import { ProviderError } from "./errors";
+import { kindFileName } from "./tokens";
 
 export { ProviderError };
 
@@ -21,7 +22,7 @@ function loadKind(name: string): Kind | undefined {
   if (!/^[A-Z][A-Za-z0-9]*$/.test(name)) return undefined;
   let path: string;
   try {
-    path = require.resolve(`../resources/${name.replace(/(?<!^)(?=[A-Z])/g, "-").toLowerCase()}`);
+    path = require.resolve(`../resources/${kindFileName(name)}`);
   } catch {
     return undefined;
   }

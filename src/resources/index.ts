@@ -1,4 +1,3 @@
-import type { InputFields, OutputFields } from "../provider/fields";
 import type { Kind } from "../provider/kind";
 import { appKind } from "./app";
 import { contextSourceKind } from "./context-source";
@@ -24,10 +23,10 @@ export { Workflow, type WorkflowArgs } from "./workflow";
 
 /**
  * The registry of kinds: every kind the package serves, in the order the package lists them (schema.json, the docs,
- * `pulumi-gms discover`). A kind's line here (with its import and its class's export above) is the one edit outside
- * its own files (docs/development.md, "Adding a kind"): the kind names, both forms' providers, identities, import ids,
- * the workspace document and the emulator's OpenAPI are derived from it. The dynamic provider's host loads a kind's
- * module alone, by its name (src/provider/index.ts): the module of `FineTune` is ./fine-tune, exporting `fineTuneKind`.
+ * `pulumi-gms discover`). The kind names, the dynamic provider's `providerOf`, the plugin's routes, schema.json, the
+ * docs and the workspace document's maps go by it; docs/development.md, "Adding a kind", lists what else a kind takes.
+ * The dynamic provider's host loads a kind's module alone, by its name (src/provider/index.ts): the module of
+ * `FineTune` is ./fine-tune, exporting `fineTuneKind`.
  */
 export const kinds = {
   App: appKind,
@@ -45,5 +44,3 @@ export const kinds = {
 export type KindName = keyof typeof kinds;
 /** The kinds' names, in the registry's order. */
 export const KIND_NAMES = Object.keys(kinds) as readonly KindName[];
-/** A kind of the registry, its fields unknown. */
-export type RegisteredKind = Kind<InputFields, OutputFields, KindName>;

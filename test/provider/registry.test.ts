@@ -9,10 +9,9 @@ import { describe, expect, it } from "vitest";
 import * as dynamicForm from "../../src";
 import { KIND_NAMES, kinds } from "../../src/resources";
 import * as nativeForm from "../../src/native";
+import { kindFileName as moduleName } from "../../src/provider/tokens";
 
 const shims = join(__dirname, "..", "..", "src", "shims");
-/** `FineTune` -> `fine-tune`: the module names of a kind (its shim, its declaration). */
-const moduleName = (kind: string) => kind.replace(/(?<!^)(?=[A-Z])/g, "-").toLowerCase();
 
 describe("the registry of kinds", () => {
   it("names each kind by its own name, in the registry's order", () => {
