@@ -40,7 +40,7 @@ export interface KindListing {
 }
 
 export interface Kind<I extends InputFields = InputFields, O extends OutputFields = OutputFields, N extends string = string> {
-  /** Its name, the key of its line in the registry of kinds (src/resources/registry.ts). */
+  /** Its name, the key of its line in the registry of kinds (src/resources/index.ts). */
   name: N;
   description: string;
   /**
