@@ -99,6 +99,15 @@ const secretSource = (
   return form;
 };
 
+/** The document forms that name an entry declared under another map: the kind of that map, by form (see `crossCheck`). */
+const references = new WeakMap<z.ZodType, KindName>();
+
+/** `form`, a logical name of an entry declared under the map of `kind` (or a form around one: nullable, say). */
+const entryRef = <S extends z.ZodType>(kind: KindName, form: S): S => {
+  references.set(form, kind);
+  return form;
+};
+
 const AppRef = Name.describe(
   "An App: the logical name of an App declared under `apps`, otherwise the name of an App " +
     "that already exists in the workspace (for example one configured outside Pulumi).",
@@ -158,9 +167,12 @@ const ProviderConnectionEntry = entryOf(kinds.ProviderConnection, {
 });
 
 const ModelEntry = entryOf(kinds.Model, {
-  provider: Name.describe(
-    "The logical name of the ProviderConnection (under `providerConnections`) the Model " +
-      "uses: its provider type, key and endpoint apply, and the Model is created after it.",
+  provider: entryRef(
+    "ProviderConnection",
+    Name.describe(
+      "The logical name of the ProviderConnection (under `providerConnections`) the Model " +
+        "uses: its provider type, key and endpoint apply, and the Model is created after it.",
+    ),
   ),
   key: secretSource(
     kinds.Model.inputs.key,
@@ -195,8 +207,11 @@ const EvalTypeRef = z
 const EvalEntry = entryOf(kinds.Eval, {
   action: ActionRef.describe("The Action whose generations are scored, as `{app, action}`. Another Action replaces the Eval."),
   evalTypes: z.array(EvalTypeRef).describe("The Eval types that score, by name (each once), or `{type, variables}`. Changes in place."),
-  dataset: Name.nullable().describe(
-    "The logical name of a Dataset declared under `datasets` to score, or null to score live traffic. Another Dataset replaces the Eval.",
+  dataset: entryRef(
+    "Dataset",
+    Name.nullable().describe(
+      "The logical name of a Dataset declared under `datasets` to score, or null to score live traffic. Another Dataset replaces the Eval.",
+    ),
   ),
 });
 
@@ -218,13 +233,19 @@ const ContextSourceEntry = entryOf(kinds.ContextSource, {
 
 const FineTuneEntry = entryOf(kinds.FineTune, {
   app: AppRef.describe(`The App whose Data records train the model. ${AppRef.description} Another App replaces the fine-tune.`),
-  dataset: Name.describe("The logical name of a Dataset declared under `datasets`. Another Dataset replaces the fine-tune."),
+  dataset: entryRef(
+    "Dataset",
+    Name.describe("The logical name of a Dataset declared under `datasets`. Another Dataset replaces the fine-tune."),
+  ),
   providerConnection: z
     .union(
       [
         kinds.FineTune.inputs.providerConnection.schema,
         z.strictObject({
-          model: Name.describe("The logical name of a Model declared under `models`: the connection it is linked to runs the job."),
+          model: entryRef(
+            "Model",
+            Name.describe("The logical name of a Model declared under `models`: the connection it is linked to runs the job."),
+          ),
         }),
       ],
       {
@@ -363,34 +384,26 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
       add([section, key, "default"], `only one of ${section} can be the default; ${section}.${defaults[0]![0]} already is`);
   }
 
-  for (const [key, model] of list("models")) {
-    if (!spec.providerConnections?.[model.provider]) {
-      add(
-        ["models", key, "provider"],
-        `no ProviderConnection "${model.provider}" is declared under providerConnections (declared: ${names("providerConnections")})`,
-      );
-    }
-  }
+  // Each logical name of an entry under another map (`entryRef`), wherever its entry's form holds one.
+  const refer = (form: z.ZodType, value: unknown, path: Path): void => {
+    const kind = references.get(form);
+    if (kind !== undefined && typeof value === "string") {
+      const section = SECTION_OF[kind];
+      if (!spec[section]?.[value]) add(path, `no ${kind} "${value}" is declared under ${section} (declared: ${names(section)})`);
+    } else if (form instanceof z.ZodOptional || form instanceof z.ZodNullable) refer(form.unwrap() as z.ZodType, value, path);
+    else if (form instanceof z.ZodUnion) for (const option of form.options as z.ZodType[]) refer(option, value, path);
+    else if (form instanceof z.ZodObject && isObject(value))
+      for (const [name, field] of Object.entries(form.shape as Record<string, z.ZodType>))
+        refer(field, (value as Record<string, unknown>)[name], [...path, name]);
+  };
+  for (const [section, map] of Object.entries(WorkspaceDocument.shape) as [Section, z.ZodOptional<z.ZodRecord>][])
+    for (const [key, entry] of Object.entries(spec[section] ?? {})) refer(map.unwrap().valueType as z.ZodType, entry, [section, key]);
+
   for (const [key, entry] of list("evals")) {
-    if (typeof entry.dataset === "string" && !spec.datasets?.[entry.dataset]) {
-      add(["evals", key, "dataset"], `no Dataset "${entry.dataset}" is declared under datasets (declared: ${names("datasets")})`);
-    }
     const typeNames = entry.evalTypes.map((type) => (typeof type === "string" ? type : type.type));
     typeNames.forEach((name, index) => {
       if (typeNames.indexOf(name) !== index) add(["evals", key, "evalTypes", index], `lists Eval type "${name}" more than once`);
     });
-  }
-  for (const [key, fineTune] of list("fineTunes")) {
-    if (!spec.datasets?.[fineTune.dataset]) {
-      add(["fineTunes", key, "dataset"], `no Dataset "${fineTune.dataset}" is declared under datasets (declared: ${names("datasets")})`);
-    }
-    const connection = fineTune.providerConnection;
-    if (typeof connection === "object" && !spec.models?.[connection.model]) {
-      add(
-        ["fineTunes", key, "providerConnection", "model"],
-        `no Model "${connection.model}" is declared under models (declared: ${names("models")})`,
-      );
-    }
   }
   for (const [key, source] of list("contextSources")) {
     if (source.url !== undefined && source.file !== undefined) {
