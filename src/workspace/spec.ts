@@ -429,6 +429,30 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
   return problems;
 }
 
+/** A secret the document names: where (the entry's map, its logical name, its field) and where from. */
+export interface SecretUse {
+  section: Section;
+  key: string;
+  field: string;
+  source: SecretSource;
+}
+
+/** Every secret the document names: each field whose form is a `secretSource`, in each entry that gives it. */
+export function secretUses(spec: ParsedWorkspaceSpec): SecretUse[] {
+  const uses: SecretUse[] = [];
+  for (const [section, map] of Object.entries(WorkspaceDocument.shape) as [Section, z.ZodOptional<z.ZodRecord>][]) {
+    const shape = (map.unwrap().valueType as z.ZodObject).shape as Record<string, z.ZodType>;
+    const fields = Object.keys(shape).filter((field) => {
+      let form = shape[field]!;
+      while (form instanceof z.ZodOptional) form = form.unwrap() as z.ZodType;
+      return secretForms.has(form);
+    });
+    for (const [key, entry] of Object.entries(spec[section] ?? {}) as [string, Record<string, unknown>][])
+      for (const field of fields) if (entry[field] !== undefined) uses.push({ section, key, field, source: entry[field] as SecretSource });
+  }
+  return uses;
+}
+
 /** The problem of a document without a single entry, located at the document itself. */
 export const EMPTY_DOCUMENT =
   "declares no resources: an empty workspace would delete everything this stack manages; remove the component (or the stack) to do that on purpose";
