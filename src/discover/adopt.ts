@@ -18,10 +18,10 @@
 import type { GmsClient } from "../client";
 import { NotFoundError } from "../client";
 import type { InputField } from "../provider/fields";
-import { COMMON_INPUTS, type KindName } from "../provider/kind";
+import { COMMON_INPUTS } from "../provider/kind";
+import { type KindName, kinds } from "../resources";
 import { nameOfNativeToken, nativeToken } from "../provider/tokens";
 import { sameValue } from "../provider/values";
-import { kinds } from "../resources";
 import type { ConfigKey, ImportEntry, LiveInputs } from "./plan";
 import { exportKey, SHARED_STACK_RESOURCE } from "./split";
 

@@ -6,9 +6,9 @@
  */
 import { workspacesApi } from "../api/workspaces";
 import type { GmsClient } from "../client";
-import { KIND_NAMES, type KindListing, type KindName, type Outputs } from "../provider/kind";
+import { type KindListing, type Outputs } from "../provider/kind";
+import { KIND_NAMES, type KindName, kinds } from "../resources";
 import { listed } from "../provider/rest";
-import { kinds } from "../resources";
 
 export interface ListedObject {
   kind: KindName;

@@ -10,7 +10,7 @@
  * the kinds differ, and by the first 8 hexadecimal digits of their GUID within one kind: `support_app`,
  * `support_dataset`, `golden_3f2a9c01`. A name the stack already uses for something else gets the GUID digits too.
  */
-import type { KindName } from "../provider/kind";
+import type { KindName } from "../resources";
 
 /** Long enough for any real name, short enough to read in a URN. */
 const MAX_SLUG = 48;

@@ -11,7 +11,7 @@
  * again once deleted, so it stays out of reach of `pulumi destroy`. Later Skills of its name are copies made
  * through the API, which a program can make again while it stays, and are imported.
  */
-import { KIND_NAMES, type KindName } from "../provider/kind";
+import { KIND_NAMES, type KindName, kinds } from "../resources";
 import { nativeToken } from "../provider/tokens";
 import type { ListedObject } from "./list";
 import { assignNames } from "./names";
@@ -111,16 +111,6 @@ export const NOT_RESOURCES =
   "names them by GUID (a program may look them up instead: gms:index:getAction, getContext, getDataRecords, getEvalType). " +
   "Sessions, Feedback and Documents are not managed by the provider either.";
 
-/** What an imported object of a kind cannot get back once a program deletes it. */
-const CAVEATS: Partial<Record<KindName, string>> = {
-  App:
-    "an App's Actions are configured outside the public interface, and its Data records log what ran: once a program " +
-    "deletes the App (pulumi destroy, a replacement), they are out of reach, and no program can make the Actions again",
-  Workflow:
-    "a Workflow's blocks are configured outside the public interface: the resource manages its name and App, and a " +
-    "Workflow a program deletes (pulumi destroy, a replacement) cannot be made again with its blocks",
-};
-
 const CONFIGURED_SKILL =
   "a configured Skill: Skills are configured outside the public interface, and the service creates a Skill under this name " +
   "only as a copy of this one, so no program could create it again once deleted; left out so that pulumi destroy never deletes it";
@@ -197,9 +187,10 @@ export function planDiscovery(objects: readonly ListedObject[], options: Discove
     }
     return entry;
   });
-  const caveats = (Object.entries(CAVEATS) as [KindName, string][]).flatMap(([kind, caveat]) => {
+  const caveats = KIND_NAMES.flatMap((kind) => {
+    const caveat = kinds[kind].lostOnDelete;
     const affected = resources.filter((entry) => entry.type === nativeToken(kind)).map((entry) => entry.name);
-    return affected.length > 0 ? [{ type: nativeToken(kind), resources: affected, caveat }] : [];
+    return caveat !== undefined && affected.length > 0 ? [{ type: nativeToken(kind), resources: affected, caveat }] : [];
   });
 
   const keys = configKeys(secrets);

@@ -1,5 +1,5 @@
 /** A discovery as people read it (the command's summary) and as `pulumi import --file` reads it (the document). */
-import { KIND_NAMES } from "../provider/kind";
+import { KIND_NAMES } from "../resources";
 import type { PlainReference } from "./adopt";
 import type { Discovery } from "./plan";
 

@@ -5,7 +5,7 @@
  * (what the service calls it: an App's name, a connection's nickname, a Model's llm), ignoring case: `*` stands for
  * any run of characters, `?` for one, anything else for itself.
  */
-import { KIND_NAMES, type KindName } from "../provider/kind";
+import { KIND_NAMES, type KindName } from "../resources";
 import { nameOfNativeToken } from "../provider/tokens";
 
 export interface Selection {

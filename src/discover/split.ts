@@ -14,7 +14,7 @@
 import { stringify } from "yaml";
 import { appsApi } from "../api/apps";
 import type { GmsClient } from "../client";
-import { KIND_NAMES, type KindName } from "../provider/kind";
+import { KIND_NAMES, type KindName } from "../resources";
 import { nameOfNativeToken, nativeToken } from "../provider/tokens";
 import type { Discovery, ImportEntry, LiveInputs } from "./plan";
 

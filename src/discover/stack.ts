@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { parseStackExport, urnParts } from "../migrate/stack-export";
-import { KIND_NAMES } from "../provider/kind";
+import { KIND_NAMES } from "../resources";
 import { kindOfDynamicToken, nameOfNativeToken } from "../provider/tokens";
 
 export interface ManagedObjects {

@@ -12,8 +12,7 @@
  * workspace shows it elsewhere (a connection's type, in the Models linked to it), and is a note otherwise.
  */
 import type { InputField } from "../provider/fields";
-import type { KindName } from "../provider/kind";
-import { kinds } from "../resources";
+import { type KindName, kinds } from "../resources";
 import type { ListedObject } from "./list";
 
 /** A kind's inputs that are required to create it and never returned. */

@@ -7,8 +7,8 @@
  * the program must then declare; the lookups its examples feed it from; and its quirks as the service has them.
  */
 import { type InputField, type OutputField, requiredToDeclare } from "../provider/fields";
-import { type Kind, type KindName } from "../provider/kind";
-import { nativeToken } from "../provider/tokens";
+import type { Kind } from "../provider/kind";
+import { kindFileName, nativeToken } from "../provider/tokens";
 import { kinds } from "../resources";
 import { generatePackageSchema } from "../schema/package-schema";
 import { EXAMPLES_DIR, type ExampleProgram, examplePrograms, fenced } from "./example-programs";
@@ -24,9 +24,9 @@ interface PropertySpec {
 }
 
 /** `docs/kinds/<kind>.md`: the kind's name in lowercase words joined by dashes. */
-export const kindPagePath = (kind: KindName): string => `docs/${kindPageLink(kind)}`;
+export const kindPagePath = (kind: string): string => `docs/${kindPageLink(kind)}`;
 /** The link to a kind's page from a page of docs/. */
-export const kindPageLink = (kind: KindName): string => `kinds/${kind.replace(/(?<!^)([A-Z])/g, "-$1").toLowerCase()}.md`;
+export const kindPageLink = (kind: string): string => `kinds/${kindFileName(kind)}.md`;
 
 /** The Python SDK's name of a property: snake_case. */
 export const pythonName = (name: string): string => name.replace(/([A-Z])/g, "_$1").toLowerCase();
@@ -93,12 +93,12 @@ interface PageSources {
 
 const pageSources = (): PageSources => ({ schema: generatePackageSchema(), programs: examplePrograms() });
 
-const resourceSpec = (schema: Record<string, unknown>, kind: KindName): ResourceSpec =>
+const resourceSpec = (schema: Record<string, unknown>, kind: string): ResourceSpec =>
   (schema.resources as Record<string, ResourceSpec>)[nativeToken(kind)]!;
 
 /** Each input of the kind's Args in the Go and Python SDKs: the property, the Go field and type, the Python name and type. */
 export function sdkInputs(
-  kind: KindName,
+  kind: string,
   schema = generatePackageSchema(),
 ): { name: string; go: string; goType: string; python: string; pythonType: string }[] {
   const spec = resourceSpec(schema, kind);
@@ -113,7 +113,7 @@ export function sdkInputs(
 }
 
 /** Each output of the kind's resource in the Go SDK, by the field the resource struct has (always set: not a pointer). */
-function goOutputs(kind: KindName, schema: Record<string, unknown>): Record<string, { go: string; goType: string }> {
+function goOutputs(kind: string, schema: Record<string, unknown>): Record<string, { go: string; goType: string }> {
   const spec = resourceSpec(schema, kind);
   const required = new Set(spec.required ?? []);
   return Object.fromEntries(

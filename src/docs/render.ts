@@ -9,8 +9,8 @@
 import { z } from "zod";
 import { lookupDeclarations } from "../lookups";
 import { type InputField, REQUIRED_TO_CREATE } from "../provider/fields";
-import { COMMON_INPUTS, type Kind, type KindName } from "../provider/kind";
-import { kinds } from "../resources";
+import { COMMON_INPUTS, type Kind } from "../provider/kind";
+import { type KindName, kinds } from "../resources";
 import type { JsonSchema } from "../schema/package-schema";
 import { workspaceJsonSchema } from "../workspace/schema-json";
 import { SECTION_OF } from "../workspace/spec";

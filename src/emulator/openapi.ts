@@ -10,48 +10,14 @@
  * parse and answer with: test/emulator/openapi.test.ts fails when a route the emulator registers is in neither.
  */
 import { z } from "zod";
-import { actionEndpoints } from "../api/actions";
-import { appEndpoints } from "../api/apps";
 import { Envelope, Guid, PageQuery } from "../api/common";
-import { contextSourceEndpoints } from "../api/context-sources";
-import { dataEndpoints } from "../api/data";
-import { datasetEndpoints } from "../api/datasets";
-import { documentEndpoints } from "../api/documents";
 import { type Endpoint, pathParameters } from "../api/endpoint";
-import { evalEndpoints } from "../api/evals";
-import { ExperimentPrompt, ExperimentPromptResponse, experimentEndpoints } from "../api/experiments";
-import { feedbackEndpoints } from "../api/feedback";
-import { fileEndpoints, SignedFileQuery } from "../api/files";
-import { fineTuneEndpoints, NumericId } from "../api/fine-tunes";
-import { modelEndpoints } from "../api/models";
-import { providerEndpoints } from "../api/providers";
-import { sessionEndpoints } from "../api/sessions";
-import { skillEndpoints } from "../api/skills";
-import { workflowEndpoints } from "../api/workflows";
-import { workspaceEndpoints } from "../api/workspaces";
+import { ExperimentPrompt, ExperimentPromptResponse } from "../api/experiments";
+import { SignedFileQuery } from "../api/files";
+import { NumericId } from "../api/fine-tunes";
 import { packageManifest } from "../manifest";
+import { API_AREAS } from "./areas";
 import { ErrorBody } from "./routes/error-handler";
-
-/** Every group of endpoint entries, under the name its operations are tagged with and their ids start with. */
-export const endpointGroups = {
-  actions: actionEndpoints,
-  apps: appEndpoints,
-  contextSources: contextSourceEndpoints,
-  data: dataEndpoints,
-  datasets: datasetEndpoints,
-  documents: documentEndpoints,
-  evals: evalEndpoints,
-  experiments: experimentEndpoints,
-  feedback: feedbackEndpoints,
-  files: fileEndpoints,
-  fineTunes: fineTuneEndpoints,
-  models: modelEndpoints,
-  providers: providerEndpoints,
-  sessions: sessionEndpoints,
-  skills: skillEndpoints,
-  workflows: workflowEndpoints,
-  workspaces: workspaceEndpoints,
-} satisfies Record<string, Record<string, Endpoint>>;
 
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -307,8 +273,8 @@ let described: { paths: JsonSchema; components: JsonSchema } | undefined;
 
 function describeEndpoints(): { paths: JsonSchema; components: JsonSchema } {
   const paths: Record<string, Record<string, unknown>> = handServed();
-  for (const [group, entries] of Object.entries(endpointGroups)) {
-    for (const [name, entry] of Object.entries(entries as Record<string, Endpoint>)) {
+  for (const [group, { endpoints }] of Object.entries(API_AREAS)) {
+    for (const [name, entry] of Object.entries(endpoints as Record<string, Endpoint>)) {
       const methods = (paths[entry.path] ??= {});
       const method = entry.method.toLowerCase();
       if (methods[method]) throw new TypeError(`${entry.method} ${entry.path} is described twice`);

@@ -4,7 +4,7 @@
  * which of them are secret. The migration copies only those from the dynamic resource's state, so the dynamic
  * provider's own properties (`__provider`, `__secretInputs`, ...) never reach the native state.
  */
-import { KIND_NAMES, type KindName } from "../provider/kind";
+import { KIND_NAMES, type KindName } from "../resources";
 import { committedPackageSchema } from "../schema/package-schema";
 import { MigrationError } from "./errors";
 import { nativeToken } from "../provider/tokens";

@@ -16,9 +16,9 @@
  * does a gms resource that a resource outside the migration depends on: removing it from state would fail.
  * The plan never holds a secret's value: an export made with `--show-secrets` is refused.
  */
-import { KIND_NAMES, type KindName } from "../provider/kind";
+import { KIND_NAMES, type KindName } from "../resources";
 import { MigrationError } from "./errors";
-import { importIds } from "./import-id";
+import { importIdOf } from "./import-id";
 import { type NativeSchema, packageNativeSchema } from "./native-schema";
 import { dependenciesOf, type StackExport, type StateResource, urnParts } from "./stack-export";
 import { dynamicToken, kindOfDynamicToken } from "../provider/tokens";
@@ -235,7 +235,7 @@ export function planMigration(exported: StackExport, options: PlanOptions = {}):
       }
     }
     const handle = handles.get(resource)!;
-    const importId = importIds[kind(resource)](resource);
+    const importId = importIdOf(resource);
     entries.push({
       type: native.type,
       name: handle,

@@ -68,7 +68,7 @@ export abstract class NativeResource extends pulumi.CustomResource {
     opts: pulumi.CustomResourceOptions = {},
     derive?: DeriveInputs,
   ) {
-    if (opts.id === undefined) warnTwin(kind.name, name, args, opts.provider);
+    if (opts.id === undefined) warnTwin(kind, name, args, opts.provider);
     super(
       nativeToken(kind.name),
       name,

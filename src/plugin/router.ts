@@ -14,7 +14,7 @@
  */
 import { deprecationWarnings, formerTokens } from "../provider/deprecation";
 import { ResourceInitError } from "../provider/errors";
-import { DYNAMIC_ONLY_INPUTS, type Kind, type KindName } from "../provider/kind";
+import { DYNAMIC_ONLY_INPUTS, type Kind } from "../provider/kind";
 import { INCOMPLETE, resourceProvider, UNRESOLVED_CREATE } from "../provider/provider";
 import { SECRET_INPUTS } from "../provider/secret-inputs";
 import { containsUnknown, sameValue } from "../provider/values";
@@ -48,7 +48,7 @@ export interface ReadResult {
 }
 
 /** Why the plugin refuses an input only the dynamic resources take, and what to do instead. */
-export const dynamicOnlyReason = (kind: KindName, property: string) =>
+export const dynamicOnlyReason = (kind: string, property: string) =>
   `${property} is an input of the Node.js dynamic resources (gms.${kind}) only: on the provider plugin, bring an existing ` +
   `object in with the import resource option (import: "<guid>") or \`pulumi import ${nativeToken(kind)} <name> <guid>\``;
 
@@ -58,7 +58,7 @@ export class UnknownTypeError extends Error {
 
 /** One kind as the plugin serves it. */
 export class KindRoute {
-  readonly name: KindName;
+  readonly name: string;
   private readonly provider: ReturnType<typeof resourceProvider>;
 
   constructor(private readonly kind: Kind) {

@@ -10,21 +10,7 @@
  * value, and two Outputs are never known to be.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { KindName } from "./kind";
-
-/** The identifying fields of each kind. */
-const IDENTITIES: Partial<Record<KindName, string[][]>> = {
-  App: [["name"]],
-  ProviderConnection: [["name"], ["nickname"]],
-  Model: [["provider", "llm"]],
-  Workflow: [["app", "name"]],
-  Dataset: [["name"]],
-  Eval: [["name"]],
-  Experiment: [["name"]],
-  Skill: [["name"]],
-  ContextSource: [["context", "url"]],
-  FineTune: [["app", "name"]],
-};
+import type { Kind } from "./kind";
 
 /** A number for each provider object and each Output compared, the same for the same object. */
 const objectIds = new WeakMap<object, number>();
@@ -49,14 +35,19 @@ const seen = new Map<string, string>();
  * Warns (pulumi.log.warn) when an earlier resource of this program already declared this one's identity (see the
  * top of this file); returns the warning, or undefined.
  */
-export function warnTwin(kind: KindName, name: string, args: Record<string, unknown>, provider?: unknown): string | undefined {
+export function warnTwin(
+  kind: Pick<Kind, "name" | "identity">,
+  name: string,
+  args: Record<string, unknown>,
+  provider?: unknown,
+): string | undefined {
   const where = whereOf(args, provider);
   if (where === undefined) return undefined;
-  for (const fields of IDENTITIES[kind] ?? []) {
+  for (const fields of kind.identity) {
     const values = fields.map((field) => args[field]);
     if (!values.every((value) => (typeof value === "string" && value !== "") || pulumi.Output.isInstance(value))) continue;
     const compared = values.map((value) => (typeof value === "string" ? value : { output: idOf(value as object) }));
-    const key = JSON.stringify([kind, fields, where, compared]);
+    const key = JSON.stringify([kind.name, fields, where, compared]);
     const first = seen.get(key);
     if (first === undefined) {
       seen.set(key, name);
@@ -66,7 +57,7 @@ export function warnTwin(kind: KindName, name: string, args: Record<string, unkn
       typeof values[index] === "string" ? `${field} ${JSON.stringify(values[index])}` : field,
     );
     const warning =
-      `${kind} "${name}" has the ${described.join(" and ")} of ${kind} "${first}" in the same workspace: the service keeps both, ` +
+      `${kind.name} "${name}" has the ${described.join(" and ")} of ${kind.name} "${first}" in the same workspace: the service keeps both, ` +
       `but a lookup by ${fields.join(" and ")} finds only one of them. Give one another ${fields.join(" or ")} if that matters.`;
     void pulumi.log.warn(warning);
     return warning;

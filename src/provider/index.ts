@@ -5,29 +5,30 @@
 import "../node-guard";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { configure as configureConnection } from "./connection";
-import type { Kind, KindName } from "./kind";
+import type { KindName } from "../resources";
+import type { Kind } from "./kind";
 import { resourceProvider } from "./provider";
 import { ProviderError } from "./errors";
+import { kindFileName } from "./tokens";
 
 export { ProviderError };
 
 /**
- * Each kind's module, loaded when the provider host first serves a resource of that kind: a host
- * that deletes Apps does not load the other nine kinds. A kind missing here is a compile error.
+ * The kind of a name of the registry (src/resources/index.ts), its module loaded when the provider host first serves a
+ * resource of that kind, alone: a host that deletes Apps does not load the other kinds. A kind's module is named after
+ * it and exports its declaration so (`FineTune`: ../resources/fine-tune, `fineTuneKind`); undefined for no such kind.
  */
-const kindModules = {
-  App: () => (require("../resources/app") as typeof import("../resources/app")).appKind,
-  ProviderConnection: () =>
-    (require("../resources/provider-connection") as typeof import("../resources/provider-connection")).providerConnectionKind,
-  Model: () => (require("../resources/model") as typeof import("../resources/model")).modelKind,
-  Workflow: () => (require("../resources/workflow") as typeof import("../resources/workflow")).workflowKind,
-  Dataset: () => (require("../resources/dataset") as typeof import("../resources/dataset")).datasetKind,
-  Eval: () => (require("../resources/eval") as typeof import("../resources/eval")).evalKind,
-  Experiment: () => (require("../resources/experiment") as typeof import("../resources/experiment")).experimentKind,
-  Skill: () => (require("../resources/skill") as typeof import("../resources/skill")).skillKind,
-  ContextSource: () => (require("../resources/context-source") as typeof import("../resources/context-source")).contextSourceKind,
-  FineTune: () => (require("../resources/fine-tune") as typeof import("../resources/fine-tune")).fineTuneKind,
-} satisfies Record<KindName, () => Kind>;
+function loadKind(name: string): Kind | undefined {
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(name)) return undefined;
+  let path: string;
+  try {
+    path = require.resolve(`../resources/${kindFileName(name)}`);
+  } catch {
+    return undefined;
+  }
+  const kind = (require(path) as Record<string, Kind | undefined>)[`${name[0]!.toLowerCase()}${name.slice(1)}Kind`];
+  return kind?.name === name ? kind : undefined;
+}
 
 export function configure(config: dynamic.Config): void {
   configureConnection(config);
@@ -38,7 +39,7 @@ const providers = new Map<KindName, ReturnType<typeof resourceProvider>>();
 export function providerOf(name: KindName): ReturnType<typeof resourceProvider> {
   let provider = providers.get(name);
   if (!provider) {
-    const kind = Object.hasOwn(kindModules, name) ? kindModules[name]() : undefined;
+    const kind = loadKind(name);
     if (!kind)
       throw new ProviderError("unknown_kind", `pulumi-gms has no resource kind ${name}; is the installed package older than the state?`);
     provider = resourceProvider(kind);

@@ -7,20 +7,6 @@ import type { Endpoint } from "../api/endpoint";
 import type { CreatedCandidate, GmsClient } from "../client";
 import type { InputFields, InputValues, OutputFields } from "./fields";
 
-export const KIND_NAMES = [
-  "App",
-  "ProviderConnection",
-  "Model",
-  "Workflow",
-  "Dataset",
-  "Eval",
-  "Experiment",
-  "Skill",
-  "ContextSource",
-  "FineTune",
-] as const;
-export type KindName = (typeof KIND_NAMES)[number];
-
 /**
  * Inputs only the dynamic resources take: an existing object to adopt, since the engine cannot import a dynamic
  * resource. On the provider plugin the `import` resource option and `pulumi import` do that, so its schema (and every
@@ -53,8 +39,9 @@ export interface KindListing {
   by: Readonly<Record<string, string>>;
 }
 
-export interface Kind<I extends InputFields = InputFields, O extends OutputFields = OutputFields> {
-  name: KindName;
+export interface Kind<I extends InputFields = InputFields, O extends OutputFields = OutputFields, N extends string = string> {
+  /** Its name, the key of its line in the registry of kinds (src/resources/index.ts). */
+  name: N;
   description: string;
   /**
    * The kind is on its way out: what to use instead. schema.json carries it as the resource's `deprecationMessage`,
@@ -74,8 +61,24 @@ export interface Kind<I extends InputFields = InputFields, O extends OutputField
    * sentence each, in the words of what happens and what to do about it.
    */
   quirks?: readonly string[];
+  /**
+   * What an object of the kind takes with it when a program deletes it that no program can make again: `pulumi-gms
+   * discover` names it beside every object of the kind it imports.
+   */
+  lostOnDelete?: string;
+  /**
+   * What the kind's map in the workspace document holds (its description in workspace.schema.json): the map is named
+   * after the kind, `<kind in camelCase>s` (`fineTunes`), by logical name (src/workspace/spec.ts).
+   */
+  workspaceSection: string;
   inputs: I;
   outputs: O;
+  /**
+   * The fields that identify an object of the kind to the service, each list one identity (a ProviderConnection has
+   * two: its name, and its nickname; `restKind` checks that each is an input): two resources of one program with the same values are twins, warned about
+   * (./identity.ts). Empty for a kind whose objects nothing looks up by a field.
+   */
+  identity: readonly (readonly string[])[];
   /** Where its objects are listed (`restKind` sets it from the entries it derives the operations from). */
   listing?: KindListing;
   /** Rules that span fields (the zod schemas check one field each). Only called when every value is known. */
@@ -108,6 +111,3 @@ export interface Kind<I extends InputFields = InputFields, O extends OutputField
   /** Deletes the object; a NotFoundError is treated as already gone by the caller. */
   delete(client: GmsClient, guid: string, state: Outputs): Promise<void>;
 }
-
-/** Declares a kind with its field types inferred. */
-export const defineKind = <I extends InputFields, O extends OutputFields>(kind: Kind<I, O>): Kind<I, O> => kind;

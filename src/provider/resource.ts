@@ -125,7 +125,7 @@ export abstract class GmsResource<
     props[SECRET_INPUTS] = secretInputNames(Object.fromEntries(Object.entries(args).filter(([name]) => !secrets.includes(name))));
     // What `pulumi.dynamic.Resource` registers, with `__provider` written without loading the closure serializer.
     props.__provider = providerText(provider);
-    warnTwin(kind.name, name, args, opts.provider);
+    warnTwin(kind, name, args, opts.provider);
     super(dynamicToken(kind.name), name, props, withFormerTypes(k, "dynamic", withSecretOutputs(k, opts)));
     rememberDeclared(this, args);
     // The dynamic provider's host has no way to the engine's log, so its check cannot warn: the class does.

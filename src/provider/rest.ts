@@ -175,16 +175,16 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
   return Object.assign(ops, derived, options.overrides?.(derived));
 }
 
-/** A kind declared by its fields, its operations derived from `endpoints` (see the top of this file): `defineKind` for such a kind. */
-export function restKind<I extends InputFields, O extends OutputFields>(
-  declaration: Omit<Kind<I, O>, RestOperations>,
+/** A kind declared by its fields, its operations derived from `endpoints` (see the top of this file), its field types inferred. */
+export function restKind<I extends InputFields, O extends OutputFields, N extends string>(
+  declaration: Omit<Kind<I, O, N>, RestOperations | "identity"> & { identity: readonly (readonly FieldName<I>[])[] },
   endpoints: RestEndpoints,
   options: RestOptions<I>,
-): Kind<I, O> {
+): Kind<I, O, N> {
   const listing = {
     list: endpoints.list,
     ...(endpoints.listWithoutParent ? { whole: endpoints.listWithoutParent } : {}),
     by: { ...options.listBy, ...options.pathBy },
   };
-  return { ...declaration, listing, ...restOperations<I>(endpoints, options) } as Kind<I, O>;
+  return { ...declaration, listing, ...restOperations<I>(endpoints, options) } as Kind<I, O, N>;
 }

@@ -8,11 +8,11 @@
  * still only require the package by name, so the text stays small and holds no credential.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import type { KindName } from "./kind";
 
 type Props = Record<string, unknown>;
 
-export function shim(kind: KindName): dynamic.ResourceProvider {
+/** `kind` is a name of the registry of kinds (src/resources/index.ts). */
+export function shim(kind: string): dynamic.ResourceProvider {
   return {
     configure: async (request) => require("pulumi-gms/provider").configure(request.config),
     check: (olds: Props, news: Props) => require("pulumi-gms/provider").providerOf(kind).check(olds, news),

@@ -23,5 +23,11 @@ export const dynamicToken = (kind: string): string => `${DYNAMIC_PREFIX}${kind}`
 export const kindOfDynamicToken = (type: string): string | undefined =>
   type.startsWith(DYNAMIC_PREFIX) ? type.slice(DYNAMIC_PREFIX.length) : undefined;
 
+/**
+ * A kind's name in lowercase words joined by dashes (`FineTune`: `fine-tune`): its modules (src/resources/, src/shims/:
+ * `pulumi-gms/dist/shims/fine-tune.js` in stored state) and its docs page are named so.
+ */
+export const kindFileName = (kind: string): string => kind.replace(/(?<!^)(?=[A-Z])/g, "-").toLowerCase();
+
 /** The type of the package's provider resources (the default provider and each explicit one). */
 export const PROVIDER_TYPE = `pulumi:providers:${PACKAGE}`;

@@ -19,7 +19,7 @@
  *   object); none is `dropped`, several `ambiguous`;
  * - the lookup could not be made (no credentials, the service unreachable) or the choice names no candidate: `unsettled`.
  */
-import type { KindName } from "../provider/kind";
+import type { KindName } from "../resources";
 
 /** An object a kind's lookup found (its GUID, creation time when the service reports one, and the kind's doubt). */
 export interface Match {

@@ -8,7 +8,7 @@
  */
 import { parseStackExport, type StackExport, type StateResource } from "../migrate/stack-export";
 import type { LockHolder } from "./lock";
-import { KIND_NAMES, type KindName } from "../provider/kind";
+import { KIND_NAMES, type KindName } from "../resources";
 import { kindOfDynamicToken, nameOfNativeToken } from "../provider/tokens";
 import { isSecret } from "../provider/values";
 

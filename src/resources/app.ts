@@ -20,6 +20,11 @@ export const appKind = restKind(
       "An App's Actions are configured outside the public interface: deleting the App (a destroy, a replacement) takes them and its Data records " +
         "out of reach, and no program can make them again.",
     ],
+    lostOnDelete:
+      "an App's Actions are configured outside the public interface, and its Data records log what ran: once a program " +
+      "deletes the App (pulumi destroy, a replacement), they are out of reach, and no program can make the Actions again",
+    workspaceSection: "Apps, by logical name.",
+    identity: [["name"]],
     inputs: {
       name: updatable(z.string().min(1, "must not be empty"), "The App's name; its slug is generated from it on create.", {
         required: true,

@@ -150,6 +150,8 @@ export const contextSourceKind = restKind(
       "Processing only dispatches work: the outcome is read from `indexingStatus` and `indexingMetadata` (`waitForIndexing` waits for it).",
       "A file's signed URL expires 10 minutes after the upload, so a file-backed source can be processed again only within that time.",
     ],
+    workspaceSection: "Context Sources, by logical name.",
+    identity: [["context", "url"]],
     inputs: {
       context: replaceOnly(Guid, "The GUID of the Context the source populates. Contexts are created outside the interface.", {
         required: true,

@@ -37,6 +37,8 @@ export const datasetKind = restKind(
       "Changing `data` replaces every Item of the Dataset; a GUID that does not resolve to a Data record adds nothing.",
       "Deleting a Dataset deletes its Items.",
     ],
+    workspaceSection: "Datasets, by logical name.",
+    identity: [["name"]],
     inputs: {
       name: updatable(z.string().min(1, "must not be empty"), "The Dataset's name.", { required: true }),
       description: updatable(z.string().nullable(), "What the Dataset holds.", { default: null }),

@@ -28,6 +28,8 @@ export const evalKind = restKind(
     description:
       "An Eval: scores an Action's generations with Eval types, on live traffic or over a Dataset. Only the Eval types change in place.",
     quirks: ["No route starts an Eval run: runs are read only (`GET /evals/{guid}/runs`)."],
+    workspaceSection: "Evals, by logical name.",
+    identity: [["name"]],
     inputs: {
       name: replaceOnly(
         z.string().min(1, "must not be empty"),

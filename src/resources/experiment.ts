@@ -23,6 +23,8 @@ export const experimentKind = restKind(
     name: "Experiment",
     description: "An Experiment: an A/B comparison of two Actions of one App.",
     quirks: ["Both Actions must belong to the Experiment's App."],
+    workspaceSection: "Experiments (A/B comparisons of two Actions of one App), by logical name.",
+    identity: [["name"]],
     inputs: {
       name: updatable(z.string().min(1, "must not be empty"), "The Experiment's name.", { required: true }),
       app: replaceOnly(Guid, "The GUID of the App whose Actions are compared; another App replaces the Experiment.", { required: true }),

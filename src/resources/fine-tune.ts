@@ -72,6 +72,9 @@ export const makeFineTuneKind = (clock: Clock = systemClock) =>
         "The service builds a training Dataset (`<name> (fine-tune training data)`) under the App on create and keeps it when the fine-tune is deleted.",
         "`dataIds` are the records' numeric ids, not their GUIDs, and at least 10 must resolve.",
       ],
+      workspaceSection:
+        "Fine-tunes (models trained at a provider from Data records of an App), by logical name; each waits for its provider job on create.",
+      identity: [["app", "name"]],
       inputs: {
         name: updatable(z.string().min(1, "must not be empty"), "The fine-tune's name; renamed in place.", { required: true }),
         app: replaceOnly(Guid, "The GUID of the App whose Data records train the model. Another App replaces the fine-tune.", {

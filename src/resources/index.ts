@@ -1,4 +1,4 @@
-import type { Kind, KindName } from "../provider/kind";
+import type { Kind } from "../provider/kind";
 import { appKind } from "./app";
 import { contextSourceKind } from "./context-source";
 import { datasetKind } from "./dataset";
@@ -21,7 +21,13 @@ export { ProviderConnection, type ProviderConnectionArgs } from "./provider-conn
 export { Skill, type SkillArgs } from "./skill";
 export { Workflow, type WorkflowArgs } from "./workflow";
 
-/** Every kind by name; a kind missing here is a compile error. */
+/**
+ * The registry of kinds: every kind the package serves, in the order the package lists them (schema.json, the docs,
+ * `pulumi-gms discover`). The kind names, the dynamic provider's `providerOf`, the plugin's routes, schema.json, the
+ * docs and the workspace document's maps go by it; docs/development.md, "Adding a kind", lists what else a kind takes.
+ * The dynamic provider's host loads a kind's module alone, by its name (src/provider/index.ts): the module of
+ * `FineTune` is ./fine-tune, exporting `fineTuneKind`.
+ */
 export const kinds = {
   App: appKind,
   ProviderConnection: providerConnectionKind,
@@ -33,4 +39,8 @@ export const kinds = {
   Skill: skillKind,
   ContextSource: contextSourceKind,
   FineTune: fineTuneKind,
-} satisfies Record<KindName, Kind>;
+} satisfies Record<string, Kind>;
+
+export type KindName = keyof typeof kinds;
+/** The kinds' names, in the registry's order. */
+export const KIND_NAMES = Object.keys(kinds) as readonly KindName[];

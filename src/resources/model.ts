@@ -46,6 +46,8 @@ export const modelKind = restKind(
       "Only `llm` changes in place; everything else replaces the Model.",
       "The service's create answer echoes the key: the provider never logs it or keeps it outside the secret input.",
     ],
+    workspaceSection: "Models, by logical name; each uses a ProviderConnection declared here.",
+    identity: [["provider", "llm"]],
     inputs: {
       llm: updatable(z.string().min(1, "must name a model, for example gpt-4o"), "The model name at the provider, for example `gpt-4o`.", {
         required: true,

@@ -30,6 +30,8 @@ export const providerConnectionKind = restKind(
       "The key is write-only: the service never returns it, so `refresh` cannot see it change, and an import must be given it.",
       "Only `nickname` and `default` change in place; another key, url, name, model or metadata replaces the connection.",
     ],
+    workspaceSection: "Connections to model providers, by logical name. Keys come from the stack config or the environment.",
+    identity: [["name"], ["nickname"]],
     inputs: {
       provider: replaceOnly(
         z.string().min(1, "must name a provider type, for example openai"),

@@ -37,6 +37,8 @@ export const skillKind = restKind(
         "Skills are configured outside the public interface.",
       "The service's update takes only the name: another type or metadata replaces the Skill.",
     ],
+    workspaceSection: "Skills, by logical name (create succeeds only under the name of a Skill configured in the workspace).",
+    identity: [["name"]],
     inputs: {
       name: updatable(
         z.string().min(1, "must not be empty"),

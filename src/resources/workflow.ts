@@ -25,6 +25,11 @@ export const workflowKind = restKind(
       "Blocks are configured outside the public interface: the resource manages the Workflow record only, and a Workflow without blocks cannot be " +
         "triggered (404 `Workflow has no blocks`).",
     ],
+    lostOnDelete:
+      "a Workflow's blocks are configured outside the public interface: the resource manages its name and App, and a " +
+      "Workflow a program deletes (pulumi destroy, a replacement) cannot be made again with its blocks",
+    workspaceSection: "Workflow records, by logical name (their blocks are configured outside the public interface).",
+    identity: [["app", "name"]],
     inputs: {
       name: updatable(
         z.string().min(1, "must not be empty"),

@@ -30,7 +30,6 @@ import { Workflow } from "../resources/workflow";
 import { type Resolution, actionKey, preflight } from "./preflight";
 import {
   type LoadedSpec,
-  type Path,
   type SecretSource,
   type SpecProblem,
   type WorkspaceSpec,
@@ -38,6 +37,7 @@ import {
   contextFilePath,
   loadWorkspaceFile,
   loadWorkspaceObject,
+  secretUses,
 } from "./spec";
 import { nativeToken } from "../provider/tokens";
 
@@ -96,7 +96,7 @@ export class Workspace extends pulumi.ComponentResource {
 
     this.providerConnections = each(spec.providerConnections, (key, entry) => {
       const { key: _secret, ...fields } = entry;
-      return new ProviderConnection(child(key), { ...fields, key: keys.get(`providerConnections\n${key}`)!, connection }, options());
+      return new ProviderConnection(child(key), { ...fields, key: keys.get(`providerConnections\n${key}\nkey`)!, connection }, options());
     });
 
     this.apps = each(spec.apps, (key, entry) => new App(child(key), { ...entry, connection }, options()));
@@ -116,7 +116,7 @@ export class Workspace extends pulumi.ComponentResource {
         {
           ...fields,
           provider: provider.provider,
-          key: keys.get(`models\n${key}`) ?? keys.get(`providerConnections\n${entry.provider}`)!,
+          key: keys.get(`models\n${key}\nkey`) ?? keys.get(`providerConnections\n${entry.provider}\nkey`)!,
           url: url !== undefined ? url : provider.url,
           connection,
         },
@@ -226,20 +226,16 @@ function load(name: string, args: WorkspaceArgs): LoadedSpec {
 
 /**
  * The secrets the document names, read now so that a missing one is reported with its position before
- * anything registers. Keyed by `<section>\n<logical name>`.
+ * anything registers. Keyed by `<section>\n<logical name>\n<field>`.
  */
 function secrets(loaded: LoadedSpec): Map<string, pulumi.Output<string>> {
   const found = new Map<string, pulumi.Output<string>>();
   const problems: SpecProblem[] = [];
-  const read = (section: string, key: string, source: SecretSource | undefined) => {
-    if (source === undefined) return;
-    const path: Path = [section, key, "key", "config" in source ? "config" : "env"];
+  for (const { section, key, field, source } of secretUses(loaded.spec)) {
     const value = secretValue(source);
-    if (typeof value === "string") problems.push({ path, message: value });
-    else found.set(`${section}\n${key}`, value);
-  };
-  for (const [key, entry] of Object.entries(loaded.spec.providerConnections ?? {})) read("providerConnections", key, entry.key);
-  for (const [key, entry] of Object.entries(loaded.spec.models ?? {})) read("models", key, entry.key);
+    if (typeof value === "string") problems.push({ path: [section, key, field, "config" in source ? "config" : "env"], message: value });
+    else found.set(`${section}\n${key}\n${field}`, value);
+  }
   if (problems.length > 0) throw loaded.error(problems);
   return found;
 }

@@ -43,8 +43,7 @@ import { RunError } from "@pulumi/pulumi";
 import { z } from "zod";
 import { Guid } from "../api/common";
 import type { InputField, InputFields } from "../provider/fields";
-import type { KindName } from "../provider/kind";
-import { kinds } from "../resources";
+import { KIND_NAMES, type KindName, kinds } from "../resources";
 import { REPORT_INPUT, YamlFileError, issueMessage, parseYaml } from "../yaml-file";
 import { unknownKeyMessage } from "./suggest";
 
@@ -97,6 +96,15 @@ const secretSource = (
 ) => {
   const form = SecretSource.describe(description);
   secretForms.add(form);
+  return form;
+};
+
+/** The document forms that name an entry declared under another map: the kind of that map, by form (see `crossCheck`). */
+const references = new WeakMap<z.ZodType, KindName>();
+
+/** `form`, a logical name of an entry declared under the map of `kind` (or a form around one: nullable, say). */
+const entryRef = <S extends z.ZodType>(kind: KindName, form: S): S => {
+  references.set(form, kind);
   return form;
 };
 
@@ -154,16 +162,17 @@ function entryOf<I extends InputFields, const D extends { [K in keyof I]?: z.Zod
   return z.strictObject({ ...shape, adopt: AdoptField }) as unknown as z.ZodObject<EntryShape<I, D>, z.core.$strict>;
 }
 
-const AppEntry = entryOf(kinds.App, {});
-
 const ProviderConnectionEntry = entryOf(kinds.ProviderConnection, {
   key: secretSource(kinds.ProviderConnection.inputs.key),
 });
 
 const ModelEntry = entryOf(kinds.Model, {
-  provider: Name.describe(
-    "The logical name of the ProviderConnection (under `providerConnections`) the Model " +
-      "uses: its provider type, key and endpoint apply, and the Model is created after it.",
+  provider: entryRef(
+    "ProviderConnection",
+    Name.describe(
+      "The logical name of the ProviderConnection (under `providerConnections`) the Model " +
+        "uses: its provider type, key and endpoint apply, and the Model is created after it.",
+    ),
   ),
   key: secretSource(
     kinds.Model.inputs.key,
@@ -198,8 +207,11 @@ const EvalTypeRef = z
 const EvalEntry = entryOf(kinds.Eval, {
   action: ActionRef.describe("The Action whose generations are scored, as `{app, action}`. Another Action replaces the Eval."),
   evalTypes: z.array(EvalTypeRef).describe("The Eval types that score, by name (each once), or `{type, variables}`. Changes in place."),
-  dataset: Name.nullable().describe(
-    "The logical name of a Dataset declared under `datasets` to score, or null to score live traffic. Another Dataset replaces the Eval.",
+  dataset: entryRef(
+    "Dataset",
+    Name.nullable().describe(
+      "The logical name of a Dataset declared under `datasets` to score, or null to score live traffic. Another Dataset replaces the Eval.",
+    ),
   ),
 });
 
@@ -208,8 +220,6 @@ const ExperimentEntry = entryOf(kinds.Experiment, {
   primaryAction: Name.describe("The name of the primary (A) Action, an Action of the App. Changes in place."),
   secondaryAction: Name.describe("The name of the secondary (B) Action, an Action of the App. Changes in place."),
 });
-
-const SkillEntry = entryOf(kinds.Skill, {});
 
 const ContextSourceEntry = entryOf(kinds.ContextSource, {
   context: Name.describe(
@@ -223,13 +233,19 @@ const ContextSourceEntry = entryOf(kinds.ContextSource, {
 
 const FineTuneEntry = entryOf(kinds.FineTune, {
   app: AppRef.describe(`The App whose Data records train the model. ${AppRef.description} Another App replaces the fine-tune.`),
-  dataset: Name.describe("The logical name of a Dataset declared under `datasets`. Another Dataset replaces the fine-tune."),
+  dataset: entryRef(
+    "Dataset",
+    Name.describe("The logical name of a Dataset declared under `datasets`. Another Dataset replaces the fine-tune."),
+  ),
   providerConnection: z
     .union(
       [
         kinds.FineTune.inputs.providerConnection.schema,
         z.strictObject({
-          model: Name.describe("The logical name of a Model declared under `models`: the connection it is linked to runs the job."),
+          model: entryRef(
+            "Model",
+            Name.describe("The logical name of a Model declared under `models`: the connection it is linked to runs the job."),
+          ),
         }),
       ],
       {
@@ -244,41 +260,46 @@ const FineTuneEntry = entryOf(kinds.FineTune, {
     ),
 });
 
-/** The document's shape alone: what the JSON Schema describes. */
+/**
+ * The entries of the kinds whose document form differs from their inputs (references by name, secrets by source,
+ * files by path); every other kind's entry is its inputs as they are (`entryOf(kind, {})`).
+ */
+const FORMS = {
+  ProviderConnection: ProviderConnectionEntry,
+  Model: ModelEntry,
+  Workflow: WorkflowEntry,
+  Dataset: DatasetEntry,
+  Eval: EvalEntry,
+  Experiment: ExperimentEntry,
+  ContextSource: ContextSourceEntry,
+  FineTune: FineTuneEntry,
+} satisfies Partial<Record<KindName, z.ZodObject>>;
+
+type EntryOf<K extends KindName> = K extends keyof typeof FORMS
+  ? (typeof FORMS)[K]
+  : z.ZodObject<EntryShape<(typeof kinds)[K]["inputs"], object>, z.core.$strict>;
+
+/** A kind's map in the document: its name in camelCase, plural (`fineTunes`). */
+type SectionOf<K extends KindName> = `${Uncapitalize<K>}s`;
+const sectionOf = <K extends KindName>(kind: K): SectionOf<K> => `${kind[0]!.toLowerCase()}${kind.slice(1)}s` as SectionOf<K>;
+
+/** The document's shape alone, a map per kind of the registry in its order: what the JSON Schema describes. */
 export const WorkspaceDocument = z
-  .strictObject({
-    apps: entries(AppEntry, "Apps, by logical name."),
-    providerConnections: entries(
-      ProviderConnectionEntry,
-      "Connections to model providers, by logical name. Keys come from the stack config or the environment.",
-    ),
-    models: entries(ModelEntry, "Models, by logical name; each uses a ProviderConnection declared here."),
-    workflows: entries(WorkflowEntry, "Workflow records, by logical name (their blocks are configured outside the public interface)."),
-    datasets: entries(DatasetEntry, "Datasets, by logical name."),
-    evals: entries(EvalEntry, "Evals, by logical name."),
-    experiments: entries(ExperimentEntry, "Experiments (A/B comparisons of two Actions of one App), by logical name."),
-    skills: entries(SkillEntry, "Skills, by logical name (create succeeds only under the name of a Skill configured in the workspace)."),
-    contextSources: entries(ContextSourceEntry, "Context Sources, by logical name."),
-    fineTunes: entries(
-      FineTuneEntry,
-      "Fine-tunes (models trained at a provider from Data records of an App), by logical name; each waits for its provider job on create.",
-    ),
-  })
+  .strictObject(
+    Object.fromEntries(
+      KIND_NAMES.map((kind) => [
+        sectionOf(kind),
+        entries(
+          (FORMS as Partial<Record<KindName, z.ZodObject>>)[kind] ?? entryOf(kinds[kind] as { name: KindName; inputs: InputFields }, {}),
+          kinds[kind].workspaceSection,
+        ),
+      ]),
+    ) as { [K in KindName as SectionOf<K>]: z.ZodOptional<z.ZodRecord<z.ZodString, EntryOf<K>>> },
+  )
   .describe("A GMS workspace declared for pulumi-gms's Workspace component: each kind is a map from a logical name to an entry.");
 
-/** Each kind's map in the document; a kind of the registry without one is a compile error. */
-export const SECTION_OF = {
-  App: "apps",
-  ProviderConnection: "providerConnections",
-  Model: "models",
-  Workflow: "workflows",
-  Dataset: "datasets",
-  Eval: "evals",
-  Experiment: "experiments",
-  Skill: "skills",
-  ContextSource: "contextSources",
-  FineTune: "fineTunes",
-} as const satisfies Record<KindName, Section>;
+/** Each kind's map in the document. */
+export const SECTION_OF = Object.fromEntries(KIND_NAMES.map((kind) => [kind, sectionOf(kind)])) as { [K in KindName]: SectionOf<K> };
 
 /** A workspace document as a program writes it. */
 export type WorkspaceSpec = z.input<typeof WorkspaceDocument>;
@@ -363,34 +384,26 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
       add([section, key, "default"], `only one of ${section} can be the default; ${section}.${defaults[0]![0]} already is`);
   }
 
-  for (const [key, model] of list("models")) {
-    if (!spec.providerConnections?.[model.provider]) {
-      add(
-        ["models", key, "provider"],
-        `no ProviderConnection "${model.provider}" is declared under providerConnections (declared: ${names("providerConnections")})`,
-      );
-    }
-  }
+  // Each logical name of an entry under another map (`entryRef`), wherever its entry's form holds one.
+  const refer = (form: z.ZodType, value: unknown, path: Path): void => {
+    const kind = references.get(form);
+    if (kind !== undefined && typeof value === "string") {
+      const section = SECTION_OF[kind];
+      if (!spec[section]?.[value]) add(path, `no ${kind} "${value}" is declared under ${section} (declared: ${names(section)})`);
+    } else if (form instanceof z.ZodOptional || form instanceof z.ZodNullable) refer(form.unwrap() as z.ZodType, value, path);
+    else if (form instanceof z.ZodUnion) for (const option of form.options as z.ZodType[]) refer(option, value, path);
+    else if (form instanceof z.ZodObject && isObject(value))
+      for (const [name, field] of Object.entries(form.shape as Record<string, z.ZodType>))
+        refer(field, (value as Record<string, unknown>)[name], [...path, name]);
+  };
+  for (const [section, map] of Object.entries(WorkspaceDocument.shape) as [Section, z.ZodOptional<z.ZodRecord>][])
+    for (const [key, entry] of Object.entries(spec[section] ?? {})) refer(map.unwrap().valueType as z.ZodType, entry, [section, key]);
+
   for (const [key, entry] of list("evals")) {
-    if (typeof entry.dataset === "string" && !spec.datasets?.[entry.dataset]) {
-      add(["evals", key, "dataset"], `no Dataset "${entry.dataset}" is declared under datasets (declared: ${names("datasets")})`);
-    }
     const typeNames = entry.evalTypes.map((type) => (typeof type === "string" ? type : type.type));
     typeNames.forEach((name, index) => {
       if (typeNames.indexOf(name) !== index) add(["evals", key, "evalTypes", index], `lists Eval type "${name}" more than once`);
     });
-  }
-  for (const [key, fineTune] of list("fineTunes")) {
-    if (!spec.datasets?.[fineTune.dataset]) {
-      add(["fineTunes", key, "dataset"], `no Dataset "${fineTune.dataset}" is declared under datasets (declared: ${names("datasets")})`);
-    }
-    const connection = fineTune.providerConnection;
-    if (typeof connection === "object" && !spec.models?.[connection.model]) {
-      add(
-        ["fineTunes", key, "providerConnection", "model"],
-        `no Model "${connection.model}" is declared under models (declared: ${names("models")})`,
-      );
-    }
   }
   for (const [key, source] of list("contextSources")) {
     if (source.url !== undefined && source.file !== undefined) {
@@ -414,6 +427,30 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
     }
   }
   return problems;
+}
+
+/** A secret the document names: where (the entry's map, its logical name, its field) and where from. */
+export interface SecretUse {
+  section: Section;
+  key: string;
+  field: string;
+  source: SecretSource;
+}
+
+/** Every secret the document names: each field whose form is a `secretSource`, in each entry that gives it. */
+export function secretUses(spec: ParsedWorkspaceSpec): SecretUse[] {
+  const uses: SecretUse[] = [];
+  for (const [section, map] of Object.entries(WorkspaceDocument.shape) as [Section, z.ZodOptional<z.ZodRecord>][]) {
+    const shape = (map.unwrap().valueType as z.ZodObject).shape as Record<string, z.ZodType>;
+    const fields = Object.keys(shape).filter((field) => {
+      let form = shape[field]!;
+      while (form instanceof z.ZodOptional) form = form.unwrap() as z.ZodType;
+      return secretForms.has(form);
+    });
+    for (const [key, entry] of Object.entries(spec[section] ?? {}) as [string, Record<string, unknown>][])
+      for (const field of fields) if (entry[field] !== undefined) uses.push({ section, key, field, source: entry[field] as SecretSource });
+  }
+  return uses;
 }
 
 /** The problem of a document without a single entry, located at the document itself. */

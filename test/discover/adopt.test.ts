@@ -29,7 +29,7 @@ import { parse } from "yaml";
 import type { Discovery } from "../../src/discover/plan";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { goModule, packageManifest, pluginDownloadURL } from "../../src/manifest";
-import { KIND_NAMES } from "../../src/provider/kind";
+import { KIND_NAMES } from "../../src/resources";
 import { cliEnvironment, installPackageCopy } from "../../src/testing";
 import type { PlainReference } from "../../src/discover/adopt";
 import { GO_MAIN } from "../../src/discover/go-program";

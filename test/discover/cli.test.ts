@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import type { Discovery } from "../../src/discover/plan";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
-import { KIND_NAMES } from "../../src/provider/kind";
+import { KIND_NAMES } from "../../src/resources";
 import { cliEnvironment } from "../../src/testing";
 import { type CliProject, startCliProject, yamlCliFor } from "../plugin/cli-project";
 import { cliName } from "../pulumi-cli/harness";

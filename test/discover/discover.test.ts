@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../src/emulator";
 import type { Discovery } from "../../src/discover/plan";
-import { KIND_NAMES, type KindName } from "../../src/provider/kind";
+import { KIND_NAMES, type KindName } from "../../src/resources";
 import { nativeToken } from "../../src/provider/tokens";
 import { ACME_KEY, fixtureLookups, KINDS_FIXTURES } from "../pulumi-cli/kinds-fixtures";
 import { type DiscoverRun, runDiscover } from "./run";

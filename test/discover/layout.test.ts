@@ -14,7 +14,7 @@ import { type Backend, backendLines, currentBackend, shellWord, stackInitNote } 
 import type { Discovery, ImportEntry, LeftOut, LiveInputs } from "../../src/discover/plan";
 import { exportedKinds, exportKey, splitByApp, stackList } from "../../src/discover/split";
 import { adoptionSteps, type StepsContext } from "../../src/discover/steps";
-import { KIND_NAMES } from "../../src/provider/kind";
+import { KIND_NAMES } from "../../src/resources";
 
 let next = 0;
 const guid = () => `${String(++next).padStart(8, "0")}-0000-4000-8000-000000000000`;

@@ -1,7 +1,7 @@
 /** The resource names discover gives objects: slugs of their names, unique, valid identifiers, the same every run. */
 import { describe, expect, it } from "vitest";
 import { assignNames, baseName, kindSlug, slugOf } from "../../src/discover/names";
-import type { KindName } from "../../src/provider/kind";
+import type { KindName } from "../../src/resources";
 
 const guid = (digit: string, rest = "0000") => `${digit.repeat(8)}-${rest}-4000-8000-000000000000`;
 const object = (kind: KindName, name: string, id: string) => ({ kind, name, guid: id });

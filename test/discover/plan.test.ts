@@ -9,7 +9,7 @@ import { LANGUAGES } from "../../src/discover/program";
 import { leftOutBy, picksAll, SelectionError, selectionOf } from "../../src/discover/select";
 import type { ManagedObjects } from "../../src/discover/stack";
 import { requiredToCreateOnly } from "../../src/discover/write-only";
-import { KIND_NAMES, type KindName } from "../../src/provider/kind";
+import { KIND_NAMES, type KindName } from "../../src/resources";
 
 let next = 0;
 /** A GUID whose first 8 digits differ from every other's. */

@@ -5,7 +5,7 @@
  * Dataset, twins too.
  */
 import { expect } from "vitest";
-import type { KindName } from "../../src/provider/kind";
+import type { KindName } from "../../src/resources";
 import type { FixtureLookups } from "../pulumi-cli/kinds-fixtures";
 
 /** The keys the API was given, by the GUID of the connection or Model that holds each: never to be printed. */

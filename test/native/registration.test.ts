@@ -186,6 +186,8 @@ describe("a native class per kind", () => {
     const Token = nativeClass({
       name: "Skill",
       description: "A kind with a secret output.",
+      identity: [],
+      workspaceSection: "Tokens, by logical name.",
       inputs: { name: updatable(z.string(), "Name.") },
       outputs: { token: computed(z.string(), "A credential.", { secret: true }), guid: computed(z.string(), "GUID.") },
       create: async () => ({}),

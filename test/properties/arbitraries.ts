@@ -8,7 +8,7 @@
  */
 import { spawnSync } from "node:child_process";
 import fc from "fast-check";
-import { KIND_NAMES, type KindName } from "../../src/provider/kind";
+import { KIND_NAMES, type KindName } from "../../src/resources";
 import { makeSecret, UNKNOWN } from "../../src/provider/values";
 import { kinds } from "../../src/resources";
 

@@ -10,7 +10,7 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { reveal } from "../../src/plugin/wire";
-import { KIND_NAMES, type KindName } from "../../src/provider/kind";
+import { KIND_NAMES, type KindName } from "../../src/resources";
 import { SECRET_INPUTS } from "../../src/provider/secret-inputs";
 import { containsUnknown } from "../../src/provider/values";
 import { kinds } from "../../src/resources";

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { InputFields, OutputFields } from "../../src/provider/fields";
-import type { KindName } from "../../src/provider/kind";
+import type { KindName } from "../../src/resources";
 import { kinds } from "../../src/resources";
 import { json, startScriptedServer } from "../client/scripted-server";
 import { logData, providerConnection } from "./fine-tune-fixture";

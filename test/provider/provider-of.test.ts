@@ -48,14 +48,19 @@ let unknown;
 try { providerOf("Gadget"); } catch (error) { unknown = error.message; }
 let inherited;
 try { providerOf("toString"); } catch (error) { inherited = error.message; }
-process.stdout.write(JSON.stringify({ served, unknown, inherited }));
+let notKind;
+try { providerOf("Index"); } catch (error) { notKind = error.message; }
+process.stdout.write(JSON.stringify({ served, unknown, inherited, notKind }));
 })();`) as {
       served: [string, boolean, boolean][];
       unknown: string;
       inherited: string;
+      notKind: string;
     };
     expect(out.served).toEqual(names.map((name) => [name, true, true]));
     expect(out.unknown).toBe("pulumi-gms has no resource kind Gadget; is the installed package older than the state?");
     expect(out.inherited).toMatch(/no resource kind toString/);
+    // A module of src/resources/ that declares no kind of its name (the registry itself) is no kind.
+    expect(out.notKind).toMatch(/no resource kind Index/);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import * as gms from "../../src";
-import { KIND_NAMES } from "../../src/provider/kind";
+import { KIND_NAMES } from "../../src/resources";
 import { kinds } from "../../src/resources";
 
 /** Never called: it only has to type-check. */

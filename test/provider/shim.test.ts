@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KIND_NAMES } from "../../src/provider/kind";
+import { KIND_NAMES } from "../../src/resources";
 import { type Registration, captureRegistrations, makeProgramDir } from "./testbed";
 import { rmSync } from "node:fs";
 

@@ -16,7 +16,7 @@ import { runToEnd } from "../run-to-end";
 import { buildWheel, generateSdks, goModulePath } from "../../scripts/dist/sdks.mts";
 import { pythonName, sdkInputs } from "../../src/docs/kind-pages";
 import { pluginDownloadURL } from "../../src/manifest";
-import { KIND_NAMES } from "../../src/provider/kind";
+import { KIND_NAMES } from "../../src/resources";
 
 const FILE = "release/sdks.test.ts";
 const ROOT = join(__dirname, "..", "..");
