@@ -14,6 +14,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { packageManifest, pluginDownloadURL } from "../manifest";
 import { type ServedPackage, startPluginServer } from "./server";
 import { logRequestsTo } from "../provider/request-log";
+import { engineAddressIn, engineDebugLog } from "./engine-log";
 
 /** What `pulumi-resource-gms --help` prints: a person who runs the plugin by hand learns what it is and how it is used. */
 export const PLUGIN_USAGE = `pulumi-resource-gms ${packageManifest.version}: the Pulumi resource provider plugin of the gms package
@@ -47,11 +48,11 @@ export function answerAsCommand(args: readonly string[], write: (text: string) =
  * shown by the CLI with their severity. `served`: other kinds and schema than this package's (a test's fixture).
  */
 export async function servePlugin(args: string[] = process.argv.slice(2), served?: ServedPackage): Promise<void> {
-  const engine = args.at(-1);
-  if (engine && !engine.startsWith("-") && args.at(-2) !== "--tracing") {
+  const engine = engineAddressIn(args);
+  if (engine) {
     pulumi.runtime.resetOptions("", "", 1, engine, "", false, "");
     // Every API exchange, at debug level: `pulumi up --debug` shows them (src/provider/request-log.ts).
-    logRequestsTo("engine");
+    logRequestsTo(engineDebugLog(engine));
   }
   // A stray rejection (a log line the engine never took, say) must not take down the calls of other resources.
   process.on("unhandledRejection", (reason: unknown) => {

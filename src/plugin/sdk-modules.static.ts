@@ -5,6 +5,8 @@
  */
 export * as grpc from "@grpc/grpc-js";
 export * as pb from "@pulumi/pulumi/proto/provider_pb";
+export * as enginePb from "@pulumi/pulumi/proto/engine_pb";
+export * as engineServices from "@pulumi/pulumi/proto/engine_grpc_pb";
 export * as services from "@pulumi/pulumi/proto/provider_grpc_pb";
 export * as pluginPb from "@pulumi/pulumi/proto/plugin_pb";
 export * as statusPb from "@pulumi/pulumi/proto/status_pb";

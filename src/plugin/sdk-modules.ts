@@ -15,6 +15,8 @@ const fromSdk = createRequire(require.resolve("@pulumi/pulumi/package.json"));
 
 export const grpc = fromSdk("@grpc/grpc-js") as typeof Static.grpc;
 export const pb = fromSdk("./proto/provider_pb") as typeof Static.pb;
+export const enginePb = fromSdk("./proto/engine_pb") as typeof Static.enginePb;
+export const engineServices = fromSdk("./proto/engine_grpc_pb") as typeof Static.engineServices;
 export const services = fromSdk("./proto/provider_grpc_pb") as typeof Static.services;
 export const pluginPb = fromSdk("./proto/plugin_pb") as typeof Static.pluginPb;
 export const statusPb = fromSdk("./proto/status_pb") as typeof Static.statusPb;

@@ -10,14 +10,13 @@
  * and why. Bodies are never logged: a create's body and some answers hold a key, and masking every shape that might is
  * a promise no log line should rest on; the status and the error's code say what a body would.
  *
- * The provider plugin logs always (the engine shows debug lines only with `--debug`); the dynamic provider logs when
- * GMS_LOG=debug is set in the environment of the `pulumi` command, which its host inherits.
+ * The provider plugin logs always (the engine shows debug lines only with `--debug`); the dynamic provider's host logs
+ * when GMS_LOG=debug is set in the environment of the `pulumi` command, which the host inherits. Both send the lines
+ * to the engine whose address they were started with (src/plugin/engine-log.ts).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { RequestObservation } from "../client";
-
-/** Where the lines go: the engine's log at debug level, or nowhere. */
-type LineSink = (line: string) => void;
+import { type EngineDebugLog, engineAddressIn, engineDebugLog, isDynamicProviderHost } from "../plugin/engine-log";
 
 /** The URN of the resource whose call is under way, for the lines of the requests it makes. */
 const resourceCall = new AsyncLocalStorage<string>();
@@ -25,18 +24,17 @@ const resourceCall = new AsyncLocalStorage<string>();
 /** The environment setting that turns on the dynamic provider's log. */
 export const LOG_SETTING = "GMS_LOG";
 
-/** The engine's log, at debug level, through the SDK this process runs (the plugin's own, or the dynamic host's). */
-const engineDebugLog: LineSink = (line) => {
-  const { log } = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
-  // A line the engine no longer takes (it is shutting down) must not fail the call.
-  void log.debug(line).catch(() => undefined);
-};
+/** Where the lines go: the engine's log of this dynamic provider's host, when GMS_LOG=debug asks for it, or nowhere. */
+function hostSink(): EngineDebugLog | undefined {
+  const address = process.env[LOG_SETTING] === "debug" && isDynamicProviderHost() ? engineAddressIn(process.argv.slice(2)) : undefined;
+  return address ? engineDebugLog(address) : undefined;
+}
 
-let sink: LineSink | undefined = process.env[LOG_SETTING] === "debug" ? engineDebugLog : undefined;
+let sink: EngineDebugLog | undefined = hostSink();
 
-/** Sends every line to the engine's log from now on (the provider plugin), to another sink (a test), or nowhere. */
-export function logRequestsTo(to: "engine" | LineSink | undefined): void {
-  sink = to === "engine" ? engineDebugLog : to;
+/** Sends every line to the engine's log (the provider plugin, with the engine's address), to another sink (a test), or nowhere. */
+export function logRequestsTo(to: EngineDebugLog | undefined): void {
+  sink = to;
 }
 
 /** Runs `call` as the call of the resource `urn`: the requests it makes are logged with that URN. */
@@ -54,5 +52,6 @@ export function requestLine(observation: RequestObservation, urn: string | undef
 
 /** The client's observer: each attempt's line to the sink, with the URN of the call that made it. */
 export function logRequest(observation: RequestObservation): void {
-  sink?.(requestLine(observation, resourceCall.getStore()));
+  const urn = resourceCall.getStore();
+  sink?.(requestLine(observation, urn), urn);
 }

@@ -76,7 +76,13 @@ async function run(job: CliDriverJob): Promise<void> {
 async function runOperation(job: CliDriverJob, stack: automation.Stack): Promise<void> {
   const onOutput = (text: string) => void send({ kind: "output", text });
   const onEvent = (event: automation.EngineEvent) => void send({ kind: "event", event });
-  const common = { onOutput, onEvent, color: "never" as const, ...(job.parallel ? { parallel: job.parallel } : {}) };
+  const common = {
+    onOutput,
+    onEvent,
+    color: "never" as const,
+    ...(job.parallel ? { parallel: job.parallel } : {}),
+    ...(job.debug ? { debug: true } : {}),
+  };
   let outputs: automation.OutputMap | undefined;
   const expect = job.expectNoChanges ? { expectNoChanges: true } : {};
   switch (job.operation) {

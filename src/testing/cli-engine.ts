@@ -30,6 +30,8 @@ export interface CliEngineOptions extends Omit<EngineOptions, "stateFile"> {
   stateDir: string;
   /** The CLI's home (default `<stateDir>/.pulumi-home`), apart from the user's `~/.pulumi`. */
   pulumiHome?: string;
+  /** Runs each operation with `--debug`: the engine's debug lines (a provider's request log among them) in the output. */
+  debug?: boolean;
 }
 
 /** The job the driver runs: secrets included, so it travels over IPC only. */
@@ -47,6 +49,8 @@ export interface CliDriverJob {
   continueOnError?: boolean;
   /** `preview` and `refresh`: `--expect-no-changes`, the engine failing the operation when it finds a change (a provider's too). */
   expectNoChanges?: boolean;
+  /** `--debug`. */
+  debug?: boolean;
 }
 
 /** What `preview` and `refresh` can be asked besides the engine's options. */
@@ -121,6 +125,7 @@ export class PulumiCliEngine {
       parallel: options.parallel,
       ...(options.continueOnError ? { continueOnError: true } : {}),
       ...(checks.expectNoChanges ? { expectNoChanges: true } : {}),
+      ...(options.debug ? { debug: true } : {}),
     };
     const child = fork(driver, [], { cwd: job.programDir, env: this.environment(), stdio: ["ignore", "pipe", "pipe", "ipc"] });
     const events: EngineEvent[] = [];

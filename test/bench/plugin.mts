@@ -31,7 +31,6 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
-  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, delimiter, join } from "node:path";
@@ -39,12 +38,12 @@ import { startEmulator } from "../../dist/emulator/index.js";
 import { cliEnvironment, findPulumiCli, type PulumiCli } from "../../dist/testing/index.js";
 import { extractPlugin, type PluginRelease, pluginRelease } from "../release/artefacts.mts";
 import { Section, tableMs, tableRatio } from "./section.mts";
+import { BENCH_KEY, initStack, installedVersions, installRelease, pulumi, type YamlProject, yamlSandbox } from "./yaml-project.mts";
 
 const PAIRS = Number(process.argv[2] ?? 15);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const APPS = Number(process.argv[4] ?? 100);
 const PARALLEL = 10;
-const KEY = "gms_bench_plugin_key";
 const root = join(import.meta.dirname, "..", "..");
 const pluginMain = join(root, "dist", "plugin", "main.js");
 
@@ -128,52 +127,18 @@ function pluginProcesses(ancestor: number): PluginProcess[] {
 }
 
 /** A plugin under test on the real CLI: its own PULUMI_HOME, file backend and project folder. */
-interface CliPlugin {
-  name: string;
+interface CliPlugin extends YamlProject {
   /** How it reaches the engine, for the tables. */
   how: string;
   /** The process every run is checked to have started, for the tables. */
   served: string;
-  dir: string;
-  env: NodeJS.ProcessEnv;
   /** Why a process the CLI started is not this plugin, or undefined when it is. */
   mismatch(process: PluginProcess): string | undefined;
 }
 
-/** The project: N Apps, nothing else. */
-function projectYaml(n: number): string {
-  const lines = ["name: gms-bench-plugin", "runtime: yaml", "resources:"];
-  for (let i = 0; i < n; i++)
-    lines.push(`  app-${i}:`, "    type: gms:index:App", "    properties:", `      name: bench ${i}`, "      description: bench");
-  return `${lines.join("\n")}\n`;
-}
-
-/** Runs `pulumi args...` in the plugin's project; its wall time and output. Rejects when it fails. */
-function pulumi(plugin: CliPlugin, cli: PulumiCli, args: string[], started?: (pid: number) => void) {
-  return new Promise<{ seconds: number; output: string }>((resolve, reject) => {
-    const begun = process.hrtime.bigint();
-    const child = spawn(cli.bin, [...args, "--non-interactive", "--color", "never"], { cwd: join(plugin.dir, "program"), env: plugin.env });
-    if (child.pid) started?.(child.pid);
-    let output = "";
-    for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-    child.once("error", reject);
-    child.once("close", (code) => {
-      const seconds = Number(process.hrtime.bigint() - begun) / 1e9;
-      if (code === 0) resolve({ seconds, output });
-      else reject(new Error(`${plugin.name}: pulumi ${args.join(" ")} exited ${code}:\n${output}`));
-    });
-  });
-}
-
 /** Sets up both plugins' sandboxes: the release's installed from its tarball, the package's on PATH. */
 async function cliPlugins(cli: PulumiCli, release: PluginRelease, url: string, parent: string): Promise<CliPlugin[]> {
-  const sandbox = (name: string) => {
-    const dir = join(parent, name);
-    mkdirSync(dir);
-    for (const folder of ["program", "state", "home"]) mkdirSync(join(dir, folder));
-    writeFileSync(join(dir, "program", "Pulumi.yaml"), projectYaml(APPS));
-    return { dir, sandbox: { backendDir: join(dir, "state"), passphrase: "bench", pulumiHome: join(dir, "home") } };
-  };
+  const sandbox = (name: string) => yamlSandbox(parent, name, APPS);
   const packaged = sandbox("release");
   const installed = join(packaged.sandbox.pulumiHome, "plugins", `resource-gms-v${release.version}`, "pulumi-resource-gms");
   const fromNode = sandbox("node");
@@ -209,26 +174,11 @@ async function cliPlugins(cli: PulumiCli, release: PluginRelease, url: string, p
     },
   ];
   const [releasePlugin, nodePlugin] = plugins as [CliPlugin, CliPlugin];
-  await pulumi(releasePlugin, cli, ["plugin", "install", "resource", "gms", release.version, "--file", release.tarball]);
   // What each PULUMI_HOME holds: the release's plugin in the first; none in the second, so its engine can only take PATH's.
-  for (const [plugin, expected] of [
-    [releasePlugin, [release.version]],
-    [nodePlugin, []],
-  ] as const) {
-    const listed = JSON.parse((await pulumi(plugin, cli, ["plugin", "ls", "--json"])).output) as {
-      name: string;
-      kind: string;
-      version: string;
-    }[];
-    const versions = listed.filter((entry) => entry.name === "gms" && entry.kind === "resource").map((entry) => entry.version);
-    if (JSON.stringify(versions) !== JSON.stringify(expected))
-      throw new Error(`${plugin.name}: pulumi plugin ls lists gms ${JSON.stringify(versions)}, expected ${JSON.stringify(expected)}`);
-  }
-  for (const plugin of plugins) {
-    await pulumi(plugin, cli, ["stack", "init", "bench"]);
-    await pulumi(plugin, cli, ["config", "set", "gms:baseUrl", url]);
-    await pulumi(plugin, cli, ["config", "set", "--secret", "gms:apiKey", KEY]);
-  }
+  await installRelease(releasePlugin, cli, release);
+  const inNode = await installedVersions(nodePlugin, cli);
+  if (inNode.length > 0) throw new Error(`${nodePlugin.name}: pulumi plugin ls lists gms ${JSON.stringify(inNode)}, expected none`);
+  for (const plugin of plugins) await initStack(plugin, cli, url);
   return plugins;
 }
 
@@ -249,7 +199,7 @@ async function cliFigures(section: Section, release: PluginRelease): Promise<voi
   let watch: { pid: number; creates: number; deletes: number; processes?: PluginProcess[] } | undefined;
   const emulator = await startEmulator({
     db: join(dir, "emulator.db"),
-    fixtures: { workspaces: [{ name: "Bench", slug: "bench", apiKey: KEY, limits: { apps: 1_000_000 } }] },
+    fixtures: { workspaces: [{ name: "Bench", slug: "bench", apiKey: BENCH_KEY, limits: { apps: 1_000_000 } }] },
     onRequestComplete: ({ method, path, status }) => {
       if (!watch) return;
       watch.processes ??= pluginProcesses(watch.pid);

@@ -1,8 +1,10 @@
 /**
- * `npm run bench`: runs the six benchmarks one after another (each prints its figures as on its own), times the
- * build and the demo (examples/demo.mts, on LocalEngine and on the real CLI when there is one), then writes
- * docs/benchmarks.md from the sections they wrote (section.mts): every figure, with the date, the machine and the command.
- * A program that fails stops the run, and the page is left as it was.
+ * `npm run bench`: runs every benchmark of page.mts one after another (each prints its figures as on its own), times
+ * the build and the demo (examples/demo.mts, on LocalEngine and on the real CLI when there is one), then writes
+ * docs/benchmarks.md whole from the sections they wrote (section.mts): every figure, with the date, the machine, the
+ * command and when each program started. A program that fails stops the run, and the page is left as it was. It takes
+ * no arguments: it never runs one benchmark alone, so it never patches one section into an older page (run a program
+ * on its own to see its figures; they reach the page with the next whole run).
  *   npm run bench   (builds first; or, after `npm run build`: node test/bench/report.mts)
  */
 import { spawnSync } from "node:child_process";
@@ -10,28 +12,26 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { arch, cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join, relative } from "node:path";
 import { findPulumiCli } from "../../dist/testing/index.js";
+import type * as PageModule from "./page.mts";
 import type * as SectionModule from "./section.mts";
 
+if (process.argv.length > 2) {
+  console.error(
+    `test/bench/report.mts takes no arguments (got ${process.argv.slice(2).join(" ")}): it runs every benchmark and writes ` +
+      "docs/benchmarks.md whole, one sitting. To see one benchmark's figures, run it alone: node test/bench/<name>.mts",
+  );
+  process.exit(2);
+}
+
 const sectionModule = "./section.mts";
+const pageModule = "./page.mts";
 const { SECTION_ENV } = (await import(sectionModule)) as typeof SectionModule;
+const { BUILD_AND_DEMO, PROGRAMS, composePage, fuzzingSection, programSection, sittingProblems } = (await import(
+  pageModule
+)) as typeof PageModule;
 
 const root = join(import.meta.dirname, "..", "..");
 const PAGE = join(root, "docs", "benchmarks.md");
-
-const programs = [
-  { id: "emulator", title: "Emulator throughput", file: "test/bench/emulator.mts" },
-  { id: "engine", title: "LocalEngine against its floor", file: "test/bench/engine.mts" },
-  { id: "cli", title: "The real Pulumi CLI against LocalEngine and the floor", file: "test/bench/cli.mts" },
-  { id: "plugin", title: "The release's provider plugin: cold start and `pulumi up` of 100 Apps", file: "test/bench/plugin.mts" },
-  { id: "rate-limit", title: "100 Apps under a service's rate limit of 5 requests a second", file: "test/bench/rate-limit.mts" },
-  { id: "pacer", title: "The adaptive pacer alone, on a simulated clock", file: "test/bench/pacer.mts" },
-  {
-    id: "gitops",
-    title: "The GitOps pipeline: two runners' `up` at the same moment against one after the other",
-    file: "test/bench/gitops.mts",
-  },
-  { id: "scaling", title: "The cost of one stack by its size, on a file backend and in S3", file: "test/bench/scaling.mts" },
-];
 
 /** Runs a command in the project's folder, printing and returning its output and wall time; stops the run if it fails. */
 function timedRun(command: string, args: string[]): { seconds: number; output: string } {
@@ -51,7 +51,7 @@ function timedRun(command: string, args: string[]): { seconds: number; output: s
 function buildAndDemo(): string {
   const build = timedRun("npm run build (tsc -p src)", [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "src"]);
   const lines = [
-    "## Build and demo",
+    `## ${BUILD_AND_DEMO}`,
     "",
     "`npm run build` (`tsc -p src`) and `node examples/demo.mts` (what `npm run demo` runs after the build), on the offline engine " +
       "and, when there is one, on the real Pulumi CLI. Each step's time is what the demo prints for it (`<== step: time`).",
@@ -79,8 +79,9 @@ const load = loadavg();
 const dir = mkdtempSync(join(tmpdir(), "gms-bench-report-"));
 const sections: string[] = [];
 try {
-  for (const program of programs) {
+  for (const program of PROGRAMS) {
     const file = join(dir, `${program.id}.md`);
+    const programStarted = new Date();
     const begun = process.hrtime.bigint();
     const run = spawnSync(process.execPath, [join(root, program.file)], {
       cwd: root,
@@ -93,7 +94,7 @@ try {
       process.exit(1);
     }
     const body = existsSync(file) ? readFileSync(file, "utf8").trim() : `No figures: \`${program.file}\` wrote no section.`;
-    sections.push(`## ${program.title}\n\n\`node ${program.file}\` (defaults; ${wall.toFixed(0)} s wall time)\n\n${body}`);
+    sections.push(programSection(program, programStarted, wall, body));
   }
   sections.push(buildAndDemo());
 } finally {
@@ -108,33 +109,24 @@ const pulumi = lookup.found
   ? `${lookup.cli.version} (\`${relative(root, lookup.cli.bin).startsWith("..") ? lookup.cli.bin : relative(root, lookup.cli.bin)}\`)`
   : `none (${lookup.reason}); its section is skipped`;
 // The fuzzing figures come from `npm run fuzz`, run by hand (scripts/fuzz.mts): kept as the page had them.
-const previous = existsSync(PAGE) ? readFileSync(PAGE, "utf8") : "";
-const fuzzAt = previous.indexOf("\n## Fuzzing the emulator");
-const fuzzing = fuzzAt === -1 ? "" : previous.slice(fuzzAt);
-const files = programs.map((program) => `\`${program.file}\``);
-const programList = `${files.slice(0, -1).join(", ")} and ${files.at(-1)}`;
-const page = `_Generated by \`npm run bench\` (test/bench/report.mts). Do not edit by hand: run it again._
-
-# Benchmarks
-
-([Back to the docs index](README.md).)
-
-Every figure below comes from one run of \`npm run bench\` (\`npm run build && node test/bench/report.mts\`, which runs
-${programList} with their defaults in turn, then times
-the build and \`examples/demo.mts\`). Ratios are of figures measured in the same run. Timings depend on the machine and on what else it runs: they are never
-pass/fail, and the ratios move less than the times.
-
-| | |
-|---|---|
-| date | ${started.toISOString()} to ${finished.toISOString()} (${((finished.getTime() - started.getTime()) / 1000).toFixed(0)} s) |
-| CPU | ${processors.length} x ${models} |
-| memory | ${(totalmem() / 1024 ** 3).toFixed(1)} GiB |
-| OS | ${platform()} ${release()} ${arch()} |
-| load average at the start (1, 5, 15 min) | ${load.map((value) => value.toFixed(2)).join(", ")} |
-| Node.js | ${process.version} |
-| Pulumi CLI | ${pulumi} |
-
-${sections.join("\n\n")}
-${fuzzing}`;
+const page = composePage({
+  started,
+  finished,
+  machine: [
+    `| CPU | ${processors.length} x ${models} |`,
+    `| memory | ${(totalmem() / 1024 ** 3).toFixed(1)} GiB |`,
+    `| OS | ${platform()} ${release()} ${arch()} |`,
+    `| load average at the start (1, 5, 15 min) | ${load.map((value) => value.toFixed(2)).join(", ")} |`,
+    `| Node.js | ${process.version} |`,
+    `| Pulumi CLI | ${pulumi} |`,
+  ],
+  sections,
+  fuzzing: fuzzingSection(existsSync(PAGE) ? readFileSync(PAGE, "utf8") : ""),
+});
+const problems = sittingProblems(page);
+if (problems.length > 0) {
+  console.error(`docs/benchmarks.md not written: the page would not be one sitting:\n${problems.join("\n")}`);
+  process.exit(1);
+}
 writeFileSync(PAGE, page);
 console.log(`wrote ${relative(root, PAGE)}`);

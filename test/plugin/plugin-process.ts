@@ -74,16 +74,26 @@ function diffAnswer(response: providerModule.DiffResponse): DiffAnswer {
 export interface EngineLog {
   severity: "debug" | "info" | "warning" | "error";
   message: string;
+  /** The resource the line is about ("" when none). */
+  urn: string;
 }
 
-/** An engine as far as a plugin's log lines go: a gRPC Engine service that keeps every Log request. */
-export async function startFakeEngine(): Promise<{ address: string; logs: EngineLog[]; close(): void }> {
+/**
+ * An engine as far as a plugin's log lines go: a gRPC Engine service that keeps every Log request, but fails the first
+ * `refusing` of them (an engine shutting down) and keeps none of those.
+ */
+export async function startFakeEngine(refusing = 0): Promise<{ address: string; logs: EngineLog[]; close(): void }> {
   const logs: EngineLog[] = [];
   const severities = ["debug", "info", "warning", "error"] as const;
   const server = new grpc.Server();
+  let refused = 0;
   server.addService(engineServices.EngineService, {
     log: (call: grpcModule.ServerUnaryCall<engineModule.LogRequest, unknown>, callback: grpcModule.sendUnaryData<unknown>) => {
-      logs.push({ severity: severities[call.request.getSeverity()]!, message: call.request.getMessage() });
+      if (refused < refusing) {
+        refused += 1;
+        return callback({ code: grpc.status.UNAVAILABLE, details: "shutting down" });
+      }
+      logs.push({ severity: severities[call.request.getSeverity()]!, message: call.request.getMessage(), urn: call.request.getUrn() });
       callback(null, new Empty());
     },
   } as grpcModule.UntypedServiceImplementation);

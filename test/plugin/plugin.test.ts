@@ -358,7 +358,7 @@ describe("the plugin against the emulator", () => {
     expect(await diff({ apiKey: UNKNOWN })).toEqual({ changes: "some", replaces: [], detailedDiff: { apiKey: "UPDATE" } });
   });
 
-  it("sends its log lines to the engine whose address it was started with (a fine-tune's progress)", async () => {
+  it("sends its log lines to the engine whose address it was started with (a fine-tune's progress, each request under its resource)", async () => {
     const engine = await startFakeEngine();
     const plugin = await PluginProcess.start(engine.address);
     try {
@@ -375,7 +375,14 @@ describe("the plugin against the emulator", () => {
       };
       const urn = urnOf("FineTune", "logged");
       const created = await plugin.create(urn, (await plugin.check(urn, {}, args)).inputs);
-      expect(engine.logs).toContainEqual({ severity: "info", message: expect.stringMatching(/FineTune "Logged tune".*succeeded after/) });
+      expect(engine.logs).toContainEqual(
+        expect.objectContaining({ severity: "info", message: expect.stringMatching(/FineTune "Logged tune".*succeeded after/) }),
+      );
+      expect(engine.logs).toContainEqual({
+        severity: "debug",
+        message: expect.stringMatching(new RegExp(`^gms: ${urn}: POST /\\S+ attempt 1: 20\\d in `)),
+        urn,
+      });
       await plugin.delete(urn, created.id, created.properties);
     } finally {
       await plugin.stop();

@@ -1,11 +1,10 @@
 /**
  * The debug log's lines (src/provider/request-log.ts): one per attempt, with the URN of the resource call that sent it,
- * the status or error code, the duration, the service's request id and a retry's wait and reason; and GMS_LOG=debug
- * turning on the dynamic provider's log through the SDK's `log.debug`. The plugin's lines on the real CLI are
- * test/plugin/debug-log.test.ts.
+ * the status or error code, the duration, the service's request id and a retry's wait and reason. Where the lines go:
+ * test/plugin/engine-log.test.ts; on the real CLI, the plugin's in test/plugin/debug-log.test.ts and the dynamic
+ * provider host's (GMS_LOG=debug) in test/pulumi-cli/dynamic-debug-log.test.ts.
  */
-import { createRequire } from "node:module";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { GmsClient } from "../../src/client";
 import { path } from "../../src/client/path";
 import { asResourceCall, logRequest, logRequestsTo, requestLine } from "../../src/provider/request-log";
@@ -49,44 +48,24 @@ describe("logRequest", () => {
       retryTiming: { sleep: async () => {}, random: () => 0 },
     });
     const written: string[] = [];
-    logRequestsTo((line) => written.push(line));
+    const urns: (string | undefined)[] = [];
+    logRequestsTo((line, urn) => {
+      written.push(line);
+      urns.push(urn);
+    });
     try {
       await asResourceCall(URN, () => client.request({ method: "GET", path: path`/apps/${"a"}`, schema: z.unknown() }));
       expect(written).toEqual([
         expect.stringMatching(new RegExp(`^gms: ${URN}: GET /apps/a attempt 1: 503 server in \\d+ ms; retrying in 0 ms \\(server\\)$`)),
         expect.stringMatching(new RegExp(`^gms: ${URN}: GET /apps/a attempt 2: 200 in \\d+ ms$`)),
       ]);
+      expect(urns).toEqual([URN, URN]);
       logRequestsTo(undefined);
       await client.request({ method: "GET", path: path`/apps/${"a"}`, schema: z.unknown() });
       expect(written).toHaveLength(2);
     } finally {
       await client.close();
       await server.close();
-    }
-  });
-
-  it("is on in a process started with GMS_LOG=debug (the dynamic provider's host), through the SDK's log.debug", async () => {
-    // The SDK the module loads when it logs, as Node.js's module cache holds it.
-    const { log } = createRequire(__filename)("@pulumi/pulumi") as { log: { debug: (line: string) => Promise<void> } };
-    const original = log.debug;
-    const debug = vi.fn((_line: string) => Promise.resolve());
-    log.debug = debug;
-    vi.resetModules();
-    vi.stubEnv("GMS_LOG", "debug");
-    try {
-      const fresh = await import("../../src/provider/request-log.js");
-      fresh.logRequest({ method: "DELETE", path: "/apps/a", attempt: 1, status: 200, errorCode: undefined, durationMs: 4 });
-      expect(debug).toHaveBeenCalledWith("gms: DELETE /apps/a attempt 1: 200 in 4 ms");
-      // Without the setting, a fresh process logs nothing.
-      vi.stubEnv("GMS_LOG", "");
-      vi.resetModules();
-      const quiet = await import("../../src/provider/request-log.js");
-      quiet.logRequest({ method: "DELETE", path: "/apps/b", attempt: 1, status: 200, errorCode: undefined, durationMs: 4 });
-      expect(debug).toHaveBeenCalledTimes(1);
-    } finally {
-      log.debug = original;
-      vi.unstubAllEnvs();
-      vi.resetModules();
     }
   });
 });

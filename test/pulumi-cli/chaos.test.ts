@@ -14,8 +14,11 @@
  * declares (the CLI driver's guard against the Automation API's language server signalling success).
  * The scenario (fixtures, program, census) is test/testing/chaos-scenario.ts, which LocalEngine's suite shares.
  *
+ * Each seed runs twice: with a 429's `Retry-After` of 0 and of 1 s, as a real service sends it.
+ *
  * Size: CLI_CHAOS_COPIES copies of the nine kinds (default 3, so 27 resources) for each seed of
- * CLI_CHAOS_SEEDS (default 11,23). Skipped, with the reason printed, without a CLI (required under CI=true).
+ * CLI_CHAOS_SEEDS (default 11,23) and each `Retry-After` of CLI_CHAOS_RETRY_AFTER (default 0,1). Skipped, with the
+ * reason printed, without a CLI (required under CI=true).
  */
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -39,11 +42,12 @@ import { cliName, makeProgramDir, pulumiCliFor } from "./harness";
 const cli = pulumiCliFor("test/pulumi-cli/chaos.test.ts");
 const COPIES = Number(process.env.CLI_CHAOS_COPIES ?? 3);
 const SEEDS = (process.env.CLI_CHAOS_SEEDS ?? "11,23").split(",").map(Number);
+const RETRY_AFTERS = (process.env.CLI_CHAOS_RETRY_AFTER ?? "0,1").split(",").map(Number);
 const MAX_RUNS = 40;
 // Denser than test/testing/chaos.test.ts's (0.05/0.02/0.03/0.07/0.06): the provider's own retries absorb those on a
 // run of this size, and the point here is `pulumi up` failing and being run again.
-const faultsFor = (seed: number, error = 0.12) =>
-  `seed=${seed},error=${error},throttle=0.05,retry-after=0,reset=0.08,lost=0.07,${lateFaults(0.05)},latency=0-2`;
+const faultsFor = (seed: number, retryAfter: number, error = 0.12) =>
+  `seed=${seed},error=${error},throttle=0.05,retry-after=${retryAfter},reset=0.08,lost=0.07,${lateFaults(0.05)},latency=0-2`;
 /** The first `up` meets more 5xx, so that it does fail and the point of this suite (running it again) is always made. */
 const FIRST_RUN_ERROR = 0.3;
 
@@ -62,9 +66,9 @@ interface Checkpoint {
   };
 }
 
-describe.skipIf(cli === undefined).each(SEEDS)(
-  `pulumi up converging under injected faults on the real CLI (${cliName(cli)}): ${COPIES * 9} resources, seed %i`,
-  (seed) => {
+describe.skipIf(cli === undefined).each(SEEDS.flatMap((seed) => RETRY_AFTERS.map((retryAfter) => [seed, retryAfter] as const)))(
+  `pulumi up converging under injected faults on the real CLI (${cliName(cli)}): ${COPIES * 9} resources, seed %i, Retry-After %i s`,
+  (seed, retryAfter) => {
     // Made before the tests, not while collecting them: a suite skipped without the CLI makes no folder.
     let dir: string;
     let emulator: RunningEmulator | undefined;
@@ -94,7 +98,7 @@ describe.skipIf(cli === undefined).each(SEEDS)(
       const upRuns: FaultStats[] = [];
       const up = await untilItSucceeds(async () => {
         const run = upRuns.length;
-        running.faults.set(faultsFor(seed * 1000 + run, run === 0 ? FIRST_RUN_ERROR : undefined));
+        running.faults.set(faultsFor(seed * 1000 + run, retryAfter, run === 0 ? FIRST_RUN_ERROR : undefined));
         try {
           return await engine.up();
         } finally {
@@ -113,14 +117,14 @@ describe.skipIf(cli === undefined).each(SEEDS)(
       const again = await engine.up();
       const writesAgain = [...writes];
 
-      running.faults.set(faultsFor(seed + 1));
+      running.faults.set(faultsFor(seed + 1, retryAfter));
       const destroy = await untilItSucceeds(() => engine.destroy(), MAX_RUNS);
       const destroyFaults = running.faults.stats();
       await running.faults.idle();
       const afterDestroy = census(dbFile, recorded(), fixtures);
 
       process.stdout.write(
-        `cli chaos seed ${seed}: up converged in ${up.runs} run(s) (${upFaults.requests} requests: ${upFaults.error} 5xx, ` +
+        `cli chaos seed ${seed}, Retry-After ${retryAfter} s: up converged in ${up.runs} run(s) (${upFaults.requests} requests: ${upFaults.error} 5xx, ` +
           `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers, ${upFaults.late} late, ` +
           `${upFaults.delayed} delayed); ` +
           `after up ${JSON.stringify(totals(afterUp))}; refresh ${JSON.stringify(refreshed.counts)}; ` +

@@ -114,7 +114,9 @@ describe.skipIf(!release)("the release's executable, where no Node.js is install
         },
       );
       const tuned = await plugin.create(tune, tuneInputs.inputs);
-      expect(engine.logs).toContainEqual({ severity: "info", message: expect.stringMatching(/FineTune "Released tune".*succeeded after/) });
+      expect(engine.logs).toContainEqual(
+        expect.objectContaining({ severity: "info", message: expect.stringMatching(/FineTune "Released tune".*succeeded after/) }),
+      );
       await plugin.delete(tune, tuned.id, tuned.properties);
     } finally {
       await plugin.stop();
