@@ -16,7 +16,8 @@ import { FineTuneStatus, type FineTuneRecord, fineTunesApi } from "./api/fine-tu
 import { skillsApi } from "./api/skills";
 import { workspacesApi } from "./api/workspaces";
 import { GmsError, type GmsClient } from "./client";
-import { ConfigurationError, Connection, clientFor, configure as configureConnection } from "./provider/connection";
+import { Connection, clientFor, configure as configureConnection } from "./provider/connection";
+import { ConfigurationError } from "./settings";
 
 const connectionArg = {
   connection: Connection.optional().describe(

@@ -15,7 +15,8 @@ import { makeSecret, UNKNOWN } from "../../src/provider/values";
 import { anyValue, MARKER, property } from "./arbitraries";
 
 const built = createRequire(__filename);
-const { CONFIG_KEYS, checkConfig, diffConfig } = built("../../dist/plugin/config.js") as typeof import("../../src/plugin/config");
+const { checkConfig, diffConfig } = built("../../dist/plugin/config.js") as typeof import("../../src/plugin/config");
+const { ConfigurationError, SETTING_NAMES } = built("../../dist/settings.js") as typeof import("../../src/settings");
 const connection = built("../../dist/provider/connection.js") as typeof import("../../src/provider/connection");
 
 const VALID = { baseUrl: "https://gms.example.com/v1", apiKey: makeSecret(MARKER), maxRetries: "3", requestDeadlineMs: 60_000 };
@@ -25,7 +26,7 @@ const configs = fc
   .record({
     // A fifth of the settings replaced are unknown, as a preview has them (made secret or not).
     replaced: fc.dictionary(
-      fc.constantFrom(...CONFIG_KEYS),
+      fc.constantFrom(...SETTING_NAMES),
       fc.oneof({ weight: 4, arbitrary: anyValue }, { weight: 1, arbitrary: fc.constantFrom(UNKNOWN, makeSecret(UNKNOWN)) }),
       { maxKeys: 3 },
     ),
@@ -43,7 +44,7 @@ describe("the plugin's CheckConfig and DiffConfig on generated configurations", 
     await property("plugin CheckConfig/DiffConfig", configs, async (news) => {
       const checked = checkConfig(news);
       for (const failure of checked.failures) {
-        expect((CONFIG_KEYS as readonly string[]).includes(failure.property), failure.property).toBe(true);
+        expect((SETTING_NAMES as readonly string[]).includes(failure.property), failure.property).toBe(true);
         expect(failure.reason).toContain(`gms:${failure.property}`);
         expect(failure.reason).toMatch(/must|is not|should|expected|form/);
       }
@@ -53,7 +54,7 @@ describe("the plugin's CheckConfig and DiffConfig on generated configurations", 
       expect(again).toEqual({ inputs: checked.inputs, failures: [] });
       const diff = await diffConfig(checked.inputs, checked.inputs);
       const { values } = reveal(checked.inputs);
-      const unknown = CONFIG_KEYS.filter((key) => values[key] === UNKNOWN);
+      const unknown = SETTING_NAMES.filter((key) => values[key] === UNKNOWN);
       expect(Object.keys(diff.detailedDiff ?? {}).sort()).toEqual([...unknown].sort());
       expect(diff.changes).toBe(unknown.length > 0);
       return unknown.length > 0 ? "accepted with an unknown" : "accepted";
@@ -77,7 +78,7 @@ describe("the dynamic provider's configuration on generated stack config", () =>
           connection.clientFor(undefined);
           return "client made";
         } catch (error) {
-          expect(error).toBeInstanceOf(connection.ConfigurationError);
+          expect(error).toBeInstanceOf(ConfigurationError);
           const message = (error as Error).message;
           expect(message).toMatch(/gms:[a-zA-Z]+|GMS_[A-Z_]+|connection\.baseUrl/);
           expect(message).not.toContain(MARKER);
@@ -113,7 +114,7 @@ describe("cases the properties found", () => {
     }
     connection.configure({ get: (key) => ({ "gms:baseUrl": "not a url", "gms:apiKey": "k" })[key] });
     try {
-      expect(() => connection.clientFor(undefined)).toThrow(connection.ConfigurationError);
+      expect(() => connection.clientFor(undefined)).toThrow(ConfigurationError);
       expect(() => connection.clientFor(undefined)).toThrow(/gms:baseUrl/);
     } finally {
       connection.configure({ get: () => undefined });

@@ -9,7 +9,8 @@ import { z } from "zod";
 import { path } from "../../src/client";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { checkConfig, configFrom } from "../../src/plugin/config";
-import { ConfigurationError, clientFor, configure } from "../../src/provider/connection";
+import { clientFor, configure } from "../../src/provider/connection";
+import { ConfigurationError } from "../../src/settings";
 
 const FORM = "must be a number of requests per second above 0, for example 5 or 0.5";
 
