@@ -98,6 +98,8 @@ export interface GmsClientOptions {
    * process does.
    */
   pacer?: AdaptivePacer;
+  /** The GUIDs the client's owner holds (see `GmsClient.claimed`); default a set of the client's own. */
+  claimed?: Set<string>;
 }
 
 /**
@@ -128,8 +130,11 @@ export class GmsClient {
    */
   #clockOffsetMs = 0;
   #clockReadAt = 0;
-  /** GUIDs this client created or adopted: a lost create never adopts one of them a second time. */
-  readonly claimed = new Set<string>();
+  /**
+   * GUIDs this client created or adopted, and any its owner holds (a provider session shares its stack's among its
+   * clients): a lost create never adopts one of them a second time.
+   */
+  readonly claimed: Set<string>;
   /** The last create of each identity under way: creates a lookup could not tell apart are sent one at a time. */
   readonly creating = new Map<string, Promise<void>>();
 
@@ -150,6 +155,7 @@ export class GmsClient {
     this.#onRequest = options.onRequest;
     this.#rateLimiter = options.rateLimiter;
     this.#pacer = options.pacer;
+    this.claimed = options.claimed ?? new Set();
   }
 
   request<S extends z.ZodType>(options: RequestOptions<S>): Promise<z.output<S>> {

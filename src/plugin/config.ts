@@ -6,9 +6,18 @@
  * The engine starts one plugin process per provider instance (the default provider and each explicit one),
  * so the configuration is the process's: two providers for two workspaces are two processes.
  */
-import { clientFor, configure as configureConnection, effectiveBaseUrl, sameWorkspace } from "../provider/connection";
+import { Session } from "../provider/session";
 import { containsUnknown, UNKNOWN } from "../provider/values";
-import { ConfigurationError, configKey, SETTING_NAMES, SETTINGS, type Setting, type SettingInput, settingText } from "../settings";
+import {
+  ConfigurationError,
+  configKey,
+  SETTING_NAMES,
+  SETTINGS,
+  type Setting,
+  type SettingInput,
+  type SettingName,
+  settingText,
+} from "../settings";
 import { type DiffResult, PropertyDiffKind } from "./router";
 import { conceal, type Props, reveal } from "./wire";
 
@@ -43,22 +52,25 @@ export function checkConfig(news: Props): { inputs: Props; failures: { property:
 export function configFrom(
   args: Props | undefined,
   variables: ReadonlyMap<string, string> | Record<string, string>,
-): Record<string, string> {
-  const config: Record<string, string> = {};
-  if (args && Object.keys(args).length > 0) {
-    const { values } = reveal(args);
-    for (const name of SETTING_NAMES) {
-      const text = settingText(values[name]);
-      if (text !== undefined) config[name] = text;
-    }
-    return config;
-  }
+): Partial<Record<SettingName, string>> {
+  if (args && Object.keys(args).length > 0) return settingTextsOf(reveal(args).values);
+  const config: Partial<Record<SettingName, string>> = {};
   const entries = variables instanceof Map ? [...variables.entries()] : Object.entries(variables);
   for (const [name, value] of entries) {
     const key = name.replace(/^gms:(config:)?/, "");
-    if ((SETTING_NAMES as readonly string[]).includes(key) && name.startsWith("gms:")) config[key] = value;
+    if ((SETTING_NAMES as readonly string[]).includes(key) && name.startsWith("gms:")) config[key as SettingName] = value;
   }
   return config;
+}
+
+/** The settings' texts of a configuration's plain values. */
+function settingTextsOf(values: Props): Partial<Record<SettingName, string>> {
+  const texts: Partial<Record<SettingName, string>> = {};
+  for (const name of SETTING_NAMES) {
+    const text = settingText(values[name]);
+    if (text !== undefined) texts[name] = text;
+  }
+  return texts;
 }
 
 /** The keys of a ConfigureRequest's `args` whose values a preview does not know yet (an explicit provider's outputs). */
@@ -66,14 +78,6 @@ export function unknownConfigKeys(args: Props | undefined): string[] {
   if (!args) return [];
   const { values } = reveal(args);
   return SETTING_NAMES.filter((name) => values[name] !== undefined && containsUnknown(values[name]));
-}
-
-/**
- * Makes the configuration the one every client of this process is made with, as the dynamic provider's `configure`
- * does; `unknownKeys` are not known yet (see `unknownConfigKeys`).
- */
-export function applyConfig(config: Record<string, string>, unknownKeys: readonly string[] = []): void {
-  configureConnection({ get: (key: string) => (key.startsWith("gms:") ? config[key.slice("gms:".length)] : undefined) }, unknownKeys);
 }
 
 /**
@@ -87,6 +91,20 @@ export function applyConfig(config: Record<string, string>, unknownKeys: readonl
 export async function diffConfig(olds: Props, news: Props): Promise<DiffResult> {
   const before = reveal(olds).values;
   const after = reveal(news).values;
+  // Each configuration's own session, as its clients would be made: the values, else the environment.
+  const sessions = [before, after].map((values) => {
+    const session = new Session();
+    session.configure(settingTextsOf(values));
+    return session;
+  }) as [Session, Session];
+  try {
+    return await diffSessions(before, after, ...sessions);
+  } finally {
+    await Promise.all(sessions.map((session) => session.close()));
+  }
+}
+
+async function diffSessions(before: Props, after: Props, old: Session, next: Session): Promise<DiffResult> {
   const detailedDiff: DiffResult["detailedDiff"] = {};
   const replaces: string[] = [];
   for (const key of SETTING_NAMES) {
@@ -94,15 +112,15 @@ export async function diffConfig(olds: Props, news: Props): Promise<DiffResult> 
       detailedDiff[key] = { kind: PropertyDiffKind.UPDATE, inputDiff: true };
       continue;
     }
-    const old = settingText(before[key]);
-    const next = settingText(after[key]);
-    if (old === next) continue;
+    const was = settingText(before[key]);
+    const is = settingText(after[key]);
+    if (was === is) continue;
     const moves =
       key === "baseUrl"
-        ? effectiveBaseUrl({ baseUrl: old }) !== effectiveBaseUrl({ baseUrl: next })
-        : key === "apiKey" && (await otherWorkspace(before, after));
+        ? old.effectiveBaseUrl(undefined) !== next.effectiveBaseUrl(undefined)
+        : key === "apiKey" && (await otherWorkspace(old, next));
     if (moves) replaces.push(key);
-    const change = old === undefined ? "ADD" : next === undefined ? "DELETE" : "UPDATE";
+    const change = was === undefined ? "ADD" : is === undefined ? "DELETE" : "UPDATE";
     detailedDiff[key] = { kind: PropertyDiffKind[moves ? (`${change}_REPLACE` as const) : change], inputDiff: true };
   }
   const changes = Object.keys(detailedDiff).length > 0;
@@ -110,10 +128,9 @@ export async function diffConfig(olds: Props, news: Props): Promise<DiffResult> 
 }
 
 /** Whether the new API key selects another workspace than the old one (false when either cannot tell: a key refused). */
-async function otherWorkspace(before: Props, after: Props): Promise<boolean> {
-  const clientOf = (values: Props) => clientFor({ baseUrl: settingText(values.baseUrl), apiKey: settingText(values.apiKey) });
+async function otherWorkspace(old: Session, next: Session): Promise<boolean> {
   try {
-    return (await sameWorkspace(clientOf(before), clientOf(after))) === false;
+    return (await old.sameWorkspace(old.clientFor(undefined), next.clientFor(undefined))) === false;
   } catch (error) {
     if (error instanceof ConfigurationError) return false;
     throw error;

@@ -17,6 +17,7 @@ import { ResourceInitError } from "../provider/errors";
 import { DYNAMIC_ONLY_INPUTS, type Kind, type KindName } from "../provider/kind";
 import { INCOMPLETE, resourceProvider, UNRESOLVED_CREATE } from "../provider/provider";
 import { SECRET_INPUTS } from "../provider/secret-inputs";
+import type { Session } from "../provider/session";
 import { containsUnknown, sameValue } from "../provider/values";
 import { kinds } from "../resources";
 import { conceal, type Props, reveal, UNKNOWN } from "./wire";
@@ -61,9 +62,12 @@ export class KindRoute {
   readonly name: KindName;
   private readonly provider: ReturnType<typeof resourceProvider>;
 
-  constructor(private readonly kind: Kind) {
+  constructor(
+    private readonly kind: Kind,
+    session: Session,
+  ) {
     this.name = kind.name;
-    this.provider = resourceProvider(kind);
+    this.provider = resourceProvider(kind, session);
   }
 
   /** Properties the engine always holds as secret, whatever the program passed. */
@@ -216,13 +220,16 @@ export class KindRoute {
 
 /**
  * Every kind of `registry` (this package's, unless a test serves others) by token, its former names' tokens too (a
- * renamed kind's old resources in a stack), each route made when first asked for.
+ * renamed kind's old resources in a stack), each route made when first asked for, all on the plugin's session.
  */
 export class KindRouter {
   private readonly byToken = new Map<string, Kind>();
   private readonly routes = new Map<Kind, KindRoute>();
 
-  constructor(registry: Readonly<Record<string, Kind>> = kinds) {
+  constructor(
+    private readonly session: Session,
+    registry: Readonly<Record<string, Kind>> = kinds,
+  ) {
     for (const kind of Object.values(registry))
       for (const token of [nativeToken(kind.name), ...formerTokens(kind, "native")]) this.byToken.set(token, kind);
   }
@@ -234,7 +241,7 @@ export class KindRouter {
       throw new UnknownTypeError(`the gms provider has no resource type ${token}; it serves ${[...this.byToken.keys()].join(", ")}`);
     let route = this.routes.get(kind);
     if (!route) {
-      route = new KindRoute(kind);
+      route = new KindRoute(kind, this.session);
       this.routes.set(kind, route);
     }
     return route;

@@ -4,10 +4,10 @@
  */
 import "../node-guard";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { configure as configureConnection } from "./connection";
 import type { Kind, KindName } from "./kind";
 import { resourceProvider } from "./provider";
 import { ProviderError } from "./errors";
+import { Session, settingTexts } from "./session";
 
 export { ProviderError };
 
@@ -29,8 +29,12 @@ const kindModules = {
   FineTune: () => (require("../resources/fine-tune") as typeof import("../resources/fine-tune")).fineTuneKind,
 } satisfies Record<KindName, () => Kind>;
 
+/** The dynamic-provider host's process serves one stack: one session, configured by the host with the stack's config. */
+const session = new Session();
+
+/** Called by the dynamic-provider host once per `__provider` text, with the whole stack config. */
 export function configure(config: dynamic.Config): void {
-  configureConnection(config);
+  session.configure(settingTexts(config));
 }
 
 const providers = new Map<KindName, ReturnType<typeof resourceProvider>>();
@@ -41,7 +45,7 @@ export function providerOf(name: KindName): ReturnType<typeof resourceProvider> 
     const kind = Object.hasOwn(kindModules, name) ? kindModules[name]() : undefined;
     if (!kind)
       throw new ProviderError("unknown_kind", `pulumi-gms has no resource kind ${name}; is the installed package older than the state?`);
-    provider = resourceProvider(kind);
+    provider = resourceProvider(kind, session);
     providers.set(name, provider);
   }
   return provider;

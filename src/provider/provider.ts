@@ -37,11 +37,12 @@ import {
   timeLeft,
   UnresolvedCreateError,
 } from "../client";
-import { Connection, clientFor, effectiveBaseUrl, missingSettings, sameWorkspace } from "./connection";
+import { Connection } from "./connection";
 import { CreatedButFailedError, failure, goneMessage, redactSecrets, UnresolvedCreateFailure, ProviderError, codeOf } from "./errors";
 import { type InputField, requiredToDeclare } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
 import { SECRET_INPUTS, secretStrings } from "./secret-inputs";
+import type { Session } from "./session";
 import { containsUnknown, sameValue } from "./values";
 import { LOCAL_CLOCK, type RecordedWindow, serviceWindow, STACK_IDS_FILE, UNRESOLVED_CREATE } from "./window";
 import { Guid } from "../api/common";
@@ -96,7 +97,8 @@ function heldByStack(): ReadonlySet<string> {
   );
 }
 
-export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProvider, "configure">> {
+/** A kind's provider, its clients and claims the session's (the dynamic-provider host's, the plugin's, a test's). */
+export function resourceProvider(kind: Kind, session: Session): Required<Omit<dynamic.ResourceProvider, "configure">> {
   const fields = Object.entries(kind.inputs) as [string, InputField][];
 
   /** The declared fields whose new value differs from the stored one (a left-out field without a default is not managed). */
@@ -118,7 +120,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     return outs;
   };
 
-  const clientOf = (props: Props) => clientFor(props.connection as Connection | undefined);
+  const clientOf = (props: Props) => session.clientFor(props.connection as Connection | undefined);
 
   /** A new object cannot be made without a required write-only value that the program left out (an imported object's key). */
   const requireForCreate = (inputs: Props, label: string) => {
@@ -301,7 +303,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       }
       // No service to reach is found now, not at `up`: the failure names the setting and its three sources.
       if (!containsUnknown(inputs.connection))
-        for (const reason of missingSettings(inputs.connection as Connection | undefined)) failures.push({ property: "", reason });
+        for (const reason of session.missingSettings(inputs.connection as Connection | undefined)) failures.push({ property: "", reason });
       if (failures.length === 0 && kind.validate && !containsUnknown(inputs)) {
         failures.push(...kind.validate(inputs as never));
       }
@@ -331,7 +333,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       const moved =
         connectionChanged &&
         !containsUnknown(news.connection) &&
-        effectiveBaseUrl(olds.connection as Connection) !== effectiveBaseUrl(news.connection as Connection);
+        session.effectiveBaseUrl(olds.connection as Connection) !== session.effectiveBaseUrl(news.connection as Connection);
       const changes = unusable !== undefined || changed.length > 0 || connectionChanged;
       if (replaces.length > 0 || moved) requireForCreate(news, `Replacing ${kind.name} ${id}`);
       return { changes, replaces: moved ? [...replaces, "connection"] : replaces };
@@ -364,7 +366,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
           `${kind.name} ${id} is a placeholder for a create whose answer was lost: run \`pulumi refresh\` first`,
         );
       const client = clientOf(news);
-      if (!sameValue(olds.connection, news.connection)) await requireSameWorkspace(kind, id, clientOf(olds), client, olds);
+      if (!sameValue(olds.connection, news.connection)) await requireSameWorkspace(session, kind, id, clientOf(olds), client, olds);
       const changed = changedFields(olds, news).filter((name) => kind.inputs[name]!.change === "update");
       if (changed.length === 0) return { outs: outputsOf(news, olds) };
       try {
@@ -401,9 +403,16 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
  * Both keys' workspaces are compared (one cached read per key and process); when the old key no longer
  * works (rotated and revoked), the object itself is read with the new key.
  */
-async function requireSameWorkspace(kind: Kind, id: string, before: GmsClient, after: GmsClient, state: Props): Promise<void> {
+async function requireSameWorkspace(
+  session: Session,
+  kind: Kind,
+  id: string,
+  before: GmsClient,
+  after: GmsClient,
+  state: Props,
+): Promise<void> {
   if (before === after) return;
-  const same = await sameWorkspace(before, after);
+  const same = await session.sameWorkspace(before, after);
   if (same === true || (same === undefined && (await orUndefinedIfGone(kind.read(after, id, state))) !== undefined)) return;
   throw new ProviderError(
     "wrong_workspace",
@@ -418,7 +427,7 @@ async function requireSameWorkspace(kind: Kind, id: string, before: GmsClient, a
  */
 async function adoptExisting(
   kind: Kind,
-  client: ReturnType<typeof clientFor>,
+  client: GmsClient,
   guid: string,
   inputs: Props,
   changedFields: (olds: Props, news: Props) => string[],

@@ -1,6 +1,6 @@
 /**
  * Where a pending create's lookup goes: the service and key its provider sent the create with, found as the provider
- * finds them (src/provider/connection.ts): the resource's own `connection` input, then its provider's configuration,
+ * finds them (src/provider/session.ts): the resource's own `connection` input, then its provider's configuration,
  * then GMS_BASE_URL / GMS_API_KEY from the environment. The provider's configuration is the provider resource the
  * pending create names, as the checkpoint holds it: a native resource's `pulumi:providers:gms` (default or explicit,
  * inputs `baseUrl`, `apiKey`, ...), a dynamic resource's `pulumi:providers:pulumi-nodejs`, whose inputs are the stack's
