@@ -6,7 +6,7 @@
  *   inputs that held a secret as `__secretInputs` (the dynamic resources' way of naming them), so every message
  *   is blanked the same way; what goes back is wrapped as secret when it is a declared secret field, the
  *   `connection`, or was secret when it came in;
- * - diff answers with a detailed diff, property by property (update or replace, added or deleted);
+ * - diff answers with the detailed diff the generic provider decides, property by property, in the engine's kinds;
  * - create and update in preview answer without a call, computed outputs unknown;
  * - read with an id and no properties (`pulumi import`) reads the object by its GUID alone. A write-only
  *   value (a key) cannot be read back: the outputs list such fields in `__unknownWriteOnly`, and diff takes the
@@ -15,10 +15,10 @@
 import { deprecationWarnings, formerTokens } from "../provider/deprecation";
 import { ResourceInitError } from "../provider/errors";
 import { DYNAMIC_ONLY_INPUTS, type Kind, type KindName } from "../provider/kind";
-import { INCOMPLETE, resourceProvider, UNRESOLVED_CREATE } from "../provider/provider";
+import { kindProvider, type PropertyChange } from "../provider/provider";
+import { INCOMPLETE, UNRESOLVED_CREATE } from "../provider/unsettled";
 import { SECRET_INPUTS } from "../provider/secret-inputs";
 import type { Session } from "../provider/session";
-import { containsUnknown, sameValue } from "../provider/values";
 import { kinds } from "../resources";
 import { conceal, type Props, reveal, UNKNOWN } from "./wire";
 import { nativeToken } from "../provider/tokens";
@@ -29,6 +29,7 @@ export const UNKNOWN_WRITE_ONLY = "__unknownWriteOnly";
 /** How the engine names a property's change (pulumirpc.PropertyDiff.Kind). */
 export const PropertyDiffKind = { ADD: 0, ADD_REPLACE: 1, DELETE: 2, DELETE_REPLACE: 3, UPDATE: 4, UPDATE_REPLACE: 5 } as const;
 export type PropertyDiffKind = (typeof PropertyDiffKind)[keyof typeof PropertyDiffKind];
+const DIFF_KIND_OF = { add: "ADD", update: "UPDATE", delete: "DELETE" } as const satisfies Record<PropertyChange["change"], string>;
 
 export interface CheckResult {
   inputs: Props;
@@ -60,14 +61,14 @@ export class UnknownTypeError extends Error {
 /** One kind as the plugin serves it. */
 export class KindRoute {
   readonly name: KindName;
-  private readonly provider: ReturnType<typeof resourceProvider>;
+  private readonly provider: ReturnType<typeof kindProvider>;
 
   constructor(
     private readonly kind: Kind,
     session: Session,
   ) {
     this.name = kind.name;
-    this.provider = resourceProvider(kind, session);
+    this.provider = kindProvider(kind, session);
   }
 
   /** Properties the engine always holds as secret, whatever the program passed. */
@@ -127,36 +128,10 @@ export class KindRoute {
     for (const name of ignoreChanges) if (name in this.kind.inputs || name === "connection") news.values[name] = olds[name];
     const stored = this.withKnownWriteOnly(olds, news.values);
     const result = await this.provider.diff(id, stored, this.forKind(news.values, news.secretNames));
-    const replaces = result.replaces ?? [];
     const detailedDiff: DiffResult["detailedDiff"] = {};
-    const fields = [
-      ...Object.entries(this.kind.inputs).map(([name, field]) => [name, field.default] as const),
-      ["connection", undefined] as const,
-    ];
-    for (const [name, defaultValue] of fields) {
-      const before = stored[name];
-      const after = news.values[name];
-      // As the generic diff: a field the program leaves out (without a default) is not managed.
-      if (after === undefined && defaultValue === undefined && name !== "connection") continue;
-      if (!containsUnknown(after) && sameValue(before, after)) continue;
-      const replace = replaces.includes(name);
-      const kind =
-        before === undefined || before === null
-          ? replace
-            ? PropertyDiffKind.ADD_REPLACE
-            : PropertyDiffKind.ADD
-          : after === undefined || after === null
-            ? replace
-              ? PropertyDiffKind.DELETE_REPLACE
-              : PropertyDiffKind.DELETE
-            : replace
-              ? PropertyDiffKind.UPDATE_REPLACE
-              : PropertyDiffKind.UPDATE;
-      detailedDiff[name] = { kind, inputDiff: true };
-    }
-    // A replacement the program's fields do not explain: an output that says the stored object cannot stay.
-    for (const name of replaces) detailedDiff[name] ??= { kind: PropertyDiffKind.UPDATE_REPLACE, inputDiff: false };
-    return { changes: result.changes === true, replaces, deleteBeforeReplace: result.deleteBeforeReplace === true, detailedDiff };
+    for (const [name, { change, replace, inputDiff }] of Object.entries(result.detailedDiff))
+      detailedDiff[name] = { kind: PropertyDiffKind[`${DIFF_KIND_OF[change]}${replace ? "_REPLACE" : ""}`], inputDiff };
+    return { changes: result.changes, replaces: result.replaces, deleteBeforeReplace: result.deleteBeforeReplace === true, detailedDiff };
   }
 
   async create(inputs: Props, preview: boolean): Promise<{ id: string; properties: Props }> {
@@ -166,22 +141,10 @@ export class KindRoute {
       for (const name of Object.keys(this.kind.outputs)) outputs[name] ??= UNKNOWN;
       return { id: "", properties: this.forEngine(outputs, secretNames) };
     }
-    try {
-      const { id, outs } = await this.provider.create(this.forKind(values, secretNames));
-      return { id, properties: this.forEngine(outs ?? {}, secretNames) };
-    } catch (error) {
-      const partial = error as Error & { id?: string; properties?: Props; reasons?: string[] };
-      if (typeof partial.id === "string" && partial.id !== "") {
-        const { __provider: _none, ...properties } = partial.properties ?? {};
-        throw new ResourceInitError(
-          partial.message,
-          partial.id,
-          this.forEngine(properties, secretNames),
-          partial.reasons ?? [partial.message],
-        );
-      }
-      throw error;
-    }
+    const outcome = await this.provider.create(this.forKind(values, secretNames));
+    if (!outcome.partial) return { id: outcome.id, properties: this.forEngine(outcome.outs, secretNames) };
+    const { id, properties, message } = outcome.partial;
+    throw new ResourceInitError(message, id, this.forEngine(properties, secretNames), [message]);
   }
 
   /** Refresh (stored outputs given) or import (the id alone): the live object as outputs and inputs, or an empty id. */

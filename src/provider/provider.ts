@@ -44,16 +44,13 @@ import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kin
 import { SECRET_INPUTS, secretStrings } from "./secret-inputs";
 import type { Session } from "./session";
 import { containsUnknown, sameValue } from "./values";
-import { LOCAL_CLOCK, type RecordedWindow, serviceWindow, STACK_IDS_FILE, UNRESOLVED_CREATE } from "./window";
+import { INCOMPLETE, placeholderId, UNRESOLVED_CREATE } from "./unsettled";
+import { LOCAL_CLOCK, type RecordedWindow, serviceWindow, STACK_IDS_FILE } from "./window";
 import { Guid } from "../api/common";
 
 type Props = Record<string, unknown>;
 
 const PROVIDER_KEY = "__provider";
-
-/** The output of a partially created resource: what is recorded of it may not be what exists. */
-export const INCOMPLETE = "__incomplete";
-export { STACK_IDS_FILE, UNRESOLVED_CREATE };
 
 /**
  * What a placeholder records: the window its lost create may have made the object in and, for a kind whose
@@ -97,8 +94,40 @@ function heldByStack(): ReadonlySet<string> {
   );
 }
 
-/** A kind's provider, its clients and claims the session's (the dynamic-provider host's, the plugin's, a test's). */
-export function resourceProvider(kind: Kind, session: Session): Required<Omit<dynamic.ResourceProvider, "configure">> {
+/** How a property changes in a diff: added, updated or deleted, in place or by replacing the object. */
+export interface PropertyChange {
+  change: "add" | "update" | "delete";
+  replace: boolean;
+  /** False for a replacement no input explains (an output that says the stored object cannot stay). */
+  inputDiff: boolean;
+}
+
+/** A diff's decision, with the change of each property that changes. */
+export interface DiffDecision {
+  changes: boolean;
+  replaces: string[];
+  deleteBeforeReplace?: boolean;
+  detailedDiff: Record<string, PropertyChange>;
+}
+
+/**
+ * A create that made its object (or may have) but did not finish: the id state records (the object's GUID, or a
+ * placeholder's), the properties it records, marked incomplete or unresolved (./unsettled.ts), and why, secrets blanked.
+ */
+export interface PartialCreate {
+  id: string;
+  properties: Props;
+  message: string;
+}
+
+/** A create's outcome: the object, or what was made of it. */
+export type CreateOutcome = { id: string; outs: Outputs; partial?: undefined } | { partial: PartialCreate };
+
+/**
+ * A kind's provider as the dynamic resources (`resourceProvider`) and the plugin (src/plugin/router.ts) both run it:
+ * its clients and claims are the session's (the dynamic-provider host's, the plugin's, a test's).
+ */
+export function kindProvider(kind: Kind, session: Session) {
   const fields = Object.entries(kind.inputs) as [string, InputField][];
 
   /** The declared fields whose new value differs from the stored one (a left-out field without a default is not managed). */
@@ -143,29 +172,35 @@ export function resourceProvider(kind: Kind, session: Session): Required<Omit<dy
       : error;
   };
 
-  /**
-   * A create's failure as the engine must see it: an object that exists (or may) travels as the
-   * dynamic-provider host's partial-create error, `{message, id, properties, reasons}`, with `__provider`
-   * in the properties because the host does not add it there.
-   */
-  const createFailure = (error: unknown, inputs: Props): unknown => {
-    const partial = (message: string, id: string, properties: Props) => {
-      const text = redactSecrets(message, secretValues(inputs));
-      return Object.assign(new ProviderError("created_but_failed", text), {
-        id,
-        properties: { ...properties, [PROVIDER_KEY]: inputs[PROVIDER_KEY] },
-        reasons: [text],
-      });
-    };
+  /** What a failed create made, when it made (or may have made) its object; undefined when it made nothing. */
+  const partialCreate = (error: unknown, inputs: Props): PartialCreate | undefined => {
+    const partial = (message: string, id: string, properties: Props): PartialCreate => ({
+      id,
+      properties,
+      message: redactSecrets(message, secretValues(inputs)),
+    });
     if (error instanceof CreatedButFailedError) {
       return partial(error.message, error.guid, { ...outputsOf(inputs, error.record), [INCOMPLETE]: true });
     }
     const window = error instanceof UnresolvedCreateFailure || error instanceof UnresolvedCreateError ? error.window : undefined;
-    if (window === undefined) return redacted(error, inputs);
+    if (window === undefined) return undefined;
     const message =
       `${(error as Error).message} Pulumi records it as possibly created between ${window.since} and ${window.until}: ` +
       "`pulumi refresh` adopts the object if it is there (and forgets it if not); `pulumi up` replaces the placeholder, deleting the object if it is there.";
-    return partial(message, `unresolved-${randomUUID()}`, { ...outputsOf(inputs, {}), [UNRESOLVED_CREATE]: window });
+    return partial(message, placeholderId(randomUUID()), { ...outputsOf(inputs, {}), [UNRESOLVED_CREATE]: window });
+  };
+
+  /** Each property that changes, as the plugin shows it: the declared inputs and `connection`, then unexplained replacements. */
+  const detailedDiffOf = (olds: Props, news: Props, replaces: readonly string[]): Record<string, PropertyChange> => {
+    const detailed: Record<string, PropertyChange> = {};
+    const changed = [...changedFields(olds, news), ...(sameValue(olds.connection, news.connection) ? [] : ["connection"])];
+    for (const name of changed) {
+      const [before, after] = [olds[name], news[name]];
+      const change = before === undefined || before === null ? "add" : after === undefined || after === null ? "delete" : "update";
+      detailed[name] = { change, replace: replaces.includes(name), inputDiff: true };
+    }
+    for (const name of replaces) detailed[name] ??= { change: "update", replace: true, inputDiff: false };
+    return detailed;
   };
 
   /**
@@ -313,11 +348,12 @@ export function resourceProvider(kind: Kind, session: Session): Required<Omit<dy
       return { inputs, failures: failures.map(({ property, reason }) => ({ property, reason: redactSecrets(reason, secrets) })) };
     },
 
-    async diff(id: string, olds: Props, news: Props) {
+    async diff(id: string, olds: Props, news: Props): Promise<DiffDecision> {
       // What an interrupted create left is replaced, deleted first (a 404 there is fine): so a placeholder is
       // resolved before any replacement exists that its lookup could take for the lost object.
       for (const marker of [UNRESOLVED_CREATE, INCOMPLETE]) {
-        if (olds[marker] !== undefined) return { changes: true, replaces: [marker], deleteBeforeReplace: true };
+        if (olds[marker] !== undefined)
+          return { changes: true, replaces: [marker], deleteBeforeReplace: true, detailedDiff: detailedDiffOf(olds, news, [marker]) };
       }
       // The object of a resource in the state is that resource's: a placeholder's lookup never takes it for
       // the object its lost create made (identical objects of one kind differ by nothing else).
@@ -336,10 +372,11 @@ export function resourceProvider(kind: Kind, session: Session): Required<Omit<dy
         session.effectiveBaseUrl(olds.connection as Connection) !== session.effectiveBaseUrl(news.connection as Connection);
       const changes = unusable !== undefined || changed.length > 0 || connectionChanged;
       if (replaces.length > 0 || moved) requireForCreate(news, `Replacing ${kind.name} ${id}`);
-      return { changes, replaces: moved ? [...replaces, "connection"] : replaces };
+      const replacing = moved ? [...replaces, "connection"] : replaces;
+      return { changes, replaces: replacing, detailedDiff: detailedDiffOf(olds, news, replacing) };
     },
 
-    async create(inputs: Props) {
+    async create(inputs: Props): Promise<CreateOutcome> {
       const client = clientOf(inputs);
       const adopt = inputs.adopt as string | undefined;
       if (!adopt) requireForCreate(inputs, `Creating a ${kind.name}`);
@@ -347,7 +384,9 @@ export function resourceProvider(kind: Kind, session: Session): Required<Omit<dy
         const record = adopt ? await adoptExisting(kind, client, adopt, inputs, changedFields) : await kind.create(client, inputs as never);
         return { id: record.guid as string, outs: outputsOf(inputs, record) };
       } catch (error) {
-        throw createFailure(error, inputs);
+        const partial = partialCreate(error, inputs);
+        if (partial) return { partial };
+        throw redacted(error, inputs);
       }
     },
 
@@ -394,6 +433,35 @@ export function resourceProvider(kind: Kind, session: Session): Required<Omit<dy
       } catch (error) {
         throw redacted(error instanceof GmsError ? failure(`Cannot delete ${kind.name} ${id}`, error) : error, props);
       }
+    },
+  };
+}
+
+/**
+ * The dynamic-provider contract over a kind's provider: a partial create travels as the host's partial-create error,
+ * `{message, id, properties, reasons}`, with `__provider` in the properties because the host does not add it there; a
+ * diff is answered without its detailed diff, which the host has no place for.
+ */
+export function resourceProvider(kind: Kind, session: Session): Required<Omit<dynamic.ResourceProvider, "configure">> {
+  const provider = kindProvider(kind, session);
+  return {
+    check: provider.check,
+    read: provider.read,
+    update: provider.update,
+    delete: provider.delete,
+    async diff(id: string, olds: Props, news: Props) {
+      const { detailedDiff: _shownByThePluginOnly, ...decision } = await provider.diff(id, olds, news);
+      return decision;
+    },
+    async create(inputs: Props) {
+      const outcome = await provider.create(inputs);
+      if (!outcome.partial) return outcome;
+      const { id, properties, message } = outcome.partial;
+      throw Object.assign(new ProviderError("created_but_failed", message), {
+        id,
+        properties: { ...properties, [PROVIDER_KEY]: inputs[PROVIDER_KEY] },
+        reasons: [message],
+      });
     },
   };
 }
