@@ -212,7 +212,7 @@ export function kindProvider(kind: Kind, session: Session) {
    */
   const unresolvedObject = async (client: GmsClient, id: string, props: Props, settling: string): Promise<string | undefined> => {
     const window = props[UNRESOLVED_CREATE] as Placeholder;
-    let found: Candidate[] = await kind.findCreated(client, props as never);
+    let found: Candidate[] = await kind.findCreated(client, props);
     // After the lookup, whose answers carried the service's Date: a window LocalEngine took on its machine's clock is shifted onto the service's.
     const { since, until } = serviceWindow(window, client);
     // The window of a create a killed run had in flight stays open until the service's deadline for it: it may
@@ -232,7 +232,7 @@ export function kindProvider(kind: Kind, session: Session) {
         `${kind.name} ${id}: waiting ${Math.ceil(open / 1000)} s for the service's deadline of a create in flight when a run was killed`,
       );
       await sleep(open);
-      found = await kind.findCreated(client, props as never);
+      found = await kind.findCreated(client, props);
     }
     const held = heldByStack();
     const matches: string[] = [];
@@ -340,7 +340,7 @@ export function kindProvider(kind: Kind, session: Session) {
       if (!containsUnknown(inputs.connection))
         for (const reason of session.missingSettings(inputs.connection as Connection | undefined)) failures.push({ property: "", reason });
       if (failures.length === 0 && kind.validate && !containsUnknown(inputs)) {
-        failures.push(...kind.validate(inputs as never));
+        failures.push(...kind.validate(inputs));
       }
       for (const [name, schema] of Object.entries(kind.derived ?? {})) if (news[name] !== undefined) checkValue(name, schema, news[name]);
       if (Array.isArray(news[SECRET_INPUTS])) inputs[SECRET_INPUTS] = news[SECRET_INPUTS];
@@ -381,7 +381,7 @@ export function kindProvider(kind: Kind, session: Session) {
       const adopt = inputs.adopt as string | undefined;
       if (!adopt) requireForCreate(inputs, `Creating a ${kind.name}`);
       try {
-        const record = adopt ? await adoptExisting(kind, client, adopt, inputs, changedFields) : await kind.create(client, inputs as never);
+        const record = adopt ? await adoptExisting(kind, client, adopt, inputs, changedFields) : await kind.create(client, inputs);
         return { id: record.guid as string, outs: outputsOf(inputs, record) };
       } catch (error) {
         const partial = partialCreate(error, inputs);
@@ -409,7 +409,7 @@ export function kindProvider(kind: Kind, session: Session) {
       const changed = changedFields(olds, news).filter((name) => kind.inputs[name]!.change === "update");
       if (changed.length === 0) return { outs: outputsOf(news, olds) };
       try {
-        return { outs: outputsOf(news, await kind.update(client, id, news as never, new Set(changed), olds)) };
+        return { outs: outputsOf(news, await kind.update(client, id, news, new Set(changed), olds)) };
       } catch (error) {
         // A 404 may name something the update refers to; only a read that 404s too means the object is gone.
         if (error instanceof NotFoundError && !(await orUndefinedIfGone(kind.read(client, id, olds)))) {
@@ -512,7 +512,7 @@ async function adoptExisting(
         `from the program and cannot be changed in place; declare the existing value or let Pulumi create a new object`,
     );
   }
-  return changed.length > 0 ? { ...live, ...(await kind.update(client, guid, inputs as never, new Set(changed), live)) } : live;
+  return changed.length > 0 ? { ...live, ...(await kind.update(client, guid, inputs, new Set(changed), live)) } : live;
 }
 
 /** 404 means the object is gone: read reports an empty id, delete succeeds. */
