@@ -1,7 +1,8 @@
 /**
  * The provider's configuration: the settings of src/settings.ts, as the dynamic resources read them from stack config
  * (`gms:<name>`), falling back to the same environment variables. CheckConfig reports a bad value as a failure naming
- * the setting; Configure hands the values to the connection module, where every client the kinds use is made.
+ * the setting; Configure hands the values to the plugin's session (src/provider/session.ts), where every client the
+ * kinds use is made.
  *
  * The engine starts one plugin process per provider instance (the default provider and each explicit one),
  * so the configuration is the process's: two providers for two workspaces are two processes.
