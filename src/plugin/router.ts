@@ -2,10 +2,9 @@
  * The plugin's resources: a router by type token (`gms:index:<Kind>`) over the kinds, each served by the
  * same generic provider the dynamic resources use (`providerOf`, src/provider/provider.ts). Nothing of a
  * kind's logic is here; what is here is what a native provider owes the engine beyond the dynamic contract:
- * - secrets arrive wrapped (the plugin accepts secrets): the kinds get plain values, with the names of the
- *   inputs that held a secret as `__secretInputs` (the dynamic resources' way of naming them), so every message
- *   is blanked the same way; what goes back is wrapped as secret when it is a declared secret field, the
- *   `connection`, or was secret when it came in;
+ * - secrets arrive wrapped (the plugin accepts secrets): the kinds get plain values, and the generic provider the
+ *   names of the inputs that held a secret, so every message is blanked as the dynamic resources' are; what goes
+ *   back is wrapped as secret when it is a declared secret field, the `connection`, or was secret when it came in;
  * - diff answers with the detailed diff the generic provider decides, property by property, in the engine's kinds;
  * - create and update in preview answer without a call, computed outputs unknown;
  * - read with an id and no properties (`pulumi import`) reads the object by its GUID alone. A write-only
@@ -17,7 +16,6 @@ import { ResourceInitError } from "../provider/errors";
 import { DYNAMIC_ONLY_INPUTS, type Kind, type KindName } from "../provider/kind";
 import { kindProvider, type PropertyChange } from "../provider/provider";
 import { INCOMPLETE, UNRESOLVED_CREATE } from "../provider/unsettled";
-import { SECRET_INPUTS } from "../provider/secret-inputs";
 import type { Session } from "../provider/session";
 import { kinds } from "../resources";
 import { conceal, type Props, reveal, UNKNOWN } from "./wire";
@@ -79,16 +77,9 @@ export class KindRoute {
     return names;
   }
 
-  /** The plain values with the names of the secret inputs beside them, as the generic provider takes them. */
-  private forKind(values: Props, secretNames: ReadonlySet<string>): Props {
-    const { [SECRET_INPUTS]: _ignored, ...rest } = values;
-    return secretNames.size > 0 ? { ...rest, [SECRET_INPUTS]: [...secretNames].sort() } : rest;
-  }
-
-  /** What goes back to the engine: no `__secretInputs` (the wire says what is secret), secrets wrapped. */
+  /** What goes back to the engine: secrets wrapped. */
   private forEngine(props: Props, secretNames: ReadonlySet<string>): Props {
-    const { [SECRET_INPUTS]: _ignored, ...rest } = props;
-    return conceal(rest, new Set([...this.alwaysSecret(), ...secretNames]));
+    return conceal(props, new Set([...this.alwaysSecret(), ...secretNames]));
   }
 
   /** Stored outputs with the program's value standing in for each write-only value state does not know. */
@@ -107,10 +98,7 @@ export class KindRoute {
     // What only the dynamic resources take is refused here, saying what the plugin offers instead.
     const refused = DYNAMIC_ONLY_INPUTS.filter((name) => after.values[name] !== undefined && after.values[name] !== null);
     for (const name of DYNAMIC_ONLY_INPUTS) delete after.values[name];
-    const result = await this.provider.check(
-      this.forKind(before.values, before.secretNames),
-      this.forKind(after.values, after.secretNames),
-    );
+    const result = await this.provider.check(before.values, after.values, after.secretNames);
     const failures = [
       ...refused.map((property) => ({ property, reason: dynamicOnlyReason(this.name, property) })),
       ...(result.failures ?? []),
@@ -127,7 +115,7 @@ export class KindRoute {
     const olds = reveal(oldOutputs).values;
     for (const name of ignoreChanges) if (name in this.kind.inputs || name === "connection") news.values[name] = olds[name];
     const stored = this.withKnownWriteOnly(olds, news.values);
-    const result = await this.provider.diff(id, stored, this.forKind(news.values, news.secretNames));
+    const result = await this.provider.diff(id, stored, news.values);
     const detailedDiff: DiffResult["detailedDiff"] = {};
     for (const [name, { change, replace, inputDiff }] of Object.entries(result.detailedDiff))
       detailedDiff[name] = { kind: PropertyDiffKind[`${DIFF_KIND_OF[change]}${replace ? "_REPLACE" : ""}`], inputDiff };
@@ -141,7 +129,7 @@ export class KindRoute {
       for (const name of Object.keys(this.kind.outputs)) outputs[name] ??= UNKNOWN;
       return { id: "", properties: this.forEngine(outputs, secretNames) };
     }
-    const outcome = await this.provider.create(this.forKind(values, secretNames));
+    const outcome = await this.provider.create(values, secretNames);
     if (!outcome.partial) return { id: outcome.id, properties: this.forEngine(outcome.outs, secretNames) };
     const { id, properties, message } = outcome.partial;
     throw new ResourceInitError(message, id, this.forEngine(properties, secretNames), [message]);
@@ -153,7 +141,7 @@ export class KindRoute {
     const declared = reveal(inputs);
     const secretNames = new Set([...stored.secretNames, ...declared.secretNames]);
     const importing = Object.keys(stored.values).length === 0;
-    const result = await this.provider.read(id, this.forKind(stored.values, secretNames));
+    const result = await this.provider.read(id, stored.values, secretNames);
     if (!result.id) return { id: "" };
     const outputs: Props = { ...result.props };
     const unknownBefore = Array.isArray(stored.values[UNKNOWN_WRITE_ONLY]) ? (stored.values[UNKNOWN_WRITE_ONLY] as string[]) : [];
@@ -171,13 +159,13 @@ export class KindRoute {
     const news = reveal(newInputs);
     const olds = this.withKnownWriteOnly(reveal(oldOutputs).values, news.values);
     if (preview) return this.forEngine({ ...olds, ...news.values }, news.secretNames);
-    const { outs } = await this.provider.update(id, olds, this.forKind(news.values, news.secretNames));
+    const { outs } = await this.provider.update(id, olds, news.values, news.secretNames);
     return this.forEngine(outs ?? {}, news.secretNames);
   }
 
   async delete(id: string, properties: Props): Promise<void> {
     const { values, secretNames } = reveal(properties);
-    await this.provider.delete(id, this.forKind(values, secretNames));
+    await this.provider.delete(id, values, secretNames);
   }
 }
 

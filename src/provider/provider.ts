@@ -41,7 +41,7 @@ import { Connection } from "./connection";
 import { CreatedButFailedError, failure, goneMessage, redactSecrets, UnresolvedCreateFailure, ProviderError, codeOf } from "./errors";
 import { type InputField, requiredToDeclare } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
-import { SECRET_INPUTS, secretStrings } from "./secret-inputs";
+import { listedSecretInputs, SECRET_INPUTS, secretStrings } from "./secret-inputs";
 import type { Session } from "./session";
 import { containsUnknown, sameValue } from "./values";
 import { INCOMPLETE, placeholderId, UNRESOLVED_CREATE } from "./unsettled";
@@ -145,7 +145,7 @@ export function kindProvider(kind: Kind, session: Session) {
       if (value !== undefined) outs[name] = value;
     }
     for (const name of Object.keys(kind.outputs)) if (record[name] !== undefined) outs[name] = record[name];
-    for (const name of [...COMMON_INPUTS, SECRET_INPUTS]) if (inputs[name] !== undefined) outs[name] = inputs[name];
+    for (const name of COMMON_INPUTS) if (inputs[name] !== undefined) outs[name] = inputs[name];
     return outs;
   };
 
@@ -164,20 +164,21 @@ export function kindProvider(kind: Kind, session: Session) {
   };
 
   /** The values of the secret inputs (declared, or made secret by the program), blanked from every message the provider passes on. */
-  const secretValues = (...props: Props[]): string[] => props.flatMap((each) => secretStrings(kind, each));
-  const redacted = (error: unknown, ...props: Props[]): unknown => {
-    const secrets = secretValues(...props);
+  const secretValues = (secretNames: ReadonlySet<string>, ...props: Props[]): string[] =>
+    props.flatMap((each) => secretStrings(kind, each, secretNames));
+  const redacted = (error: unknown, secretNames: ReadonlySet<string>, ...props: Props[]): unknown => {
+    const secrets = secretValues(secretNames, ...props);
     return error instanceof Error && secrets.length > 0
       ? Object.assign(new ProviderError(codeOf(error), redactSecrets(error.message, secrets)), { name: error.name })
       : error;
   };
 
   /** What a failed create made, when it made (or may have made) its object; undefined when it made nothing. */
-  const partialCreate = (error: unknown, inputs: Props): PartialCreate | undefined => {
+  const partialCreate = (error: unknown, inputs: Props, secretNames: ReadonlySet<string>): PartialCreate | undefined => {
     const partial = (message: string, id: string, properties: Props): PartialCreate => ({
       id,
       properties,
-      message: redactSecrets(message, secretValues(inputs)),
+      message: redactSecrets(message, secretValues(secretNames, inputs)),
     });
     if (error instanceof CreatedButFailedError) {
       return partial(error.message, error.guid, { ...outputsOf(inputs, error.record), [INCOMPLETE]: true });
@@ -287,13 +288,12 @@ export function kindProvider(kind: Kind, session: Session) {
     client.claimed.add(guid);
     const outs = outputsOf(props, record);
     const inputs: Props = {};
-    for (const name of [...Object.keys(kind.inputs), ...COMMON_INPUTS, SECRET_INPUTS])
-      if (outs[name] !== undefined) inputs[name] = outs[name];
+    for (const name of [...Object.keys(kind.inputs), ...COMMON_INPUTS]) if (outs[name] !== undefined) inputs[name] = outs[name];
     return { id: guid, props: outs, inputs };
   };
 
   return {
-    async check(olds: Props, news: Props) {
+    async check(olds: Props, news: Props, secretNames: ReadonlySet<string>) {
       const failures: CheckFailure[] = [];
       const creating = Object.keys(olds).length === 0;
       const inputs: Props = {};
@@ -311,7 +311,7 @@ export function kindProvider(kind: Kind, session: Session) {
           );
       };
       for (const [name, value] of Object.entries(news)) {
-        if (name === PROVIDER_KEY || name === SECRET_INPUTS || value === undefined || name in kind.inputs || name in kind.outputs) continue;
+        if (name === PROVIDER_KEY || value === undefined || name in kind.inputs || name in kind.outputs) continue;
         if (kind.derived && name in kind.derived) continue;
         if ((COMMON_INPUTS as readonly string[]).includes(name)) continue;
         failures.push({
@@ -343,8 +343,7 @@ export function kindProvider(kind: Kind, session: Session) {
         failures.push(...kind.validate(inputs));
       }
       for (const [name, schema] of Object.entries(kind.derived ?? {})) if (news[name] !== undefined) checkValue(name, schema, news[name]);
-      if (Array.isArray(news[SECRET_INPUTS])) inputs[SECRET_INPUTS] = news[SECRET_INPUTS];
-      const secrets = secretValues(news);
+      const secrets = secretValues(secretNames, news);
       return { inputs, failures: failures.map(({ property, reason }) => ({ property, reason: redactSecrets(reason, secrets) })) };
     },
 
@@ -376,7 +375,7 @@ export function kindProvider(kind: Kind, session: Session) {
       return { changes, replaces: replacing, detailedDiff: detailedDiffOf(olds, news, replacing) };
     },
 
-    async create(inputs: Props): Promise<CreateOutcome> {
+    async create(inputs: Props, secretNames: ReadonlySet<string>): Promise<CreateOutcome> {
       const client = clientOf(inputs);
       const adopt = inputs.adopt as string | undefined;
       if (!adopt) requireForCreate(inputs, `Creating a ${kind.name}`);
@@ -384,21 +383,21 @@ export function kindProvider(kind: Kind, session: Session) {
         const record = adopt ? await adoptExisting(kind, client, adopt, inputs, changedFields) : await kind.create(client, inputs);
         return { id: record.guid as string, outs: outputsOf(inputs, record) };
       } catch (error) {
-        const partial = partialCreate(error, inputs);
+        const partial = partialCreate(error, inputs, secretNames);
         if (partial) return { partial };
-        throw redacted(error, inputs);
+        throw redacted(error, secretNames, inputs);
       }
     },
 
-    async read(id: string, props: Props) {
+    async read(id: string, props: Props, secretNames: ReadonlySet<string>) {
       try {
         return await readLive(id, props);
       } catch (error) {
-        throw redacted(error, props);
+        throw redacted(error, secretNames, props);
       }
     },
 
-    async update(id: string, olds: Props, news: Props) {
+    async update(id: string, olds: Props, news: Props, secretNames: ReadonlySet<string>) {
       if (olds[UNRESOLVED_CREATE] !== undefined)
         throw new ProviderError(
           "placeholder_needs_refresh",
@@ -416,11 +415,11 @@ export function kindProvider(kind: Kind, session: Session) {
           throw new ProviderError("gone", goneMessage(kind.name, id));
         }
         // A kind's own explanation passes as it is; a bare client error is worded like the kinds' create failures.
-        throw redacted(error instanceof GmsError ? failure(`Cannot update ${kind.name} ${id}`, error) : error, news, olds);
+        throw redacted(error instanceof GmsError ? failure(`Cannot update ${kind.name} ${id}`, error) : error, secretNames, news, olds);
       }
     },
 
-    async delete(id: string, props: Props) {
+    async delete(id: string, props: Props, secretNames: ReadonlySet<string>) {
       const client = clientOf(props);
       // Deleted or not, never a placeholder's (a destroy deletes both at once).
       if (props[UNRESOLVED_CREATE] === undefined) client.claimed.add(id);
@@ -431,38 +430,53 @@ export function kindProvider(kind: Kind, session: Session) {
             : await unresolvedObject(client, id, props, "The placeholder is deleted without deleting any object");
         if (guid !== undefined) await orUndefinedIfGone(kind.delete(client, guid, props));
       } catch (error) {
-        throw redacted(error instanceof GmsError ? failure(`Cannot delete ${kind.name} ${id}`, error) : error, props);
+        throw redacted(error instanceof GmsError ? failure(`Cannot delete ${kind.name} ${id}`, error) : error, secretNames, props);
       }
     },
   };
 }
 
 /**
- * The dynamic-provider contract over a kind's provider: a partial create travels as the host's partial-create error,
- * `{message, id, properties, reasons}`, with `__provider` in the properties because the host does not add it there; a
- * diff is answered without its detailed diff, which the host has no place for.
+ * The dynamic-provider contract over a kind's provider. The names of the inputs the program passed as secrets travel
+ * in the inputs and state as `__secretInputs` (./secret-inputs.ts): read from there for the core, and kept in what goes
+ * back. A partial create travels as the host's partial-create error, `{message, id, properties, reasons}`, with
+ * `__provider` in the properties because the host does not add it there; a diff is answered without its detailed
+ * diff, which the host has no place for.
  */
 export function resourceProvider(kind: Kind, session: Session): Required<Omit<dynamic.ResourceProvider, "configure">> {
   const provider = kindProvider(kind, session);
+  /** `values` with the secret inputs `from` lists, when it lists any. */
+  const listing = <T extends Props>(values: T, from: Props): T =>
+    from[SECRET_INPUTS] === undefined ? values : { ...values, [SECRET_INPUTS]: from[SECRET_INPUTS] };
   return {
-    check: provider.check,
-    read: provider.read,
-    update: provider.update,
-    delete: provider.delete,
+    async check(olds: Props, news: Props) {
+      const { [SECRET_INPUTS]: listed, ...declared } = news;
+      const result = await provider.check(olds, declared, listedSecretInputs(news));
+      return Array.isArray(listed) ? { ...result, inputs: { ...result.inputs, [SECRET_INPUTS]: listed } } : result;
+    },
     async diff(id: string, olds: Props, news: Props) {
       const { detailedDiff: _shownByThePluginOnly, ...decision } = await provider.diff(id, olds, news);
       return decision;
     },
     async create(inputs: Props) {
-      const outcome = await provider.create(inputs);
-      if (!outcome.partial) return outcome;
+      const outcome = await provider.create(inputs, listedSecretInputs(inputs));
+      if (!outcome.partial) return { id: outcome.id, outs: listing(outcome.outs, inputs) };
       const { id, properties, message } = outcome.partial;
       throw Object.assign(new ProviderError("created_but_failed", message), {
         id,
-        properties: { ...properties, [PROVIDER_KEY]: inputs[PROVIDER_KEY] },
+        properties: { ...listing(properties, inputs), [PROVIDER_KEY]: inputs[PROVIDER_KEY] },
         reasons: [message],
       });
     },
+    async read(id: string, props: Props) {
+      const result = await provider.read(id, props, listedSecretInputs(props));
+      return result.id === "" ? result : { ...result, props: listing(result.props, props), inputs: listing(result.inputs ?? {}, props) };
+    },
+    async update(id: string, olds: Props, news: Props) {
+      const { outs } = await provider.update(id, olds, news, listedSecretInputs(news, olds));
+      return { outs: listing(outs, news) };
+    },
+    delete: (id: string, props: Props) => provider.delete(id, props, listedSecretInputs(props)),
   };
 }
 

@@ -33,7 +33,7 @@ describe("the provider core", () => {
   it("returns a create it could not settle as a partial result, which the dynamic adapter throws for the host", async () => {
     const { session, connection } = await against([cutAnswer, failing]);
     const inputs = { name: "Support", description: null, connection, __provider: "serialized" };
-    const outcome = await kindProvider(appKind, session).create(inputs);
+    const outcome = await kindProvider(appKind, session).create(inputs, new Set());
     expect(outcome.partial?.id).toMatch(/^unresolved-/);
     expect(outcome.partial?.properties).toHaveProperty(UNRESOLVED_CREATE);
     expect(outcome.partial?.properties).not.toHaveProperty("__provider");
@@ -46,6 +46,22 @@ describe("the provider core", () => {
     expect(thrown.id).toMatch(/^unresolved-/);
     expect(thrown.properties.__provider).toBe("serialized");
     expect(thrown.reasons).toEqual([thrown.message]);
+  });
+
+  it("blanks the values of the inputs it is told are secret from its errors, and only those", async () => {
+    const refusal = json(400, { detail: "description hunter2-token is not allowed" });
+    const inputs = (connection: unknown) => ({ name: "Support", description: "hunter2-token", connection });
+    const told = await against([refusal]);
+    const blanked = await kindProvider(appKind, told.session)
+      .create(inputs(told.connection), new Set(["description"]))
+      .catch((error: unknown) => error as Error);
+    expect((blanked as Error).message).toContain("[secret]");
+    expect((blanked as Error).message).not.toContain("hunter2-token");
+    const untold = await against([refusal]);
+    const shown = await kindProvider(appKind, untold.session)
+      .create(inputs(untold.connection), new Set())
+      .catch((error: unknown) => error as Error);
+    expect((shown as Error).message).toContain("hunter2-token");
   });
 
   it("decides a diff with each property's change, which the dynamic adapter leaves out", async () => {
