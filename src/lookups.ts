@@ -16,7 +16,9 @@ import { FineTuneStatus, type FineTuneRecord, fineTunesApi } from "./api/fine-tu
 import { skillsApi } from "./api/skills";
 import { workspacesApi } from "./api/workspaces";
 import { GmsError, type GmsClient } from "./client";
-import { ConfigurationError, Connection, clientFor, configure as configureConnection } from "./provider/connection";
+import { Connection } from "./provider/connection";
+import { Session, settingTexts } from "./provider/session";
+import { ConfigurationError } from "./settings";
 
 const connectionArg = {
   connection: Connection.optional().describe(
@@ -184,6 +186,9 @@ export type WorkspaceInfo = LookupResultOf<"getWorkspace">;
 export type ActionInfo = LookupResultOf<"getAction">;
 export type NamedGuid = LookupResultOf<"getContext">;
 
+/** The program's lookups: one session, configured afresh from the stack's config by each call. */
+const programSession = new Session();
+
 /**
  * The program's client: `args.connection`, else the stack's `gms:*` settings (or the GMS_* variables), as the
  * provider reads them, so that an error names the setting as the program wrote it (`gms:baseUrl`, not
@@ -191,8 +196,8 @@ export type NamedGuid = LookupResultOf<"getContext">;
  */
 function programClient(args: LookupArgs | undefined): GmsClient {
   const config = new pulumi.Config("gms");
-  configureConnection({ get: (key) => (key.startsWith("gms:") ? config.get(key.slice("gms:".length)) : undefined) });
-  return clientFor(args?.connection);
+  programSession.configure(settingTexts({ get: (key) => (key.startsWith("gms:") ? config.get(key.slice("gms:".length)) : undefined) }));
+  return programSession.clientFor(args?.connection);
 }
 
 /**
@@ -336,7 +341,11 @@ export class LookupArgumentsError extends Error {
  * configuration, or of `args.connection`. Undefined for a name that is no lookup. A result that is not an object
  * (the lists) comes back as the single property `result`, which the SDKs unwrap (`invokeSingle`).
  */
-export async function invokeLookup(name: string, args: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+export async function invokeLookup(
+  session: Session,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
   if (!Object.hasOwn(lookupDeclarations, name)) return undefined;
   const lookup = name as LookupName;
   const parsed = lookupDeclarations[lookup].args.safeParse(args);
@@ -346,7 +355,7 @@ export async function invokeLookup(name: string, args: Record<string, unknown>):
     );
   const parsedArgs = parsed.data as LookupArgsOf<LookupName> & LookupArgs;
   const result = await (lookups[lookup] as (client: GmsClient, args: unknown) => Promise<unknown>)(
-    clientFor(parsedArgs.connection),
+    session.clientFor(parsedArgs.connection),
     parsedArgs,
   );
   return result !== null && typeof result === "object" && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AuthenticationError, LimitExceededError } from "../src/client";
-import { missingSettings } from "../src/provider/connection";
+import { Session } from "../src/provider/session";
 import { failure, failureText, goneMessage } from "../src/provider/errors";
 import { notIndexedMessage } from "../src/resources/context-source";
 
@@ -47,14 +47,14 @@ describe("docs/troubleshooting.md quotes the provider's messages as the code mak
       "No service URL: set pulumi config set gms:baseUrl https://.../v1, or GMS_BASE_URL, or the resource's connection.baseUrl",
       () => {
         vi.stubEnv("GMS_BASE_URL", undefined);
-        return missingSettings(undefined)[0]!;
+        return new Session().missingSettings(undefined)[0]!;
       },
     ],
     [
       "No API key: ...",
       () => {
         vi.stubEnv("GMS_API_KEY", undefined);
-        return missingSettings(undefined).at(-1)!;
+        return new Session().missingSettings(undefined).at(-1)!;
       },
     ],
   ];

@@ -145,15 +145,14 @@ const run = (argv: string[], io: CommandIo): Promise<number> =>
       const flags = settingsFrom(argv, io);
       if (flags === "help") return flags;
       // Loaded only to run: `pulumi-gms --help` stays cheap.
-      const [{ BaseUrl, isRequestsPerSecond, REQUESTS_PER_SECOND_FORM }, { selectionOf, SelectionError }] = await Promise.all([
-        import("../provider/connection.js"),
+      const [{ SETTINGS }, { selectionOf, SelectionError }] = await Promise.all([
+        import("../settings.js"),
         import("../discover/select.js"),
       ]);
-      const checked = BaseUrl.safeParse(flags.baseUrl);
-      if (!checked.success) throw new UsageError(`GMS_BASE_URL ${checked.error.issues[0]!.message}`);
+      if (SETTINGS.baseUrl.parse(flags.baseUrl) === undefined) throw new UsageError(`GMS_BASE_URL ${SETTINGS.baseUrl.form}`);
       const rate = io.env.GMS_MAX_REQUESTS_PER_SECOND;
-      if (rate && !isRequestsPerSecond(rate))
-        throw new UsageError(`GMS_MAX_REQUESTS_PER_SECOND ${REQUESTS_PER_SECOND_FORM}, not "${rate}"`);
+      if (rate && SETTINGS.maxRequestsPerSecond.parse(rate) === undefined)
+        throw new UsageError(`GMS_MAX_REQUESTS_PER_SECOND ${SETTINGS.maxRequestsPerSecond.form}, not "${rate}"`);
       const { picks, ...settings } = flags;
       try {
         return { ...settings, selection: selectionOf(picks) };

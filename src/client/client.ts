@@ -4,6 +4,7 @@
  */
 import type { Dispatcher } from "undici";
 import { packageManifest } from "../manifest";
+import { SETTINGS } from "../settings";
 import type { z } from "zod";
 import {
   ConnectionError,
@@ -74,11 +75,11 @@ export interface GmsClientOptions {
    * How long after a request was sent the service may still act on it: its own deadline for a request,
    * in practice the timeout of the gateway in front of it. A create whose answer was lost while the
    * service may still be working on it (a timeout, a connection lost after sending, a 502 or 504) is
-   * sent again only once a lookup made after this deadline finds nothing. Default 60 s, the usual
-   * timeout of load balancers and reverse proxies (nginx's `proxy_read_timeout`, AWS ALB's idle timeout).
+   * sent again only once a lookup made after this deadline finds nothing. Default `gms:requestDeadlineMs`'s
+   * (src/settings.ts).
    */
   requestDeadlineMs?: number;
-  /** Retries after the first attempt. Default 3. */
+  /** Retries after the first attempt. Default `gms:maxRetries`'s (src/settings.ts). */
   maxRetries?: number;
   userAgent?: string;
   /** A caller-owned dispatcher; `close()` leaves it open. Default: a keep-alive `Agent` owned by the client. */
@@ -97,6 +98,8 @@ export interface GmsClientOptions {
    * process does.
    */
   pacer?: AdaptivePacer;
+  /** The GUIDs the client's owner holds (see `GmsClient.claimed`); default a set of the client's own. */
+  claimed?: Set<string>;
 }
 
 /**
@@ -127,8 +130,11 @@ export class GmsClient {
    */
   #clockOffsetMs = 0;
   #clockReadAt = 0;
-  /** GUIDs this client created or adopted: a lost create never adopts one of them a second time. */
-  readonly claimed = new Set<string>();
+  /**
+   * GUIDs this client created or adopted, and any its owner holds (a provider session shares its stack's among its
+   * clients): a lost create never adopts one of them a second time.
+   */
+  readonly claimed: Set<string>;
   /** The last create of each identity under way: creates a lookup could not tell apart are sent one at a time. */
   readonly creating = new Map<string, Promise<void>>();
 
@@ -138,7 +144,7 @@ export class GmsClient {
     this.#basePath = base.pathname.replace(/\/+$/, "");
     this.#apiKey = options.apiKey;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
-    this.requestDeadlineMs = options.requestDeadlineMs ?? 60_000;
+    this.requestDeadlineMs = options.requestDeadlineMs ?? SETTINGS.requestDeadlineMs.default;
     if (!(this.requestDeadlineMs >= 0 && Number.isFinite(this.requestDeadlineMs))) {
       throw new RangeError(`requestDeadlineMs must be a number of milliseconds, 0 or more, not ${this.requestDeadlineMs}`);
     }
@@ -149,6 +155,7 @@ export class GmsClient {
     this.#onRequest = options.onRequest;
     this.#rateLimiter = options.rateLimiter;
     this.#pacer = options.pacer;
+    this.claimed = options.claimed ?? new Set();
   }
 
   request<S extends z.ZodType>(options: RequestOptions<S>): Promise<z.output<S>> {

@@ -8,6 +8,7 @@
  * (many requests refused together would use those up in a few seconds and fail), only against the time
  * `maxThrottledWaitMs` allows a request to spend waiting so. `maxRetries: 0` still sends each request once.
  */
+import { SETTINGS } from "../settings";
 import { ConnectionError, GmsError, RateLimitedError, ServerError, TimeoutError } from "./errors";
 
 export interface RetryPolicy {
@@ -34,13 +35,13 @@ export interface RetryPolicy {
 }
 
 export const defaultRetryPolicy: RetryPolicy = {
-  maxRetries: 3,
-  baseDelayMs: 500,
+  maxRetries: SETTINGS.maxRetries.default,
+  baseDelayMs: SETTINGS.retryBaseDelayMs.default,
   maxDelayMs: 8_000,
   maxRetryAfterMs: 60_000,
   maxThrottledWaitMs: 600_000,
-  // Twice the default request deadline (60 s): with the defaults, a lost create's deadline is always waited out.
-  maxSettleWaitMs: 120_000,
+  // Twice the default request deadline: with the defaults, a lost create's deadline is always waited out.
+  maxSettleWaitMs: 2 * SETTINGS.requestDeadlineMs.default,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   random: Math.random,
   now: () => performance.now(),

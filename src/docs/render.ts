@@ -16,6 +16,7 @@ import { workspaceJsonSchema } from "../workspace/schema-json";
 import { SECTION_OF } from "../workspace/spec";
 import { dynamicToken, nativeToken } from "../provider/tokens";
 import { kindPageLink, kindPages } from "./kind-pages";
+import { settingsPage } from "./settings-table";
 import { anchor, code, defaultOf, generatedLine, table, withDeprecation, yesOrBlank } from "./markdown";
 
 const toJsonSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
@@ -236,9 +237,12 @@ export function renderYamlReference(): string {
   return out.join("\n");
 }
 
-/** Every generated page, by its path relative to the package root. */
-export const generatedDocs = (): { path: string; text: string }[] => [
+/** Every page generated whole, by its path relative to the package root. */
+export const generatedPages = (): { path: string; text: string }[] => [
   { path: "docs/reference.md", text: renderReference() },
   { path: "docs/workspace-yaml.md", text: renderYamlReference() },
   ...kindPages(),
 ];
+
+/** Every generated page, and the hand-written page with a generated table. */
+export const generatedDocs = (): { path: string; text: string }[] => [...generatedPages(), settingsPage()];

@@ -17,6 +17,7 @@
  * The plan never holds a secret's value: an export made with `--show-secrets` is refused.
  */
 import { KIND_NAMES, type KindName } from "../resources";
+import { isIncomplete, isPlaceholder } from "../provider/unsettled";
 import { MigrationError } from "./errors";
 import { importIdOf } from "./import-id";
 import { type NativeSchema, packageNativeSchema } from "./native-schema";
@@ -85,9 +86,6 @@ export interface PlanOptions {
 }
 
 const ROOT_STACK_TYPE = "pulumi:pulumi:Stack";
-/** Outputs the dynamic provider records for an object it has not settled (src/provider/provider.ts). */
-const PLACEHOLDER_OUTPUT = "__unresolvedCreate";
-const INCOMPLETE_OUTPUT = "__incomplete";
 
 const kindOf = (resource: StateResource): string | undefined => kindOfDynamicToken(resource.type);
 const isKindName = (name: string): name is KindName => (KIND_NAMES as readonly string[]).includes(name);
@@ -98,9 +96,9 @@ function unsettled(resource: StateResource): string | undefined {
   if (resource.pendingReplacement)
     return "pending replacement: an interrupted `pulumi up` deleted it before creating its replacement; run `pulumi up`, then export again";
   if (resource.external) return "read with `get`, not managed by the stack";
-  if (!resource.id || resource.id.startsWith("unresolved-") || resource.outputs?.[PLACEHOLDER_OUTPUT] !== undefined)
+  if (!resource.id || isPlaceholder(resource.id, resource.outputs))
     return "a placeholder of a create whose answer was lost: `pulumi refresh` adopts its object or forgets it; then export again";
-  if (resource.outputs?.[INCOMPLETE_OUTPUT] !== undefined || (resource.initErrors?.length ?? 0) > 0)
+  if (isIncomplete(resource.outputs) || (resource.initErrors?.length ?? 0) > 0)
     return "partially created (incomplete): `pulumi up` replaces it, or `pulumi refresh` reads it whole; then export again";
   return undefined;
 }

@@ -7,6 +7,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { PACKAGE, PROVIDER_TYPE } from "../provider/tokens";
+import { SETTING_NAMES, SETTINGS } from "../settings";
 import { withPluginVersion } from "./resource";
 
 export interface ProviderArgs {
@@ -27,20 +28,6 @@ export interface ProviderArgs {
   maxRequestsPerSecond?: pulumi.Input<number>;
 }
 
-/**
- * Each config variable's type and secrecy, as schema.json declares them (test/native checks the two agree).
- * A provider's inputs travel as stack config does, as strings: other types are sent JSON-encoded, as Pulumi's
- * generated SDKs send them.
- */
-export const PROVIDER_CONFIG = {
-  baseUrl: { type: "string", secret: false },
-  apiKey: { type: "string", secret: true },
-  maxRetries: { type: "integer", secret: false },
-  retryBaseDelayMs: { type: "integer", secret: false },
-  requestDeadlineMs: { type: "integer", secret: false },
-  maxRequestsPerSecond: { type: "number", secret: false },
-} as const satisfies Record<keyof ProviderArgs, { type: "string" | "integer" | "number"; secret: boolean }>;
-
 /** The native provider of the `gms` package, configured by the program. */
 export class Provider extends pulumi.ProviderResource {
   /** The base URL the provider was given, if any. */
@@ -56,7 +43,10 @@ export class Provider extends pulumi.ProviderResource {
   constructor(name: string, args: ProviderArgs = {}, opts: pulumi.ResourceOptions = {}) {
     const props: pulumi.Inputs = {};
     const secrets: string[] = [];
-    for (const [input, spec] of Object.entries(PROVIDER_CONFIG) as [keyof ProviderArgs, (typeof PROVIDER_CONFIG)[keyof ProviderArgs]][]) {
+    // Each setting's type and secrecy as schema.json declares them (src/settings.ts). A provider's inputs travel as stack
+    // config does, as strings: other types are sent JSON-encoded, as Pulumi's generated SDKs send them.
+    for (const input of SETTING_NAMES) {
+      const spec = SETTINGS[input];
       const value = args[input];
       if (spec.secret) secrets.push(input);
       if (value === undefined || value === null) {

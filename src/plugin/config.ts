@@ -1,59 +1,49 @@
 /**
- * The provider's configuration: `baseUrl`, secret `apiKey`, `maxRetries`, `retryBaseDelayMs`,
- * `requestDeadlineMs` and `maxRequestsPerSecond`, as the dynamic resources read them from stack config (`gms:<key>`), falling back to
- * the same environment variables. CheckConfig reports a bad value as a failure naming the field; Configure
- * hands the values to the connection module, where every client the kinds use is made.
+ * The provider's configuration: the settings of src/settings.ts, as the dynamic resources read them from stack config
+ * (`gms:<name>`), falling back to the same environment variables. CheckConfig reports a bad value as a failure naming
+ * the setting; Configure hands the values to the plugin's session (src/provider/session.ts), where every client the
+ * kinds use is made.
  *
  * The engine starts one plugin process per provider instance (the default provider and each explicit one),
  * so the configuration is the process's: two providers for two workspaces are two processes.
  */
-import {
-  BaseUrl,
-  ConfigurationError,
-  REQUESTS_PER_SECOND_FORM,
-  clientFor,
-  configure as configureConnection,
-  isRequestsPerSecond,
-  sameWorkspace,
-} from "../provider/connection";
+import { Session } from "../provider/session";
 import { containsUnknown, UNKNOWN } from "../provider/values";
+import {
+  ConfigurationError,
+  configKey,
+  SETTING_NAMES,
+  SETTINGS,
+  type Setting,
+  type SettingInput,
+  type SettingName,
+  settingText,
+} from "../settings";
 import { type DiffResult, PropertyDiffKind } from "./router";
 import { conceal, type Props, reveal } from "./wire";
-
-export const CONFIG_KEYS = ["baseUrl", "apiKey", "maxRetries", "retryBaseDelayMs", "requestDeadlineMs", "maxRequestsPerSecond"] as const;
-const WHOLE_NUMBERS = new Set<string>(["maxRetries", "retryBaseDelayMs", "requestDeadlineMs"]);
-
-/** The text of a config value: config files hold strings, an explicit provider's inputs may hold numbers. */
-const textOf = (value: unknown): string | undefined =>
-  value === undefined || value === null ? undefined : typeof value === "string" ? value : JSON.stringify(value);
 
 /** Checks the provider's inputs; keys it does not know (the engine's `version`, say) pass as they are. */
 export function checkConfig(news: Props): { inputs: Props; failures: { property: string; reason: string }[] } {
   const { values, secretNames } = reveal(news);
   const failures: { property: string; reason: string }[] = [];
-  // The value a failure shows, unless it is a secret.
-  const not = (key: string) => (secretNames.has(key) ? "" : `, not ${JSON.stringify(values[key])}`);
-  for (const key of CONFIG_KEYS) {
-    const value = values[key];
+  for (const name of SETTING_NAMES) {
+    const value = values[name];
     // Unknown during a preview: checked when it is known. A list or an object is no setting's form, unknown parts or not.
     if (value === undefined || value === null || value === UNKNOWN) continue;
+    const setting: Setting = SETTINGS[name];
     if (typeof value === "object") {
-      failures.push({ property: key, reason: `gms:${key} must be a single value, not ${Array.isArray(value) ? "a list" : "an object"}` });
-    } else if (key === "baseUrl") {
-      const parsed = BaseUrl.safeParse(value);
-      if (!parsed.success)
-        failures.push({ property: key, reason: `gms:baseUrl ${parsed.error.issues[0]?.message ?? "is not a valid URL"}` });
-    } else if (key === "apiKey") {
-      if (typeof value !== "string" || value === "") failures.push({ property: key, reason: "gms:apiKey must be a non-empty string" });
-    } else if (WHOLE_NUMBERS.has(key)) {
-      const text = textOf(value)!;
-      if (!/^\d+$/.test(text)) failures.push({ property: key, reason: `gms:${key} must be a whole number of 0 or more${not(key)}` });
-    } else if (key === "maxRequestsPerSecond") {
-      if (!isRequestsPerSecond(textOf(value)!))
-        failures.push({ property: key, reason: `gms:${key} ${REQUESTS_PER_SECOND_FORM}${not(key)}` });
+      failures.push({
+        property: name,
+        reason: `${configKey(name)} must be a single value, not ${Array.isArray(value) ? "a list" : "an object"}`,
+      });
+    } else if (setting.parse(value as SettingInput) === undefined) {
+      // The value a failure shows, unless it is a secret.
+      const shown = setting.secret || secretNames.has(name) ? "" : `, not ${JSON.stringify(settingText(value))}`;
+      failures.push({ property: name, reason: `${configKey(name)} ${setting.form}${shown}` });
     }
   }
-  return { inputs: conceal(values, new Set([...secretNames, "apiKey"])), failures };
+  const secrets = SETTING_NAMES.filter((name) => SETTINGS[name].secret);
+  return { inputs: conceal(values, new Set([...secretNames, ...secrets])), failures };
 }
 
 /**
@@ -63,37 +53,32 @@ export function checkConfig(news: Props): { inputs: Props; failures: { property:
 export function configFrom(
   args: Props | undefined,
   variables: ReadonlyMap<string, string> | Record<string, string>,
-): Record<string, string> {
-  const config: Record<string, string> = {};
-  if (args && Object.keys(args).length > 0) {
-    const { values } = reveal(args);
-    for (const key of CONFIG_KEYS) {
-      const text = textOf(values[key]);
-      if (text !== undefined) config[key] = text;
-    }
-    return config;
-  }
+): Partial<Record<SettingName, string>> {
+  if (args && Object.keys(args).length > 0) return settingTextsOf(reveal(args).values);
+  const config: Partial<Record<SettingName, string>> = {};
   const entries = variables instanceof Map ? [...variables.entries()] : Object.entries(variables);
   for (const [name, value] of entries) {
     const key = name.replace(/^gms:(config:)?/, "");
-    if ((CONFIG_KEYS as readonly string[]).includes(key) && name.startsWith("gms:")) config[key] = value;
+    if ((SETTING_NAMES as readonly string[]).includes(key) && name.startsWith("gms:")) config[key as SettingName] = value;
   }
   return config;
+}
+
+/** The settings' texts of a configuration's plain values. */
+function settingTextsOf(values: Props): Partial<Record<SettingName, string>> {
+  const texts: Partial<Record<SettingName, string>> = {};
+  for (const name of SETTING_NAMES) {
+    const text = settingText(values[name]);
+    if (text !== undefined) texts[name] = text;
+  }
+  return texts;
 }
 
 /** The keys of a ConfigureRequest's `args` whose values a preview does not know yet (an explicit provider's outputs). */
 export function unknownConfigKeys(args: Props | undefined): string[] {
   if (!args) return [];
   const { values } = reveal(args);
-  return CONFIG_KEYS.filter((key) => values[key] !== undefined && containsUnknown(values[key]));
-}
-
-/**
- * Makes the configuration the one every client of this process is made with, as the dynamic provider's `configure`
- * does; `unknownKeys` are not known yet (see `unknownConfigKeys`).
- */
-export function applyConfig(config: Record<string, string>, unknownKeys: readonly string[] = []): void {
-  configureConnection({ get: (key: string) => (key.startsWith("gms:") ? config[key.slice(4)] : undefined) }, unknownKeys);
+  return SETTING_NAMES.filter((name) => values[name] !== undefined && containsUnknown(values[name]));
 }
 
 /**
@@ -107,34 +92,46 @@ export function applyConfig(config: Record<string, string>, unknownKeys: readonl
 export async function diffConfig(olds: Props, news: Props): Promise<DiffResult> {
   const before = reveal(olds).values;
   const after = reveal(news).values;
+  // Each configuration's own session, as its clients would be made: the values, else the environment.
+  const sessions = [before, after].map((values) => {
+    const session = new Session();
+    session.configure(settingTextsOf(values));
+    return session;
+  }) as [Session, Session];
+  try {
+    return await diffSessions(before, after, ...sessions);
+  } finally {
+    await Promise.all(sessions.map((session) => session.close()));
+  }
+}
+
+async function diffSessions(before: Props, after: Props, old: Session, next: Session): Promise<DiffResult> {
   const detailedDiff: DiffResult["detailedDiff"] = {};
   const replaces: string[] = [];
-  for (const key of CONFIG_KEYS) {
+  for (const key of SETTING_NAMES) {
     if (containsUnknown(after[key])) {
       detailedDiff[key] = { kind: PropertyDiffKind.UPDATE, inputDiff: true };
       continue;
     }
-    const old = textOf(before[key]);
-    const next = textOf(after[key]);
-    if (old === next) continue;
-    const moves = key === "baseUrl" ? baseUrlOf(old) !== baseUrlOf(next) : key === "apiKey" && (await otherWorkspace(before, after));
+    const was = settingText(before[key]);
+    const is = settingText(after[key]);
+    if (was === is) continue;
+    const moves =
+      key === "baseUrl"
+        ? old.effectiveBaseUrl(undefined) !== next.effectiveBaseUrl(undefined)
+        : key === "apiKey" && (await otherWorkspace(old, next));
     if (moves) replaces.push(key);
-    const change = old === undefined ? "ADD" : next === undefined ? "DELETE" : "UPDATE";
+    const change = was === undefined ? "ADD" : is === undefined ? "DELETE" : "UPDATE";
     detailedDiff[key] = { kind: PropertyDiffKind[moves ? (`${change}_REPLACE` as const) : change], inputDiff: true };
   }
   const changes = Object.keys(detailedDiff).length > 0;
   return { changes, replaces, deleteBeforeReplace: false, detailedDiff };
 }
 
-/** The service a configuration reaches, as its clients are made: the value, else GMS_BASE_URL, without a trailing slash. */
-const baseUrlOf = (value: string | undefined) => (value ?? process.env.GMS_BASE_URL)?.replace(/\/+$/, "");
-
 /** Whether the new API key selects another workspace than the old one (false when either cannot tell: a key refused). */
-async function otherWorkspace(before: Props, after: Props): Promise<boolean> {
-  const clientOf = (values: Props) =>
-    clientFor({ baseUrl: baseUrlOf(textOf(values.baseUrl)), apiKey: textOf(values.apiKey) ?? process.env.GMS_API_KEY });
+async function otherWorkspace(old: Session, next: Session): Promise<boolean> {
   try {
-    return (await sameWorkspace(clientOf(before), clientOf(after))) === false;
+    return (await old.sameWorkspace(old.clientFor(undefined), next.clientFor(undefined))) === false;
   } catch (error) {
     if (error instanceof ConfigurationError) return false;
     throw error;

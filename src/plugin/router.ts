@@ -2,11 +2,10 @@
  * The plugin's resources: a router by type token (`gms:index:<Kind>`) over the kinds, each served by the
  * same generic provider the dynamic resources use (`providerOf`, src/provider/provider.ts). Nothing of a
  * kind's logic is here; what is here is what a native provider owes the engine beyond the dynamic contract:
- * - secrets arrive wrapped (the plugin accepts secrets): the kinds get plain values, with the names of the
- *   inputs that held a secret as `__secretInputs` (the dynamic resources' way of naming them), so every message
- *   is blanked the same way; what goes back is wrapped as secret when it is a declared secret field, the
- *   `connection`, or was secret when it came in;
- * - diff answers with a detailed diff, property by property (update or replace, added or deleted);
+ * - secrets arrive wrapped (the plugin accepts secrets): the kinds get plain values, and the generic provider the
+ *   names of the inputs that held a secret, so every message is blanked as the dynamic resources' are; what goes
+ *   back is wrapped as secret when it is a declared secret field, the `connection`, or was secret when it came in;
+ * - diff answers with the detailed diff the generic provider decides, property by property, in the engine's kinds;
  * - create and update in preview answer without a call, computed outputs unknown;
  * - read with an id and no properties (`pulumi import`) reads the object by its GUID alone. A write-only
  *   value (a key) cannot be read back: the outputs list such fields in `__unknownWriteOnly`, and diff takes the
@@ -15,9 +14,9 @@
 import { deprecationWarnings, formerTokens } from "../provider/deprecation";
 import { ResourceInitError } from "../provider/errors";
 import { DYNAMIC_ONLY_INPUTS, type Kind } from "../provider/kind";
-import { INCOMPLETE, resourceProvider, UNRESOLVED_CREATE } from "../provider/provider";
-import { SECRET_INPUTS } from "../provider/secret-inputs";
-import { containsUnknown, sameValue } from "../provider/values";
+import { kindProvider, type PropertyChange } from "../provider/provider";
+import { INCOMPLETE, UNRESOLVED_CREATE } from "../provider/unsettled";
+import type { Session } from "../provider/session";
 import { kinds } from "../resources";
 import { conceal, type Props, reveal, UNKNOWN } from "./wire";
 import { nativeToken } from "../provider/tokens";
@@ -28,6 +27,7 @@ export const UNKNOWN_WRITE_ONLY = "__unknownWriteOnly";
 /** How the engine names a property's change (pulumirpc.PropertyDiff.Kind). */
 export const PropertyDiffKind = { ADD: 0, ADD_REPLACE: 1, DELETE: 2, DELETE_REPLACE: 3, UPDATE: 4, UPDATE_REPLACE: 5 } as const;
 export type PropertyDiffKind = (typeof PropertyDiffKind)[keyof typeof PropertyDiffKind];
+const DIFF_KIND_OF = { add: "ADD", update: "UPDATE", delete: "DELETE" } as const satisfies Record<PropertyChange["change"], string>;
 
 export interface CheckResult {
   inputs: Props;
@@ -59,11 +59,14 @@ export class UnknownTypeError extends Error {
 /** One kind as the plugin serves it. */
 export class KindRoute {
   readonly name: string;
-  private readonly provider: ReturnType<typeof resourceProvider>;
+  private readonly provider: ReturnType<typeof kindProvider>;
 
-  constructor(private readonly kind: Kind) {
+  constructor(
+    private readonly kind: Kind,
+    session: Session,
+  ) {
     this.name = kind.name;
-    this.provider = resourceProvider(kind);
+    this.provider = kindProvider(kind, session);
   }
 
   /** Properties the engine always holds as secret, whatever the program passed. */
@@ -74,16 +77,9 @@ export class KindRoute {
     return names;
   }
 
-  /** The plain values with the names of the secret inputs beside them, as the generic provider takes them. */
-  private forKind(values: Props, secretNames: ReadonlySet<string>): Props {
-    const { [SECRET_INPUTS]: _ignored, ...rest } = values;
-    return secretNames.size > 0 ? { ...rest, [SECRET_INPUTS]: [...secretNames].sort() } : rest;
-  }
-
-  /** What goes back to the engine: no `__secretInputs` (the wire says what is secret), secrets wrapped. */
+  /** What goes back to the engine: secrets wrapped. */
   private forEngine(props: Props, secretNames: ReadonlySet<string>): Props {
-    const { [SECRET_INPUTS]: _ignored, ...rest } = props;
-    return conceal(rest, new Set([...this.alwaysSecret(), ...secretNames]));
+    return conceal(props, new Set([...this.alwaysSecret(), ...secretNames]));
   }
 
   /** Stored outputs with the program's value standing in for each write-only value state does not know. */
@@ -102,10 +98,7 @@ export class KindRoute {
     // What only the dynamic resources take is refused here, saying what the plugin offers instead.
     const refused = DYNAMIC_ONLY_INPUTS.filter((name) => after.values[name] !== undefined && after.values[name] !== null);
     for (const name of DYNAMIC_ONLY_INPUTS) delete after.values[name];
-    const result = await this.provider.check(
-      this.forKind(before.values, before.secretNames),
-      this.forKind(after.values, after.secretNames),
-    );
+    const result = await this.provider.check(before.values, after.values, after.secretNames);
     const failures = [
       ...refused.map((property) => ({ property, reason: dynamicOnlyReason(this.name, property) })),
       ...(result.failures ?? []),
@@ -122,37 +115,11 @@ export class KindRoute {
     const olds = reveal(oldOutputs).values;
     for (const name of ignoreChanges) if (name in this.kind.inputs || name === "connection") news.values[name] = olds[name];
     const stored = this.withKnownWriteOnly(olds, news.values);
-    const result = await this.provider.diff(id, stored, this.forKind(news.values, news.secretNames));
-    const replaces = result.replaces ?? [];
+    const result = await this.provider.diff(id, stored, news.values);
     const detailedDiff: DiffResult["detailedDiff"] = {};
-    const fields = [
-      ...Object.entries(this.kind.inputs).map(([name, field]) => [name, field.default] as const),
-      ["connection", undefined] as const,
-    ];
-    for (const [name, defaultValue] of fields) {
-      const before = stored[name];
-      const after = news.values[name];
-      // As the generic diff: a field the program leaves out (without a default) is not managed.
-      if (after === undefined && defaultValue === undefined && name !== "connection") continue;
-      if (!containsUnknown(after) && sameValue(before, after)) continue;
-      const replace = replaces.includes(name);
-      const kind =
-        before === undefined || before === null
-          ? replace
-            ? PropertyDiffKind.ADD_REPLACE
-            : PropertyDiffKind.ADD
-          : after === undefined || after === null
-            ? replace
-              ? PropertyDiffKind.DELETE_REPLACE
-              : PropertyDiffKind.DELETE
-            : replace
-              ? PropertyDiffKind.UPDATE_REPLACE
-              : PropertyDiffKind.UPDATE;
-      detailedDiff[name] = { kind, inputDiff: true };
-    }
-    // A replacement the program's fields do not explain: an output that says the stored object cannot stay.
-    for (const name of replaces) detailedDiff[name] ??= { kind: PropertyDiffKind.UPDATE_REPLACE, inputDiff: false };
-    return { changes: result.changes === true, replaces, deleteBeforeReplace: result.deleteBeforeReplace === true, detailedDiff };
+    for (const [name, { change, replace, inputDiff }] of Object.entries(result.detailedDiff))
+      detailedDiff[name] = { kind: PropertyDiffKind[`${DIFF_KIND_OF[change]}${replace ? "_REPLACE" : ""}`], inputDiff };
+    return { changes: result.changes, replaces: result.replaces, deleteBeforeReplace: result.deleteBeforeReplace === true, detailedDiff };
   }
 
   async create(inputs: Props, preview: boolean): Promise<{ id: string; properties: Props }> {
@@ -162,22 +129,10 @@ export class KindRoute {
       for (const name of Object.keys(this.kind.outputs)) outputs[name] ??= UNKNOWN;
       return { id: "", properties: this.forEngine(outputs, secretNames) };
     }
-    try {
-      const { id, outs } = await this.provider.create(this.forKind(values, secretNames));
-      return { id, properties: this.forEngine(outs ?? {}, secretNames) };
-    } catch (error) {
-      const partial = error as Error & { id?: string; properties?: Props; reasons?: string[] };
-      if (typeof partial.id === "string" && partial.id !== "") {
-        const { __provider: _none, ...properties } = partial.properties ?? {};
-        throw new ResourceInitError(
-          partial.message,
-          partial.id,
-          this.forEngine(properties, secretNames),
-          partial.reasons ?? [partial.message],
-        );
-      }
-      throw error;
-    }
+    const outcome = await this.provider.create(values, secretNames);
+    if (!outcome.partial) return { id: outcome.id, properties: this.forEngine(outcome.outs, secretNames) };
+    const { id, properties, message } = outcome.partial;
+    throw new ResourceInitError(message, id, this.forEngine(properties, secretNames), [message]);
   }
 
   /** Refresh (stored outputs given) or import (the id alone): the live object as outputs and inputs, or an empty id. */
@@ -186,7 +141,7 @@ export class KindRoute {
     const declared = reveal(inputs);
     const secretNames = new Set([...stored.secretNames, ...declared.secretNames]);
     const importing = Object.keys(stored.values).length === 0;
-    const result = await this.provider.read(id, this.forKind(stored.values, secretNames));
+    const result = await this.provider.read(id, stored.values, secretNames);
     if (!result.id) return { id: "" };
     const outputs: Props = { ...result.props };
     const unknownBefore = Array.isArray(stored.values[UNKNOWN_WRITE_ONLY]) ? (stored.values[UNKNOWN_WRITE_ONLY] as string[]) : [];
@@ -204,25 +159,28 @@ export class KindRoute {
     const news = reveal(newInputs);
     const olds = this.withKnownWriteOnly(reveal(oldOutputs).values, news.values);
     if (preview) return this.forEngine({ ...olds, ...news.values }, news.secretNames);
-    const { outs } = await this.provider.update(id, olds, this.forKind(news.values, news.secretNames));
+    const { outs } = await this.provider.update(id, olds, news.values, news.secretNames);
     return this.forEngine(outs ?? {}, news.secretNames);
   }
 
   async delete(id: string, properties: Props): Promise<void> {
     const { values, secretNames } = reveal(properties);
-    await this.provider.delete(id, this.forKind(values, secretNames));
+    await this.provider.delete(id, values, secretNames);
   }
 }
 
 /**
  * Every kind of `registry` (this package's, unless a test serves others) by token, its former names' tokens too (a
- * renamed kind's old resources in a stack), each route made when first asked for.
+ * renamed kind's old resources in a stack), each route made when first asked for, all on the plugin's session.
  */
 export class KindRouter {
   private readonly byToken = new Map<string, Kind>();
   private readonly routes = new Map<Kind, KindRoute>();
 
-  constructor(registry: Readonly<Record<string, Kind>> = kinds) {
+  constructor(
+    private readonly session: Session,
+    registry: Readonly<Record<string, Kind>> = kinds,
+  ) {
     for (const kind of Object.values(registry))
       for (const token of [nativeToken(kind.name), ...formerTokens(kind, "native")]) this.byToken.set(token, kind);
   }
@@ -234,7 +192,7 @@ export class KindRouter {
       throw new UnknownTypeError(`the gms provider has no resource type ${token}; it serves ${[...this.byToken.keys()].join(", ")}`);
     let route = this.routes.get(kind);
     if (!route) {
-      route = new KindRoute(kind);
+      route = new KindRoute(kind, this.session);
       this.routes.set(kind, route);
     }
     return route;

@@ -8,7 +8,7 @@ import type * as grpcModule from "@grpc/grpc-js";
 import type * as structModule from "google-protobuf/google/protobuf/struct_pb";
 import type * as providerModule from "@pulumi/pulumi/proto/provider_pb";
 import { redactSecrets } from "../provider/errors";
-import { applyConfig, checkConfig, configFrom, diffConfig, unknownConfigKeys } from "./config";
+import { checkConfig, configFrom, diffConfig, unknownConfigKeys } from "./config";
 import { withOperationTimeout } from "../client";
 import { ResourceInitError } from "../provider/errors";
 import { type DiffResult, KindRouter, UnknownTypeError } from "./router";
@@ -22,6 +22,7 @@ import { nameOfNativeToken } from "../provider/tokens";
 import { isSecret } from "../provider/values";
 import { Any, Empty, grpc, pb, pluginPb, services, statusPb, Struct } from "./sdk-modules";
 import { asResourceCall } from "../provider/request-log";
+import { Session } from "../provider/session";
 
 type Call<Request> = grpcModule.ServerUnaryCall<Request, unknown>;
 type Callback = grpcModule.sendUnaryData<unknown>;
@@ -135,7 +136,10 @@ export interface ServedPackage {
 }
 
 export async function startPluginServer(address = "127.0.0.1:0", served?: ServedPackage): Promise<PluginServer> {
-  const router = new KindRouter(served?.kinds);
+  // The engine starts one plugin process per provider (the default one, each explicit one): the server's one session
+  // is that provider's configuration, clients and claims.
+  const session = new Session();
+  const router = new KindRouter(session, served?.kinds);
   const calls = new CallsInFlight();
   /** One handler: the answer, or the error as gRPC carries it. */
   const unary =
@@ -181,7 +185,7 @@ export async function startPluginServer(address = "127.0.0.1:0", served?: Served
     configure: unary(async (request: providerModule.ConfigureRequest) => {
       const variables = new Map(request.getVariablesMap().toArray() as [string, string][]);
       const args = request.hasArgs() ? fromStruct(request.getArgs()) : undefined;
-      applyConfig(configFrom(args, variables), unknownConfigKeys(args));
+      session.configure(configFrom(args, variables), unknownConfigKeys(args));
       return new pb.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(true).setAcceptresources(true).setAcceptoutputs(false);
     }),
     check: unary(
@@ -253,7 +257,7 @@ export async function startPluginServer(address = "127.0.0.1:0", served?: Served
         // The package's functions are `gms:index:<lookup>`, as schema.json lists them.
         const name = nameOfNativeToken(token) ?? "";
         try {
-          const result = await invokeLookup(name, reveal(fromStruct(request.getArgs())).values);
+          const result = await invokeLookup(session, name, reveal(fromStruct(request.getArgs())).values);
           if (!result) throw Object.assign(new Error(`the gms provider has no function ${token}`), { code: grpc.status.INVALID_ARGUMENT });
           return new pb.InvokeResponse().setReturn(toStruct(result));
         } catch (error) {

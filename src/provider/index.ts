@@ -4,11 +4,11 @@
  */
 import "../node-guard";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { configure as configureConnection } from "./connection";
 import type { KindName } from "../resources";
 import type { Kind } from "./kind";
 import { resourceProvider } from "./provider";
 import { ProviderError } from "./errors";
+import { Session, settingTexts } from "./session";
 import { kindFileName } from "./tokens";
 
 export { ProviderError };
@@ -30,8 +30,12 @@ function loadKind(name: string): Kind | undefined {
   return kind?.name === name ? kind : undefined;
 }
 
+/** The dynamic-provider host's process serves one stack: one session, configured by the host with the stack's config. */
+const session = new Session();
+
+/** Called by the dynamic-provider host once per `__provider` text, with the whole stack config. */
 export function configure(config: dynamic.Config): void {
-  configureConnection(config);
+  session.configure(settingTexts(config));
 }
 
 const providers = new Map<KindName, ReturnType<typeof resourceProvider>>();
@@ -42,7 +46,7 @@ export function providerOf(name: KindName): ReturnType<typeof resourceProvider> 
     const kind = loadKind(name);
     if (!kind)
       throw new ProviderError("unknown_kind", `pulumi-gms has no resource kind ${name}; is the installed package older than the state?`);
-    provider = resourceProvider(kind);
+    provider = resourceProvider(kind, session);
     providers.set(name, provider);
   }
   return provider;

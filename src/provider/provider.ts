@@ -37,22 +37,20 @@ import {
   timeLeft,
   UnresolvedCreateError,
 } from "../client";
-import { Connection, clientFor, effectiveBaseUrl, missingSettings, sameWorkspace } from "./connection";
+import { Connection } from "./connection";
 import { CreatedButFailedError, failure, goneMessage, redactSecrets, UnresolvedCreateFailure, ProviderError, codeOf } from "./errors";
 import { type InputField, requiredToDeclare } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
-import { SECRET_INPUTS, secretStrings } from "./secret-inputs";
+import { listedSecretInputs, SECRET_INPUTS, secretStrings } from "./secret-inputs";
+import type { Session } from "./session";
 import { containsUnknown, sameValue } from "./values";
-import { LOCAL_CLOCK, type RecordedWindow, serviceWindow, STACK_IDS_FILE, UNRESOLVED_CREATE } from "./window";
+import { INCOMPLETE, placeholderId, UNRESOLVED_CREATE } from "./unsettled";
+import { LOCAL_CLOCK, type RecordedWindow, serviceWindow, STACK_IDS_FILE } from "./window";
 import { Guid } from "../api/common";
 
 type Props = Record<string, unknown>;
 
 const PROVIDER_KEY = "__provider";
-
-/** The output of a partially created resource: what is recorded of it may not be what exists. */
-export const INCOMPLETE = "__incomplete";
-export { STACK_IDS_FILE, UNRESOLVED_CREATE };
 
 /**
  * What a placeholder records: the window its lost create may have made the object in and, for a kind whose
@@ -96,7 +94,40 @@ function heldByStack(): ReadonlySet<string> {
   );
 }
 
-export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProvider, "configure">> {
+/** How a property changes in a diff: added, updated or deleted, in place or by replacing the object. */
+export interface PropertyChange {
+  change: "add" | "update" | "delete";
+  replace: boolean;
+  /** False for a replacement no input explains (an output that says the stored object cannot stay). */
+  inputDiff: boolean;
+}
+
+/** A diff's decision, with the change of each property that changes. */
+export interface DiffDecision {
+  changes: boolean;
+  replaces: string[];
+  deleteBeforeReplace?: boolean;
+  detailedDiff: Record<string, PropertyChange>;
+}
+
+/**
+ * A create that made its object (or may have) but did not finish: the id state records (the object's GUID, or a
+ * placeholder's), the properties it records, marked incomplete or unresolved (./unsettled.ts), and why, secrets blanked.
+ */
+export interface PartialCreate {
+  id: string;
+  properties: Props;
+  message: string;
+}
+
+/** A create's outcome: the object, or what was made of it. */
+export type CreateOutcome = { id: string; outs: Outputs; partial?: undefined } | { partial: PartialCreate };
+
+/**
+ * A kind's provider as the dynamic resources (`resourceProvider`) and the plugin (src/plugin/router.ts) both run it:
+ * its clients and claims are the session's (the dynamic-provider host's, the plugin's, a test's).
+ */
+export function kindProvider(kind: Kind, session: Session) {
   const fields = Object.entries(kind.inputs) as [string, InputField][];
 
   /** The declared fields whose new value differs from the stored one (a left-out field without a default is not managed). */
@@ -114,11 +145,11 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       if (value !== undefined) outs[name] = value;
     }
     for (const name of Object.keys(kind.outputs)) if (record[name] !== undefined) outs[name] = record[name];
-    for (const name of [...COMMON_INPUTS, SECRET_INPUTS]) if (inputs[name] !== undefined) outs[name] = inputs[name];
+    for (const name of COMMON_INPUTS) if (inputs[name] !== undefined) outs[name] = inputs[name];
     return outs;
   };
 
-  const clientOf = (props: Props) => clientFor(props.connection as Connection | undefined);
+  const clientOf = (props: Props) => session.clientFor(props.connection as Connection | undefined);
 
   /** A new object cannot be made without a required write-only value that the program left out (an imported object's key). */
   const requireForCreate = (inputs: Props, label: string) => {
@@ -133,37 +164,44 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
   };
 
   /** The values of the secret inputs (declared, or made secret by the program), blanked from every message the provider passes on. */
-  const secretValues = (...props: Props[]): string[] => props.flatMap((each) => secretStrings(kind, each));
-  const redacted = (error: unknown, ...props: Props[]): unknown => {
-    const secrets = secretValues(...props);
+  const secretValues = (secretNames: ReadonlySet<string>, ...props: Props[]): string[] =>
+    props.flatMap((each) => secretStrings(kind, each, secretNames));
+  const redacted = (error: unknown, secretNames: ReadonlySet<string>, ...props: Props[]): unknown => {
+    const secrets = secretValues(secretNames, ...props);
     return error instanceof Error && secrets.length > 0
       ? Object.assign(new ProviderError(codeOf(error), redactSecrets(error.message, secrets)), { name: error.name })
       : error;
   };
 
-  /**
-   * A create's failure as the engine must see it: an object that exists (or may) travels as the
-   * dynamic-provider host's partial-create error, `{message, id, properties, reasons}`, with `__provider`
-   * in the properties because the host does not add it there.
-   */
-  const createFailure = (error: unknown, inputs: Props): unknown => {
-    const partial = (message: string, id: string, properties: Props) => {
-      const text = redactSecrets(message, secretValues(inputs));
-      return Object.assign(new ProviderError("created_but_failed", text), {
-        id,
-        properties: { ...properties, [PROVIDER_KEY]: inputs[PROVIDER_KEY] },
-        reasons: [text],
-      });
-    };
+  /** What a failed create made, when it made (or may have made) its object; undefined when it made nothing. */
+  const partialCreate = (error: unknown, inputs: Props, secretNames: ReadonlySet<string>): PartialCreate | undefined => {
+    const partial = (message: string, id: string, properties: Props): PartialCreate => ({
+      id,
+      properties,
+      message: redactSecrets(message, secretValues(secretNames, inputs)),
+    });
     if (error instanceof CreatedButFailedError) {
       return partial(error.message, error.guid, { ...outputsOf(inputs, error.record), [INCOMPLETE]: true });
     }
     const window = error instanceof UnresolvedCreateFailure || error instanceof UnresolvedCreateError ? error.window : undefined;
-    if (window === undefined) return redacted(error, inputs);
+    if (window === undefined) return undefined;
     const message =
       `${(error as Error).message} Pulumi records it as possibly created between ${window.since} and ${window.until}: ` +
       "`pulumi refresh` adopts the object if it is there (and forgets it if not); `pulumi up` replaces the placeholder, deleting the object if it is there.";
-    return partial(message, `unresolved-${randomUUID()}`, { ...outputsOf(inputs, {}), [UNRESOLVED_CREATE]: window });
+    return partial(message, placeholderId(randomUUID()), { ...outputsOf(inputs, {}), [UNRESOLVED_CREATE]: window });
+  };
+
+  /** Each property that changes, as the plugin shows it: the declared inputs and `connection`, then unexplained replacements. */
+  const detailedDiffOf = (olds: Props, news: Props, replaces: readonly string[]): Record<string, PropertyChange> => {
+    const detailed: Record<string, PropertyChange> = {};
+    const changed = [...changedFields(olds, news), ...(sameValue(olds.connection, news.connection) ? [] : ["connection"])];
+    for (const name of changed) {
+      const [before, after] = [olds[name], news[name]];
+      const change = before === undefined || before === null ? "add" : after === undefined || after === null ? "delete" : "update";
+      detailed[name] = { change, replace: replaces.includes(name), inputDiff: true };
+    }
+    for (const name of replaces) detailed[name] ??= { change: "update", replace: true, inputDiff: false };
+    return detailed;
   };
 
   /**
@@ -175,7 +213,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
    */
   const unresolvedObject = async (client: GmsClient, id: string, props: Props, settling: string): Promise<string | undefined> => {
     const window = props[UNRESOLVED_CREATE] as Placeholder;
-    let found: Candidate[] = await kind.findCreated(client, props as never);
+    let found: Candidate[] = await kind.findCreated(client, props);
     // After the lookup, whose answers carried the service's Date: a window LocalEngine took on its machine's clock is shifted onto the service's.
     const { since, until } = serviceWindow(window, client);
     // The window of a create a killed run had in flight stays open until the service's deadline for it: it may
@@ -195,7 +233,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
         `${kind.name} ${id}: waiting ${Math.ceil(open / 1000)} s for the service's deadline of a create in flight when a run was killed`,
       );
       await sleep(open);
-      found = await kind.findCreated(client, props as never);
+      found = await kind.findCreated(client, props);
     }
     const held = heldByStack();
     const matches: string[] = [];
@@ -250,13 +288,12 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
     client.claimed.add(guid);
     const outs = outputsOf(props, record);
     const inputs: Props = {};
-    for (const name of [...Object.keys(kind.inputs), ...COMMON_INPUTS, SECRET_INPUTS])
-      if (outs[name] !== undefined) inputs[name] = outs[name];
+    for (const name of [...Object.keys(kind.inputs), ...COMMON_INPUTS]) if (outs[name] !== undefined) inputs[name] = outs[name];
     return { id: guid, props: outs, inputs };
   };
 
   return {
-    async check(olds: Props, news: Props) {
+    async check(olds: Props, news: Props, secretNames: ReadonlySet<string>) {
       const failures: CheckFailure[] = [];
       const creating = Object.keys(olds).length === 0;
       const inputs: Props = {};
@@ -274,7 +311,7 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
           );
       };
       for (const [name, value] of Object.entries(news)) {
-        if (name === PROVIDER_KEY || name === SECRET_INPUTS || value === undefined || name in kind.inputs || name in kind.outputs) continue;
+        if (name === PROVIDER_KEY || value === undefined || name in kind.inputs || name in kind.outputs) continue;
         if (kind.derived && name in kind.derived) continue;
         if ((COMMON_INPUTS as readonly string[]).includes(name)) continue;
         failures.push({
@@ -301,21 +338,21 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       }
       // No service to reach is found now, not at `up`: the failure names the setting and its three sources.
       if (!containsUnknown(inputs.connection))
-        for (const reason of missingSettings(inputs.connection as Connection | undefined)) failures.push({ property: "", reason });
+        for (const reason of session.missingSettings(inputs.connection as Connection | undefined)) failures.push({ property: "", reason });
       if (failures.length === 0 && kind.validate && !containsUnknown(inputs)) {
-        failures.push(...kind.validate(inputs as never));
+        failures.push(...kind.validate(inputs));
       }
       for (const [name, schema] of Object.entries(kind.derived ?? {})) if (news[name] !== undefined) checkValue(name, schema, news[name]);
-      if (Array.isArray(news[SECRET_INPUTS])) inputs[SECRET_INPUTS] = news[SECRET_INPUTS];
-      const secrets = secretValues(news);
+      const secrets = secretValues(secretNames, news);
       return { inputs, failures: failures.map(({ property, reason }) => ({ property, reason: redactSecrets(reason, secrets) })) };
     },
 
-    async diff(id: string, olds: Props, news: Props) {
+    async diff(id: string, olds: Props, news: Props): Promise<DiffDecision> {
       // What an interrupted create left is replaced, deleted first (a 404 there is fine): so a placeholder is
       // resolved before any replacement exists that its lookup could take for the lost object.
       for (const marker of [UNRESOLVED_CREATE, INCOMPLETE]) {
-        if (olds[marker] !== undefined) return { changes: true, replaces: [marker], deleteBeforeReplace: true };
+        if (olds[marker] !== undefined)
+          return { changes: true, replaces: [marker], deleteBeforeReplace: true, detailedDiff: detailedDiffOf(olds, news, [marker]) };
       }
       // The object of a resource in the state is that resource's: a placeholder's lookup never takes it for
       // the object its lost create made (identical objects of one kind differ by nothing else).
@@ -331,55 +368,58 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
       const moved =
         connectionChanged &&
         !containsUnknown(news.connection) &&
-        effectiveBaseUrl(olds.connection as Connection) !== effectiveBaseUrl(news.connection as Connection);
+        session.effectiveBaseUrl(olds.connection as Connection) !== session.effectiveBaseUrl(news.connection as Connection);
       const changes = unusable !== undefined || changed.length > 0 || connectionChanged;
       if (replaces.length > 0 || moved) requireForCreate(news, `Replacing ${kind.name} ${id}`);
-      return { changes, replaces: moved ? [...replaces, "connection"] : replaces };
+      const replacing = moved ? [...replaces, "connection"] : replaces;
+      return { changes, replaces: replacing, detailedDiff: detailedDiffOf(olds, news, replacing) };
     },
 
-    async create(inputs: Props) {
+    async create(inputs: Props, secretNames: ReadonlySet<string>): Promise<CreateOutcome> {
       const client = clientOf(inputs);
       const adopt = inputs.adopt as string | undefined;
       if (!adopt) requireForCreate(inputs, `Creating a ${kind.name}`);
       try {
-        const record = adopt ? await adoptExisting(kind, client, adopt, inputs, changedFields) : await kind.create(client, inputs as never);
+        const record = adopt ? await adoptExisting(kind, client, adopt, inputs, changedFields) : await kind.create(client, inputs);
         return { id: record.guid as string, outs: outputsOf(inputs, record) };
       } catch (error) {
-        throw createFailure(error, inputs);
+        const partial = partialCreate(error, inputs, secretNames);
+        if (partial) return { partial };
+        throw redacted(error, secretNames, inputs);
       }
     },
 
-    async read(id: string, props: Props) {
+    async read(id: string, props: Props, secretNames: ReadonlySet<string>) {
       try {
         return await readLive(id, props);
       } catch (error) {
-        throw redacted(error, props);
+        throw redacted(error, secretNames, props);
       }
     },
 
-    async update(id: string, olds: Props, news: Props) {
+    async update(id: string, olds: Props, news: Props, secretNames: ReadonlySet<string>) {
       if (olds[UNRESOLVED_CREATE] !== undefined)
         throw new ProviderError(
           "placeholder_needs_refresh",
           `${kind.name} ${id} is a placeholder for a create whose answer was lost: run \`pulumi refresh\` first`,
         );
       const client = clientOf(news);
-      if (!sameValue(olds.connection, news.connection)) await requireSameWorkspace(kind, id, clientOf(olds), client, olds);
+      if (!sameValue(olds.connection, news.connection)) await requireSameWorkspace(session, kind, id, clientOf(olds), client, olds);
       const changed = changedFields(olds, news).filter((name) => kind.inputs[name]!.change === "update");
       if (changed.length === 0) return { outs: outputsOf(news, olds) };
       try {
-        return { outs: outputsOf(news, await kind.update(client, id, news as never, new Set(changed), olds)) };
+        return { outs: outputsOf(news, await kind.update(client, id, news, new Set(changed), olds)) };
       } catch (error) {
         // A 404 may name something the update refers to; only a read that 404s too means the object is gone.
         if (error instanceof NotFoundError && !(await orUndefinedIfGone(kind.read(client, id, olds)))) {
           throw new ProviderError("gone", goneMessage(kind.name, id));
         }
         // A kind's own explanation passes as it is; a bare client error is worded like the kinds' create failures.
-        throw redacted(error instanceof GmsError ? failure(`Cannot update ${kind.name} ${id}`, error) : error, news, olds);
+        throw redacted(error instanceof GmsError ? failure(`Cannot update ${kind.name} ${id}`, error) : error, secretNames, news, olds);
       }
     },
 
-    async delete(id: string, props: Props) {
+    async delete(id: string, props: Props, secretNames: ReadonlySet<string>) {
       const client = clientOf(props);
       // Deleted or not, never a placeholder's (a destroy deletes both at once).
       if (props[UNRESOLVED_CREATE] === undefined) client.claimed.add(id);
@@ -390,9 +430,53 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
             : await unresolvedObject(client, id, props, "The placeholder is deleted without deleting any object");
         if (guid !== undefined) await orUndefinedIfGone(kind.delete(client, guid, props));
       } catch (error) {
-        throw redacted(error instanceof GmsError ? failure(`Cannot delete ${kind.name} ${id}`, error) : error, props);
+        throw redacted(error instanceof GmsError ? failure(`Cannot delete ${kind.name} ${id}`, error) : error, secretNames, props);
       }
     },
+  };
+}
+
+/**
+ * The dynamic-provider contract over a kind's provider. The names of the inputs the program passed as secrets travel
+ * in the inputs and state as `__secretInputs` (./secret-inputs.ts): read from there for the core, and kept in what goes
+ * back. A partial create travels as the host's partial-create error, `{message, id, properties, reasons}`, with
+ * `__provider` in the properties because the host does not add it there; a diff is answered without its detailed
+ * diff, which the host has no place for.
+ */
+export function resourceProvider(kind: Kind, session: Session): Required<Omit<dynamic.ResourceProvider, "configure">> {
+  const provider = kindProvider(kind, session);
+  /** `values` with the secret inputs `from` lists, when it lists any. */
+  const listing = <T extends Props>(values: T, from: Props): T =>
+    from[SECRET_INPUTS] === undefined ? values : { ...values, [SECRET_INPUTS]: from[SECRET_INPUTS] };
+  return {
+    async check(olds: Props, news: Props) {
+      const { [SECRET_INPUTS]: listed, ...declared } = news;
+      const result = await provider.check(olds, declared, listedSecretInputs(news));
+      return Array.isArray(listed) ? { ...result, inputs: { ...result.inputs, [SECRET_INPUTS]: listed } } : result;
+    },
+    async diff(id: string, olds: Props, news: Props) {
+      const { detailedDiff: _shownByThePluginOnly, ...decision } = await provider.diff(id, olds, news);
+      return decision;
+    },
+    async create(inputs: Props) {
+      const outcome = await provider.create(inputs, listedSecretInputs(inputs));
+      if (!outcome.partial) return { id: outcome.id, outs: listing(outcome.outs, inputs) };
+      const { id, properties, message } = outcome.partial;
+      throw Object.assign(new ProviderError("created_but_failed", message), {
+        id,
+        properties: { ...listing(properties, inputs), [PROVIDER_KEY]: inputs[PROVIDER_KEY] },
+        reasons: [message],
+      });
+    },
+    async read(id: string, props: Props) {
+      const result = await provider.read(id, props, listedSecretInputs(props));
+      return result.id === "" ? result : { ...result, props: listing(result.props, props), inputs: listing(result.inputs ?? {}, props) };
+    },
+    async update(id: string, olds: Props, news: Props) {
+      const { outs } = await provider.update(id, olds, news, listedSecretInputs(news, olds));
+      return { outs: listing(outs, news) };
+    },
+    delete: (id: string, props: Props) => provider.delete(id, props, listedSecretInputs(props)),
   };
 }
 
@@ -401,9 +485,16 @@ export function resourceProvider(kind: Kind): Required<Omit<dynamic.ResourceProv
  * Both keys' workspaces are compared (one cached read per key and process); when the old key no longer
  * works (rotated and revoked), the object itself is read with the new key.
  */
-async function requireSameWorkspace(kind: Kind, id: string, before: GmsClient, after: GmsClient, state: Props): Promise<void> {
+async function requireSameWorkspace(
+  session: Session,
+  kind: Kind,
+  id: string,
+  before: GmsClient,
+  after: GmsClient,
+  state: Props,
+): Promise<void> {
   if (before === after) return;
-  const same = await sameWorkspace(before, after);
+  const same = await session.sameWorkspace(before, after);
   if (same === true || (same === undefined && (await orUndefinedIfGone(kind.read(after, id, state))) !== undefined)) return;
   throw new ProviderError(
     "wrong_workspace",
@@ -418,7 +509,7 @@ async function requireSameWorkspace(kind: Kind, id: string, before: GmsClient, a
  */
 async function adoptExisting(
   kind: Kind,
-  client: ReturnType<typeof clientFor>,
+  client: GmsClient,
   guid: string,
   inputs: Props,
   changedFields: (olds: Props, news: Props) => string[],
@@ -435,7 +526,7 @@ async function adoptExisting(
         `from the program and cannot be changed in place; declare the existing value or let Pulumi create a new object`,
     );
   }
-  return changed.length > 0 ? { ...live, ...(await kind.update(client, guid, inputs as never, new Set(changed), live)) } : live;
+  return changed.length > 0 ? { ...live, ...(await kind.update(client, guid, inputs, new Set(changed), live)) } : live;
 }
 
 /** 404 means the object is gone: read reports an empty id, delete succeeds. */

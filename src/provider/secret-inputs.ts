@@ -28,10 +28,17 @@ export async function secretInputNames(args: Record<string, unknown>): Promise<s
   return names.length > 0 ? names.sort() : undefined;
 }
 
-/** Every string a message must not show for this resource: inside secret fields, whether declared or passed as secrets. */
-export function secretStrings(kind: Kind, props: Record<string, unknown>): string[] {
-  const listed = Array.isArray(props[SECRET_INPUTS]) ? (props[SECRET_INPUTS] as unknown[]) : [];
-  const names = new Set([...Object.keys(kind.inputs).filter((name) => kind.inputs[name]!.secret), ...listed.map(String)]);
+/** The names of the secret inputs that `props` list (the dynamic resources' inputs and state). */
+export function listedSecretInputs(...props: Record<string, unknown>[]): ReadonlySet<string> {
+  return new Set(props.flatMap((each) => (Array.isArray(each[SECRET_INPUTS]) ? (each[SECRET_INPUTS] as unknown[]).map(String) : [])));
+}
+
+/**
+ * Every string a message must not show for this resource: inside secret fields, whether declared or among
+ * `secretNames` (the inputs the program passed as secrets).
+ */
+export function secretStrings(kind: Kind, props: Record<string, unknown>, secretNames: ReadonlySet<string>): string[] {
+  const names = new Set([...Object.keys(kind.inputs).filter((name) => kind.inputs[name]!.secret), ...secretNames]);
   const strings = [...names].flatMap((name) => stringsIn(props[name]));
   const connection = props.connection as { apiKey?: unknown } | undefined;
   return [...strings, ...stringsIn(connection?.apiKey)];

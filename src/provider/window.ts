@@ -12,6 +12,7 @@
  */
 import type { CreationWindow } from "../client";
 import { kindOfDynamicToken } from "./tokens";
+import { placeholderId, UNRESOLVED_CREATE } from "./unsettled";
 
 /** The mark of a window read on the engine machine's clock. */
 export const LOCAL_CLOCK = "local";
@@ -52,9 +53,6 @@ export function serviceWindow(window: RecordedWindow, clock: ServiceClock, now: 
   return { since: since + skew - SKEW_MARGIN_MS, until: landsBy + skew + SKEW_MARGIN_MS };
 }
 
-/** The output of a placeholder resource: the window in which its lost create may have made the object (./provider.ts reads it). */
-export const UNRESOLVED_CREATE = "__unresolvedCreate";
-
 /**
  * The environment variable naming a file that lists, one per line, the id of every resource in the stack's
  * state as the operation loaded it. The engines of src/testing write it; a user's `pulumi up` can too
@@ -75,7 +73,7 @@ export const gmsPlaceholders = {
     // Only this package's dynamic resources' provider resolves a placeholder.
     if (kindOfDynamicToken(create.type) === undefined) return undefined;
     const window: RecordedWindow = { since: create.since, until: create.until, clock: LOCAL_CLOCK };
-    return { id: `unresolved-${create.id}`, outputs: { ...create.inputs, [UNRESOLVED_CREATE]: window } };
+    return { id: placeholderId(create.id), outputs: { ...create.inputs, [UNRESOLVED_CREATE]: window } };
   },
   /** The file of the ids the stack's state holds, which no placeholder takes. */
   stackIdsVariable: STACK_IDS_FILE,

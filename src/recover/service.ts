@@ -1,13 +1,13 @@
 /**
  * Where a pending create's lookup goes: the service and key its provider sent the create with, found as the provider
- * finds them (src/provider/connection.ts): the resource's own `connection` input, then its provider's configuration,
+ * finds them (src/provider/session.ts): the resource's own `connection` input, then its provider's configuration,
  * then GMS_BASE_URL / GMS_API_KEY from the environment. The provider's configuration is the provider resource the
  * pending create names, as the checkpoint holds it: a native resource's `pulumi:providers:gms` (default or explicit,
  * inputs `baseUrl`, `apiKey`, ...), a dynamic resource's `pulumi:providers:pulumi-nodejs`, whose inputs are the stack's
  * whole configuration (`gms:baseUrl`, `gms:apiKey`, ...), as its `configure` gets it. The values are the revealed
  * export's, in memory only.
  */
-import { BaseUrl, isRequestsPerSecond } from "../provider/connection";
+import { SETTINGS, settingText } from "../settings";
 import { PROVIDER_TYPE } from "../provider/tokens";
 import type { PendingCreate, StackReading } from "./stack";
 
@@ -21,18 +21,14 @@ export interface ServiceSettings {
   maxRequestsPerSecond: number | undefined;
 }
 
-const text = (value: unknown): string | undefined =>
-  value === undefined || value === null || value === "" ? undefined : typeof value === "string" ? value : JSON.stringify(value);
-
-/** A whole number of a setting, or undefined when it is not one (the provider would have refused it). */
-const whole = (value: string | undefined): number | undefined => {
-  const number = Number(value);
-  return value !== undefined && Number.isInteger(number) && number >= 0 ? number : undefined;
+const text = (value: unknown): string | undefined => {
+  const written = settingText(value);
+  return written === "" ? undefined : written;
 };
 
-/** A rate of requests per second, or undefined when it is not one (the provider would have refused it). */
-const rate = (value: string | undefined): number | undefined =>
-  value !== undefined && isRequestsPerSecond(value) ? Number(value) : undefined;
+/** A number setting's value, or undefined when it is not of its form (the provider would have refused it). */
+const numberOf = (name: "requestDeadlineMs" | "maxRetries" | "maxRequestsPerSecond", value: string | undefined): number | undefined =>
+  value === undefined ? undefined : SETTINGS[name].parse(value);
 
 /** The service settings of a pending create, or why there are none (what to set, in the user's terms). */
 export function serviceOf(create: PendingCreate, stack: StackReading, env: NodeJS.ProcessEnv): ServiceSettings | { missing: string } {
@@ -45,14 +41,14 @@ export function serviceOf(create: PendingCreate, stack: StackReading, env: NodeJ
   const apiKey = text(connection.apiKey) ?? setting("apiKey") ?? env.GMS_API_KEY;
   if (!baseUrl)
     return { missing: "no service URL: the resource has no connection.baseUrl, its provider no gms:baseUrl, and GMS_BASE_URL is not set" };
-  if (!BaseUrl.safeParse(baseUrl).success) return { missing: `the service URL it was created with is not one (${baseUrl})` };
+  if (SETTINGS.baseUrl.parse(baseUrl) === undefined) return { missing: `the service URL it was created with is not one (${baseUrl})` };
   if (!apiKey)
     return { missing: "no API key: the resource has no connection.apiKey, its provider no gms:apiKey, and GMS_API_KEY is not set" };
   return {
     baseUrl: baseUrl.replace(/\/+$/, ""),
     apiKey,
-    requestDeadlineMs: whole(setting("requestDeadlineMs") ?? env.GMS_REQUEST_DEADLINE_MS),
-    maxRetries: whole(setting("maxRetries") ?? env.GMS_MAX_RETRIES),
-    maxRequestsPerSecond: rate(setting("maxRequestsPerSecond") ?? env.GMS_MAX_REQUESTS_PER_SECOND),
+    requestDeadlineMs: numberOf("requestDeadlineMs", setting("requestDeadlineMs") ?? env[SETTINGS.requestDeadlineMs.env]),
+    maxRetries: numberOf("maxRetries", setting("maxRetries") ?? env[SETTINGS.maxRetries.env]),
+    maxRequestsPerSecond: numberOf("maxRequestsPerSecond", setting("maxRequestsPerSecond") ?? env[SETTINGS.maxRequestsPerSecond.env]),
   };
 }

@@ -13,6 +13,7 @@ import type { Kind } from "../provider/kind";
 import { kinds } from "../resources";
 import { goImportPath, packageManifest, pluginDownloadURL } from "../manifest";
 import { nativeToken, PACKAGE } from "../provider/tokens";
+import { SETTING_NAMES, SETTINGS, settingDescription } from "../settings";
 
 const ANY = "pulumi.json#/Any";
 
@@ -283,49 +284,12 @@ function functionSpec(collector: TypeCollector, name: string, declaration: { des
  * The provider's configuration: the stack's `gms:*` settings, and the inputs of an explicit provider
  * (`pulumi:providers:gms`, the native SDKs' `Provider` class), which take the same properties.
  */
-const CONFIG_VARIABLES: Record<string, Record<string, unknown>> = {
-  baseUrl: {
-    type: "string",
-    description: "The service's base URL, ending in `/v1`. Defaults to the GMS_BASE_URL environment variable.",
-    defaultInfo: { environment: ["GMS_BASE_URL"] },
-  },
-  apiKey: {
-    type: "string",
-    description:
-      "The API key; it selects the workspace. Set it with `pulumi config set --secret gms:apiKey ...`. Defaults to the GMS_API_KEY environment variable.",
-    secret: true,
-    defaultInfo: { environment: ["GMS_API_KEY"] },
-  },
-  maxRetries: {
-    type: "integer",
-    description:
-      "How often a failed request is sent again (idempotent requests, and creates whose lost answer proved nothing was made). Default 3.",
-    defaultInfo: { environment: ["GMS_MAX_RETRIES"] },
-  },
-  retryBaseDelayMs: {
-    type: "integer",
-    description:
-      "The first retry's backoff ceiling in milliseconds; it doubles per retry up to " +
-      "8 s, with full jitter, unless the service sends Retry-After. Default 500.",
-    defaultInfo: { environment: ["GMS_RETRY_BASE_DELAY_MS"] },
-  },
-  requestDeadlineMs: {
-    type: "integer",
-    description:
-      "The service's deadline for a request in milliseconds: a create whose answer was lost while the service may still " +
-      "be running it (a timeout, a connection lost after sending, a 502 or 504) is looked up until then, and sent again only " +
-      "once it has passed with nothing found. Default 60000.",
-    defaultInfo: { environment: ["GMS_REQUEST_DEADLINE_MS"] },
-  },
-  maxRequestsPerSecond: {
-    type: "number",
-    description:
-      "The most requests a second the provider sends, a number above 0 (0.5: one every two seconds): every request of the " +
-      "provider process, retries included, waits for its turn, so a service that limits its API key to that rate need not " +
-      "refuse any. Default: no limit (a refused request is retried after the service's Retry-After).",
-    defaultInfo: { environment: ["GMS_MAX_REQUESTS_PER_SECOND"] },
-  },
-};
+const CONFIG_VARIABLES: Record<string, Record<string, unknown>> = Object.fromEntries(
+  SETTING_NAMES.map((name) => {
+    const { type, secret, env } = SETTINGS[name];
+    return [name, { type, description: settingDescription(name), ...(secret ? { secret } : {}), defaultInfo: { environment: [env] } }];
+  }),
+);
 
 /** What the SDKs generated from the schema are (the wheel's summary, the Go package's doc comment). */
 const SDK_DESCRIPTION =

@@ -11,7 +11,6 @@ import { z } from "zod";
 import { pluginDownloadURL } from "../../src/manifest";
 import * as native from "../../src/native";
 import { LINK_TO } from "../../src/resources/model";
-import { PROVIDER_CONFIG } from "../../src/native/provider";
 import { nativeClass } from "../../src/native/resource";
 import { nativeToken } from "../../src/provider/tokens";
 import { computed, updatable } from "../../src/provider/fields";
@@ -271,13 +270,16 @@ describe("the native Provider", () => {
     expect(registrationOf("tied").secrets).toEqual(["apiKey"]);
   });
 
-  it("takes exactly the config variables schema.json declares, with the same types and secrecy", () => {
-    const schema = JSON.parse(readFileSync(join(__dirname, "..", "..", "schema.json"), "utf8")) as {
-      config: { variables: Record<string, { type: string; secret?: boolean }> };
-    };
-    const declared = Object.fromEntries(
-      Object.entries(schema.config.variables).map(([name, variable]) => [name, { type: variable.type, secret: variable.secret ?? false }]),
-    );
-    expect(PROVIDER_CONFIG).toEqual(declared);
+  it("sends each setting as schema.json types it: a string as is, a number JSON-encoded, the API key as a secret", async () => {
+    const provider = new native.Provider("typed", {
+      baseUrl: "https://typed.example/v1",
+      apiKey: "typed-key",
+      maxRetries: 2,
+      maxRequestsPerSecond: 0.5,
+    });
+    await registered(provider);
+    const registration = registrationOf("typed");
+    expect(registration.inputs).toMatchObject({ baseUrl: "https://typed.example/v1", maxRetries: "2", maxRequestsPerSecond: "0.5" });
+    expect(registration.secrets).toEqual(["apiKey"]);
   });
 });

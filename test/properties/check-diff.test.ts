@@ -20,6 +20,7 @@ import { inputsOf, MARKER, property } from "./arbitraries";
 const built = createRequire(__filename);
 const { KindRoute } = built("../../dist/plugin/router.js") as typeof import("../../src/plugin/router");
 const { resourceProvider } = built("../../dist/provider/provider.js") as typeof import("../../src/provider/provider");
+const { Session } = built("../../dist/provider/session.js") as typeof import("../../src/provider/session");
 const builtKinds = (built("../../dist/resources/index.js") as typeof import("../../src/resources")).kinds;
 
 type Props = Record<string, unknown>;
@@ -44,7 +45,7 @@ process.env.GMS_API_KEY = "gms-property-key";
 
 describe.each(KIND_NAMES.map((kind) => [kind]))("%s: Check and Diff on generated inputs", (kind) => {
   it("in the plugin", async () => {
-    const route = new KindRoute(builtKinds[kind]);
+    const route = new KindRoute(builtKinds[kind], new Session());
     await property(`plugin ${kind} check/diff`, inputsOf(kind), async (news) => {
       const checked = await route.check({}, news);
       expectNamed(kind, reveal(news).values, checked.failures);
@@ -61,7 +62,7 @@ describe.each(KIND_NAMES.map((kind) => [kind]))("%s: Check and Diff on generated
   });
 
   it("in the dynamic provider", async () => {
-    const provider = resourceProvider(builtKinds[kind]);
+    const provider = resourceProvider(builtKinds[kind], new Session());
     await property(`dynamic ${kind} check/diff`, inputsOf(kind), async (news) => {
       // The host hands the provider plain values, with the names of those the program made secret beside them.
       const { values, secretNames } = reveal(news);

@@ -15,8 +15,13 @@ import { makeSecret, UNKNOWN } from "../../src/provider/values";
 import { anyValue, MARKER, property } from "./arbitraries";
 
 const built = createRequire(__filename);
-const { CONFIG_KEYS, checkConfig, diffConfig } = built("../../dist/plugin/config.js") as typeof import("../../src/plugin/config");
-const connection = built("../../dist/provider/connection.js") as typeof import("../../src/provider/connection");
+const { checkConfig, diffConfig } = built("../../dist/plugin/config.js") as typeof import("../../src/plugin/config");
+const { ConfigurationError, SETTING_NAMES } = built("../../dist/settings.js") as typeof import("../../src/settings");
+const { Session, settingTexts } = built("../../dist/provider/session.js") as typeof import("../../src/provider/session");
+
+/** The dynamic provider's session, configured as its host does: with the stack's config. */
+const session = new Session();
+const configure = (config: { get(key: string): string | undefined }) => session.configure(settingTexts(config));
 
 const VALID = { baseUrl: "https://gms.example.com/v1", apiKey: makeSecret(MARKER), maxRetries: "3", requestDeadlineMs: 60_000 };
 
@@ -25,7 +30,7 @@ const configs = fc
   .record({
     // A fifth of the settings replaced are unknown, as a preview has them (made secret or not).
     replaced: fc.dictionary(
-      fc.constantFrom(...CONFIG_KEYS),
+      fc.constantFrom(...SETTING_NAMES),
       fc.oneof({ weight: 4, arbitrary: anyValue }, { weight: 1, arbitrary: fc.constantFrom(UNKNOWN, makeSecret(UNKNOWN)) }),
       { maxKeys: 3 },
     ),
@@ -43,7 +48,7 @@ describe("the plugin's CheckConfig and DiffConfig on generated configurations", 
     await property("plugin CheckConfig/DiffConfig", configs, async (news) => {
       const checked = checkConfig(news);
       for (const failure of checked.failures) {
-        expect((CONFIG_KEYS as readonly string[]).includes(failure.property), failure.property).toBe(true);
+        expect((SETTING_NAMES as readonly string[]).includes(failure.property), failure.property).toBe(true);
         expect(failure.reason).toContain(`gms:${failure.property}`);
         expect(failure.reason).toMatch(/must|is not|should|expected|form/);
       }
@@ -53,7 +58,7 @@ describe("the plugin's CheckConfig and DiffConfig on generated configurations", 
       expect(again).toEqual({ inputs: checked.inputs, failures: [] });
       const diff = await diffConfig(checked.inputs, checked.inputs);
       const { values } = reveal(checked.inputs);
-      const unknown = CONFIG_KEYS.filter((key) => values[key] === UNKNOWN);
+      const unknown = SETTING_NAMES.filter((key) => values[key] === UNKNOWN);
       expect(Object.keys(diff.detailedDiff ?? {}).sort()).toEqual([...unknown].sort());
       expect(diff.changes).toBe(unknown.length > 0);
       return unknown.length > 0 ? "accepted with an unknown" : "accepted";
@@ -72,12 +77,12 @@ describe("the dynamic provider's configuration on generated stack config", () =>
         const { values } = reveal(config);
         const text = (value: unknown) =>
           value === undefined || value === null ? undefined : typeof value === "string" ? value : JSON.stringify(value);
-        connection.configure({ get: (key) => (key.startsWith("gms:") ? text(values[key.slice(4)]) : undefined) });
+        configure({ get: (key) => (key.startsWith("gms:") ? text(values[key.slice(4)]) : undefined) });
         try {
-          connection.clientFor(undefined);
+          session.clientFor(undefined);
           return "client made";
         } catch (error) {
-          expect(error).toBeInstanceOf(connection.ConfigurationError);
+          expect(error).toBeInstanceOf(ConfigurationError);
           const message = (error as Error).message;
           expect(message).toMatch(/gms:[a-zA-Z]+|GMS_[A-Z_]+|connection\.baseUrl/);
           expect(message).not.toContain(MARKER);
@@ -86,7 +91,7 @@ describe("the dynamic provider's configuration on generated stack config", () =>
       });
     } finally {
       Object.assign(process.env, saved);
-      connection.configure({ get: () => undefined });
+      configure({ get: () => undefined });
     }
   });
 });
@@ -111,12 +116,12 @@ describe("cases the properties found", () => {
       const { failures } = checkConfig({ baseUrl });
       expect(failures).toEqual([{ property: "baseUrl", reason: expect.stringContaining("gms:baseUrl") }]);
     }
-    connection.configure({ get: (key) => ({ "gms:baseUrl": "not a url", "gms:apiKey": "k" })[key] });
+    configure({ get: (key) => ({ "gms:baseUrl": "not a url", "gms:apiKey": "k" })[key] });
     try {
-      expect(() => connection.clientFor(undefined)).toThrow(connection.ConfigurationError);
-      expect(() => connection.clientFor(undefined)).toThrow(/gms:baseUrl/);
+      expect(() => session.clientFor(undefined)).toThrow(ConfigurationError);
+      expect(() => session.clientFor(undefined)).toThrow(/gms:baseUrl/);
     } finally {
-      connection.configure({ get: () => undefined });
+      configure({ get: () => undefined });
     }
   });
 
@@ -127,7 +132,7 @@ describe("cases the properties found", () => {
       { property: "retryBaseDelayMs", reason: "gms:retryBaseDelayMs must be a whole number of 0 or more" },
     ]);
     const settings: Record<string, string> = { "gms:baseUrl": "https://gms.example.com/v1", "gms:apiKey": "k" };
-    connection.configure({ get: (key) => settings[key] });
+    configure({ get: (key) => settings[key] });
     try {
       for (const [key, value] of [
         ["gms:maxRequestsPerSecond", JSON.stringify({ rate: MARKER })],
@@ -135,17 +140,17 @@ describe("cases the properties found", () => {
         ["gms:baseUrl", `https://${MARKER}.example.com/`],
       ] as const) {
         settings[key] = value;
-        connection.configure({ get: (name) => settings[name] });
-        expect(() => connection.clientFor(undefined)).toThrow(new RegExp(key));
-        expect(() => connection.clientFor(undefined)).not.toThrow(MARKER);
+        configure({ get: (name) => settings[name] });
+        expect(() => session.clientFor(undefined)).toThrow(new RegExp(key));
+        expect(() => session.clientFor(undefined)).not.toThrow(MARKER);
         delete settings[key];
       }
       settings["gms:baseUrl"] = "https://gms.example.com/v1";
       // A resource's connection is a secret input.
-      expect(() => connection.clientFor({ baseUrl: `https://${MARKER}.example.com/` })).toThrow(/^connection\.baseUrl must be/);
-      expect(() => connection.clientFor({ baseUrl: `https://${MARKER}.example.com/` })).not.toThrow(MARKER);
+      expect(() => session.clientFor({ baseUrl: `https://${MARKER}.example.com/` })).toThrow(/^connection\.baseUrl must be/);
+      expect(() => session.clientFor({ baseUrl: `https://${MARKER}.example.com/` })).not.toThrow(MARKER);
     } finally {
-      connection.configure({ get: () => undefined });
+      configure({ get: () => undefined });
     }
   });
 });

@@ -11,6 +11,7 @@ import { NotFoundError } from "../../src/client";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { codeOf, failure, notInWorkspace, ProviderError } from "../../src/provider/errors";
 import { resourceProvider } from "../../src/provider/provider";
+import { Session } from "../../src/provider/session";
 import { appKind } from "../../src/resources/app";
 
 const API_KEY = "gms_error_codes_key_77a1";
@@ -54,7 +55,7 @@ describe("provider error codes", () => {
 
   it("carries the code through the provider: adopting an object that does not exist is adopt_not_found", async () => {
     const connection = { baseUrl: emulator.url, apiKey: API_KEY };
-    const provider = resourceProvider(appKind);
+    const provider = resourceProvider(appKind, new Session());
     const adopt = "0b6f3c2e-5d4a-4e1f-9a8b-7c6d5e4f3a2b";
     const failed = await provider.create({ name: "Ghost", description: null, adopt, connection }).catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(ProviderError);

@@ -8,7 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as gms from "../../src";
-import { clientFor } from "../../src/provider/connection";
+import { Session } from "../../src/provider/session";
 import { makeFineTuneKind } from "../../src/resources/fine-tune";
 import { ResourceInitError } from "../../src/testing/host";
 import { type ScriptedServer, type Step, json, startScriptedServer } from "../client/scripted-server";
@@ -469,7 +469,7 @@ describe("FineTune's progress while it waits", () => {
     };
     const info = vi.spyOn(pulumi.log, "info").mockResolvedValue(undefined);
     try {
-      const client = clientFor({ baseUrl: service.baseUrl, apiKey: "gms_scripted_key" });
+      const client = new Session().clientFor({ baseUrl: service.baseUrl, apiKey: "gms_scripted_key" });
       const created = await makeFineTuneKind(clock).create(client, inputs);
       expect(created.status).toBe("succeeded");
       // Polls back off from a quarter of a second to five seconds.

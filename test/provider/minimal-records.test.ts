@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { resourceProvider } from "../../src/provider/provider";
+import { Session } from "../../src/provider/session";
 import { experimentKind } from "../../src/resources/experiment";
 import { modelKind } from "../../src/resources/model";
 import { skillKind } from "../../src/resources/skill";
@@ -35,7 +36,7 @@ describe("records with only the spec's fields", () => {
 
   it("keeps a Workflow's App from state when the service does not return it", async () => {
     const connection = await serve({ guid: GUID, name: "Renamed", slug: "triage" });
-    const read = await resourceProvider(workflowKind).read(GUID, { guid: GUID, name: "Triage", app: APP, connection });
+    const read = await resourceProvider(workflowKind, new Session()).read(GUID, { guid: GUID, name: "Triage", app: APP, connection });
     expect(read.props).toMatchObject({ guid: GUID, name: "Renamed", app: APP, slug: "triage" });
     expect(read.inputs).toMatchObject({ name: "Renamed", app: APP });
   });
@@ -50,7 +51,7 @@ describe("records with only the spec's fields", () => {
       deleted: false,
       ...AUDIT,
     });
-    const read = await resourceProvider(experimentKind).read(GUID, {
+    const read = await resourceProvider(experimentKind, new Session()).read(GUID, {
       guid: GUID,
       name: "AB",
       app: APP,
@@ -63,7 +64,7 @@ describe("records with only the spec's fields", () => {
 
   it("reads a Model without provider or audit fields, keeping the provider from state", async () => {
     const connection = await serve({ guid: GUID, llm: "gpt-4.1", default: false, deleted: false });
-    const read = await resourceProvider(modelKind).read(GUID, {
+    const read = await resourceProvider(modelKind, new Session()).read(GUID, {
       guid: GUID,
       llm: "gpt-4o",
       provider: "openai",
@@ -76,7 +77,7 @@ describe("records with only the spec's fields", () => {
 
   it("reads a Skill without audit fields", async () => {
     const connection = await serve({ guid: GUID, name: "web-search", type: "web", metadata: null });
-    const read = await resourceProvider(skillKind).read(GUID, { guid: GUID, name: "web-search", type: "web", connection });
+    const read = await resourceProvider(skillKind, new Session()).read(GUID, { guid: GUID, name: "web-search", type: "web", connection });
     expect(read.props).toMatchObject({ guid: GUID, name: "web-search", type: "web" });
   });
 });

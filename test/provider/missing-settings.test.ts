@@ -1,15 +1,18 @@
 /**
- * missingSettings (src/provider/connection.ts), which Check runs so that a preview fails as `up` would: no service URL
+ * missingSettings (src/provider/session.ts), which Check runs so that a preview fails as `up` would: no service URL
  * or no API key from any of the three sources is named with them; one source is enough; a setting the plugin's
  * Configure got as unknown (an explicit provider's output, in a preview) is not missing. The real CLI's side is
  * test/pulumi-cli/required-settings.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { unknownConfigKeys } from "../../src/plugin/config";
-import { configure, missingSettings } from "../../src/provider/connection";
+import { Session, settingTexts } from "../../src/provider/session";
 import { UNKNOWN } from "../../src/provider/values";
 
-const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
+const config = (values: Record<string, string>) => settingTexts({ get: (key: string) => values[key] });
+const session = new Session();
+const configure = session.configure.bind(session);
+const missingSettings = session.missingSettings.bind(session);
 
 describe("missingSettings", () => {
   afterEach(() => {

@@ -36,13 +36,14 @@ process.stdout.write(JSON.stringify({ before, after: loaded(), methods: Object.k
     const out = run(`const { providerOf } = require("./dist/provider/index.js");
 const { kinds } = require("./dist/resources/index.js");
 const { resourceProvider } = require("./dist/provider/provider.js");
+const { Session } = require("./dist/provider/session.js");
 (async () => {
 const served = [];
 for (const name of ${JSON.stringify(names)}) {
   const provider = providerOf(name);
   // The check of an empty declaration shows the kind: its required fields and defaults.
   const own = JSON.stringify(await provider.check({}, {}));
-  served.push([name, own === JSON.stringify(await resourceProvider(kinds[name]).check({}, {})), providerOf(name) === provider]);
+  served.push([name, own === JSON.stringify(await resourceProvider(kinds[name], new Session()).check({}, {})), providerOf(name) === provider]);
 }
 let unknown;
 try { providerOf("Gadget"); } catch (error) { unknown = error.message; }

@@ -2,14 +2,15 @@
  * `gms:maxRequestsPerSecond` / GMS_MAX_REQUESTS_PER_SECOND: CheckConfig refuses a value that is not a number above
  * 0, naming the setting and what it takes; the dynamic provider's clients refuse it the same way, naming where it
  * came from; and every client of a process shares the one limiter (held to the rate together, against the
- * emulator's limit for one key).
+ * emulator's limit for one key), whichever session made them.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { path } from "../../src/client";
+import { type GmsClient, path } from "../../src/client";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { checkConfig, configFrom } from "../../src/plugin/config";
-import { ConfigurationError, clientFor, configure } from "../../src/provider/connection";
+import { Session, settingTexts } from "../../src/provider/session";
+import { ConfigurationError } from "../../src/settings";
 
 const FORM = "must be a number of requests per second above 0, for example 5 or 0.5";
 
@@ -36,8 +37,10 @@ describe("the dynamic provider's clients", () => {
   afterEach(() => {
     if (saved === undefined) delete process.env.GMS_MAX_REQUESTS_PER_SECOND;
     else process.env.GMS_MAX_REQUESTS_PER_SECOND = saved;
-    configure({ get: () => undefined });
   });
+  const session = new Session();
+  const configure = (get: (key: string) => string | undefined, on = session) => on.configure(settingTexts({ get }));
+  const clientFor = session.clientFor.bind(session);
   // A base URL per case: clients are kept per service and key, and a refused one is never made.
   let service = 0;
   const connection = () => ({ baseUrl: `http://rate-${++service}.test/v1`, apiKey: "gms_secret_do_not_print" });
@@ -56,7 +59,7 @@ describe("the dynamic provider's clients", () => {
 
   it("refuse a bad gms:maxRequestsPerSecond naming it, ahead of the environment's", () => {
     process.env.GMS_MAX_REQUESTS_PER_SECOND = "5";
-    configure({ get: (key) => (key === "gms:maxRequestsPerSecond" ? "0" : undefined) });
+    configure((key) => (key === "gms:maxRequestsPerSecond" ? "0" : undefined));
     // The stack's value is not repeated (a config value may be a secret the provider cannot tell).
     expect(() => clientFor(connection())).toThrow(`gms:maxRequestsPerSecond ${FORM}`);
   });
@@ -69,12 +72,16 @@ describe("the dynamic provider's clients", () => {
     });
     afterAll(() => emulator?.close());
 
-    it("share one limiter between every client of the process, so that together they keep to the rate", async () => {
-      configure({ get: (key) => (key === "gms:maxRequestsPerSecond" ? "5" : key === "gms:maxRetries" ? "0" : undefined) });
-      // Two clients for the one key (the URL as written differs, so the process keeps two), each a resource's.
+    it("share one limiter between every client of the process, of every session, so that together they keep to the rate", async () => {
+      const sessions = [new Session(), new Session()];
+      for (const each of sessions)
+        configure((key) => (key === "gms:maxRequestsPerSecond" ? "5" : key === "gms:maxRetries" ? "0" : undefined), each);
+      // Two clients for the one key, each a session's.
       const port = new URL(emulator.url).port;
-      const first = clientFor({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: KEY });
-      const second = clientFor({ baseUrl: `http://127.0.0.1:${port}/v1/`.replace("/v1/", "/./v1"), apiKey: KEY });
+      const [first, second] = sessions.map((each) => each.clientFor({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: KEY })) as [
+        GmsClient,
+        GmsClient,
+      ];
       expect(second).not.toBe(first);
       emulator.faults.set("rate=5/s");
       try {

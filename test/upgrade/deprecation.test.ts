@@ -21,6 +21,7 @@ import { compareSchemas, type PackageSchema } from "../../scripts/schema-compare
 import { renderKindPage } from "../../src/docs/kind-pages";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { KindRouter } from "../../src/plugin/router";
+import { Session } from "../../src/provider/session";
 import { makeSecret } from "../../src/provider/values";
 import { deprecationWarnings } from "../../src/provider/deprecation";
 import type { Kind } from "../../src/provider/kind";
@@ -110,7 +111,7 @@ describe("a program that uses what is deprecated is warned", () => {
   });
 
   it("by the plugin's check, which serves the former token too, and still checks", async () => {
-    const router = new KindRouter(AFTER);
+    const router = new KindRouter(new Session(), AFTER);
     const old = router.route("gms:index:Widget");
     expect(old).toBe(router.route("gms:index:Gadget"));
     const checked = await old.check({}, { name: "Legacy", description: makeSecret("set as a secret") });
@@ -124,7 +125,7 @@ describe("a program that uses what is deprecated is warned", () => {
       /has no resource type gms:index:App; it serves gms:index:Gadget, gms:index:Widget, gms:index:Gizmo/,
     );
     // This package's own kinds deprecate nothing: their check warns of nothing.
-    expect((await new KindRouter().route("gms:index:App").check({}, { name: "A", description: "B" })).warnings).toEqual([]);
+    expect((await new KindRouter(new Session()).route("gms:index:App").check({}, { name: "A", description: "B" })).warnings).toEqual([]);
   });
 
   it("by the dynamic resources' class, as the program declares it, under its resource", async () => {

@@ -30,11 +30,11 @@ const PROBE = `
 const { startEmulator } = require("./dist/emulator");
 const { generatePackageSchema } = require("./dist/schema/package-schema");
 const { workspaceJsonSchema } = require("./dist/workspace/schema-json");
-const { generatedDocs } = require("./dist/docs/render");
+const { generatedPages } = require("./dist/docs/render");
 const { resourceProvider } = require("./dist/provider/provider");
 const { appKind } = require("./dist/resources/app");
 const { KindRouter } = require("./dist/plugin/router");
-const { applyConfig } = require("./dist/plugin/config");
+const { Session } = require("./dist/provider/session");
 const { appsApi } = require("./dist/api/apps");
 const { GmsClient } = require("./dist/client");
 (async () => {
@@ -44,8 +44,8 @@ const { GmsClient } = require("./dist/client");
   const schema = generatePackageSchema();
   const app = schema.resources["gms:index:App"];
   const workspace = JSON.stringify(workspaceJsonSchema());
-  const reference = generatedDocs().find((page) => page.path.endsWith("kinds/app.md")).text;
-  const provider = resourceProvider(appKind);
+  const reference = generatedPages().find((page) => page.path.endsWith("kinds/app.md")).text;
+  const provider = resourceProvider(appKind, new Session());
   const checked = await provider.check({}, { name: "Painted", color: "teal", connection });
   const created = await provider.create(checked.inputs);
   const read = await appsApi.get(client, created.id);
@@ -53,8 +53,9 @@ const { GmsClient } = require("./dist/client");
   const diff = await provider.diff(created.id, created.outs, changed.inputs);
   const updated = await provider.update(created.id, created.outs, changed.inputs);
   const after = await provider.diff(created.id, updated.outs, changed.inputs);
-  applyConfig({ baseUrl: emulator.url, apiKey: "gms_color_key_1234" });
-  const route = new KindRouter().route("gms:index:App");
+  const session = new Session();
+  session.configure({ baseUrl: emulator.url, apiKey: "gms_color_key_1234" });
+  const route = new KindRouter(session).route("gms:index:App");
   const native = await route.create((await route.check({}, { name: "Native", color: "amber" })).inputs, false);
   process.stdout.write(JSON.stringify({
     schemaInput: app.inputProperties.color, schemaOutput: app.properties.color,
