@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { AdaptivePacer, AuthenticationError, GmsClient, RequestRateLimiter } from "../client";
 import { currentWorkspace } from "./current-workspace";
-import { logRequest } from "./request-log";
+import { logPacerChange, logRequest } from "./request-log";
 
 const BASE_URL_FORM = "must be an http(s) URL ending in /v1, for example https://gms.example.com/v1";
 
@@ -49,12 +49,12 @@ let stackConfig: Connection & {
 const clients = new Map<string, GmsClient>();
 /** The process's one limiter, made for the first client that needs it; another rate (a new configuration) makes another. */
 let rateLimiter: RequestRateLimiter | undefined;
-/** The adaptive pacer of each service (by base URL) the process talks to, shared by every client of it. */
+/** The adaptive pacer of each service (by base URL) the process talks to, shared by every client of it; its changes of rate go to the debug log. */
 const pacers = new Map<string, AdaptivePacer>();
 
 function pacerFor(baseUrl: string): AdaptivePacer {
   let pacer = pacers.get(baseUrl);
-  if (!pacer) pacers.set(baseUrl, (pacer = new AdaptivePacer()));
+  if (!pacer) pacers.set(baseUrl, (pacer = new AdaptivePacer({ onChange: logPacerChange })));
   return pacer;
 }
 

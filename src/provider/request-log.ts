@@ -10,11 +10,15 @@
  * and why. Bodies are never logged: a create's body and some answers hold a key, and masking every shape that might is
  * a promise no log line should rest on; the status and the error's code say what a body would.
  *
+ * Each change of the adaptive pacer's learned rate (src/client/pacer.ts) is a line of its own, with why:
+ *
+ *   gms: pacing at 4.5 requests/s: 6 of the last 11 requests refused
+ *
  * The provider plugin logs always (the engine shows debug lines only with `--debug`); the dynamic provider logs when
  * GMS_LOG=debug is set in the environment of the `pulumi` command, which its host inherits.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { RequestObservation } from "../client";
+import type { PacerChange, RequestObservation } from "../client";
 
 /** Where the lines go: the engine's log at debug level, or nowhere. */
 type LineSink = (line: string) => void;
@@ -55,4 +59,14 @@ export function requestLine(observation: RequestObservation, urn: string | undef
 /** The client's observer: each attempt's line to the sink, with the URN of the call that made it. */
 export function logRequest(observation: RequestObservation): void {
   sink?.(requestLine(observation, resourceCall.getStore()));
+}
+
+/** The line of a change of the pacer's learned rate (see the top of this file). */
+export function pacerLine(change: PacerChange): string {
+  return `gms: pacing ${change.rate === undefined ? "off" : `at ${change.rate.toFixed(1)} requests/s`}: ${change.because}`;
+}
+
+/** The pacer's observer: each change of its rate to the sink. */
+export function logPacerChange(change: PacerChange): void {
+  sink?.(pacerLine(change));
 }
