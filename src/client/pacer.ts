@@ -234,7 +234,13 @@ export class AdaptivePacer {
     if (accepted === 0 && !paced) return;
     const rate = probing
       ? Math.max(this.#calmRate, Math.min(accepted, this.#rate!) * CUT_TO)
-      : Math.max(MIN_RATE, Math.min(accepted > 0 ? accepted : this.#rate! / 2, paced ? this.#rate! * Math.max(MIN_KEPT, 1 - share) : Number.POSITIVE_INFINITY) * CUT_TO);
+      : Math.max(
+          MIN_RATE,
+          Math.min(
+            accepted > 0 ? accepted : this.#rate! / 2,
+            paced ? this.#rate! * Math.max(MIN_KEPT, 1 - share) : Number.POSITIVE_INFINITY,
+          ) * CUT_TO,
+        );
     const because = probing
       ? `a probe above ${this.#calmRate.toFixed(1)}/s refused`
       : `${refused} of the last ${this.#answers.length} requests refused`;

@@ -104,11 +104,7 @@ export type Limit = (now: number) => { rate: number; burst: number };
  * times (ms), before ours at the same moment: another client of the same quota, whose refusals are not counted.
  * Without `withRetryAfter`, a refusal is a 503 with no `Retry-After`.
  */
-export function tokenBucket(
-  limit: Limit,
-  others: (from: number, to: number) => number[] = () => [],
-  withRetryAfter = true,
-): () => Service {
+export function tokenBucket(limit: Limit, others: (from: number, to: number) => number[] = () => [], withRetryAfter = true): () => Service {
   return () => {
     let tokens = limit(0).burst;
     let at = 0;
@@ -233,7 +229,11 @@ export const SHARED = { rate: 10, burst: 10, other: 5, requests: 300, goal: BUCK
 
 /** The floor is the half of the limit left to ours. */
 export async function shared(pacer: MakePacer) {
-  const result = await run({ service: tokenBucket(steady(SHARED.rate, SHARED.burst), steadyClient(SHARED.other)), requests: SHARED.requests, pacer });
+  const result = await run({
+    service: tokenBucket(steady(SHARED.rate, SHARED.burst), steadyClient(SHARED.other)),
+    requests: SHARED.requests,
+    pacer,
+  });
   return { ...result, floorMs: (SHARED.requests / (SHARED.rate - SHARED.other)) * 1000 };
 }
 

@@ -24,41 +24,58 @@ const section = new Section();
 const rows: string[][] = [];
 
 section.print(`the pacer on a simulated clock: ${sim.CALLERS} callers, ${sim.LATENCY_MS} ms an answer, Retry-After in whole seconds`);
-section.print(`1. token buckets (goal: at most ${sim.BUCKET_GOAL.refusals} refusals, within ${sim.BUCKET_GOAL.ofFloor}x the floor N / rate)`);
+section.print(
+  `1. token buckets (goal: at most ${sim.BUCKET_GOAL.refusals} refusals, within ${sim.BUCKET_GOAL.ofFloor}x the floor N / rate)`,
+);
 for (const bucket of sim.BUCKETS) {
   const { refused, spanMs, floorMs } = await sim.bucket(pacer, bucket);
   const service = `bucket ${bucket.rate}/s, burst ${bucket.burst}, N = ${bucket.requests}`;
   rows.push([service, String(refused), s(spanMs), `${x(spanMs, floorMs)} the floor (${s(floorMs)})`]);
-  section.print(`  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor`);
+  section.print(
+    `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor`,
+  );
 }
-section.print(`2. no limit, refusals at random, N = ${sim.NOISE.requests}, median of ${sim.NOISE.seeds} seeds (goal: 1.5x the unpaced client at 1-10%, 3x at 20%)`);
+section.print(
+  `2. no limit, refusals at random, N = ${sim.NOISE.requests}, median of ${sim.NOISE.seeds} seeds (goal: 1.5x the unpaced client at 1-10%, 3x at 20%)`,
+);
 for (const share of sim.NOISE.shares) {
   const { spanMs, referenceMs, refused } = await sim.noise(pacer, share);
   const service = `${share * 100}% refused at random, N = ${sim.NOISE.requests}`;
   rows.push([service, String(refused), s(spanMs), `${x(spanMs, referenceMs)} unpaced (${s(referenceMs)})`]);
-  section.print(`  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, referenceMs)} unpaced (${s(referenceMs)})`);
+  section.print(
+    `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, referenceMs)} unpaced (${s(referenceMs)})`,
+  );
 }
 {
   const { refused, accepted, allowed } = await sim.moving(pacer);
   const service = `limit ${sim.MOVING.phases.join("/s, ")}/s, ${sim.MOVING.phaseMs / 1000} s each`;
   const share = `${((accepted / allowed) * 100).toFixed(0)}% of the ${allowed} allowed accepted`;
   rows.push([service, String(refused), s(sim.MOVING.phases.length * sim.MOVING.phaseMs), share]);
-  section.print(`3. a moving limit (goal: ${sim.MOVING.goal.ofAllowed * 100}% of the allowed requests accepted, at most ${sim.MOVING.goal.refusals} refusals)`);
+  section.print(
+    `3. a moving limit (goal: ${sim.MOVING.goal.ofAllowed * 100}% of the allowed requests accepted, at most ${sim.MOVING.goal.refusals} refusals)`,
+  );
   section.print(`  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${share}`);
 }
 {
   const { refused, spanMs, floorMs } = await sim.shared(pacer);
   const service = `limit ${sim.SHARED.rate}/s shared with ${sim.SHARED.other}/s, N = ${sim.SHARED.requests}`;
   rows.push([service, String(refused), s(spanMs), `${x(spanMs, floorMs)} the floor (${s(floorMs)})`]);
-  section.print(`4. a shared limit (goal: at most ${sim.SHARED.goal.refusals} refusals, within ${sim.SHARED.goal.ofFloor}x the floor of the half left)`);
-  section.print(`  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor`);
+  section.print(
+    `4. a shared limit (goal: at most ${sim.SHARED.goal.refusals} refusals, within ${sim.SHARED.goal.ofFloor}x the floor of the half left)`,
+  );
+  section.print(
+    `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor`,
+  );
 }
 {
   // The client's own backoff for a 503 (full jitter, its retries at most), drawn from a fixed generator.
   let seed = 1;
-  const random = () => ((seed = (Math.imul(seed, 48271) >>> 0) % 2147483647) / 2147483647);
+  const random = () => (seed = (Math.imul(seed, 48271) >>> 0) % 2147483647) / 2147483647;
   const policy = { ...defaultRetryPolicy, random };
-  const backoff = { delayMs: (retry: number) => retryDelayMs(retry, { retryAfterMs: undefined } as never, policy)!, maxRetries: policy.maxRetries };
+  const backoff = {
+    delayMs: (retry: number) => retryDelayMs(retry, { retryAfterMs: undefined } as never, policy)!,
+    maxRetries: policy.maxRetries,
+  };
   section.print("5. refusals without Retry-After (a 503, the client's backoff; no goal)");
   for (const [name, make] of [
     ["paced", pacer],
@@ -67,8 +84,15 @@ for (const share of sim.NOISE.shares) {
     seed = 1;
     const { refused, failed, spanMs, floorMs } = await sim.noRetryAfter(make, backoff);
     const service = `bucket ${sim.NO_RETRY_AFTER.rate}/s without Retry-After, ${name}`;
-    rows.push([service, String(refused), s(spanMs), `${x(spanMs, floorMs)} the floor (${s(floorMs)}); ${failed} of ${sim.NO_RETRY_AFTER.requests} failed`]);
-    section.print(`  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor, ${failed} failed`);
+    rows.push([
+      service,
+      String(refused),
+      s(spanMs),
+      `${x(spanMs, floorMs)} the floor (${s(floorMs)}); ${failed} of ${sim.NO_RETRY_AFTER.requests} failed`,
+    ]);
+    section.print(
+      `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor, ${failed} failed`,
+    );
   }
 }
 

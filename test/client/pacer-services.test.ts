@@ -16,11 +16,14 @@ const notYet = new Set(["1/s burst 20 N=100", "5/s burst 20 N=300", "5/s burst 1
 describe("the pacer against token buckets", () => {
   for (const bucket of sim.BUCKETS) {
     const name = `${bucket.rate}/s burst ${bucket.burst} N=${bucket.requests}`;
-    (notYet.has(name) ? it.fails : it)(`${name}: at most ${sim.BUCKET_GOAL.refusals} refusals, within ${sim.BUCKET_GOAL.ofFloor}x the floor`, async () => {
-      const { refused, spanMs, floorMs } = await sim.bucket(pacer, bucket);
-      expect(refused).toBeLessThanOrEqual(sim.BUCKET_GOAL.refusals);
-      expect(spanMs).toBeLessThanOrEqual(floorMs * sim.BUCKET_GOAL.ofFloor);
-    });
+    (notYet.has(name) ? it.fails : it)(
+      `${name}: at most ${sim.BUCKET_GOAL.refusals} refusals, within ${sim.BUCKET_GOAL.ofFloor}x the floor`,
+      async () => {
+        const { refused, spanMs, floorMs } = await sim.bucket(pacer, bucket);
+        expect(refused).toBeLessThanOrEqual(sim.BUCKET_GOAL.refusals);
+        expect(spanMs).toBeLessThanOrEqual(floorMs * sim.BUCKET_GOAL.ofFloor);
+      },
+    );
   }
 });
 

@@ -42,8 +42,12 @@ describe("pacerLine and logPacerChange", () => {
   afterEach(() => logRequestsTo(undefined));
 
   it("says the pacer's new rate, or that it is off, and why", () => {
-    expect(pacerLine({ rate: 4.5, because: "6 of the last 11 requests refused" })).toBe("gms: pacing at 4.5 requests/s: 6 of the last 11 requests refused");
-    expect(pacerLine({ rate: undefined, because: "accepted past 500/s: unpaced again" })).toBe("gms: pacing off: accepted past 500/s: unpaced again");
+    expect(pacerLine({ rate: 4.5, because: "6 of the last 11 requests refused" })).toBe(
+      "gms: pacing at 4.5 requests/s: 6 of the last 11 requests refused",
+    );
+    expect(pacerLine({ rate: undefined, because: "accepted past 500/s: unpaced again" })).toBe(
+      "gms: pacing off: accepted past 500/s: unpaced again",
+    );
   });
 
   it("writes each change of a pacer's rate once, with its reason, and nothing for a passing refusal", async () => {
