@@ -2,7 +2,7 @@
  * AdaptivePacer (src/client/pacer.ts) on a clock the test moves (each wait for a turn moves it): the window of requests
  * in flight (4 at first, one more a round trip, halved at a refusal); passing refusals, which teach no rate; a limit
  * learned when most answers are refusals (what was accepted in the last second, a little less), and each change of the
- * rate told once with why; turns spaced by the rate; a probe after a
+ * rate told once with why; answers to requests sent before a cut not judged; turns spaced by the rate; a probe after a
  * calm spell, stepped back from when refused, each refused probe doubling the next spell; and pacing dropped past 500 a
  * second. Its goals against whole services are test/client/pacer-services.test.ts.
  */
@@ -76,6 +76,21 @@ describe("AdaptivePacer", () => {
     const { pacer, changes } = await limited();
     expect(pacer.rate).toBeCloseTo(1.8);
     expect(changes).toEqual([{ rate: pacer.rate, because: "6 of the last 8 requests refused" }]);
+  });
+
+  it("does not judge the answers to requests sent before a cut: they tell of the old rate", async () => {
+    const clock = clocked();
+    // A window of 15 and more (one more a round trip), then 15 requests in flight at once.
+    for (let i = 0; i < 110; i++) await clock.send("accepted");
+    clock.advance(1000);
+    const tickets = await Promise.all(Array.from({ length: 15 }, () => clock.pacer.acquire()));
+    // The 11th refusal makes more than half of the last 20 answers: a cut.
+    for (const ticket of tickets.slice(0, 11)) ticket.settle("refused");
+    expect(clock.changes).toEqual([{ rate: expect.closeTo(99), because: "11 of the last 20 requests refused" }]);
+    // Four more refusals of requests sent before it would be a second cut, were they judged.
+    for (const ticket of tickets.slice(11)) ticket.settle("refused");
+    expect(clock.changes).toHaveLength(1);
+    expect(clock.pacer.refusals).toBe(15);
   });
 
   it("gives turns 1 / rate apart to the requests waiting in line", async () => {
