@@ -109,11 +109,8 @@ section.text(
     "throttling answer as congestion: each one cuts the rate to a share of the rate measured, which is why AWS recommends it only for a client that alone " +
     "uses the resource throttled. BBR does not react to loss as such: it paces at the largest delivery rate of its recent rounds and probes above it " +
     "periodically; its second version cuts only once the loss in a round passes a threshold (2%). Ours sits between: like BBR it does not slow for an isolated " +
-    "refusal but only when the share refused since its last cut is large (more than half while unpaced, a quarter while paced), and it probes above " +
-    "its first rate at once (as BBR's startup does, up to fourfold a second) and after calm spells; like the AWS limiter it learns its rate from what was " +
-    "accepted and steps back at a refused probe. A service's burst is not its rate: it counts only what was accepted after the first refusal, and a " +
-    "refused probe steps back no higher than what was accepted since that probe's first refusal, when the burst was spent. Unlike either, it measures " +
-    "no round-trip time (a " +
+    "refusal but only when the share refused since its last cut is large (more than half while unpaced, a quarter while paced), and it probes after calm spells; " +
+    "like the AWS limiter it learns its rate from what was accepted and steps back at a refused probe. Unlike either, it measures no round-trip time (a " +
     "service's limit is a rate, not a queue), its answers come with `Retry-After` in whole seconds, and requests already in flight when a limit is reached " +
     "cannot be recalled, so its window grows by one a round trip rather than doubling.",
 );
