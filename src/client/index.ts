@@ -44,6 +44,6 @@ export {
 } from "./pagination";
 export { describeTimeout, operationTimeout, type OperationTimeout, timeLeft, withOperationTimeout } from "./operation-timeout";
 export { childPath, path, type EncodedPath } from "./path";
-export { AdaptivePacer, type PacedOutcome, type PacerTiming } from "./pacer";
+export { AdaptivePacer, type PacedOutcome, type PacerChange, type PacerOptions, type PacerTiming } from "./pacer";
 export { RequestRateLimiter, type RateLimiterTiming } from "./rate-limit";
 export { defaultRetryPolicy, isIdempotent, isRetryable, retryDelayMs, withRetries, type RetryPolicy } from "./retry";

@@ -1,24 +1,34 @@
 /**
  * Adaptive pacing: how a provider process meets a service that refuses requests for their rate (429 with
- * `Retry-After`) without knowing its limit, shared by every client of that service in the process.
+ * `Retry-After`) without knowing its limit, shared by every client of that service in the process. A 429 is not
+ * always this client's doing: a quota shared with other clients, an overloaded gateway or one endpoint's own limit
+ * refuse a share of the requests whatever their rate. So the pacer slows only for refusals that follow its rate.
  *
  * Two controls, as TCP and the AWS SDKs' adaptive retry mode keep them:
- * - **A window** of requests in flight. It starts small (4), grows by one with each answered request (so it doubles
- *   every round trip while the service keeps up: a service with no limit costs a few round trips), and halves at a
- *   refusal. A hundred resources created at once thus meet a limited service a few at a time, not as a herd.
- * - **A rate**, learned at the first refusal that follows accepted requests: what the service accepted in the last
- *   second, a little less (0.9), which is also taken as the service's limit. Turns are then spaced `1 / rate` apart,
- *   the requests that waited out a `Retry-After` included, so they come back spread over the window rather than
- *   together at the second it names; a turn taken before a cut is taken again from the new schedule. Each accepted
- *   request raises the rate a little (half a request a second per second) up to 0.95 of that limit, and a refusal
- *   cuts it again (at most once a second).
+ * - **A window** of requests in flight. It starts small (4), grows by one each round trip in which it was used up
+ *   (one over the window per accepted request), and halves at a refusal. A hundred resources created at once thus
+ *   meet a limited service a few at a time: requests already in flight when the service starts refusing cannot be
+ *   called back, so a window that grew fast would have them all refused.
+ * - **A rate**, learned from refusals that follow it. While unpaced, a refusal is taken for a limit when more than
+ *   half of at least 8 answers were refused; while paced, when a quarter of at least 4 (2 refusals or more), or when
+ *   it answers a probe above the limit learned. The answers judged are those to requests sent since the last cut (the
+ *   last 20 at most): an answer to one sent before tells of the old rate. Any other refusal is passing: the request
+ *   waits out its `Retry-After`, the window halves, and the rate stays. At a cut the rate becomes what the service
+ *   takes, a little less (0.9): what it accepted in the last second (over the time since its first answer, at least
+ *   a quarter of a second, early on) and, while paced, the share of the rate it accepted (a quarter at least). That
+ *   is also taken as its limit. Turns are then given `1 / rate` apart to the requests waiting in line, those that
+ *   waited out a `Retry-After` included, so they come back spread rather than together at the second it names. Each
+ *   accepted request raises the rate a little (half a request a second per second) up to 0.95 of that limit.
  *
- *   Above the limit the pacer only probes after a calm spell with no refusal: 2 s after the first cut, twice as long
- *   after each later one (up to 32 s; back to 2 s after a minute with no refusal). It then rises by 5% per accepted
- *   request, and past 500 requests a second pacing stops: a refusal that was no limit (a passing 429) does not slow
- *   a run for long, and a real limit costs a refusal or two per probe, ever rarer.
+ *   Above the limit the pacer only probes after a calm spell with no cut: 2 s after a limit is first learned, twice
+ *   as long after each refused probe (up to 12 s). It then raises the rate with each accepted request, by up to a
+ *   quarter and no more than doubling it a second. A refused probe steps back to what the service accepted in the
+ *   last second, a little less, and no lower than the rate the probe started from; past 500 requests a second pacing
+ *   stops. A limit that rose is thus found within seconds, and a steady one costs a refusal or two per probe.
  *
- * `gms:maxRequestsPerSecond` stays a ceiling of its own (./rate-limit.ts): the pacer only ever sends slower.
+ * Each change of the learned rate (a cut, the end of a calm spell, unpaced again) is told once to `onChange`, with
+ * why: the provider's debug log shows it. `gms:maxRequestsPerSecond` stays a ceiling of its own (./rate-limit.ts):
+ * the pacer only ever sends slower.
  */
 
 /** What became of a paced request. */
@@ -30,52 +40,89 @@ export interface PacerTiming {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** A change of the learned rate: requests a second (undefined: unpaced), and why. */
+export interface PacerChange {
+  rate: number | undefined;
+  because: string;
+}
+
+export interface PacerOptions extends PacerTiming {
+  /** Told once of each change of the learned rate. */
+  onChange?: (change: PacerChange) => void;
+}
+
 /** The first window: the requests in flight before any answer has come back. */
 export const INITIAL_WINDOW = 4;
 /** The largest window; past it, requests are no longer held for it. */
 const MAX_WINDOW = 1024;
 /** The slowest rate the pacer falls to, in requests a second. */
 const MIN_RATE = 0.5;
-/** Of what the service accepted in the last second, the share the rate is cut to at a refusal. */
+/** The answers since the last cut that judge a refusal: the latest this many. */
+const SAMPLE = 20;
+/** While unpaced: a limit when more than this share of at least `MIN_SAMPLE` answers were refused. */
+const LIMIT_SHARE = 1 / 2;
+const MIN_SAMPLE = 8;
+/** While paced: a limit when more than this share of at least `MIN_PACED_SAMPLE` answers were refused, 2 at least. */
+const PACED_LIMIT_SHARE = 1 / 4;
+const MIN_PACED_SAMPLE = 4;
+const MIN_PACED_REFUSALS = 2;
+/** The least share of the rate a paced cut keeps. */
+const MIN_KEPT = 1 / 4;
+/** Of what the service accepts, the share the rate is cut to. */
 const CUT_TO = 0.9;
+/** The shortest time the accepted requests are counted over, early on, in ms. */
+const MIN_MEASURE_MS = 250;
 /** How much the rate rises in a second of accepted requests, in requests a second. */
 const RISE_PER_SECOND = 0.5;
 /** Of the limit learned at a cut, the share the rate rises to before the calm spell is over. */
 const PLATEAU = 0.95;
-/** After a calm spell this long with no refusal, the rate rises by `CALM_RISE` per accepted request. */
+/** The first calm spell with no cut, after which the rate probes above the limit. */
 const CALM_AFTER_MS = 2000;
-/** The longest calm spell: each cut doubles it up to this, and after twice this with no cut it is back to the first. */
-const MAX_CALM_MS = 32_000;
-const CALM_RISE = 0.05;
+/** The longest calm spell: each refused probe doubles it up to this. */
+const MAX_CALM_MS = 12_000;
+/** During a probe, the most one accepted request raises the rate by (and never more than doubling it a second). */
+const PROBE_GAIN = 1.25;
 /** A rate past which pacing stops. */
 const UNPACED_ABOVE = 500;
 
 export class AdaptivePacer {
   readonly #now: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
+  readonly #onChange: ((change: PacerChange) => void) | undefined;
   #window = INITIAL_WINDOW;
   #inFlight = 0;
   readonly #waiting: (() => void)[] = [];
-  /** Requests a second, once a refusal taught one; undefined until then. */
+  /** The requests in the window waiting for their turn of the rate. */
+  readonly #turns: (() => void)[] = [];
+  #pumping = false;
+  /** Requests a second, once a limit was learned; undefined until then, and once past `UNPACED_ABOVE`. */
   #rate: number | undefined;
   #nextTurnAt = Number.NEGATIVE_INFINITY;
   /** When the requests of the last second were accepted. */
   readonly #accepted: number[] = [];
+  #firstAnswerAt = Number.POSITIVE_INFINITY;
+  /** The answers to requests sent since the last cut, the latest `SAMPLE`: true for a refusal. */
+  readonly #answers: boolean[] = [];
   #lastCutAt = Number.NEGATIVE_INFINITY;
+  /** When the rate last rose in a probe, or undefined while no probe is under way. */
+  #probedAt: number | undefined;
+  /** The rate the last probe started from: held for a calm spell, so the service takes it. */
+  #calmRate = 0;
   /** The service's limit as the last cut learned it, in requests a second. */
   #limit = Number.POSITIVE_INFINITY;
-  /** Cuts so far: a turn taken before one is taken again. */
+  /** Cuts so far: an answer to a request sent before the last one tells of an old rate. */
   #cuts = 0;
   #calmAfterMs = CALM_AFTER_MS;
   /** Refusals seen, for a bench or a test to read. */
   refusals = 0;
 
-  constructor(timing: PacerTiming = {}) {
-    this.#now = timing.now ?? (() => performance.now());
-    this.#sleep = timing.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  constructor(options: PacerOptions = {}) {
+    this.#now = options.now ?? (() => performance.now());
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#onChange = options.onChange;
   }
 
-  /** The learned rate in requests a second, or undefined while no refusal has taught one. */
+  /** The learned rate in requests a second, or undefined while unpaced. */
   get rate(): number | undefined {
     return this.#rate;
   }
@@ -89,55 +136,131 @@ export class AdaptivePacer {
     if (this.#inFlight < this.#window || this.#window >= MAX_WINDOW) this.#inFlight++;
     // Woken by a settle, which counts the place as taken.
     else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    // A turn taken before a cut was spaced by the old rate: it is taken again from the new schedule.
-    for (let cuts = -1; this.#rate !== undefined && cuts !== this.#cuts; ) {
-      cuts = this.#cuts;
-      const now = this.#now();
-      const at = Math.max(now, this.#nextTurnAt);
-      this.#nextTurnAt = at + 1000 / this.#rate;
-      if (at > now) await this.#sleep(Math.ceil(at - now));
+    // While paced, the requests wait in line: only the first has a time, so a change of rate moves them all.
+    if (this.#rate !== undefined) {
+      const turn = new Promise<void>((resolve) => this.#turns.push(resolve));
+      if (!this.#pumping) void this.#pump();
+      await turn;
     }
+    const cuts = this.#cuts;
     let settled = false;
     return {
       settle: (outcome) => {
         if (settled) return;
         settled = true;
-        this.#settle(outcome);
+        this.#settle(outcome, cuts === this.#cuts);
       },
     };
   }
 
-  #settle(outcome: PacedOutcome): void {
+  /** Lets the first in line go at each turn, `1 / rate` apart, as long as any wait. */
+  async #pump(): Promise<void> {
+    this.#pumping = true;
+    while (this.#turns.length > 0) {
+      const now = this.#now();
+      if (this.#rate !== undefined && this.#nextTurnAt > now) {
+        await this.#sleep(Math.ceil(this.#nextTurnAt - now));
+        continue;
+      }
+      this.#turns.shift()!();
+      // On time (a sleep rounds up to the millisecond), the next turn is one interval after this one's; late, from now.
+      if (this.#rate !== undefined) this.#nextTurnAt = Math.max(this.#nextTurnAt, now - 1) + 1000 / this.#rate;
+    }
+    this.#pumping = false;
+  }
+
+  /** `sentSinceCut`: the request was sent after the last cut, so its answer tells of the current rate. */
+  #settle(outcome: PacedOutcome, sentSinceCut: boolean): void {
     this.#inFlight--;
     const now = this.#now();
     if (outcome === "accepted") {
+      this.#firstAnswerAt = Math.min(this.#firstAnswerAt, now);
       this.#accepted.push(now);
-      this.#window = Math.min(MAX_WINDOW, this.#window + 1);
-      if (this.#rate !== undefined) {
-        if (now - this.#lastCutAt > this.#calmAfterMs) this.#rate += this.#rate * CALM_RISE;
-        else this.#rate = Math.max(this.#rate, Math.min(this.#rate + RISE_PER_SECOND / this.#rate, this.#limit * PLATEAU));
-        if (this.#rate > UNPACED_ABOVE) this.#rate = undefined;
-      }
+      if (sentSinceCut) this.#answer(false);
+      this.#window = Math.min(MAX_WINDOW, this.#window + 1 / this.#window);
+      if (this.#rate !== undefined) this.#rise(now);
     } else if (outcome === "refused") {
+      this.#firstAnswerAt = Math.min(this.#firstAnswerAt, now);
       this.refusals++;
       this.#window = Math.max(1, Math.floor(this.#window / 2));
-      const accepted = this.#acceptedSince(now - 1000);
-      // With nothing accepted lately there is no rate to learn: a rate already learned halves, else only the window does.
-      if (now - this.#lastCutAt >= 1000 && (accepted > 0 || this.#rate !== undefined)) {
-        // Another refusal: the limit is real, so probing above it waits longer; after a long calm, a short wait again.
-        this.#calmAfterMs = now - this.#lastCutAt < 2 * MAX_CALM_MS ? Math.min(MAX_CALM_MS, this.#calmAfterMs * 2) : CALM_AFTER_MS;
-        this.#lastCutAt = now;
-        this.#cuts++;
-        this.#rate = Math.max(MIN_RATE, accepted > 0 ? accepted * CUT_TO : this.#rate! / 2);
-        this.#limit = this.#rate / CUT_TO;
-        // The schedule starts again from now, one interval of the new rate away: every turn waiting is taken again.
-        this.#nextTurnAt = now + 1000 / this.#rate;
+      if (sentSinceCut) {
+        this.#answer(true);
+        this.#judge(now);
       }
     }
     while (this.#waiting.length > 0 && this.#inFlight < this.#window) {
       this.#inFlight++;
       this.#waiting.shift()!();
     }
+  }
+
+  #answer(refused: boolean): void {
+    this.#answers.push(refused);
+    if (this.#answers.length > SAMPLE) this.#answers.shift();
+  }
+
+  /** An accepted request: the rate rises toward the limit, and past it once a calm spell is over. */
+  #rise(now: number): void {
+    const rate = this.#rate!;
+    if (now - this.#lastCutAt <= this.#calmAfterMs) {
+      this.#rate = Math.max(rate, Math.min(rate + RISE_PER_SECOND / rate, this.#limit * PLATEAU));
+      return;
+    }
+    if (this.#probedAt === undefined) {
+      this.#probedAt = now;
+      this.#calmRate = rate;
+      this.#limit = rate / PLATEAU;
+      this.#change(rate, `no cut for ${this.#calmAfterMs / 1000} s: probing above ${rate.toFixed(1)}/s`);
+      return;
+    }
+    this.#rate = rate * Math.min(PROBE_GAIN, 2 ** ((now - this.#probedAt) / 1000));
+    this.#probedAt = now;
+    if (this.#rate > UNPACED_ABOVE) this.#change(undefined, `accepted past ${UNPACED_ABOVE}/s: unpaced again`);
+  }
+
+  /** A refusal: a cut when the refusals follow the rate, else passing. */
+  #judge(now: number): void {
+    const paced = this.#rate !== undefined;
+    const refused = this.#answers.filter(Boolean).length;
+    const share = refused / this.#answers.length;
+    const crowded = paced
+      ? this.#answers.length >= MIN_PACED_SAMPLE && refused >= MIN_PACED_REFUSALS && share > PACED_LIMIT_SHARE
+      : this.#answers.length >= MIN_SAMPLE && share > LIMIT_SHARE;
+    const probing = paced && this.#rate! > this.#limit * PLATEAU;
+    if (!crowded && !probing) return;
+    // What the service accepted in the last second, in requests a second.
+    const accepted = (this.#acceptedSince(now - 1000) * 1000) / Math.min(1000, Math.max(MIN_MEASURE_MS, now - this.#firstAnswerAt));
+    // With nothing accepted lately there is no rate to learn: only the window halves.
+    if (accepted === 0 && !paced) return;
+    const rate = probing
+      ? Math.max(this.#calmRate, Math.min(accepted, this.#rate!) * CUT_TO)
+      : Math.max(
+          MIN_RATE,
+          Math.min(
+            accepted > 0 ? accepted : this.#rate! / 2,
+            paced ? this.#rate! * Math.max(MIN_KEPT, 1 - share) : Number.POSITIVE_INFINITY,
+          ) * CUT_TO,
+        );
+    const because = probing
+      ? `a probe above ${this.#calmRate.toFixed(1)}/s refused`
+      : `${refused} of the last ${this.#answers.length} requests refused`;
+    // A refused probe: the limit holds, so the next probe waits longer. A limit learned anew: a probe soon.
+    if (probing) this.#calmAfterMs = Math.min(MAX_CALM_MS, this.#calmAfterMs * 2);
+    else if (!paced) this.#calmAfterMs = CALM_AFTER_MS;
+    // Below a refused probe, the limit it started from holds: another refusal above it steps back again.
+    if (!probing) this.#limit = rate / CUT_TO;
+    this.#lastCutAt = now;
+    this.#probedAt = undefined;
+    this.#cuts++;
+    this.#answers.length = 0;
+    // The schedule starts again from now, one interval of the new rate away.
+    this.#nextTurnAt = now + 1000 / rate;
+    this.#change(rate, because);
+  }
+
+  #change(rate: number | undefined, because: string): void {
+    this.#rate = rate;
+    this.#onChange?.({ rate, because });
   }
 
   #acceptedSince(since: number): number {

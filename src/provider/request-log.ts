@@ -10,12 +10,16 @@
  * and why. Bodies are never logged: a create's body and some answers hold a key, and masking every shape that might is
  * a promise no log line should rest on; the status and the error's code say what a body would.
  *
+ * Each change of the adaptive pacer's learned rate (src/client/pacer.ts) is a line of its own, with why:
+ *
+ *   gms: pacing at 4.5 requests/s: 6 of the last 11 requests refused
+ *
  * The provider plugin logs always (the engine shows debug lines only with `--debug`); the dynamic provider's host logs
  * when GMS_LOG=debug is set in the environment of the `pulumi` command, which the host inherits. Both send the lines
  * to the engine whose address they were started with (src/plugin/engine-log.ts).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { RequestObservation } from "../client";
+import type { PacerChange, RequestObservation } from "../client";
 import { type EngineDebugLog, engineAddressIn, engineDebugLog, isDynamicProviderHost } from "../plugin/engine-log";
 
 /** The URN of the resource whose call is under way, for the lines of the requests it makes. */
@@ -54,4 +58,15 @@ export function requestLine(observation: RequestObservation, urn: string | undef
 export function logRequest(observation: RequestObservation): void {
   const urn = resourceCall.getStore();
   sink?.(requestLine(observation, urn), urn);
+}
+
+/** The line of a change of the pacer's learned rate (see the top of this file). */
+export function pacerLine(change: PacerChange): string {
+  return `gms: pacing ${change.rate === undefined ? "off" : `at ${change.rate.toFixed(1)} requests/s`}: ${change.because}`;
+}
+
+/** The pacer's observer: each change of its rate to the sink. */
+export function logPacerChange(change: PacerChange): void {
+  // A change of rate is the service's and the process's, not one resource's: it names no URN.
+  sink?.(pacerLine(change), undefined);
 }

@@ -22,7 +22,7 @@ import {
 } from "../settings";
 import type { Connection } from "./connection";
 import { currentWorkspace } from "./current-workspace";
-import { logRequest } from "./request-log";
+import { logPacerChange, logRequest } from "./request-log";
 
 /**
  * What every session of the process shares, decided here only:
@@ -44,7 +44,7 @@ const processWide = {
 
   pacerFor(baseUrl: string): AdaptivePacer {
     let pacer = this.pacers.get(baseUrl);
-    if (!pacer) this.pacers.set(baseUrl, (pacer = new AdaptivePacer()));
+    if (!pacer) this.pacers.set(baseUrl, (pacer = new AdaptivePacer({ onChange: logPacerChange })));
     return pacer;
   },
 };

@@ -1,99 +1,118 @@
 /**
- * The adaptive pacer (src/client/pacer.ts) alone, on a simulated clock: N requests, C at once, against a service that
- * keeps a bucket of 5 requests refilling at 5 a second and answers each in 15 ms, refusing with a true `Retry-After`
- * past the bucket, as the emulator's `--faults rate=5/s` does. Each refused request waits out its `Retry-After` and
- * takes a turn again, as the client does. Prints, for each N and C, the refusals and the span of the requests against
- * the floor (N / 5 seconds). No wall clock is read, so the figures are the same on any machine: they isolate the
- * pacer's own choices from the engines', which rate-limit.mts measures end to end.
+ * The adaptive pacer (src/client/pacer.ts) alone, on a simulated clock, against every kind of service of
+ * ./pacer-sim.mts (the simulation test/client/pacer-services.test.ts holds to its goals): 100 callers, 10 ms an
+ * answer, `Retry-After` in whole seconds. For each service it prints the refusals, the time to finish, and that time
+ * against its reference. No wall clock is read, so the figures are the same on any machine: they isolate the pacer's
+ * own choices from the engines', which rate-limit.mts measures end to end.
  *   npm run bench   (or, after `npm run build`: node test/bench/pacer.mts)
  */
 import { AdaptivePacer } from "../../dist/client/pacer.js";
+import { defaultRetryPolicy, retryDelayMs } from "../../dist/client/retry.js";
+import type * as SimModule from "./pacer-sim.mts";
 import type * as SectionModule from "./section.mts";
 
-// section.mts by a path TypeScript does not resolve (Node strips the types at run time; see cli.mts).
+// The simulation and section.mts by paths TypeScript does not resolve (Node strips the types at run time; see cli.mts).
+const simModule = "./pacer-sim.mts";
+const sim = (await import(simModule)) as typeof SimModule;
 const sectionModule = "./section.mts";
 const { Section } = (await import(sectionModule)) as typeof SectionModule;
 
-const RATE = 5;
-const BURST = 5;
-const LATENCY_MS = 15;
-
-/** One run on its own simulated clock: its refusals and the span from the first request sent to the last answer. */
-async function simulate(requests: number, atOnce: number): Promise<{ refused: number; spanMs: number }> {
-  let now = 0;
-  const timers: { at: number; wake: () => void }[] = [];
-  const sleep = (ms: number) => new Promise<void>((wake) => timers.push({ at: now + ms, wake }));
-  let tokens = BURST;
-  let refilledAt = 0;
-  /** 0 when the bucket holds a request, else the whole seconds until it does (the `Retry-After`). */
-  const take = () => {
-    tokens = Math.min(BURST, tokens + ((now - refilledAt) / 1000) * RATE);
-    refilledAt = now;
-    if (tokens >= 1) {
-      tokens -= 1;
-      return 0;
-    }
-    return Math.ceil((1 - tokens) / RATE);
-  };
-  const pacer = new AdaptivePacer({ now: () => now, sleep });
-  let refused = 0;
-  let firstSentAt: number | undefined;
-  let lastAnswerAt = 0;
-  const send = async () => {
-    for (;;) {
-      const ticket = await pacer.acquire();
-      firstSentAt ??= now;
-      const retryAfter = take();
-      await sleep(LATENCY_MS);
-      lastAnswerAt = now;
-      if (retryAfter === 0) return ticket.settle("accepted");
-      refused++;
-      ticket.settle("refused");
-      await sleep(retryAfter * 1000);
-    }
-  };
-  let started = 0;
-  let done = false;
-  const workers = Promise.all(
-    Array.from({ length: atOnce }, async () => {
-      while (started < requests) {
-        started++;
-        await send();
-      }
-    }),
-  ).then(() => (done = true));
-  // The clock moves to the next timer once every promise that can settle now has.
-  while (!done) {
-    await new Promise((resolve) => setImmediate(resolve));
-    timers.sort((a, b) => a.at - b.at);
-    const next = timers.shift();
-    if (!next) continue;
-    now = Math.max(now, next.at);
-    next.wake();
-  }
-  await workers;
-  return { refused, spanMs: lastAnswerAt - (firstSentAt ?? 0) };
-}
-
+const pacer: SimModule.MakePacer = (options) => new AdaptivePacer(options);
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const x = (value: number, base: number) => `${(value / base).toFixed(2)}x`;
 const section = new Section();
-section.print(`the pacer against a bucket of ${BURST} refilling at ${RATE}/s, ${LATENCY_MS} ms an answer (simulated clock)`);
 const rows: string[][] = [];
-for (const requests of [20, 100, 300]) {
-  for (const atOnce of [3, 10, 100]) {
-    const { refused, spanMs } = await simulate(requests, atOnce);
-    const floorMs = (requests / RATE) * 1000;
-    const ratio = `${(spanMs / floorMs).toFixed(2)}x`;
-    rows.push([String(requests), String(atOnce), String(refused), `${(spanMs / 1000).toFixed(1)} s`, ratio]);
+
+section.print(`the pacer on a simulated clock: ${sim.CALLERS} callers, ${sim.LATENCY_MS} ms an answer, Retry-After in whole seconds`);
+section.print(
+  `1. token buckets (goal: at most ${sim.BUCKET_GOAL.refusals} refusals, within ${sim.BUCKET_GOAL.ofFloor}x the floor N / rate)`,
+);
+for (const bucket of sim.BUCKETS) {
+  const { refused, spanMs, floorMs } = await sim.bucket(pacer, bucket);
+  const service = `bucket ${bucket.rate}/s, burst ${bucket.burst}, N = ${bucket.requests}`;
+  rows.push([service, String(refused), s(spanMs), `${x(spanMs, floorMs)} the floor (${s(floorMs)})`]);
+  section.print(
+    `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor`,
+  );
+}
+section.print(
+  `2. no limit, refusals at random, N = ${sim.NOISE.requests}, median of ${sim.NOISE.seeds} seeds (goal: 1.5x the unpaced client at 1-10%, 3x at 20%)`,
+);
+for (const share of sim.NOISE.shares) {
+  const { spanMs, referenceMs, refused } = await sim.noise(pacer, share);
+  const service = `${share * 100}% refused at random, N = ${sim.NOISE.requests}`;
+  rows.push([service, String(refused), s(spanMs), `${x(spanMs, referenceMs)} unpaced (${s(referenceMs)})`]);
+  section.print(
+    `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, referenceMs)} unpaced (${s(referenceMs)})`,
+  );
+}
+{
+  const { refused, accepted, allowed } = await sim.moving(pacer);
+  const service = `limit ${sim.MOVING.phases.join("/s, ")}/s, ${sim.MOVING.phaseMs / 1000} s each`;
+  const share = `${((accepted / allowed) * 100).toFixed(0)}% of the ${allowed} allowed accepted`;
+  rows.push([service, String(refused), s(sim.MOVING.phases.length * sim.MOVING.phaseMs), share]);
+  section.print(
+    `3. a moving limit (goal: ${sim.MOVING.goal.ofAllowed * 100}% of the allowed requests accepted, at most ${sim.MOVING.goal.refusals} refusals)`,
+  );
+  section.print(`  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${share}`);
+}
+{
+  const { refused, spanMs, floorMs } = await sim.shared(pacer);
+  const service = `limit ${sim.SHARED.rate}/s shared with ${sim.SHARED.other}/s, N = ${sim.SHARED.requests}`;
+  rows.push([service, String(refused), s(spanMs), `${x(spanMs, floorMs)} the floor (${s(floorMs)})`]);
+  section.print(
+    `4. a shared limit (goal: at most ${sim.SHARED.goal.refusals} refusals, within ${sim.SHARED.goal.ofFloor}x the floor of the half left)`,
+  );
+  section.print(
+    `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor`,
+  );
+}
+{
+  // The client's own backoff for a 503 (full jitter, its retries at most), drawn from a fixed generator.
+  let seed = 1;
+  const random = () => (seed = (Math.imul(seed, 48271) >>> 0) % 2147483647) / 2147483647;
+  const policy = { ...defaultRetryPolicy, random };
+  const backoff = {
+    delayMs: (retry: number) => retryDelayMs(retry, { retryAfterMs: undefined } as never, policy)!,
+    maxRetries: policy.maxRetries,
+  };
+  section.print("5. refusals without Retry-After (a 503, the client's backoff; no goal)");
+  for (const [name, make] of [
+    ["paced", pacer],
+    ["unpaced", undefined],
+  ] as const) {
+    seed = 1;
+    const { refused, failed, spanMs, floorMs } = await sim.noRetryAfter(make, backoff);
+    const service = `bucket ${sim.NO_RETRY_AFTER.rate}/s without Retry-After, ${name}`;
+    rows.push([
+      service,
+      String(refused),
+      s(spanMs),
+      `${x(spanMs, floorMs)} the floor (${s(floorMs)}); ${failed} of ${sim.NO_RETRY_AFTER.requests} failed`,
+    ]);
     section.print(
-      `  ${String(requests).padStart(3)} requests, ${String(atOnce).padStart(3)} at once: ${String(refused).padStart(3)} refused, ` +
-        `span ${(spanMs / 1000).toFixed(1)} s (${ratio} the ${(floorMs / 1000).toFixed(0)} s floor)`,
+      `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor, ${failed} failed`,
     );
   }
 }
+
 section.text(
-  `The adaptive pacer (src/client/pacer.ts) alone on a simulated clock, against a service keeping a bucket of ${BURST} requests ` +
-    `refilling at ${RATE}/s (as the emulator's \`--faults rate=${RATE}/s\`), ${LATENCY_MS} ms an answer; each refused request waits out ` +
-    "its `Retry-After` and takes a turn again. The same figures on any machine: no wall clock is read.",
+  `The adaptive pacer (src/client/pacer.ts) alone on a simulated clock (test/bench/pacer-sim.mts, which test/client/pacer-services.test.ts holds to the goals), ${sim.CALLERS} callers, ${sim.LATENCY_MS} ms an answer, ` +
+    "each refused request waiting out its `Retry-After` (whole seconds) and taking a turn again. The same figures on any machine: no wall clock is read. " +
+    "The services: token buckets (the floor N / rate is the reference); no limit but a share of attempts refused at random, " +
+    "drawn from a generator seeded by the request and the attempt, so that the pacer and the same client unpaced meet the same refusals (the median of 20 seeds); " +
+    "a limit that moves from 50 a second to 5 and back; a limit of 10 a second shared with another client steadily sending 5; and refusals without `Retry-After`, " +
+    "which the client backs off from itself.",
 );
-section.table(["requests", "at once", "refused", "span", "span / floor"], rows);
+section.text(
+  "How it differs from TCP BBR and the AWS SDKs' adaptive retry mode. The AWS SDKs' adaptive mode (a CUBIC-shaped client rate limiter) treats every " +
+    "throttling answer as congestion: each one cuts the rate to a share of the rate measured, which is why AWS recommends it only for a client that alone " +
+    "uses the resource throttled. BBR does not react to loss as such: it paces at the largest delivery rate of its recent rounds and probes above it " +
+    "periodically; its second version cuts only once the loss in a round passes a threshold (2%). Ours sits between: like BBR it does not slow for an isolated " +
+    "refusal but only when the share refused since its last cut is large (more than half while unpaced, a quarter while paced), and it probes after calm spells; " +
+    "like the AWS limiter it learns its rate from what was accepted and steps back at a refused probe. Unlike either, it measures no round-trip time (a " +
+    "service's limit is a rate, not a queue), its answers come with `Retry-After` in whole seconds, and requests already in flight when a limit is reached " +
+    "cannot be recalled, so its window grows by one a round trip rather than doubling.",
+);
+section.table(["service", "refused", "time", "against the reference"], rows);
 section.write();

@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GmsClient } from "../../src/client";
 import { path } from "../../src/client/path";
-import { asResourceCall, logRequest, logRequestsTo, requestLine } from "../../src/provider/request-log";
+import { AdaptivePacer } from "../../src/client/pacer";
+import { asResourceCall, logPacerChange, logRequest, logRequestsTo, pacerLine, requestLine } from "../../src/provider/request-log";
 import { json, startScriptedServer } from "../client/scripted-server";
 import { z } from "zod";
 
@@ -33,6 +34,34 @@ describe("requestLine", () => {
     expect(
       requestLine({ method: "GET", path: "/apps/x", attempt: 2, status: undefined, errorCode: "timeout", durationMs: 30000 }, undefined),
     ).toBe("gms: GET /apps/x attempt 2: timeout in 30000 ms");
+  });
+});
+
+describe("pacerLine and logPacerChange", () => {
+  afterEach(() => logRequestsTo(undefined));
+
+  it("says the pacer's new rate, or that it is off, and why", () => {
+    expect(pacerLine({ rate: 4.5, because: "6 of the last 11 requests refused" })).toBe(
+      "gms: pacing at 4.5 requests/s: 6 of the last 11 requests refused",
+    );
+    expect(pacerLine({ rate: undefined, because: "accepted past 500/s: unpaced again" })).toBe(
+      "gms: pacing off: accepted past 500/s: unpaced again",
+    );
+  });
+
+  it("writes each change of a pacer's rate once, with its reason, and nothing for a passing refusal", async () => {
+    const written: string[] = [];
+    logRequestsTo((line) => written.push(line));
+    let now = 0;
+    const pacer = new AdaptivePacer({ now: () => now, sleep: async (ms) => void (now += ms), onChange: logPacerChange });
+    const send = async (outcome: "accepted" | "refused") => (await pacer.acquire()).settle(outcome);
+    for (let i = 0; i < 10; i++) await send("accepted");
+    await send("refused");
+    expect(written).toEqual([]);
+    now = 1000;
+    // Refusals that follow the rate: more than half of the last 20 answers; 10 accepted in the last second, 9 learned.
+    for (let i = 0; i < 10; i++) await send("refused");
+    expect(written).toEqual(["gms: pacing at 9.0 requests/s: 11 of the last 20 requests refused"]);
   });
 });
 
