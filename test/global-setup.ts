@@ -37,7 +37,9 @@ export default function setup(): () => void {
   process.env.NODE_COMPILE_CACHE ??= join(runTemp, CACHES[0]!);
   process.env.TS_NODE_CACHE_DIRECTORY ??= join(runTemp, CACHES[1]!);
   process.env[RUN_TEMP] = runTemp;
-  return () => rmSync(runTemp, { recursive: true, force: true });
+  // A process that is still exiting (a worker, a provider host) may write its compile cache while the folder goes:
+  // rmSync then meets ENOTEMPTY, which its retries are for.
+  return () => rmSync(runTemp, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 }
 
 /**
