@@ -62,7 +62,9 @@ Environment: GMS_BASE_URL (required, ending in /v1), GMS_API_KEY, GMS_MAX_RETRIE
 Exit status: 0 done, 1 failed (the service unreachable, the key refused, the stack unreadable), 2 usage.`;
 
 /** The settings as the flags give them, the selection's flags still as text. */
-type FlagSettings = Omit<DiscoverSettings, "selection"> & { picks: { kind?: string[]; name?: string[]; exclude?: string[] } };
+type FlagSettings = Omit<DiscoverSettings, "selection" | "maxRetries" | "maxRequestsPerSecond"> & {
+  picks: { kind?: string[]; name?: string[]; exclude?: string[] };
+};
 
 /**
  * The flags and the environment, checked; the service's address and the selection are checked by the run (it loads
@@ -115,16 +117,9 @@ function settingsFrom(argv: string[], io: CommandIo): FlagSettings | "help" {
     if (apiKey === "") throw new UsageError(`--api-key-file ${keyFile} is empty`);
   }
   if (!apiKey) throw new UsageError("no API key: set GMS_API_KEY, or give a file holding it with --api-key-file");
-  const retries = io.env.GMS_MAX_RETRIES;
-  const maxRetries = retries === undefined || retries === "" ? undefined : Number(retries);
-  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0))
-    throw new UsageError(`GMS_MAX_RETRIES must be a whole number of 0 or more, not "${retries}"`);
   return {
     baseUrl,
     apiKey,
-    maxRetries,
-    // Checked with the URL, once the connection module is loaded (below).
-    maxRequestsPerSecond: io.env.GMS_MAX_REQUESTS_PER_SECOND ? Number(io.env.GMS_MAX_REQUESTS_PER_SECOND) : undefined,
     apiKeyFrom: keyFile === undefined ? { variable: "GMS_API_KEY" } : { file: resolve(io.cwd, keyFile) },
     out: values.out ?? (program ? DEFAULT_PROGRAM_DIR : DEFAULT_OUT),
     language,
@@ -145,19 +140,24 @@ const run = (argv: string[], io: CommandIo): Promise<number> =>
       const flags = settingsFrom(argv, io);
       if (flags === "help") return flags;
       // Loaded only to run: `pulumi-gms --help` stays cheap.
-      const [{ SETTINGS }, { selectionOf, SelectionError }] = await Promise.all([
+      const [{ ConfigurationError, SETTINGS, settingValue }, { selectionOf, SelectionError }] = await Promise.all([
         import("../settings.js"),
         import("../discover/select.js"),
       ]);
       if (SETTINGS.baseUrl.parse(flags.baseUrl) === undefined) throw new UsageError(`GMS_BASE_URL ${SETTINGS.baseUrl.form}`);
-      const rate = io.env.GMS_MAX_REQUESTS_PER_SECOND;
-      if (rate && SETTINGS.maxRequestsPerSecond.parse(rate) === undefined)
-        throw new UsageError(`GMS_MAX_REQUESTS_PER_SECOND ${SETTINGS.maxRequestsPerSecond.form}, not "${rate}"`);
+      // The environment's settings, read by their declarations (src/settings.ts), as the provider reads them.
+      const fromEnv = (name: "maxRetries" | "maxRequestsPerSecond") =>
+        settingValue(name, [{ label: SETTINGS[name].env, text: io.env[SETTINGS[name].env], shown: true }]);
       const { picks, ...settings } = flags;
       try {
-        return { ...settings, selection: selectionOf(picks) };
+        return {
+          ...settings,
+          maxRetries: fromEnv("maxRetries"),
+          maxRequestsPerSecond: fromEnv("maxRequestsPerSecond"),
+          selection: selectionOf(picks),
+        };
       } catch (error) {
-        throw error instanceof SelectionError ? new UsageError(error.message) : error;
+        throw error instanceof SelectionError || error instanceof ConfigurationError ? new UsageError(error.message) : error;
       }
     },
     async (settings) => {
