@@ -12,7 +12,7 @@
  *   program's value for them, so the imported resource shows no diff against a program declaring its values.
  */
 import { deprecationWarnings, formerTokens } from "../provider/deprecation";
-import { ResourceInitError } from "../provider/errors";
+import { MayExistError } from "../client";
 import { DYNAMIC_ONLY_INPUTS, type Kind } from "../provider/kind";
 import { kindProvider, type PropertyChange } from "../provider/provider";
 import { INCOMPLETE, UNRESOLVED_CREATE } from "../provider/unsettled";
@@ -132,7 +132,7 @@ export class KindRoute {
     const outcome = await this.provider.create(values, secretNames);
     if (!outcome.partial) return { id: outcome.id, properties: this.forEngine(outcome.outs, secretNames) };
     const { id, properties, message } = outcome.partial;
-    throw new ResourceInitError(message, id, this.forEngine(properties, secretNames), [message]);
+    throw new MayExistError(message, { state: "made", id, outputs: this.forEngine(properties, secretNames) });
   }
 
   /** Refresh (stored outputs given) or import (the id alone): the live object as outputs and inputs, or an empty id. */

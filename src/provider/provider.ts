@@ -32,13 +32,13 @@ import {
   describeTimeout,
   GmsError,
   type GmsClient,
+  MayExistError,
   NotFoundError,
   operationTimeout,
   timeLeft,
-  UnresolvedCreateError,
 } from "../client";
 import { Connection } from "./connection";
-import { CreatedButFailedError, failure, goneMessage, redactSecrets, UnresolvedCreateFailure, ProviderError, codeOf } from "./errors";
+import { failure, goneMessage, redactSecrets, ProviderError, codeOf } from "./errors";
 import { type InputField, requiredToDeclare } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
 import { listedSecretInputs, SECRET_INPUTS, secretStrings } from "./secret-inputs";
@@ -173,20 +173,18 @@ export function kindProvider(kind: Kind, session: Session) {
       : error;
   };
 
-  /** What a failed create made, when it made (or may have made) its object; undefined when it made nothing. */
-  const partialCreate = (error: unknown, inputs: Props, secretNames: ReadonlySet<string>): PartialCreate | undefined => {
+  /** What a create that may have made its object records of it: the object marked incomplete, or a placeholder for it. */
+  const partialCreate = (error: MayExistError, inputs: Props, secretNames: ReadonlySet<string>): PartialCreate => {
     const partial = (message: string, id: string, properties: Props): PartialCreate => ({
       id,
       properties,
       message: redactSecrets(message, secretValues(secretNames, inputs)),
     });
-    if (error instanceof CreatedButFailedError) {
-      return partial(error.message, error.guid, { ...outputsOf(inputs, error.record), [INCOMPLETE]: true });
-    }
-    const window = error instanceof UnresolvedCreateFailure || error instanceof UnresolvedCreateError ? error.window : undefined;
-    if (window === undefined) return undefined;
+    const { made } = error;
+    if (made.state === "made") return partial(error.message, made.id, { ...outputsOf(inputs, made.outputs), [INCOMPLETE]: true });
+    const { window } = made;
     const message =
-      `${(error as Error).message} Pulumi records it as possibly created between ${window.since} and ${window.until}: ` +
+      `${error.message} Pulumi records it as possibly created between ${window.since} and ${window.until}: ` +
       "`pulumi refresh` adopts the object if it is there (and forgets it if not); `pulumi up` replaces the placeholder, deleting the object if it is there.";
     return partial(message, placeholderId(randomUUID()), { ...outputsOf(inputs, {}), [UNRESOLVED_CREATE]: window });
   };
@@ -383,8 +381,7 @@ export function kindProvider(kind: Kind, session: Session) {
         const record = adopt ? await adoptExisting(kind, client, adopt, inputs, changedFields) : await kind.create(client, inputs);
         return { id: record.guid as string, outs: outputsOf(inputs, record) };
       } catch (error) {
-        const partial = partialCreate(error, inputs, secretNames);
-        if (partial) return { partial };
+        if (error instanceof MayExistError) return { partial: partialCreate(error, inputs, secretNames) };
         throw redacted(error, secretNames, inputs);
       }
     },
@@ -439,7 +436,7 @@ export function kindProvider(kind: Kind, session: Session) {
 /**
  * The dynamic-provider contract over a kind's provider. The names of the inputs the program passed as secrets travel
  * in the inputs and state as `__secretInputs` (./secret-inputs.ts): read from there for the core, and kept in what goes
- * back. A partial create travels as the host's partial-create error, `{message, id, properties, reasons}`, with
+ * back. A partial create travels as a `MayExistError`, from which the host reads `{message, id, properties, reasons}`, with
  * `__provider` in the properties because the host does not add it there; a diff is answered without its detailed
  * diff, which the host has no place for.
  */
@@ -462,10 +459,10 @@ export function resourceProvider(kind: Kind, session: Session): Required<Omit<dy
       const outcome = await provider.create(inputs, listedSecretInputs(inputs));
       if (!outcome.partial) return { id: outcome.id, outs: listing(outcome.outs, inputs) };
       const { id, properties, message } = outcome.partial;
-      throw Object.assign(new ProviderError("created_but_failed", message), {
+      throw new MayExistError(message, {
+        state: "made",
         id,
-        properties: { ...listing(properties, inputs), [PROVIDER_KEY]: inputs[PROVIDER_KEY] },
-        reasons: [message],
+        outputs: { ...listing(properties, inputs), [PROVIDER_KEY]: inputs[PROVIDER_KEY] },
       });
     },
     async read(id: string, props: Props) {
