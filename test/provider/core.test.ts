@@ -6,10 +6,13 @@
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { MayExistError } from "../../src/client";
+import { fieldNames } from "../../src/provider/field-names";
 import { kindProvider, resourceProvider } from "../../src/provider/provider";
 import { Session } from "../../src/provider/session";
 import { INCOMPLETE, UNRESOLVED_CREATE } from "../../src/provider/unsettled";
 import { appKind } from "../../src/resources/app";
+import { contextSourceKind } from "../../src/resources/context-source";
+import { modelKind } from "../../src/resources/model";
 import { API_KEY, json, type ScriptedServer, type Step, startScriptedServer } from "../client/scripted-server";
 
 /** The answer's status line arrives and its body is cut: the POST's outcome is unknown. */
@@ -46,7 +49,7 @@ describe("the provider core", () => {
       connection,
       __provider: "serialized",
     };
-    const outcome = await kindProvider(appKind, session).create(inputs, new Set());
+    const outcome = await kindProvider(appKind, session, fieldNames(appKind)).create(inputs, new Set());
     expect(outcome.partial?.id).toMatch(/^unresolved-/);
     expect(outcome.partial?.properties).toHaveProperty(UNRESOLVED_CREATE);
     expect(outcome.partial?.properties).not.toHaveProperty("__provider");
@@ -90,7 +93,7 @@ describe("the provider core", () => {
       __provider: "serialized",
     });
     const { session, connection } = await against([cutAnswer, found, failing]);
-    const outcome = await kindProvider(appKind, session).create(inputs(connection), new Set());
+    const outcome = await kindProvider(appKind, session, fieldNames(appKind)).create(inputs(connection), new Set());
     expect(outcome.partial?.id).toBe(guid);
     expect(outcome.partial?.properties).toEqual({
       name: "Support",
@@ -129,16 +132,30 @@ describe("the provider core", () => {
       connection,
     });
     const told = await against([refusal]);
-    const blanked = await kindProvider(appKind, told.session)
+    const blanked = await kindProvider(appKind, told.session, fieldNames(appKind))
       .create(inputs(told.connection), new Set(["description"]))
       .catch((error: unknown) => error as Error);
     expect((blanked as Error).message).toContain("[secret]");
     expect((blanked as Error).message).not.toContain("hunter2-token");
     const untold = await against([refusal]);
-    const shown = await kindProvider(appKind, untold.session)
+    const shown = await kindProvider(appKind, untold.session, fieldNames(appKind))
       .create(inputs(untold.connection), new Set())
       .catch((error: unknown) => error as Error);
     expect((shown as Error).message).toContain("hunter2-token");
+  });
+
+  it("takes the names a kind's fields mark, read once: secret inputs, what the engine always holds secret, write-only", () => {
+    expect(fieldNames(modelKind)).toEqual({
+      secretInputs: ["key"],
+      alwaysSecret: ["key", "connection"],
+      writeOnly: ["key", "url"],
+    });
+    expect(fieldNames(contextSourceKind)).toEqual({
+      secretInputs: [],
+      alwaysSecret: ["connection", "sourceUrl"],
+      writeOnly: ["file", "process", "waitForIndexing"],
+    });
+    expect(fieldNames(modelKind)).toBe(fieldNames(modelKind));
   });
 
   it("decides a diff with each property's change, which the dynamic adapter leaves out", async () => {
@@ -153,7 +170,7 @@ describe("the provider core", () => {
       connection,
     };
     const news = { name: "Helpdesk", description: "Tickets", connection };
-    const core = kindProvider(appKind, session);
+    const core = kindProvider(appKind, session, fieldNames(appKind));
     expect(await core.diff(olds.guid, olds, news)).toEqual({
       changes: true,
       replaces: [],
