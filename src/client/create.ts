@@ -14,7 +14,7 @@
  * begun after it finds nothing. A deadline further off than `maxSettleWaitMs` is not waited out.
  *
  * When the lookup itself fails, finds several candidates, or cannot outwait the deadline, it stops with an
- * `UnresolvedCreateError` that says when the object may have been created (up to the deadline), so that
+ * unresolved `MayExistError` that says when the object may have been created (up to the deadline), so that
  * the caller can record that and look again on the next run.
  */
 import type { z } from "zod";
@@ -70,33 +70,52 @@ export interface CreationWindow {
   existing?: string[];
 }
 
-/** The create's answer was lost and the lookup could not settle whether the object exists. */
-export class UnresolvedCreateError extends GmsError {
-  override readonly name = "UnresolvedCreateError";
-  override readonly code = "create_unresolved";
-  readonly window: CreationWindow;
-  /** The GUIDs found when several objects matched; empty when the lookup failed. */
-  readonly candidates: string[];
+/**
+ * What is known of an object that a create may have made:
+ * - `made`: it was made (it exists, unless something deleted it since), under `id`, its outputs as far as they are
+ *   known (none when it could not be read back);
+ * - `unresolved`: the create's answer was lost and the lookup could not settle whether it made the object: the window
+ *   it may have been made in, and the GUIDs found when several objects matched (none when the lookup failed).
+ */
+export type MayExist =
+  | { state: "made"; id: string; outputs: Record<string, unknown> }
+  | { state: "unresolved"; window: CreationWindow; candidates: readonly string[] };
 
-  constructor(label: RequestLabel, detail: string, window: CreationWindow, candidates: string[], cause: unknown) {
-    super({ ...label, detail, cause }, `${label.method} ${label.path}: ${detail}`);
-    this.window = window;
-    this.candidates = candidates;
+/**
+ * The one error that means "the object may exist": a create that made its object, or may have, and did not finish.
+ * The client throws it for a lost answer, a kind for a later step that failed, the provider's core turns it into a
+ * partial create that state records, and the two forms hand that to the engine in it again: the engine's
+ * `ErrorResourceInitFailed`, whose `id`, `properties` and `reasons` the dynamic-provider host reads from the error.
+ * Its `code` says which: `created_but_failed` (made) or `unresolved_create` (docs/provider.md, "Errors").
+ */
+export class MayExistError extends Error {
+  override readonly name = "MayExistError";
+  readonly code: "created_but_failed" | "unresolved_create";
+  /** Why, as the engine records them with the resource (its init errors): the message, unless the engine said otherwise. */
+  readonly reasons: string[];
+  // Private, read through getters: the outputs hold the resource's secrets in plaintext, and stay out of what inspecting,
+  // printing or serializing the error shows (its own properties, util.inspect, JSON).
+  readonly #made: MayExist;
+
+  constructor(message: string, made: MayExist, options?: ErrorOptions & { reasons?: string[] }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.#made = made;
+    this.code = made.state === "made" ? "created_but_failed" : "unresolved_create";
+    this.reasons = options?.reasons ?? [message];
   }
-}
 
-/** The lost create's object was found (and is this client's now), but reading it failed: it exists. */
-export class CreatedUnreadError extends GmsError {
-  override readonly name = "CreatedUnreadError";
-  override readonly code = "created_unread";
+  get made(): MayExist {
+    return this.#made;
+  }
 
-  constructor(
-    label: RequestLabel,
-    detail: string,
-    readonly guid: string,
-    cause: unknown,
-  ) {
-    super({ ...label, detail, cause }, `${label.method} ${label.path}: ${detail}`);
+  /** The made object's id (the engine's form), undefined while unresolved. */
+  get id(): string | undefined {
+    return this.#made.state === "made" ? this.#made.id : undefined;
+  }
+
+  /** The made object's outputs (the engine's form, secrets in plaintext: for the engine, never for a person). */
+  get properties(): Record<string, unknown> | undefined {
+    return this.#made.state === "made" ? this.#made.outputs : undefined;
   }
 }
 
@@ -202,11 +221,10 @@ async function createAlone<S extends Created>(
         try {
           return await client.request({ method: "GET", path: childPath(options.path, found), schema: options.schema });
         } catch (readError) {
-          throw new CreatedUnreadError(
-            label,
-            `the answer was lost; the object it made (${found}) was found, but reading it failed (${describe(readError)})`,
-            found,
-            readError,
+          throw new MayExistError(
+            `${label.method} ${label.path}: the answer was lost; the object it made (${found}) was found, but reading it failed (${describe(readError)})`,
+            { state: "made", id: found, outputs: {} },
+            { cause: readError },
           );
         }
       }
@@ -241,7 +259,7 @@ async function findLostObject<S extends Created>(
       found = await lookUp(client, options, label, lost, existing);
     } catch (error) {
       // Only the lookup after the deadline settles it: one that failed before is made again then.
-      const failedLookup = error instanceof UnresolvedCreateError && error.candidates.length === 0;
+      const failedLookup = error instanceof MayExistError && error.made.state === "unresolved" && error.made.candidates.length === 0;
       if (!failedLookup || lookedAt >= deadline || deadline - policy.now() > policy.maxSettleWaitMs) throw error;
     }
     if (found !== undefined || lookedAt >= deadline) return found;
@@ -271,7 +289,7 @@ async function lookUp<S extends Created>(
   try {
     candidates = await options.findCreated();
   } catch (lookupError) {
-    throw new UnresolvedCreateError(
+    throw unresolved(
       label,
       `the answer was lost (${describe(lost.error)}) and looking up whether the object was created failed too (${describe(lookupError)}); it may exist`,
       lostWindow(client, lost, existing),
@@ -285,7 +303,7 @@ async function lookUp<S extends Created>(
     (candidate) => !client.claimed.has(candidate.guid) && !existing?.has(candidate.guid) && createdSince(candidate, since),
   );
   if (fresh.length <= 1) return fresh[0]?.guid;
-  throw new UnresolvedCreateError(
+  throw unresolved(
     label,
     `the answer was lost (${describe(lost.error)}) and ${fresh.length} objects that match it were created since ` +
       `(${fresh.map((candidate) => candidate.guid).join(", ")}); it is not known which one is this resource's`,
@@ -304,12 +322,12 @@ function outwaited(
   policy: RetryPolicy,
   existing: ReadonlySet<string> | undefined,
   bound?: OperationTimeout,
-): UnresolvedCreateError {
+): MayExistError {
   const until = new Date((lost.actsUntil ?? lost.sentAt) + CLOCK_MARGIN_MS).toISOString();
   const longer = bound
     ? `longer than the step has left of ${describeTimeout(bound)}`
     : `longer than this client waits (${policy.maxSettleWaitMs} ms)`;
-  return new UnresolvedCreateError(
+  return unresolved(
     label,
     `the answer was lost (${describe(lost.error)}) and the service may still create the object until ${until} ` +
       `(its request deadline, ${client.requestDeadlineMs} ms after sending); nothing has appeared yet, and that is ` +
@@ -319,6 +337,10 @@ function outwaited(
     lost.error,
   );
 }
+
+/** A lost create the lookup could not settle, named by its request as the client's errors are. */
+const unresolved = (label: RequestLabel, detail: string, window: CreationWindow, candidates: string[], cause: unknown): MayExistError =>
+  new MayExistError(`${label.method} ${label.path}: ${detail}`, { state: "unresolved", window, candidates }, { cause });
 
 /** Up to now, or to the end of the POST's deadline when it may still act. */
 const lostWindow = (client: CreatingClient, lost: LostAnswer, existing: ReadonlySet<string> | undefined): CreationWindow =>

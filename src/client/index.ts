@@ -26,12 +26,12 @@ export {
   type ResponseHeaders,
 } from "./errors";
 export {
-  CreatedUnreadError,
-  UnresolvedCreateError,
+  MayExistError,
   leavesCreateUnknown,
   type CreateOptions,
   type CreatedCandidate,
   type CreationWindow,
+  type MayExist,
 } from "./create";
 export {
   collect,

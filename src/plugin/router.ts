@@ -12,7 +12,8 @@
  *   program's value for them, so the imported resource shows no diff against a program declaring its values.
  */
 import { deprecationWarnings, formerTokens } from "../provider/deprecation";
-import { ResourceInitError } from "../provider/errors";
+import { MayExistError } from "../client";
+import { type FieldNames, fieldNames } from "../provider/field-names";
 import { DYNAMIC_ONLY_INPUTS, type Kind } from "../provider/kind";
 import { kindProvider, type PropertyChange } from "../provider/provider";
 import { INCOMPLETE, UNRESOLVED_CREATE } from "../provider/unsettled";
@@ -59,6 +60,8 @@ export class UnknownTypeError extends Error {
 /** One kind as the plugin serves it. */
 export class KindRoute {
   readonly name: string;
+  /** The names the kind's fields mark: what the engine always holds as secret, which inputs are write-only. */
+  private readonly names: FieldNames;
   private readonly provider: ReturnType<typeof kindProvider>;
 
   constructor(
@@ -66,20 +69,13 @@ export class KindRoute {
     session: Session,
   ) {
     this.name = kind.name;
-    this.provider = kindProvider(kind, session);
+    this.names = fieldNames(kind);
+    this.provider = kindProvider(kind, session, this.names);
   }
 
-  /** Properties the engine always holds as secret, whatever the program passed. */
-  private alwaysSecret(): Set<string> {
-    const names = new Set<string>(["connection"]);
-    for (const [name, field] of Object.entries(this.kind.inputs)) if (field.secret) names.add(name);
-    for (const [name, field] of Object.entries(this.kind.outputs)) if (field.secret) names.add(name);
-    return names;
-  }
-
-  /** What goes back to the engine: secrets wrapped. */
+  /** What goes back to the engine: secrets wrapped, those it always holds as secret and those that came in so. */
   private forEngine(props: Props, secretNames: ReadonlySet<string>): Props {
-    return conceal(props, new Set([...this.alwaysSecret(), ...secretNames]));
+    return conceal(props, new Set([...this.names.alwaysSecret, ...secretNames]));
   }
 
   /** Stored outputs with the program's value standing in for each write-only value state does not know. */
@@ -132,7 +128,7 @@ export class KindRoute {
     const outcome = await this.provider.create(values, secretNames);
     if (!outcome.partial) return { id: outcome.id, properties: this.forEngine(outcome.outs, secretNames) };
     const { id, properties, message } = outcome.partial;
-    throw new ResourceInitError(message, id, this.forEngine(properties, secretNames), [message]);
+    throw new MayExistError(message, { state: "made", id, outputs: this.forEngine(properties, secretNames) });
   }
 
   /** Refresh (stored outputs given) or import (the id alone): the live object as outputs and inputs, or an empty id. */
@@ -145,9 +141,7 @@ export class KindRoute {
     if (!result.id) return { id: "" };
     const outputs: Props = { ...result.props };
     const unknownBefore = Array.isArray(stored.values[UNKNOWN_WRITE_ONLY]) ? (stored.values[UNKNOWN_WRITE_ONLY] as string[]) : [];
-    const unknown = Object.entries(this.kind.inputs)
-      .filter(([name, field]) => field.writeOnly && outputs[name] === undefined && (importing || unknownBefore.includes(name)))
-      .map(([name]) => name);
+    const unknown = this.names.writeOnly.filter((name) => outputs[name] === undefined && (importing || unknownBefore.includes(name)));
     if (unknown.length > 0) outputs[UNKNOWN_WRITE_ONLY] = unknown;
     // Markers of an interrupted create stay until the next `up` replaces the object.
     for (const marker of [INCOMPLETE, UNRESOLVED_CREATE])

@@ -9,8 +9,7 @@ import type * as structModule from "google-protobuf/google/protobuf/struct_pb";
 import type * as providerModule from "@pulumi/pulumi/proto/provider_pb";
 import { redactSecrets } from "../provider/errors";
 import { checkConfig, configFrom, diffConfig, unknownConfigKeys } from "./config";
-import { withOperationTimeout } from "../client";
-import { ResourceInitError } from "../provider/errors";
+import { MayExistError, withOperationTimeout } from "../client";
 import { type DiffResult, KindRouter, UnknownTypeError } from "./router";
 import { packageManifest } from "../manifest";
 import { committedPackageSchema } from "../schema/package-schema";
@@ -34,10 +33,10 @@ const fromStruct = (struct: structModule.Struct | undefined): Props => (struct ?
 function grpcError(error: unknown, secrets: string[]): grpcModule.ServiceError {
   const message = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
   const metadata = new grpc.Metadata();
-  if (error instanceof ResourceInitError) {
+  if (error instanceof MayExistError && error.made.state === "made") {
     const detail = new pb.ErrorResourceInitFailed();
-    detail.setId(error.id);
-    detail.setProperties(toStruct(error.properties));
+    detail.setId(error.made.id);
+    detail.setProperties(toStruct(error.made.outputs));
     detail.setReasonsList(error.reasons.map((reason) => redactSecrets(reason, secrets)));
     const any = new Any();
     any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");

@@ -1,12 +1,12 @@
 /** How the provider words failures for a user: in their terms, without request noise or secrets. */
-import { CreatedUnreadError, type CreationWindow, GmsError, UnresolvedCreateError, ValidationError } from "../client";
-import type { Outputs } from "./kind";
+import { GmsError, MayExistError, ValidationError } from "../client";
 
 /**
  * Every error the provider, the kinds and the workspace code raise for a user: its message in the user's terms,
  * and a stable `code` a program can test whatever the wording (listed in docs/provider.md, "Errors"). A failed
  * request keeps the client's code (`not_found`, `validation`, `rate_limited`, `timeout`, ...); the provider's
- * own conditions have their own (`adopt_not_found`, `wrong_workspace`, ...).
+ * own conditions have their own (`adopt_not_found`, `wrong_workspace`, ...). A create that may have made its object
+ * throws a `MayExistError` instead (../client/create.ts), which keeps what is known of the object.
  */
 export class ProviderError extends Error {
   override readonly name: string = "ProviderError";
@@ -20,57 +20,13 @@ export class ProviderError extends Error {
   }
 }
 
-/** The code of what failed: a provider error's or the client's own, else `failed`. */
-export const codeOf = (error: unknown): string => (error instanceof ProviderError || error instanceof GmsError ? error.code : "failed");
+/** The code of what failed: a provider error's or the client's own (a create's that may have made its object too), else `failed`. */
+export const codeOf = (error: unknown): string =>
+  error instanceof ProviderError || error instanceof GmsError || error instanceof MayExistError ? error.code : "failed";
 
-/**
- * A create that made its object but failed a later step (and could not delete the object again), or
- * found the object of a lost answer but could not read it. The provider hands it to the engine as a
- * partially created resource (id and properties), so that state records it: the next `up` replaces it
- * and `destroy` removes it.
- */
-export class CreatedButFailedError extends ProviderError {
-  override readonly name = "CreatedButFailedError";
-  // Private, read through a getter: values that may be secrets stay out of what inspecting, printing or
-  // serializing the error shows (its own properties, util.inspect, JSON).
-  readonly #record: Outputs;
-
-  constructor(
-    message: string,
-    readonly guid: string,
-    record: Outputs,
-  ) {
-    super("created_but_failed", message);
-    this.#record = record;
-  }
-
-  /** The object as far as it is known (the service's record, before the failed step). */
-  get record(): Outputs {
-    return this.#record;
-  }
-}
-
-/**
- * A create whose answer was lost and whose lookup could not settle whether the object exists, in the
- * user's terms; it keeps the window the object may have been created in, for the provider to record.
- */
-export class UnresolvedCreateFailure extends ProviderError {
-  override readonly name = "UnresolvedCreateFailure";
-
-  constructor(
-    message: string,
-    readonly window: CreationWindow,
-    options?: ErrorOptions,
-  ) {
-    super("unresolved_create", message, options);
-  }
-}
-
-/** The user-facing error for `error`: an unresolved create keeps its window, an unread one its GUID. */
+/** The user-facing error for `error`: one that means the object may exist keeps what is known of it. */
 function wrapped(message: string, error: unknown, options?: ErrorOptions): Error {
-  if (error instanceof UnresolvedCreateError) return new UnresolvedCreateFailure(message, error.window, options);
-  // Nothing of the record is known: the next run reads it (see the provider's update).
-  if (error instanceof CreatedUnreadError) return new CreatedButFailedError(message, error.guid, {});
+  if (error instanceof MayExistError) return new MayExistError(message, error.made, options);
   return new ProviderError(codeOf(error), message, options);
 }
 
@@ -125,29 +81,3 @@ export const providerAdvice = (error: unknown, url: string | null | undefined): 
  */
 export const notInWorkspace = (what: string, missing: string, advice: string, cause: unknown): Error =>
   new ProviderError("not_in_workspace", `${what}: ${missing} does not exist in the workspace (or was deleted); ${advice}`, { cause });
-
-/**
- * A create that made its object but failed to finish it: the engine's `ErrorResourceInitFailed` (the object's id,
- * its properties and why), which the engine records as a resource with init errors, finished by the next run.
- * The plugin answers with it; LocalEngine reads it from the dynamic-provider host.
- */
-export class ResourceInitError extends ProviderError {
-  override readonly name = "ResourceInitError";
-  // Private, as CreatedButFailedError's record: the properties hold the resource's secrets in plaintext.
-  readonly #properties: Record<string, unknown>;
-
-  constructor(
-    message: string,
-    readonly id: string,
-    properties: Record<string, unknown>,
-    readonly reasons: string[],
-  ) {
-    super("created_but_failed", message);
-    this.#properties = properties;
-  }
-
-  /** The object's properties as the provider recorded them, secrets in plaintext: for the engine, never for a person. */
-  get properties(): Record<string, unknown> {
-    return this.#properties;
-  }
-}

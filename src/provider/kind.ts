@@ -96,7 +96,7 @@ export interface Kind<I extends InputFields = InputFields, O extends OutputField
   replaceWhen?(olds: Outputs, news: Outputs): string | undefined;
   /**
    * Creates the object, its POST through `client.create` so that a lost answer is looked up, not
-   * replayed. It leaves nothing behind when it throws, except through a `CreatedButFailedError`.
+   * replayed. It leaves nothing behind when it throws, except through a `MayExistError`.
    */
   create(client: GmsClient, inputs: InputValues<I>): Promise<Outputs>;
   /**

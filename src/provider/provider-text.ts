@@ -14,6 +14,9 @@ import { createRequire } from "node:module";
 import { basename, join, relative, sep } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 
+/** The input and output of a dynamic resource that holds its provider's text: the dynamic-provider host reads it. */
+export const PROVIDER_KEY = "__provider";
+
 const texts = new WeakMap<object, string | undefined>();
 
 let warned = false;

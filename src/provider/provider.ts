@@ -32,15 +32,17 @@ import {
   describeTimeout,
   GmsError,
   type GmsClient,
+  MayExistError,
   NotFoundError,
   operationTimeout,
   timeLeft,
-  UnresolvedCreateError,
 } from "../client";
 import { Connection } from "./connection";
-import { CreatedButFailedError, failure, goneMessage, redactSecrets, UnresolvedCreateFailure, ProviderError, codeOf } from "./errors";
+import { failure, goneMessage, redactSecrets, ProviderError, codeOf } from "./errors";
+import { type FieldNames, fieldNames } from "./field-names";
 import { type InputField, requiredToDeclare } from "./fields";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
+import { PROVIDER_KEY } from "./provider-text";
 import { listedSecretInputs, SECRET_INPUTS, secretStrings } from "./secret-inputs";
 import type { Session } from "./session";
 import { containsUnknown, sameValue } from "./values";
@@ -49,8 +51,6 @@ import { LOCAL_CLOCK, type RecordedWindow, serviceWindow, STACK_IDS_FILE } from 
 import { Guid } from "../api/common";
 
 type Props = Record<string, unknown>;
-
-const PROVIDER_KEY = "__provider";
 
 /**
  * What a placeholder records: the window its lost create may have made the object in and, for a kind whose
@@ -125,9 +125,11 @@ export type CreateOutcome = { id: string; outs: Outputs; partial?: undefined } |
 
 /**
  * A kind's provider as the dynamic resources (`resourceProvider`) and the plugin (src/plugin/router.ts) both run it:
- * its clients and claims are the session's (the dynamic-provider host's, the plugin's, a test's).
+ * its clients and claims are the session's (the dynamic-provider host's, the plugin's, a test's). `names` are those its
+ * fields mark (./field-names.ts): the secret inputs, blanked from every message with the names each call is told the
+ * program passed as secrets, and the write-only ones, whose stored value is the program's.
  */
-export function kindProvider(kind: Kind, session: Session) {
+export function kindProvider(kind: Kind, session: Session, names: FieldNames) {
   const fields = Object.entries(kind.inputs) as [string, InputField][];
 
   /** The declared fields whose new value differs from the stored one (a left-out field without a default is not managed). */
@@ -140,8 +142,8 @@ export function kindProvider(kind: Kind, session: Session) {
   /** Outputs as stored: declared inputs (write-only ones from the program), then what the API says. */
   const outputsOf = (inputs: Props, record: Outputs): Outputs => {
     const outs: Outputs = {};
-    for (const [name, field] of fields) {
-      const value = field.writeOnly || record[name] === undefined ? inputs[name] : record[name];
+    for (const name of Object.keys(kind.inputs)) {
+      const value = names.writeOnly.includes(name) || record[name] === undefined ? inputs[name] : record[name];
       if (value !== undefined) outs[name] = value;
     }
     for (const name of Object.keys(kind.outputs)) if (record[name] !== undefined) outs[name] = record[name];
@@ -165,7 +167,7 @@ export function kindProvider(kind: Kind, session: Session) {
 
   /** The values of the secret inputs (declared, or made secret by the program), blanked from every message the provider passes on. */
   const secretValues = (secretNames: ReadonlySet<string>, ...props: Props[]): string[] =>
-    props.flatMap((each) => secretStrings(kind, each, secretNames));
+    props.flatMap((each) => secretStrings(each, [...names.secretInputs, ...secretNames]));
   const redacted = (error: unknown, secretNames: ReadonlySet<string>, ...props: Props[]): unknown => {
     const secrets = secretValues(secretNames, ...props);
     return error instanceof Error && secrets.length > 0
@@ -173,20 +175,18 @@ export function kindProvider(kind: Kind, session: Session) {
       : error;
   };
 
-  /** What a failed create made, when it made (or may have made) its object; undefined when it made nothing. */
-  const partialCreate = (error: unknown, inputs: Props, secretNames: ReadonlySet<string>): PartialCreate | undefined => {
+  /** What a create that may have made its object records of it: the object marked incomplete, or a placeholder for it. */
+  const partialCreate = (error: MayExistError, inputs: Props, secretNames: ReadonlySet<string>): PartialCreate => {
     const partial = (message: string, id: string, properties: Props): PartialCreate => ({
       id,
       properties,
       message: redactSecrets(message, secretValues(secretNames, inputs)),
     });
-    if (error instanceof CreatedButFailedError) {
-      return partial(error.message, error.guid, { ...outputsOf(inputs, error.record), [INCOMPLETE]: true });
-    }
-    const window = error instanceof UnresolvedCreateFailure || error instanceof UnresolvedCreateError ? error.window : undefined;
-    if (window === undefined) return undefined;
+    const { made } = error;
+    if (made.state === "made") return partial(error.message, made.id, { ...outputsOf(inputs, made.outputs), [INCOMPLETE]: true });
+    const { window } = made;
     const message =
-      `${(error as Error).message} Pulumi records it as possibly created between ${window.since} and ${window.until}: ` +
+      `${error.message} Pulumi records it as possibly created between ${window.since} and ${window.until}: ` +
       "`pulumi refresh` adopts the object if it is there (and forgets it if not); `pulumi up` replaces the placeholder, deleting the object if it is there.";
     return partial(message, placeholderId(randomUUID()), { ...outputsOf(inputs, {}), [UNRESOLVED_CREATE]: window });
   };
@@ -380,11 +380,12 @@ export function kindProvider(kind: Kind, session: Session) {
       const adopt = inputs.adopt as string | undefined;
       if (!adopt) requireForCreate(inputs, `Creating a ${kind.name}`);
       try {
-        const record = adopt ? await adoptExisting(kind, client, adopt, inputs, changedFields) : await kind.create(client, inputs);
+        const record = adopt
+          ? await adoptExisting(kind, client, adopt, inputs, changedFields, names.writeOnly)
+          : await kind.create(client, inputs);
         return { id: record.guid as string, outs: outputsOf(inputs, record) };
       } catch (error) {
-        const partial = partialCreate(error, inputs, secretNames);
-        if (partial) return { partial };
+        if (error instanceof MayExistError) return { partial: partialCreate(error, inputs, secretNames) };
         throw redacted(error, secretNames, inputs);
       }
     },
@@ -439,12 +440,12 @@ export function kindProvider(kind: Kind, session: Session) {
 /**
  * The dynamic-provider contract over a kind's provider. The names of the inputs the program passed as secrets travel
  * in the inputs and state as `__secretInputs` (./secret-inputs.ts): read from there for the core, and kept in what goes
- * back. A partial create travels as the host's partial-create error, `{message, id, properties, reasons}`, with
+ * back. A partial create travels as a `MayExistError`, from which the host reads `{message, id, properties, reasons}`, with
  * `__provider` in the properties because the host does not add it there; a diff is answered without its detailed
  * diff, which the host has no place for.
  */
 export function resourceProvider(kind: Kind, session: Session): Required<Omit<dynamic.ResourceProvider, "configure">> {
-  const provider = kindProvider(kind, session);
+  const provider = kindProvider(kind, session, fieldNames(kind));
   /** `values` with the secret inputs `from` lists, when it lists any. */
   const listing = <T extends Props>(values: T, from: Props): T =>
     from[SECRET_INPUTS] === undefined ? values : { ...values, [SECRET_INPUTS]: from[SECRET_INPUTS] };
@@ -462,10 +463,10 @@ export function resourceProvider(kind: Kind, session: Session): Required<Omit<dy
       const outcome = await provider.create(inputs, listedSecretInputs(inputs));
       if (!outcome.partial) return { id: outcome.id, outs: listing(outcome.outs, inputs) };
       const { id, properties, message } = outcome.partial;
-      throw Object.assign(new ProviderError("created_but_failed", message), {
+      throw new MayExistError(message, {
+        state: "made",
         id,
-        properties: { ...listing(properties, inputs), [PROVIDER_KEY]: inputs[PROVIDER_KEY] },
-        reasons: [message],
+        outputs: { ...listing(properties, inputs), [PROVIDER_KEY]: inputs[PROVIDER_KEY] },
       });
     },
     async read(id: string, props: Props) {
@@ -513,11 +514,12 @@ async function adoptExisting(
   guid: string,
   inputs: Props,
   changedFields: (olds: Props, news: Props) => string[],
+  writeOnly: readonly string[],
 ): Promise<Outputs> {
   // The declared inputs stand in for the state a read usually gets (e.g. the parent a child lives under).
   const live = await orUndefinedIfGone(kind.read(client, guid, inputs));
   if (!live) throw new ProviderError("adopt_not_found", `Cannot adopt ${kind.name} ${guid}: no such object in the workspace`);
-  const changed = changedFields(live, inputs).filter((name) => live[name] !== undefined && !kind.inputs[name]!.writeOnly);
+  const changed = changedFields(live, inputs).filter((name) => live[name] !== undefined && !writeOnly.includes(name));
   const mismatched = changed.filter((name) => kind.inputs[name]!.change === "replace");
   if (mismatched.length > 0) {
     throw new ProviderError(

@@ -7,10 +7,11 @@ import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import type { Connection } from "./connection";
 import { deprecationWarnings, formerTokens } from "./deprecation";
+import { fieldNames } from "./field-names";
 import type { InputField, InputFields, OutputFields } from "./fields";
 import { warnTwin } from "./identity";
 import { COMMON_INPUTS, type DynamicOnlyInput, type Kind } from "./kind";
-import { providerText } from "./provider-text";
+import { PROVIDER_KEY, providerText } from "./provider-text";
 import { SECRET_INPUTS, secretInputNames } from "./secret-inputs";
 import { dynamicToken } from "./tokens";
 
@@ -41,14 +42,6 @@ export type KindOutputs<K extends Kind> = {
   readonly [P in keyof K["inputs"]]: pulumi.Output<z.output<K["inputs"][P]["schema"]> | undefined>;
 } & { readonly [P in keyof K["outputs"]]: pulumi.Output<z.output<K["outputs"][P]["schema"]>> };
 
-/** The input names marked secret for a kind: its declared secret fields and the connection (it holds an API key). */
-export const secretInputs = (kind: Kind): string[] => [
-  ...Object.entries(kind.inputs)
-    .filter(([, field]) => field.secret)
-    .map(([name]) => name),
-  "connection",
-];
-
 /**
  * What a kind's resource registers, the same for its dynamic and its native class: every output name (undefined,
  * so that it appears on the object), the derived inputs, the inputs with the secret ones wrapped, and anything
@@ -57,7 +50,7 @@ export const secretInputs = (kind: Kind): string[] => [
  * what a mistyped property holds (a key, perhaps).
  */
 export function kindProps(kind: Kind, args: Record<string, unknown>, derived: Record<string, unknown>): pulumi.Inputs {
-  const secrets = secretInputs(kind);
+  const secrets = fieldNames(kind).alwaysSecret;
   const props: pulumi.Inputs = {};
   for (const output of Object.keys(kind.outputs)) props[output] = undefined;
   for (const [input, value] of Object.entries(derived)) props[input] = value;
@@ -71,13 +64,7 @@ export function kindProps(kind: Kind, args: Record<string, unknown>, derived: Re
 
 /** The options with the kind's secret inputs and outputs added to `additionalSecretOutputs` (the engine marks an output secret only when told). */
 export function withSecretOutputs(kind: Kind, opts: pulumi.CustomResourceOptions): pulumi.CustomResourceOptions {
-  const secretOutputs = Object.entries(kind.outputs)
-    .filter(([, field]) => field.secret)
-    .map(([name]) => name);
-  return {
-    ...opts,
-    additionalSecretOutputs: [...new Set([...(opts.additionalSecretOutputs ?? []), ...secretInputs(kind), ...secretOutputs])],
-  };
+  return { ...opts, additionalSecretOutputs: [...new Set([...(opts.additionalSecretOutputs ?? []), ...fieldNames(kind).alwaysSecret])] };
 }
 
 /**
@@ -121,10 +108,10 @@ export abstract class GmsResource<
     const derived = Object.fromEntries(Object.keys(k.derived ?? {}).map((input) => [input, args[input]]));
     const props = kindProps(k, args, derived);
     // The engine hides secretness from the provider: it is told which other inputs the program made secret.
-    const secrets = secretInputs(k);
+    const secrets = fieldNames(k).alwaysSecret;
     props[SECRET_INPUTS] = secretInputNames(Object.fromEntries(Object.entries(args).filter(([name]) => !secrets.includes(name))));
     // What `pulumi.dynamic.Resource` registers, with `__provider` written without loading the closure serializer.
-    props.__provider = providerText(provider);
+    props[PROVIDER_KEY] = providerText(provider);
     warnTwin(kind, name, args, opts.provider);
     super(dynamicToken(kind.name), name, props, withFormerTypes(k, "dynamic", withSecretOutputs(k, opts)));
     rememberDeclared(this, args);

@@ -9,7 +9,6 @@
  * check failures.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { Kind } from "./kind";
 import { containsUnknown } from "./values";
 
 /** The input (and output) that lists the secret inputs of a resource. */
@@ -34,12 +33,11 @@ export function listedSecretInputs(...props: Record<string, unknown>[]): Readonl
 }
 
 /**
- * Every string a message must not show for this resource: inside secret fields, whether declared or among
- * `secretNames` (the inputs the program passed as secrets).
+ * Every string a message must not show for this resource: inside the secret fields `secretNames` lists (the declared
+ * ones and those the program passed as secrets), and the connection's API key.
  */
-export function secretStrings(kind: Kind, props: Record<string, unknown>, secretNames: ReadonlySet<string>): string[] {
-  const names = new Set([...Object.keys(kind.inputs).filter((name) => kind.inputs[name]!.secret), ...secretNames]);
-  const strings = [...names].flatMap((name) => stringsIn(props[name]));
+export function secretStrings(props: Record<string, unknown>, secretNames: Iterable<string>): string[] {
+  const strings = [...new Set(secretNames)].flatMap((name) => stringsIn(props[name]));
   const connection = props.connection as { apiKey?: unknown } | undefined;
   return [...strings, ...stringsIn(connection?.apiKey)];
 }

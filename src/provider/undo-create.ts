@@ -1,6 +1,6 @@
 /** Rolling back a multi-step create, so that a create that fails midway leaves nothing unmanaged behind. */
-import { NotFoundError } from "../client";
-import { CreatedButFailedError, failureText, ProviderError } from "./errors";
+import { MayExistError, NotFoundError } from "../client";
+import { failureText, ProviderError } from "./errors";
 import type { Outputs } from "./kind";
 
 export interface AbandonedCreate {
@@ -15,7 +15,7 @@ export interface AbandonedCreate {
 
 /**
  * Deletes the object a create made before a later step failed, then throws: a plain error when the
- * object is gone, a `CreatedButFailedError` when it could not be deleted (so state still records it).
+ * object is gone, a `MayExistError` when it could not be deleted (so state still records it).
  */
 export async function abandonCreate(created: AbandonedCreate): Promise<never> {
   const { kindLabel, guid, message } = created;
@@ -23,11 +23,10 @@ export async function abandonCreate(created: AbandonedCreate): Promise<never> {
     await created.remove();
   } catch (error) {
     if (!(error instanceof NotFoundError)) {
-      throw new CreatedButFailedError(
+      throw new MayExistError(
         `${message} Deleting the ${kindLabel} it had created (${guid}) failed too (${failureText(error)}): Pulumi ` +
           `records it as created with errors, so the next \`pulumi up\` replaces it and \`pulumi destroy\` deletes it.`,
-        guid,
-        created.record,
+        { state: "made", id: guid, outputs: created.record },
       );
     }
   }

@@ -32,12 +32,12 @@ import {
 } from "../api/context-sources";
 import { filesApi } from "../api/files";
 import { workspacesApi } from "../api/workspaces";
-import { describeTimeout, type GmsClient, NotFoundError, operationTimeout, timeLeft, ValidationError } from "../client";
+import { describeTimeout, type GmsClient, MayExistError, NotFoundError, operationTimeout, timeLeft, ValidationError } from "../client";
 import { type InputValues, computed, replaceOnly, updatable } from "../provider/fields";
 import type { CheckFailure } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { restKind } from "../provider/rest";
-import { failure, failureText, UnresolvedCreateFailure, ProviderError, codeOf } from "../provider/errors";
+import { failure, failureText, ProviderError, codeOf } from "../provider/errors";
 import { type Candidate, type Placeholder, placeholderIdentity } from "../provider/provider";
 import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/context-source";
@@ -269,9 +269,9 @@ export const contextSourceKind = restKind(
           created = (await derived.create(client, { ...inputs, url })) as ContextSourceRecord;
         } catch (failed) {
           // No input holds an uploaded file's signed URL: the placeholder records it, hashed (the URL grants access while valid).
-          if (inputs.file && failed instanceof UnresolvedCreateFailure) {
-            const window: Placeholder = { ...failed.window, identity: { [UPLOADED_URL_SHA256]: sha256(url) } };
-            throw new UnresolvedCreateFailure(failed.message, window, { cause: failed.cause });
+          if (inputs.file && failed instanceof MayExistError && failed.made.state === "unresolved") {
+            const window: Placeholder = { ...failed.made.window, identity: { [UPLOADED_URL_SHA256]: sha256(url) } };
+            throw new MayExistError(failed.message, { ...failed.made, window }, { cause: failed.cause });
           }
           throw failed;
         }

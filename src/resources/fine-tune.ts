@@ -18,9 +18,9 @@ import { z } from "zod";
 import { Guid } from "../api/common";
 import { call } from "../api/endpoint";
 import { FineTuneStatus, MIN_FINE_TUNE_RECORDS, type FineTuneRecord, fineTuneEndpoints } from "../api/fine-tunes";
-import { describeTimeout, type GmsClient, NotFoundError, operationTimeout, timeLeft } from "../client";
+import { describeTimeout, type GmsClient, MayExistError, NotFoundError, operationTimeout, timeLeft } from "../client";
 import { type Clock, systemClock } from "../provider/clock";
-import { CreatedButFailedError, failure, failureText, ProviderError } from "../provider/errors";
+import { failure, failureText, ProviderError } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import type { Outputs } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
@@ -179,16 +179,15 @@ function createAdvice(error: unknown): string | undefined {
 
 /**
  * Polls the job's status until it leaves `processing`, logging progress. `succeeded` answers the record;
- * a failed job, the deadline or a failed check throws a `CreatedButFailedError` (the fine-tune exists).
+ * a failed job, the deadline or a failed check throws a `MayExistError` (the fine-tune exists).
  */
 async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSeconds: number, clock: Clock): Promise<FineTuneRecord> {
   const label = `FineTune "${created.name}" (${created.guid})`;
   const exists = (message: string, record: FineTuneRecord) =>
-    new CreatedButFailedError(
+    new MayExistError(
       `${message} Pulumi records it as created with errors: the next \`pulumi up\` replaces it (starting a new job), ` +
         "`pulumi destroy` deletes it.",
-      record.guid,
-      toOutputs(record),
+      { state: "made", id: record.guid, outputs: toOutputs(record) },
     );
   const started = clock.now();
   // The engine's timeout for the step (customTimeouts), when it comes first, bounds the wait as waitTimeoutSeconds does.

@@ -77,7 +77,7 @@ import { gmsPlaceholders } from "../provider/window";
 import { type Clock, systemClock } from "../provider/clock";
 import { EngineError } from "./errors";
 import type { PlaceholderHook } from "./placeholder-hook";
-import { type CheckResult, type DiffResult, ProviderHost, ResourceInitError, StackIdsFile } from "./host";
+import { type CheckResult, type DiffResult, MayExistError, ProviderHost, StackIdsFile } from "./host";
 import { StateLock } from "./lock";
 import { OperationFailures, stepError } from "./operation-failures";
 import { OperationState } from "./operation-state";
@@ -716,7 +716,7 @@ class Deployment {
 
   /**
    * Creates (in preview: hands the inputs back). A create that made its object but failed to finish it
-   * (the host's ResourceInitError) is recorded with its id, properties and init errors before the step
+   * (the host's MayExistError, the engine's ErrorResourceInitFailed) is recorded with its id, properties and init errors before the step
    * fails, as the engine records it, so that the next run updates it and destroy deletes it.
    */
   private async create(
@@ -740,10 +740,10 @@ class Deployment {
       this.state.created(entry, intent);
       return entry;
     } catch (error) {
-      if (error instanceof ResourceInitError) {
+      if (error instanceof MayExistError && error.made.state === "made") {
         onPartial?.();
-        const outputs = markSecretOutputs(annotateSecrets(error.properties, inputs), inputs, base.additionalSecretOutputs);
-        this.state.remember({ ...base, id: error.id, inputs, outputs, initErrors: error.reasons }, order);
+        const outputs = markSecretOutputs(annotateSecrets(error.made.outputs, inputs), inputs, base.additionalSecretOutputs);
+        this.state.remember({ ...base, id: error.made.id, inputs, outputs, initErrors: error.reasons }, order);
       }
       // Recorded (a partial create), or nothing was made: the create is settled either way.
       this.state.settle(intent);

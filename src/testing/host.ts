@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { ResourceInitError } from "../provider/errors";
+import { MayExistError } from "../client";
 import { withoutStackTraces } from "./errors";
 import { compiledTestingFile, findInstalled, packageRoot } from "./program-dir";
 
@@ -33,7 +33,7 @@ interface StatusModule {
   Status: { deserializeBinary(bytes: Uint8Array): { getDetailsList(): { getTypeName(): string; getValue_asU8(): Uint8Array }[] } };
 }
 
-export { ResourceInitError };
+export { MayExistError };
 
 export interface CheckResult {
   inputs: Props;
@@ -313,7 +313,7 @@ export class ProviderHost {
       ).deserializeBinary(detail.getValue_asU8());
       const id = (initFailed.getId as () => string)();
       const reasons = (initFailed.getReasonsList as () => string[])();
-      return new ResourceInitError(message, id, this.fromStruct(initFailed, "getProperties"), reasons);
+      return new MayExistError(message, { state: "made", id, outputs: this.fromStruct(initFailed, "getProperties") }, { reasons });
     }
     return new Error(message);
   }

@@ -16,7 +16,8 @@ import {
   ResponseShapeError,
   ServerError,
   TimeoutError,
-  UnresolvedCreateError,
+  MayExistError,
+  type MayExist,
   ValidationError,
   operationTimeout,
   path,
@@ -55,6 +56,15 @@ function creating(client: Awaited<ReturnType<typeof connect>>["client"], findCre
   });
 }
 
+/** What a create that may have made its object left unresolved: the window and the candidates. */
+function unresolvedOf(error: unknown): Extract<MayExist, { state: "unresolved" }> & { message: string } {
+  expect(error).toBeInstanceOf(MayExistError);
+  const { made, message, code } = error as MayExistError;
+  expect(made.state).toBe("unresolved");
+  expect(code).toBe("unresolved_create");
+  return { ...(made as Extract<MayExist, { state: "unresolved" }>), message };
+}
+
 const methods = (requests: { method: string; url: string }[]) => requests.map((request) => `${request.method} ${request.url}`);
 
 describe("GmsClient.create", () => {
@@ -71,6 +81,20 @@ describe("GmsClient.create", () => {
     const { server, client } = await connect([destroyAfterReceiving, json(200, { guid: GUID, name: "support" })], noSleep);
     const created = await creating(client, async () => [{ guid: GUID, createdAt: new Date().toISOString() }]);
     expect(created).toEqual({ guid: GUID, name: "support" });
+    expect(methods(server.requests)).toEqual(["POST /v1/apps", `GET /v1/apps/${GUID}`]);
+  });
+
+  it("reports the object it found as made, though unread, when reading it back fails: it exists", async () => {
+    const { server, client } = await connect([destroyAfterReceiving, json(400, { detail: "unreadable" })], { ...noSleep, maxRetries: 0 });
+    const error = await creating(client, async () => [{ guid: GUID, createdAt: new Date().toISOString() }]).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(MayExistError);
+    const { made, message, code } = error as MayExistError;
+    expect(made).toEqual({ state: "made", id: GUID, outputs: {} });
+    expect(code).toBe("created_but_failed");
+    expect(message).toBe(`POST /apps: the answer was lost; the object it made (${GUID}) was found, but reading it failed (400 unreadable)`);
+    expect(client.claimed.has(GUID)).toBe(true);
     expect(methods(server.requests)).toEqual(["POST /v1/apps", `GET /v1/apps/${GUID}`]);
   });
 
@@ -129,8 +153,7 @@ describe("GmsClient.create", () => {
       lookups.push(clock.now);
       throw new Error("lookup unreachable");
     }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(UnresolvedCreateError);
-    const { window, message } = error as UnresolvedCreateError;
+    const { window, message } = unresolvedOf(error);
     expect(message).toMatch(/answer was lost .* looking up whether the object was created failed too \(lookup unreachable\); it may exist/);
     expect(Date.parse(window.since)).toBeLessThan(before);
     // The service may still make it until its deadline: a later run searches that far.
@@ -148,8 +171,7 @@ describe("GmsClient.create", () => {
       { guid: GUID, createdAt: now },
       { guid: OTHER, createdAt: now },
     ]).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(UnresolvedCreateError);
-    expect((error as UnresolvedCreateError).candidates).toEqual([GUID, OTHER]);
+    expect(unresolvedOf(error).candidates).toEqual([GUID, OTHER]);
   });
 
   it.each([
@@ -267,8 +289,7 @@ describe("GmsClient.create while the service may still be acting on a lost POST"
     const before = Date.now();
     let lookups = 0;
     const error = await creating(client, async () => (lookups++, [])).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(UnresolvedCreateError);
-    const { window, message, candidates } = error as UnresolvedCreateError;
+    const { window, message, candidates } = unresolvedOf(error);
     expect(message).toMatch(
       new RegExp(
         "answer was lost \\(connection .*\\) and the service may still create the object until .* \\(its request deadline, " +
@@ -289,8 +310,7 @@ describe("GmsClient.create while the service may still be acting on a lost POST"
     const error = await withOperationTimeout("create", 2, () => creating(client, async () => (lookups++, []))).catch(
       (caught: unknown) => caught,
     );
-    expect(error).toBeInstanceOf(UnresolvedCreateError);
-    expect((error as Error).message).toMatch(
+    expect(unresolvedOf(error).message).toMatch(
       /nothing has appeared yet, and that is \d+ s away, longer than the step has left of the create's timeout of 2 s \(customTimeouts\.create\); it may exist/,
     );
     expect(lookups).toBe(1);

@@ -16,7 +16,7 @@ import type * as pluginModule from "@pulumi/pulumi/proto/plugin_pb";
 import type * as providerGrpcModule from "@pulumi/pulumi/proto/provider_grpc_pb";
 import type * as providerModule from "@pulumi/pulumi/proto/provider_pb";
 import type * as statusModule from "@pulumi/pulumi/proto/status_pb";
-import { ResourceInitError } from "../../src/provider/errors";
+import { MayExistError } from "../../src/client";
 import { isSecret, makeSecret, UNKNOWN } from "../../src/provider/values";
 
 const sdkRequire = createRequire(require.resolve("@pulumi/pulumi/package.json"));
@@ -153,7 +153,11 @@ export class PluginProcess {
             if (any.getTypeName() !== "pulumirpc.ErrorResourceInitFailed") continue;
             const failed = pb.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
             return reject(
-              new ResourceInitError(error.details, failed.getId(), fromStruct(failed.getProperties()), failed.getReasonsList()),
+              new MayExistError(
+                error.details,
+                { state: "made", id: failed.getId(), outputs: fromStruct(failed.getProperties()) },
+                { reasons: failed.getReasonsList() },
+              ),
             );
           }
         }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../../src/emulator";
 import { fixtureLookups, KINDS_FIXTURES } from "../pulumi-cli/kinds-fixtures";
 import { ACME_KEY, OTHER_KEY, type PluginBed, startPluginBed } from "./bed";
-import { ResourceInitError } from "../../src/provider/errors";
+import { partialOf } from "../provider/testbed";
 import { isSecret, PluginProcess, plain, secret, startFakeEngine, UNKNOWN, urnOf } from "./plugin-process";
 
 describe("the plugin process", () => {
@@ -275,8 +275,7 @@ describe("the plugin against the emulator", () => {
     } finally {
       bed.emulator.faults.set(undefined);
     }
-    expect(failure).toBeInstanceOf(ResourceInitError);
-    const partial = failure as ResourceInitError;
+    const partial = partialOf(failure);
     expect(partial.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(partial.reasons.length).toBeGreaterThan(0);
     expect(partial.message + partial.reasons.join("")).not.toContain("sk-partial-4f0e");
@@ -414,8 +413,7 @@ describe("the plugin against the emulator", () => {
         () => expect.unreachable("the create finished"),
         (error: unknown) => error,
       );
-      expect(failure).toBeInstanceOf(ResourceInitError);
-      const partial = failure as ResourceInitError;
+      const partial = partialOf(failure);
       expect(partial.message).toContain("was still processing after");
       expect(partial.message).toContain("Raise the create's timeout of 1.5 s (customTimeouts.create), which ran out first");
       expect((await api("GET", `/finetune/${partial.id}`)).status).toBe(200);

@@ -1,5 +1,6 @@
 /**
- * Every error the provider, the kinds and the workspace code raise for a user is a ProviderError with a stable
+ * Every error the provider, the kinds and the workspace code raise for a user (but a MayExistError, which means the
+ * object may exist, and keeps what is known of it) is a ProviderError with a stable
  * `code` (docs/provider.md, "Errors"): a failed request keeps the client's code, the provider's own conditions
  * have theirs. The source holds no plain `new Error(` in those folders, and the codes reach a caller through the
  * provider itself, in process, against the emulator.

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as gms from "../../src";
 import { Session } from "../../src/provider/session";
 import { makeFineTuneKind } from "../../src/resources/fine-tune";
-import { ResourceInitError } from "../../src/testing/host";
+import { MayExistError } from "../../src/testing/host";
 import { type ScriptedServer, type Step, json, startScriptedServer } from "../client/scripted-server";
 import { MISSING_GUID } from "../emulator/harness";
 import { logData, providerConnection } from "./fine-tune-fixture";
-import { type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
+import { partialOf, type Registration, type Testbed, startTestbed, urnOf } from "./testbed";
 
 type Props = Record<string, unknown>;
 const withoutProvider = ({ __provider, ...rest }: Props) => rest;
@@ -234,8 +234,7 @@ describe("FineTune through the dynamic-provider host", () => {
 
   it("a job the provider fails fails the step with the service's reason; state records the fine-tune, which up replaces and destroy deletes", async () => {
     const error = await failed({ name: "Doomed tone", baseModel: "gpt-fail-mini" });
-    expect(error).toBeInstanceOf(ResourceInitError);
-    const { id, properties, message, reasons } = error as ResourceInitError;
+    const { id, properties, message, reasons } = partialOf(error);
     expect(message).toMatch(
       new RegExp(
         String.raw`^Cannot create FineTune "Doomed tone": the provider failed its job ftjob-\w+: The vendor rejected the job: ` +
@@ -285,8 +284,7 @@ describe("FineTune through the dynamic-provider host", () => {
     const started = Date.now();
     const error = await failed({ name: "Hasty tone", waitTimeoutSeconds: 1 });
     expect(Date.now() - started).toBeLessThan(2900);
-    expect(error).toBeInstanceOf(ResourceInitError);
-    const { id, properties, message } = error as ResourceInitError;
+    const { id, properties, message } = partialOf(error);
     expect(message).toMatch(
       new RegExp(
         String.raw`^FineTune "Hasty tone" \([0-9a-f-]{36}\) was created, but its provider job ftjob-\w+ was still processing after 1\.\d s ` +
@@ -313,7 +311,7 @@ describe("FineTune through the dynamic-provider host", () => {
 
   it("a Data ID the service skipped deletes the new fine-tune again and names the ID", async () => {
     const error = await failed({ name: "Sloppy tone", dataIds: [...ids.slice(0, 10), 987654] });
-    expect(error).not.toBeInstanceOf(ResourceInitError);
+    expect(error).not.toBeInstanceOf(MayExistError);
     expect(error.message).toMatch(
       new RegExp(
         String.raw`^Cannot create FineTune "Sloppy tone": the service found no Data record for Data ID 987654 in the workspace and trained ` +
@@ -388,15 +386,15 @@ describe("FineTune through the dynamic-provider host", () => {
 
     it("a status check that keeps failing records the fine-tune as created with errors", async () => {
       const error = await against([json(200, record("processing")), failing]);
-      expect(error).toBeInstanceOf(ResourceInitError);
-      expect((error as ResourceInitError).id).toBe(GUID);
+      expect(error).toBeInstanceOf(MayExistError);
+      expect(partialOf(error).id).toBe(GUID);
       expect(error.message).toMatch(
         new RegExp(
           `^FineTune "Support tone" \\(${GUID}\\) was created, but checking its provider job failed: ` +
             "the service answered 500 upstream broke \\(after 4 attempts\\)\\. Pulumi records it",
         ),
       );
-      expect((error as ResourceInitError).properties).toMatchObject({ status: "processing", __incomplete: true });
+      expect(partialOf(error).properties).toMatchObject({ status: "processing", __incomplete: true });
     });
 
     it("a record that cannot be read once the job finished records the fine-tune with the status seen", async () => {
@@ -405,16 +403,16 @@ describe("FineTune through the dynamic-provider host", () => {
         json(200, { status: "succeeded", vendor_finetune_name: "ftjob-scripted" }),
         failing,
       ]);
-      expect(error).toBeInstanceOf(ResourceInitError);
+      expect(error).toBeInstanceOf(MayExistError);
       expect(error.message).toMatch(
         /its provider job left processing \(succeeded\), but reading the fine-tune failed: the service answered 500/,
       );
-      expect((error as ResourceInitError).properties).toMatchObject({ status: "succeeded", __incomplete: true });
+      expect(partialOf(error).properties).toMatchObject({ status: "succeeded", __incomplete: true });
     });
 
     it("a fine-tune deleted while waited for is reported gone, not recorded", async () => {
       const error = await against([json(200, record("processing")), json(404, { detail: "Fine-tune not found" })]);
-      expect(error).not.toBeInstanceOf(ResourceInitError);
+      expect(error).not.toBeInstanceOf(MayExistError);
       expect(error.message).toBe(
         `FineTune "Support tone" (${GUID}) was deleted (outside Pulumi?) while Pulumi waited for its provider job.`,
       );

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Fixtures, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
-import { ProviderHost } from "../../src/testing/host";
+import { MayExistError, ProviderHost } from "../../src/testing/host";
 import { installPackageCopy } from "../../src/testing/program-dir";
 import { TEST_FIXTURES, callOverHttp } from "../emulator/harness";
 
@@ -99,3 +99,14 @@ export type Testbed = Awaited<ReturnType<typeof startTestbed>>;
 
 /** The URN the engine would give a dynamic resource of the package. */
 export const urnOf = (registration: Registration) => `urn:pulumi:dev::gms-test::${registration.type}::${registration.name}`;
+
+/**
+ * The partial create a failed create reported, as the engine records it (ErrorResourceInitFailed): the id, the
+ * properties and why. It fails the test unless the error means the object may exist, under that id.
+ */
+export function partialOf(error: unknown): { id: string; properties: Record<string, unknown>; message: string; reasons: string[] } {
+  if (!(error instanceof MayExistError)) throw new Error(`expected a partial create, got ${String(error)}`);
+  const { made, message, reasons } = error;
+  if (made.state !== "made") throw new Error(`expected a partial create with an id, got an ${made.state} one`);
+  return { id: made.id, properties: made.outputs, message, reasons };
+}

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call } from "../../src/api/endpoint";
 import { modelEndpoints } from "../../src/api/models";
-import type { GmsClient } from "../../src/client";
-import { CreatedButFailedError } from "../../src/provider/errors";
+import { type GmsClient, MayExistError } from "../../src/client";
 import { abandonCreate } from "../../src/provider/undo-create";
 import { json, scriptedClients, type Step } from "../client/scripted-server";
 
@@ -24,7 +23,7 @@ describe("abandonCreate (rolling back a create that failed midway)", () => {
   ])("throws a plain error saying the object is gone when it is %s", async (_case, answer) => {
     const { server, client } = await connect(answer, { maxRetries: 0 });
     const error = await abandonCreate(abandoned(client)).catch((caught: unknown) => caught);
-    expect(error).not.toBeInstanceOf(CreatedButFailedError);
+    expect(error).not.toBeInstanceOf(MayExistError);
     expect((error as Error).message).toBe(
       `Cannot create Model: reading it back failed. The Model it had created (${GUID}) was deleted again.`,
     );
@@ -34,8 +33,8 @@ describe("abandonCreate (rolling back a create that failed midway)", () => {
   it("reports the object as created with errors when it cannot be deleted, so state records it", async () => {
     const { client } = await connect(json(400, { detail: "refused" }), { maxRetries: 0 });
     const error = await abandonCreate(abandoned(client)).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(CreatedButFailedError);
-    expect(error).toMatchObject({ guid: GUID, record: { guid: GUID, llm: "gpt-4o" } });
+    expect(error).toBeInstanceOf(MayExistError);
+    expect((error as MayExistError).made).toEqual({ state: "made", id: GUID, outputs: { guid: GUID, llm: "gpt-4o" } });
     expect((error as Error).message).toBe(
       `Cannot create Model: reading it back failed. Deleting the Model it had created (${GUID}) failed too (the service answered 400 ` +
         `refused): Pulumi records it as created with errors, so the next \`pulumi up\` replaces it and \`pulumi destroy\` deletes it.`,
