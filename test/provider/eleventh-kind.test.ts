@@ -232,6 +232,9 @@ describe("an eleventh kind, written in its own files and one line of the registr
     expect((await call("GET", "/widgets")).body.data).toEqual([created.body]);
     expect((await call("DELETE", `/widgets/${created.body.guid}`)).status).toBe(200);
     expect((await call("GET", `/widgets/${created.body.guid}`)).status).toBe(404);
+    // Its area is in the OpenAPI document, tagged by its name.
+    const openApi = (await call("GET", "/openapi.json")).body as { paths: Record<string, Record<string, { tags: string[] }>> };
+    expect(openApi.paths["/widgets/{guid}"]?.get?.tags).toEqual(["widgets"]);
   });
 
   it("is served by the dynamic provider: check, create, read, diff, update and delete", async () => {

@@ -1,8 +1,11 @@
 /**
  * The registry of kinds (src/resources/index.ts) and what must agree with it where TypeScript cannot derive it: each
- * line's name is its kind's, both forms export a class of each kind, and each kind has the shim module that its
- * resources' stored state requires (`pulumi-gms/dist/shims/<kind>.js`, src/provider/shim.ts), no shim lacking a kind.
+ * line's name is its kind's, both forms export a class of each kind, each kind has the shim module that its
+ * resources' stored state requires (`pulumi-gms/dist/shims/<kind>.js`, src/provider/shim.ts), no shim lacking a kind,
+ * and the modules `npm run build` writes from the registry (scripts/kinds.mts) are committed as it writes them.
+ * test/provider/eleventh-kind.test.ts adds a kind to a copy of the package.
  */
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,7 +14,8 @@ import { KIND_NAMES, kinds } from "../../src/resources";
 import * as nativeForm from "../../src/native";
 import { kindFileName as moduleName } from "../../src/provider/tokens";
 
-const shims = join(__dirname, "..", "..", "src", "shims");
+const root = join(__dirname, "..", "..");
+const shims = join(root, "src", "shims");
 
 describe("the registry of kinds", () => {
   it("names each kind by its own name, in the registry's order", () => {
@@ -31,5 +35,11 @@ describe("the registry of kinds", () => {
     const names = Object.values(kinds).flatMap((kind): string[] => [kind.name, ...(kind.formerNames ?? [])]);
     expect(files.sort()).toEqual(names.map((name) => `${moduleName(name)}.ts`).sort());
     for (const name of KIND_NAMES) expect(readFileSync(join(shims, `${moduleName(name)}.ts`), "utf8")).toContain(`shim("${name}")`);
+  });
+
+  it("has the modules written from it committed as the build writes them", () => {
+    const check = spawnSync(process.execPath, [join(root, "scripts", "kinds.mts"), "--check"], { encoding: "utf8" });
+    expect(check.stderr).toBe("");
+    expect(check.status).toBe(0);
   });
 });
