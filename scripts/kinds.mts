@@ -71,11 +71,13 @@ function exported(path: string, suffix: string): string | undefined {
   return names[0];
 }
 
-function shim(name: string): string {
-  return `${HEADER}// Stored as \`__provider\` in every ${name}'s state: keep tiny and stable (see src/provider/shim.ts).
+/** The shim of `kind` under `name`, its name or one it had: a resource stored under a former name is served as the kind. */
+function shim(kind: string, name: string): string {
+  const stored = name === kind ? `every ${kind}'s state` : `the state of every ${kind} stored while it was named ${name}`;
+  return `${HEADER}// Stored as \`__provider\` in ${stored}: keep tiny and stable (see src/provider/shim.ts).
 import { shim } from "../provider/shim";
 
-const provider = shim("${name}");
+const provider = shim("${kind}");
 export const { configure, check, diff, create, read, update } = provider;
 const remove = provider.delete;
 export { remove as delete };
@@ -179,7 +181,9 @@ function generate(): { path: string; text: string }[] {
     { path: "src/resources/declarations.ts", text: declarations(names) },
     { path: "src/resources/classes.ts", text: classes(names) },
     { path: "src/native/kinds.ts", text: native(names) },
-    ...names.flatMap((name) => [name, ...formerNames(name)]).map((name) => ({ path: `src/shims/${fileName(name)}.ts`, text: shim(name) })),
+    ...names.flatMap((kind) =>
+      [kind, ...formerNames(kind)].map((name) => ({ path: `src/shims/${fileName(name)}.ts`, text: shim(kind, name) })),
+    ),
     { path: "src/emulator/areas.ts", text: areas() },
     { path: "src/emulator/store/modules.ts", text: storeModules() },
   ];
