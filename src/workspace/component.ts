@@ -21,6 +21,7 @@ import { KIND_NAMES, type KindName } from "../resources";
 import * as classes from "../resources/classes";
 import { type Resolution, actionKey, preflight } from "./preflight";
 import {
+  type FormKind,
   type LoadedSpec,
   type ParsedWorkspaceSpec,
   SECTION_OF,
@@ -59,6 +60,11 @@ interface ChildArgs<K extends KindName> {
   after?: pulumi.Resource[];
 }
 
+/** How an entry of some kind becomes its child's args. */
+type Form = (key: string, entry: unknown) => ChildArgs<KindName>;
+/** The entry of a kind that is not a `FormKind`: its inputs, as they are. */
+const asIs: Form = (_key, entry) => ({ args: entry as ChildArgs<KindName>["args"] });
+
 // The class's members are its own and, merged in here, the children's maps, which its constructor defines.
 export interface Workspace extends Children {}
 
@@ -92,10 +98,10 @@ export class Workspace extends pulumi.ComponentResource {
     const contextGuid = onePerName((context) => resolved((r) => r.contexts[context]!));
 
     /**
-     * The args of the kinds whose document form differs from their inputs (spec.ts `FORMS`): references by name
-     * resolved, secrets read, files by path. Every other kind's entry is its args as it is.
+     * The args of the kinds whose document form differs from their inputs (spec.ts `FORMS`, each of which has its
+     * line here): references by name resolved, secrets read, files by path. Every other kind's entry is its args as it is.
      */
-    const forms: { [K in KindName]?: (key: string, entry: EntryOf<K>) => ChildArgs<K> } = {
+    const forms: { [K in FormKind]: (key: string, entry: EntryOf<K>) => ChildArgs<K> } = {
       ProviderConnection: (key, entry) => {
         const { key: _secret, ...fields } = entry;
         return { args: { ...fields, key: keys.get(`providerConnections\n${key}\nkey`)! } };
@@ -181,7 +187,7 @@ export class Workspace extends pulumi.ComponentResource {
     for (const kind of KIND_NAMES) {
       const section = SECTION_OF[kind];
       // One kind at a time, which TypeScript sees as any of them: `forms` and `classes` agree by their types.
-      const form = (forms[kind] ?? ((_key, entry) => ({ args: entry }))) as (key: string, entry: unknown) => ChildArgs<KindName>;
+      const form = (forms as Partial<Record<KindName, Form>>)[kind] ?? asIs;
       const Child = classes[kind] as unknown as new (name: string, args: object, opts: pulumi.CustomResourceOptions) => unknown;
       const children = Object.fromEntries(
         Object.entries(spec[section] ?? {}).map(([key, entry]) => {

@@ -275,6 +275,9 @@ const FORMS = {
   FineTune: FineTuneEntry,
 } satisfies Partial<Record<KindName, z.ZodObject>>;
 
+/** The kinds whose entry is not their inputs as they are: the Workspace component makes their args (component.ts). */
+export type FormKind = keyof typeof FORMS;
+
 type EntryOf<K extends KindName> = K extends keyof typeof FORMS
   ? (typeof FORMS)[K]
   : z.ZodObject<EntryShape<(typeof kinds)[K]["inputs"], object>, z.core.$strict>;
