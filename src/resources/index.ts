@@ -1,44 +1,28 @@
 import type { Kind } from "../provider/kind";
-import { appKind } from "./app";
-import { contextSourceKind } from "./context-source";
-import { datasetKind } from "./dataset";
-import { evalKind } from "./eval";
-import { experimentKind } from "./experiment";
-import { fineTuneKind } from "./fine-tune";
-import { modelKind } from "./model";
-import { providerConnectionKind } from "./provider-connection";
-import { skillKind } from "./skill";
-import { workflowKind } from "./workflow";
+import * as declared from "./declarations";
 
-export { App, type AppArgs } from "./app";
-export { ContextSource, type ContextSourceArgs } from "./context-source";
-export { Dataset, type DatasetArgs } from "./dataset";
-export { Eval, type EvalArgs } from "./eval";
-export { Experiment, type ExperimentArgs } from "./experiment";
-export { FineTune, type FineTuneArgs } from "./fine-tune";
-export { Model, type ModelArgs } from "./model";
-export { ProviderConnection, type ProviderConnectionArgs } from "./provider-connection";
-export { Skill, type SkillArgs } from "./skill";
-export { Workflow, type WorkflowArgs } from "./workflow";
+export * from "./classes";
 
 /**
  * The registry of kinds: every kind the package serves, in the order the package lists them (schema.json, the docs,
  * `pulumi-gms discover`). The kind names, the dynamic provider's `providerOf`, the plugin's routes, schema.json, the
- * docs and the workspace document's maps go by it; docs/development.md, "Adding a kind", lists what else a kind takes.
+ * docs and the workspace document's maps go by it, and `npm run build` writes the modules that need a name per kind
+ * from it (scripts/kinds.mts: ./declarations.ts, ./classes.ts, the native classes, the shims); docs/development.md,
+ * "Adding a kind", lists what else a kind takes. A kind is one line here, `<Kind>: declared.<kind>Kind,`.
  * The dynamic provider's host loads a kind's module alone, by its name (src/provider/index.ts): the module of
  * `FineTune` is ./fine-tune, exporting `fineTuneKind`.
  */
 export const kinds = {
-  App: appKind,
-  ProviderConnection: providerConnectionKind,
-  Model: modelKind,
-  Workflow: workflowKind,
-  Dataset: datasetKind,
-  Eval: evalKind,
-  Experiment: experimentKind,
-  Skill: skillKind,
-  ContextSource: contextSourceKind,
-  FineTune: fineTuneKind,
+  App: declared.appKind,
+  ProviderConnection: declared.providerConnectionKind,
+  Model: declared.modelKind,
+  Workflow: declared.workflowKind,
+  Dataset: declared.datasetKind,
+  Eval: declared.evalKind,
+  Experiment: declared.experimentKind,
+  Skill: declared.skillKind,
+  ContextSource: declared.contextSourceKind,
+  FineTune: declared.fineTuneKind,
 } satisfies Record<string, Kind>;
 
 export type KindName = keyof typeof kinds;

@@ -17,20 +17,16 @@
 import { relative } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import type { Connection } from "../provider/connection";
-import { App } from "../resources/app";
-import { ContextSource } from "../resources/context-source";
-import { Dataset } from "../resources/dataset";
-import { Eval } from "../resources/eval";
-import { Experiment } from "../resources/experiment";
-import { FineTune } from "../resources/fine-tune";
-import { Model } from "../resources/model";
-import { ProviderConnection } from "../resources/provider-connection";
-import { Skill } from "../resources/skill";
-import { Workflow } from "../resources/workflow";
+import { KIND_NAMES, type KindName } from "../resources";
+import * as classes from "../resources/classes";
 import { type Resolution, actionKey, preflight } from "./preflight";
 import {
+  type FormKind,
   type LoadedSpec,
+  type ParsedWorkspaceSpec,
+  SECTION_OF,
   type SecretSource,
+  type SectionOf,
   type SpecProblem,
   type WorkspaceSpec,
   WorkspaceSpecError,
@@ -52,19 +48,27 @@ export interface WorkspaceArgs {
 
 export const WORKSPACE_TYPE = nativeToken("Workspace");
 
-export class Workspace extends pulumi.ComponentResource {
-  /** The children, by logical name. */
-  readonly apps: Record<string, App>;
-  readonly providerConnections: Record<string, ProviderConnection>;
-  readonly models: Record<string, Model>;
-  readonly workflows: Record<string, Workflow>;
-  readonly datasets: Record<string, Dataset>;
-  readonly evals: Record<string, Eval>;
-  readonly experiments: Record<string, Experiment>;
-  readonly skills: Record<string, Skill>;
-  readonly contextSources: Record<string, ContextSource>;
-  readonly fineTunes: Record<string, FineTune>;
+/** The children, by logical name: a map per kind of the registry, named as its map in the document (`fineTunes`). */
+type Children = { readonly [K in KindName as SectionOf<K>]: Record<string, InstanceType<(typeof classes)[K]>> };
 
+/** A kind's entry in the document, as parsed. */
+type EntryOf<K extends KindName> = NonNullable<ParsedWorkspaceSpec[SectionOf<K>]>[string];
+
+/** A child's args made from its entry (the connection added to them), and what it is created after besides its inputs. */
+interface ChildArgs<K extends KindName> {
+  args: Omit<ConstructorParameters<(typeof classes)[K]>[1], "connection">;
+  after?: pulumi.Resource[];
+}
+
+/** How an entry of some kind becomes its child's args. */
+type Form = (key: string, entry: unknown) => ChildArgs<KindName>;
+/** The entry of a kind that is not a `FormKind`: its inputs, as they are. */
+const asIs: Form = (_key, entry) => ({ args: entry as ChildArgs<KindName>["args"] });
+
+// The class's members are its own and, merged in here, the children's maps, which its constructor defines.
+export interface Workspace extends Children {}
+
+export class Workspace extends pulumi.ComponentResource {
   constructor(name: string, args: WorkspaceArgs, opts: pulumi.ComponentResourceOptions = {}) {
     const loaded = load(name, args);
     const keys = secrets(loaded);
@@ -75,16 +79,8 @@ export class Workspace extends pulumi.ComponentResource {
     const resolution = pulumi.unsecret(
       pulumi.output(connection).apply((plain) => preflight(loaded, { connection: plain as Connection | undefined })),
     );
-    /** Nothing registers before the preflight passed; `also` adds dependencies the inputs do not carry. */
-    const options = (...also: pulumi.Resource[]): pulumi.CustomResourceOptions => ({
-      parent: this,
-      dependsOn: resolution.apply(() => also) as unknown as pulumi.Input<pulumi.Resource[]>,
-    });
     const resolved = <T>(pick: (resolution: Resolution) => T): pulumi.Output<T> =>
       resolution.apply((value) => pick(value) as pulumi.Unwrap<T>) as pulumi.Output<T>;
-    const child = (key: string) => `${name}-${key}`;
-    const each = <E, R>(entries: Record<string, E> | undefined, make: (key: string, entry: E) => R): Record<string, R> =>
-      Object.fromEntries(Object.entries(entries ?? {}).map(([key, entry]) => [key, make(key, entry)]));
     /** One value per name, so that children naming the same object get the same Output (which twin warnings compare). */
     const onePerName = <T>(make: (name: string) => T) => {
       const made = new Map<string, T>();
@@ -94,120 +90,114 @@ export class Workspace extends pulumi.ComponentResource {
       };
     };
 
-    this.providerConnections = each(spec.providerConnections, (key, entry) => {
-      const { key: _secret, ...fields } = entry;
-      return new ProviderConnection(child(key), { ...fields, key: keys.get(`providerConnections\n${key}\nkey`)!, connection }, options());
-    });
-
-    this.apps = each(spec.apps, (key, entry) => new App(child(key), { ...entry, connection }, options()));
     // A child refers to another by its `id` (the GUID), not its `guid` output: in preview an updated
     // resource's outputs are unknown (the dynamic provider has no preview) but its id is not, so the
     // dependents of an in-place change do not show as replaced.
     const appGuid = onePerName((ref): pulumi.Input<string> => this.apps[ref]?.id ?? resolved((r) => r.existingApps[ref]!));
     const declaredApp = (ref: string) => (this.apps[ref] ? [this.apps[ref]] : []);
-
-    this.skills = each(spec.skills, (key, entry) => new Skill(child(key), { ...entry, connection }, options()));
-
-    this.models = each(spec.models, (key, entry) => {
-      const provider = spec.providerConnections![entry.provider]!;
-      const { provider: _logical, key: _secret, url, ...fields } = entry;
-      return new Model(
-        child(key),
-        {
-          ...fields,
-          provider: provider.provider,
-          key: keys.get(`models\n${key}\nkey`) ?? keys.get(`providerConnections\n${entry.provider}\nkey`)!,
-          url: url !== undefined ? url : provider.url,
-          connection,
-        },
-        options(this.providerConnections[entry.provider]!),
-      );
-    });
-
-    this.workflows = each(
-      spec.workflows,
-      (key, entry) => new Workflow(child(key), { ...entry, app: appGuid(entry.app), connection }, options()),
-    );
-
-    this.datasets = each(spec.datasets, (key, entry) => {
-      const { app, ...fields } = entry;
-      return new Dataset(
-        child(key),
-        { ...fields, ...(app === undefined ? {} : { app: app === null ? null : appGuid(app) }), connection },
-        options(),
-      );
-    });
-
-    this.evals = each(spec.evals, (key, entry) => {
-      const { action, evalTypes, dataset, ...fields } = entry;
-      return new Eval(
-        child(key),
-        {
-          ...fields,
-          action: resolved((r) => r.actions[actionKey(action.app, action.action)]!.guid),
-          evalTypes: resolved((r) =>
-            evalTypes.map((ref) =>
-              typeof ref === "string"
-                ? { guid: r.evalTypes[ref]! }
-                : { guid: r.evalTypes[ref.type]!, ...(ref.variables ? { variables: ref.variables } : {}) },
-            ),
-          ),
-          ...(dataset === undefined ? {} : { dataset: dataset === null ? null : this.datasets[dataset]!.id }),
-          connection,
-        },
-        options(...declaredApp(action.app)),
-      );
-    });
-
-    this.experiments = each(spec.experiments, (key, entry) => {
-      const { app, primaryAction, secondaryAction, ...fields } = entry;
-      return new Experiment(
-        child(key),
-        {
-          ...fields,
-          app: appGuid(app),
-          primaryAction: resolved((r) => r.actions[actionKey(app, primaryAction)]!.guid),
-          secondaryAction: resolved((r) => r.actions[actionKey(app, secondaryAction)]!.guid),
-          connection,
-        },
-        options(),
-      );
-    });
-
     const contextGuid = onePerName((context) => resolved((r) => r.contexts[context]!));
-    this.contextSources = each(spec.contextSources, (key, entry) => {
-      const { context, file, ...fields } = entry;
-      return new ContextSource(
-        child(key),
-        {
-          ...fields,
-          context: contextGuid(context),
-          // A FileAsset path is relative to the program directory (the provider host's working directory).
-          ...(file === undefined
-            ? {}
-            : { file: new pulumi.asset.FileAsset(relative(process.cwd(), contextFilePath(loaded.baseDir, file))) }),
-          connection,
-        },
-        options(),
-      );
-    });
 
-    this.fineTunes = each(spec.fineTunes, (key, entry) => {
-      const { app, dataset, providerConnection, ...fields } = entry;
-      return new FineTune(
-        child(key),
-        {
-          ...fields,
-          app: appGuid(app),
-          dataset: this.datasets[dataset]!.id,
-          // A Model's output: left out when the Model shows none, which the fine-tune's check then reports.
-          providerConnection:
-            typeof providerConnection === "number" ? providerConnection : this.models[providerConnection.model]!.workspaceModelProviderId,
-          connection,
-        },
-        options(),
+    /**
+     * The args of the kinds whose document form differs from their inputs (spec.ts `FORMS`, each of which has its
+     * line here): references by name resolved, secrets read, files by path. Every other kind's entry is its args as it is.
+     */
+    const forms: { [K in FormKind]: (key: string, entry: EntryOf<K>) => ChildArgs<K> } = {
+      ProviderConnection: (key, entry) => {
+        const { key: _secret, ...fields } = entry;
+        return { args: { ...fields, key: keys.get(`providerConnections\n${key}\nkey`)! } };
+      },
+      Model: (key, entry) => {
+        const provider = spec.providerConnections![entry.provider]!;
+        const { provider: _logical, key: _secret, url, ...fields } = entry;
+        return {
+          args: {
+            ...fields,
+            provider: provider.provider,
+            key: keys.get(`models\n${key}\nkey`) ?? keys.get(`providerConnections\n${entry.provider}\nkey`)!,
+            url: url !== undefined ? url : provider.url,
+          },
+          after: [this.providerConnections[entry.provider]!],
+        };
+      },
+      Workflow: (_key, entry) => ({ args: { ...entry, app: appGuid(entry.app) } }),
+      Dataset: (_key, entry) => {
+        const { app, ...fields } = entry;
+        return { args: { ...fields, ...(app === undefined ? {} : { app: app === null ? null : appGuid(app) }) } };
+      },
+      Eval: (_key, entry) => {
+        const { action, evalTypes, dataset, ...fields } = entry;
+        return {
+          args: {
+            ...fields,
+            action: resolved((r) => r.actions[actionKey(action.app, action.action)]!.guid),
+            evalTypes: resolved((r) =>
+              evalTypes.map((ref) =>
+                typeof ref === "string"
+                  ? { guid: r.evalTypes[ref]! }
+                  : { guid: r.evalTypes[ref.type]!, ...(ref.variables ? { variables: ref.variables } : {}) },
+              ),
+            ),
+            ...(dataset === undefined ? {} : { dataset: dataset === null ? null : this.datasets[dataset]!.id }),
+          },
+          after: declaredApp(action.app),
+        };
+      },
+      Experiment: (_key, entry) => {
+        const { app, primaryAction, secondaryAction, ...fields } = entry;
+        return {
+          args: {
+            ...fields,
+            app: appGuid(app),
+            primaryAction: resolved((r) => r.actions[actionKey(app, primaryAction)]!.guid),
+            secondaryAction: resolved((r) => r.actions[actionKey(app, secondaryAction)]!.guid),
+          },
+        };
+      },
+      ContextSource: (_key, entry) => {
+        const { context, file, ...fields } = entry;
+        return {
+          args: {
+            ...fields,
+            context: contextGuid(context),
+            // A FileAsset path is relative to the program directory (the provider host's working directory).
+            ...(file === undefined
+              ? {}
+              : { file: new pulumi.asset.FileAsset(relative(process.cwd(), contextFilePath(loaded.baseDir, file))) }),
+          },
+        };
+      },
+      FineTune: (_key, entry) => {
+        const { app, dataset, providerConnection, ...fields } = entry;
+        return {
+          args: {
+            ...fields,
+            app: appGuid(app),
+            dataset: this.datasets[dataset]!.id,
+            // A Model's output: left out when the Model shows none, which the fine-tune's check then reports.
+            providerConnection:
+              typeof providerConnection === "number" ? providerConnection : this.models[providerConnection.model]!.workspaceModelProviderId,
+          },
+        };
+      },
+    };
+
+    // Each kind's children in the registry's order, which is also the order its references go by (a Model's
+    // ProviderConnection, an Eval's Dataset, a fine-tune's Model are made before it). None registers before the
+    // preflight has passed: it is a dependency of each, beside what the child is created after.
+    for (const kind of KIND_NAMES) {
+      const section = SECTION_OF[kind];
+      // One kind at a time, which TypeScript sees as any of them: `forms` and `classes` agree by their types.
+      const form = (forms as Partial<Record<KindName, Form>>)[kind] ?? asIs;
+      const Child = classes[kind] as unknown as new (name: string, args: object, opts: pulumi.CustomResourceOptions) => unknown;
+      const children = Object.fromEntries(
+        Object.entries(spec[section] ?? {}).map(([key, entry]) => {
+          const { args: childArgs, after = [] } = form(key, entry);
+          const dependsOn = resolution.apply(() => after) as unknown as pulumi.Input<pulumi.Resource[]>;
+          return [key, new Child(`${name}-${key}`, { ...childArgs, connection }, { parent: this, dependsOn })];
+        }),
       );
-    });
+      Object.defineProperty(this, section, { value: children, enumerable: true });
+    }
 
     // The children are the component's outputs; registering their Outputs again would only repeat a
     // failed preflight's error under "error serializing property outputs".

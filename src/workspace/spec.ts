@@ -275,12 +275,15 @@ const FORMS = {
   FineTune: FineTuneEntry,
 } satisfies Partial<Record<KindName, z.ZodObject>>;
 
+/** The kinds whose entry is not their inputs as they are: the Workspace component makes their args (component.ts). */
+export type FormKind = keyof typeof FORMS;
+
 type EntryOf<K extends KindName> = K extends keyof typeof FORMS
   ? (typeof FORMS)[K]
   : z.ZodObject<EntryShape<(typeof kinds)[K]["inputs"], object>, z.core.$strict>;
 
 /** A kind's map in the document: its name in camelCase, plural (`fineTunes`). */
-type SectionOf<K extends KindName> = `${Uncapitalize<K>}s`;
+export type SectionOf<K extends KindName> = `${Uncapitalize<K>}s`;
 const sectionOf = <K extends KindName>(kind: K): SectionOf<K> => `${kind[0]!.toLowerCase()}${kind.slice(1)}s` as SectionOf<K>;
 
 /** The document's shape alone, a map per kind of the registry in its order: what the JSON Schema describes. */

@@ -22,6 +22,7 @@ import {
   TABLES,
 } from "../../src/emulator/store";
 import { APPS } from "../../src/emulator/store/apps";
+import { STORE_MODULES } from "../../src/emulator/store/modules";
 import { nullable, text } from "../../src/emulator/store/columns";
 import { callOverHttp } from "./harness";
 
@@ -122,6 +123,34 @@ describe("a new database", () => {
     expect(store.db.schemaVersion).toBe(MIGRATIONS.length);
     store.close();
     expect(schemaOf(file)).toEqual(before);
+  });
+});
+
+describe("a store module's table that no migration created (a new kind's)", () => {
+  const moduleTables = Object.values(STORE_MODULES).flatMap((module) => module.tables);
+
+  it("is created from its description when the Store opens, at the same version, and serves its store", async () => {
+    const file = fresh();
+    new Store(file).close();
+    const db = new DatabaseSync(file);
+    db.exec("DROP TABLE skills");
+    db.close();
+    const { store } = await serve(file, "created-table-key");
+    expect(store.db.schemaVersion).toBe(MIGRATIONS.length);
+    expect(TABLES.flatMap((table) => table.mismatches(store.db.sql))).toEqual([]);
+    const caller = store.workspaces.authenticate("created-table-key")!;
+    const skill = store.skills.createConfigured(caller, { name: "search", type: "web" });
+    expect(store.skills.get(caller, skill.guid)).toMatchObject({ name: "search", type: "web" });
+  });
+
+  it("is described by each store module's tables as the migrations made them", () => {
+    expect(moduleTables.map((table) => table.name)).toContain("apps");
+    for (const table of moduleTables) {
+      const db = new DatabaseSync(":memory:");
+      db.exec(table.creation());
+      expect(table.mismatches(db), table.name).toEqual([]);
+      db.close();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { integer, nullable, RecordTable, type StoredRecord, table, text } from "./columns";
+import { storeModule } from "./module";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { type Audited, type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, updatedBy, newGuid, slugify } from "./records";
@@ -106,3 +107,6 @@ export class AppStore {
     return slugOf(free);
   }
 }
+
+/** Opened by the Store as `store.apps` (./module.ts). */
+export const appStore = storeModule(AppStore, [APPS]);

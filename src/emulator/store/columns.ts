@@ -173,6 +173,22 @@ export class Table<C extends Columns = Columns> extends RowCodec<C> {
    * How the table in `sql` differs from this description: a missing table, a missing column, another
    * declared type or another NULL rule. Columns the description does not name are allowed.
    */
+  exists(sql: DatabaseSync): boolean {
+    return sql.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(this.name) !== undefined;
+  }
+
+  /**
+   * The statement creating the table as described, for a store module's table that no migration creates
+   * (./module.ts): each column with its type and NULL rule, `id` the key the rows are numbered by, `guid` unique.
+   */
+  creation(): string {
+    const columns = Object.entries(this.columns).map(
+      ([name, col]) =>
+        `${name} ${col.type}${name === "id" ? " PRIMARY KEY AUTOINCREMENT" : col.nullable ? "" : " NOT NULL"}${name === "guid" ? " UNIQUE" : ""}`,
+    );
+    return `CREATE TABLE ${this.name} (${columns.join(", ")})`;
+  }
+
   mismatches(sql: DatabaseSync): string[] {
     const info = sql.prepare(`SELECT name, type, "notnull" AS not_null, pk FROM pragma_table_info(?)`).all(this.name) as {
       name: string;

@@ -3,6 +3,7 @@ import { TextDecoder } from "node:util";
 import { FILES_LOADER_ID, IndexingStatus, type LoaderConfigItem } from "../../api/context-sources";
 import { z } from "zod";
 import { RecordTable, type StoredRecord, integer, json, nullable, oneOf, table, text } from "./columns";
+import { storeModule } from "./module";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { STORED_MEDIA_TYPE_HEADER } from "./files";
@@ -297,3 +298,6 @@ function nameFromUrl(url: string): string {
     return segment;
   }
 }
+
+/** Opened by the Store as `store.contextSources` (./module.ts). */
+export const contextSourceStore = storeModule(ContextSourceStore, [CONTEXT_SOURCES]);

@@ -1,5 +1,6 @@
 import type { DatasetCreate, DatasetUpdate } from "../../api/datasets";
 import { RecordTable, type StoredRecord, integer, nullable, table, text } from "./columns";
+import { storeModule } from "./module";
 import { type StoredData, dataValue } from "./data";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
@@ -151,3 +152,6 @@ export class DatasetStore {
     return RECORDS.find(this.db, { id })!;
   }
 }
+
+/** Opened by the Store as `store.datasets` (./module.ts). */
+export const datasetStore = storeModule(DatasetStore, [DATASETS, DATASET_ITEMS]);

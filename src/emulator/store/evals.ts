@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type EvalCreate, EvalDataType, type EvalTypeMetadata, type EvalTypeSelection } from "../../api/evals";
 import { RecordTable, type StoredRecord, flag, integer, json, nullable, oneOf, real, table, text } from "./columns";
+import { storeModule } from "./module";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, newGuid, updatedBy } from "./records";
@@ -144,3 +145,6 @@ function named(types: StoredEvalType[], evaluation: StoredRecord<typeof RECORDS>
     dataset: evaluation.datasetGuid ? { guid: evaluation.datasetGuid, name: evaluation.datasetName ?? "" } : null,
   };
 }
+
+/** Opened by the Store as `store.evals` (./module.ts). */
+export const evalStore = storeModule(EvalStore, [EVAL_TYPES, EVALS]);

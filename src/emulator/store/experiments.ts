@@ -2,6 +2,7 @@ import type { Variant } from "../../api/actions";
 import type { ExperimentFields } from "../../api/experiments";
 import type { StoredAction } from "./actions";
 import { RecordTable, type StoredRecord, flag, integer, table, text } from "./columns";
+import { storeModule } from "./module";
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
 import { type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, updatedBy, newGuid } from "./records";
@@ -124,3 +125,6 @@ export class ExperimentStore {
     return [primary, secondary];
   }
 }
+
+/** Opened by the Store as `store.experiments` (./module.ts). */
+export const experimentStore = storeModule(ExperimentStore, [EXPERIMENTS]);

@@ -2,6 +2,7 @@ import { type FineTuneCreate, type FineTuneStatus, MIN_FINE_TUNE_RECORDS } from 
 import { z } from "zod";
 import type { AppStore } from "./apps";
 import { RecordTable, type StoredRecord, integer, json, nullable, oneOf, table, text } from "./columns";
+import { storeModule } from "./module";
 import type { DataStore } from "./data";
 import type { Database } from "./database";
 import type { DatasetStore } from "./datasets";
@@ -71,9 +72,10 @@ export class FineTuneStore {
       readonly datasets: DatasetStore;
       readonly providers: ProviderStore;
     },
-    options: FineTuneOptions = {},
+    /** The Store's options: `fineTunes` tunes this store. */
+    options: { readonly fineTunes?: FineTuneOptions | undefined } = {},
   ) {
-    this.durationMs = (options.seconds ?? DEFAULT_FINE_TUNE_SECONDS) * 1000;
+    this.durationMs = (options.fineTunes?.seconds ?? DEFAULT_FINE_TUNE_SECONDS) * 1000;
   }
 
   /** Non-deleted fine-tunes of the workspace, oldest first. */
@@ -169,3 +171,6 @@ function asOf(fineTune: StoredRecord<typeof RECORDS>, at: number) {
     failureReason: finished ? fineTune.failureReason : null,
   };
 }
+
+/** Opened by the Store as `store.fineTunes` (./module.ts). */
+export const fineTuneStore = storeModule(FineTuneStore, [FINETUNES]);

@@ -1,38 +1,31 @@
 import { ACTIONS, ACTION_ENVIRONMENTS, ActionStore } from "./actions";
-import { APPS, AppStore } from "./apps";
 import type { Table } from "./columns";
 import { Database } from "./database";
 import { API_KEYS, FEATURE_USAGE, WORKSPACES, WORKSPACE_MEMBERS, WorkspaceStore } from "./workspaces";
 import { DATA, DATA_SESSIONS, DataStore } from "./data";
 import { FILES, FileStore } from "./files";
-import { PROVIDERS, ProviderStore } from "./providers";
-import { MODELS, ModelStore } from "./models";
-import { SKILLS, SkillStore } from "./skills";
-import { EVALS, EVAL_TYPES, EvalStore } from "./evals";
-import { WORKFLOWS, WORKFLOW_BLOCKS, WORKFLOW_RUNS, WORKFLOW_RUN_BLOCKS, WorkflowStore } from "./workflows";
-import { DATASETS, DATASET_ITEMS, DatasetStore } from "./datasets";
-import { EXPERIMENTS, ExperimentStore } from "./experiments";
 import { CONTEXTS, ContextStore } from "./contexts";
 import { DOCUMENTS, DocumentStore } from "./documents";
-import { CONTEXT_SOURCES, ContextSourceStore } from "./context-sources";
 import { SESSIONS, SessionStore } from "./sessions";
 import { GENERATIONS, GenerationStore } from "./generations";
 import { FEEDBACK, FeedbackStore } from "./feedback";
-import { FINETUNES, type FineTuneOptions, FineTuneStore } from "./fine-tunes";
 import { FILE_SIGNING_KEY, UrlSigner } from "./signing";
 import type { Migration } from "./migrations";
+import type { FineTuneOptions } from "./fine-tunes";
+import type { StoreModule } from "./module";
+import { STORE_MODULES } from "./modules";
 import { Clock } from "../clock";
 
 /**
- * Every table the stores read, as described next to its store: after the migrations (./migrations.ts)
- * each must match its description, or the Store does not start.
+ * Every table the stores read, as described next to its store (a store module's with it, ./module.ts): after the
+ * migrations (./migrations.ts), and the creation of a store module's table they did not create, each must match its
+ * description, or the Store does not start.
  */
 export const TABLES: readonly Table[] = [
   WORKSPACES,
   WORKSPACE_MEMBERS,
   API_KEYS,
   FEATURE_USAGE,
-  APPS,
   ACTIONS,
   ACTION_ENVIRONMENTS,
   SESSIONS,
@@ -40,24 +33,11 @@ export const TABLES: readonly Table[] = [
   DATA_SESSIONS,
   FILES,
   FILE_SIGNING_KEY,
-  PROVIDERS,
-  MODELS,
-  SKILLS,
-  EVAL_TYPES,
-  EVALS,
-  WORKFLOWS,
-  WORKFLOW_BLOCKS,
-  WORKFLOW_RUNS,
-  WORKFLOW_RUN_BLOCKS,
-  DATASETS,
-  DATASET_ITEMS,
-  EXPERIMENTS,
   CONTEXTS,
   DOCUMENTS,
-  CONTEXT_SOURCES,
   GENERATIONS,
   FEEDBACK,
-  FINETUNES,
+  ...Object.values(STORE_MODULES).flatMap((module) => module.tables),
 ];
 
 /** The database does not hold the tables the stores are described to read (see `TABLES`). */
@@ -83,6 +63,14 @@ export interface StoreOptions {
   migrations?: readonly Migration[] | undefined;
 }
 
+/** The stores opened by convention (./module.ts), each the field its module is listed under in ./modules.ts. */
+type ModuleStores = {
+  readonly [F in keyof typeof STORE_MODULES]: (typeof STORE_MODULES)[F] extends StoreModule<infer S, never, never> ? S : never;
+};
+
+// The class's fields are its own and, merged in here, the store modules', which its constructor defines.
+export interface Store extends ModuleStores {}
+
 /**
  * The emulator's storage: one SQLite database, one store per kind. Stores know nothing of HTTP; they
  * take a `Caller` (the workspace and user an API key selects), enforce the spec's rules and throw
@@ -96,28 +84,20 @@ export class Store {
   /** Signs the capability URLs Files and run streams hand out. */
   readonly signer: UrlSigner;
   readonly workspaces: WorkspaceStore;
-  readonly apps: AppStore;
   readonly actions: ActionStore;
   readonly data: DataStore;
   readonly files: FileStore;
-  readonly providers: ProviderStore;
-  readonly models: ModelStore;
-  readonly skills: SkillStore;
-  readonly evals: EvalStore;
-  readonly workflows: WorkflowStore;
-  readonly datasets: DatasetStore;
-  readonly experiments: ExperimentStore;
   readonly contexts: ContextStore;
   readonly documents: DocumentStore;
-  readonly contextSources: ContextSourceStore;
   readonly sessions: SessionStore;
   readonly generations: GenerationStore;
   readonly feedback: FeedbackStore;
-  readonly fineTunes: FineTuneStore;
 
   constructor(path = ":memory:", options: StoreOptions = {}) {
     this.clock = options.clock ?? new Clock();
     this.db = new Database(path, this.clock, options.migrations);
+    for (const module of Object.values(STORE_MODULES))
+      for (const table of module.tables) if (!table.exists(this.db.sql)) this.db.sql.exec(table.creation());
     const problems = TABLES.flatMap((table) => table.mismatches(this.db.sql));
     if (problems.length > 0) {
       this.db.close();
@@ -125,24 +105,16 @@ export class Store {
     }
     this.signer = new UrlSigner(this.db);
     this.workspaces = new WorkspaceStore(this.db);
-    this.apps = new AppStore(this.db, this);
     this.actions = new ActionStore(this.db, this);
     this.sessions = new SessionStore(this.db, this);
     this.data = new DataStore(this.db, this);
     this.files = new FileStore(this.db, this.signer);
-    this.providers = new ProviderStore(this.db, this);
-    this.models = new ModelStore(this.db, this);
-    this.skills = new SkillStore(this.db, this);
-    this.evals = new EvalStore(this.db, this);
-    this.workflows = new WorkflowStore(this.db, this);
-    this.datasets = new DatasetStore(this.db, this);
-    this.experiments = new ExperimentStore(this.db, this);
     this.contexts = new ContextStore(this.db);
     this.documents = new DocumentStore(this.db, this);
-    this.contextSources = new ContextSourceStore(this.db, this);
     this.generations = new GenerationStore(this.db, this);
     this.feedback = new FeedbackStore(this.db, this);
-    this.fineTunes = new FineTuneStore(this.db, this, options.fineTunes);
+    for (const [field, module] of Object.entries(STORE_MODULES))
+      Object.defineProperty(this, field, { value: new module.open(this.db, this, options), enumerable: true });
     this.workspaces.trackUsage();
   }
 

@@ -20,8 +20,14 @@
  *      migrations run and `foreign_key_check` must pass before the commit).
  *   2. Add the column to the table's description (the `table(...)` next to its store, e.g. `APPS` in
  *      apps.ts), with the same type and NULL rule; its rows then decode the new field. A new table gets a
- *      description of its own, listed in `TABLES` (./index.ts); a new counted feature needs its
- *      `feature_usage` triggers in the migration (see migration 2).
+ *      description of its own, listed in `TABLES` (./index.ts) or by its store module (./module.ts); a new
+ *      counted feature needs its `feature_usage` triggers in the migration (see migration 2).
+ *
+ * A new kind's table needs no migration: the Store creates a store module's table from its description when
+ * the migrations have not (./module.ts, `Table.creation`), with `id` its key and `guid` unique. The first
+ * change to such a table is then a migration that first creates it as it was described until then
+ * (`CREATE TABLE IF NOT EXISTS ...`: a new database runs the migrations before the Store creates anything),
+ * then changes it. The tables of the kinds that came before keep the migrations that made them.
  *   3. Nothing more for a plain field: the store's RecordTable (./columns.ts) writes and reads every described
  *      column, so a create or update given the field stores it and the record carries it.
  *   4. Run test/emulator/storage-versions.test.ts: it checks that a new database and each stored fixture

@@ -1,6 +1,7 @@
 import { Guid } from "../../api/common";
 import type { ModelCreate } from "../../api/models";
 import { RecordTable, type StoredRecord, flag, integer, nullable, oneOf, table, text } from "./columns";
+import { storeModule } from "./module";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import {
@@ -160,3 +161,6 @@ export class ModelStore implements ConnectionModels {
 
 /** The stored Model with its provider type's catalog id. */
 const withCatalogId = (model: StoredRecord<typeof RECORDS>) => ({ ...model, providerId: catalogId(model.provider) });
+
+/** Opened by the Store as `store.models` (./module.ts). */
+export const modelStore = storeModule(ModelStore, [MODELS]);

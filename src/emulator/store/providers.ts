@@ -1,5 +1,6 @@
 import type { ProviderCreate, ProviderUpdate } from "../../api/providers";
 import { RecordTable, type StoredRecord, flag, integer, json, nullable, oneOf, table, text } from "./columns";
+import { storeModule } from "./module";
 import type { Database } from "./database";
 import { BadRequestError, RecordNotFoundError } from "./errors";
 import { type Caller, RECORD_COLUMNS, createdBy, newGuid, updatedBy } from "./records";
@@ -154,3 +155,6 @@ export class ProviderStore {
     return connection;
   }
 }
+
+/** Opened by the Store as `store.providers` (./module.ts). */
+export const providerStore = storeModule(ProviderStore, [PROVIDERS]);

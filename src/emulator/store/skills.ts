@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { SkillType } from "../../api/skills";
 import { RecordTable, type StoredRecord, integer, json, nullable, table, text } from "./columns";
+import { storeModule } from "./module";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { type Caller, RECORD_COLUMNS, createdBy, newGuid, updatedBy } from "./records";
@@ -122,3 +123,6 @@ export class SkillStore {
     return RECORDS.find(this.db, { id })!;
   }
 }
+
+/** Opened by the Store as `store.skills` (./module.ts). */
+export const skillStore = storeModule(SkillStore, [SKILLS]);

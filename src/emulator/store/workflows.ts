@@ -1,5 +1,6 @@
 import { type StoredAction, type ActionStore, PLACEHOLDER } from "./actions";
 import { RecordTable, type StoredRecord, integer, table, text } from "./columns";
+import { storeModule } from "./module";
 import type { Database } from "./database";
 import { RecordNotFoundError } from "./errors";
 import { type Caller, type Page, RECORD_COLUMNS, createdBy, newGuid, slugify, updatedBy } from "./records";
@@ -266,3 +267,6 @@ export function emulatedOutput(prompt: string, values: WorkflowInputObject | und
     return value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
   });
 }
+
+/** Opened by the Store as `store.workflows` (./module.ts). */
+export const workflowStore = storeModule(WorkflowStore, [WORKFLOWS, WORKFLOW_BLOCKS, WORKFLOW_RUNS, WORKFLOW_RUN_BLOCKS]);
