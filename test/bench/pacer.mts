@@ -121,7 +121,10 @@ section.text(
     "refusal but only when the share refused since its last cut is large (more than half while unpaced, a quarter while paced), and it probes after calm spells; " +
     "like the AWS limiter it learns its rate from what was accepted and steps back at a refused probe. Unlike either, it measures no round-trip time (a " +
     "service's limit is a rate, not a queue), its answers come with `Retry-After` in whole seconds, and requests already in flight when a limit is reached " +
-    "cannot be recalled, so its window grows by one a round trip rather than doubling.",
+    "cannot be recalled, so its window grows by one a round trip rather than doubling. A window is no brake on a service that refuses at once, though: " +
+    "a window of one lets the next request go the moment a refusal comes back, a millisecond later. So, where BBR's delivery rate rests on acknowledged " +
+    "data, ours learns a rate even when nothing was accepted since the first refusal (as if one was in a quarter of a second), and leaves out of it a burst " +
+    "the service took before refusing, which a token bucket grants once and not again.",
 );
 section.table(["service", "refused", "time", "against the reference"], rows);
 section.write();
