@@ -1,9 +1,9 @@
 /**
  * The adaptive pacer (src/client/pacer.ts) against simulated services, on a simulated clock: the one simulation that
  * test/bench/pacer.mts prints and test/client/pacer-services.test.ts holds to its goals. Callers send requests one
- * after another; each attempt takes a place and a turn of the pacer (when there is one), is answered after `LATENCY_MS`,
- * and a refused request waits out its `Retry-After` (whole seconds, as services send it) or, without one, the client's
- * backoff, then takes a turn again. No wall clock is read: the figures are the same on any machine.
+ * after another; each attempt takes a place and a turn of the pacer (when there is one), is answered after `LATENCY_MS`
+ * (or as the run's `answers` say), and a refused request waits out its `Retry-After` (whole seconds, as services send
+ * it) or, without one, the client's backoff, then takes a turn again. No wall clock is read: the figures are the same on any machine.
  *
  * The pacer's class comes from the caller (the bench runs the build, the tests the source), so this file imports no code.
  */
@@ -17,9 +17,36 @@ export type Answer = { refused: false } | { refused: true; retryAfterS: number |
 /** Answers attempt `attempt` (from 1) of request `request` (from 0) at `now` (ms); made afresh for each run. */
 export type Service = (now: number, request: number, attempt: number) => Answer;
 
+/**
+ * How a service answers: each accepted attempt after `acceptedMs`, each refused one after `refusedMs`; `inTurn`, one
+ * at a time in the order they came (at least `IN_TURN_GAP_MS` apart), as one process serving its requests in turn does.
+ */
+export interface Answers {
+  acceptedMs: number;
+  refusedMs: number;
+  inTurn: boolean;
+}
+
+/** Every answer after `LATENCY_MS`, those to attempts sent together answered together. */
+export const TOGETHER: Answers = { acceptedMs: LATENCY_MS, refusedMs: LATENCY_MS, inTurn: false };
+/**
+ * As the emulator, and most services, answer: a refusal costs no work, so it comes back at once (1 ms) while an
+ * accepted request takes `LATENCY_MS`, and answers leave one at a time in the order the requests came. With a window
+ * of one request in flight, a caller refused is then followed by the next within a millisecond.
+ */
+export const IN_TURN: Answers = { acceptedMs: LATENCY_MS, refusedMs: 1, inTurn: true };
+export const IN_TURN_GAP_MS = 0.1;
+/** The ways of answering every limit is met with, by name. */
+export const ANSWER_SHAPES = [
+  { name: "answered together", answers: TOGETHER },
+  { name: "answered in turn", answers: IN_TURN },
+] as const;
+
 export interface RunOptions {
   /** Makes the service of this run (its state starts afresh). */
   service: () => Service;
+  /** How it answers; default `TOGETHER`. */
+  answers?: Answers;
   /** Requests to send; with `untilMs`, as many as the callers can until then. */
   requests: number;
   untilMs?: number;
@@ -52,12 +79,17 @@ export async function run(options: RunOptions): Promise<RunResult> {
   let accepted = 0;
   let failed = 0;
   let lastAnswerAt = 0;
+  const answers = options.answers ?? TOGETHER;
+  /** When the last answer is due: in turn, the next comes no sooner. */
+  let lastDueAt = Number.NEGATIVE_INFINITY;
   const send = async (request: number) => {
     let retries = 0;
     for (let attempt = 1; ; attempt++) {
       const ticket = await pacer?.acquire();
       const answer = service(now, request, attempt);
-      await sleep(LATENCY_MS);
+      const dueAt = now + (answer.refused ? answers.refusedMs : answers.acceptedMs);
+      lastDueAt = answers.inTurn ? Math.max(dueAt, lastDueAt + IN_TURN_GAP_MS) : dueAt;
+      await sleep(lastDueAt - now);
       lastAnswerAt = now;
       if (!answer.refused) {
         ticket?.settle("accepted");
@@ -183,8 +215,8 @@ export const BUCKETS = (
 /** Their goal: at most this many refusals, and a time within this much of the floor N / rate. */
 export const BUCKET_GOAL = { refusals: 25, ofFloor: 1.25 };
 
-export async function bucket(pacer: MakePacer, { rate, burst, requests }: (typeof BUCKETS)[number]) {
-  const result = await run({ service: tokenBucket(steady(rate, burst)), requests, pacer });
+export async function bucket(pacer: MakePacer, { rate, burst, requests }: (typeof BUCKETS)[number], answers = TOGETHER) {
+  const result = await run({ service: tokenBucket(steady(rate, burst)), requests, pacer, answers });
   return { ...result, floorMs: (requests / rate) * 1000 };
 }
 
@@ -212,13 +244,14 @@ export const MOVING = { phases: [50, 5, 50], phaseMs: 20_000, goal: { ofAllowed:
 const movingRate = (now: number) => MOVING.phases[Math.min(MOVING.phases.length - 1, Math.floor(now / MOVING.phaseMs))]!;
 
 /** The requests the limit allowed (its first burst, then its rate over each phase), and what the pacer got. */
-export async function moving(pacer: MakePacer) {
+export async function moving(pacer: MakePacer, answers = TOGETHER) {
   const untilMs = MOVING.phases.length * MOVING.phaseMs;
   const result = await run({
     service: tokenBucket((now) => ({ rate: movingRate(now), burst: movingRate(now) })),
     requests: Number.POSITIVE_INFINITY,
     untilMs,
     pacer,
+    answers,
   });
   const allowed = MOVING.phases[0]! + MOVING.phases.reduce((sum, rate) => sum + (rate * MOVING.phaseMs) / 1000, 0);
   return { ...result, allowed };
@@ -228,11 +261,12 @@ export async function moving(pacer: MakePacer) {
 export const SHARED = { rate: 10, burst: 10, other: 5, requests: 300, goal: BUCKET_GOAL };
 
 /** The floor is the half of the limit left to ours. */
-export async function shared(pacer: MakePacer) {
+export async function shared(pacer: MakePacer, answers = TOGETHER) {
   const result = await run({
     service: tokenBucket(steady(SHARED.rate, SHARED.burst), steadyClient(SHARED.other)),
     requests: SHARED.requests,
     pacer,
+    answers,
   });
   return { ...result, floorMs: (SHARED.requests / (SHARED.rate - SHARED.other)) * 1000 };
 }

@@ -23,17 +23,22 @@ const x = (value: number, base: number) => `${(value / base).toFixed(2)}x`;
 const section = new Section();
 const rows: string[][] = [];
 
-section.print(`the pacer on a simulated clock: ${sim.CALLERS} callers, ${sim.LATENCY_MS} ms an answer, Retry-After in whole seconds`);
+section.print(
+  `the pacer on a simulated clock: ${sim.CALLERS} callers, ${sim.LATENCY_MS} ms an answer (or, in turn, a refusal at once), Retry-After in whole seconds`,
+);
 section.print(
   `1. token buckets (goal: at most ${sim.BUCKET_GOAL.refusals} refusals, within ${sim.BUCKET_GOAL.ofFloor}x the floor N / rate)`,
 );
-for (const bucket of sim.BUCKETS) {
-  const { refused, spanMs, floorMs } = await sim.bucket(pacer, bucket);
-  const service = `bucket ${bucket.rate}/s, burst ${bucket.burst}, N = ${bucket.requests}`;
-  rows.push([service, String(refused), s(spanMs), `${x(spanMs, floorMs)} the floor (${s(floorMs)})`]);
-  section.print(
-    `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor`,
-  );
+for (const shape of sim.ANSWER_SHAPES) {
+  section.print(`  ${shape.name}:`);
+  for (const bucket of sim.BUCKETS) {
+    const { refused, spanMs, floorMs } = await sim.bucket(pacer, bucket, shape.answers);
+    const service = `bucket ${bucket.rate}/s, burst ${bucket.burst}, N = ${bucket.requests}`;
+    rows.push([`${service}, ${shape.name}`, String(refused), s(spanMs), `${x(spanMs, floorMs)} the floor (${s(floorMs)})`]);
+    section.print(
+      `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor`,
+    );
+  }
 }
 section.print(
   `2. no limit, refusals at random, N = ${sim.NOISE.requests}, median of ${sim.NOISE.seeds} seeds (goal: 1.5x the unpaced client at 1-10%, 3x at 20%)`,
@@ -46,23 +51,23 @@ for (const share of sim.NOISE.shares) {
     `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, referenceMs)} unpaced (${s(referenceMs)})`,
   );
 }
-{
-  const { refused, accepted, allowed } = await sim.moving(pacer);
+section.print(
+  `3. a moving limit (goal: ${sim.MOVING.goal.ofAllowed * 100}% of the allowed requests accepted, at most ${sim.MOVING.goal.refusals} refusals)`,
+);
+for (const shape of sim.ANSWER_SHAPES) {
+  const { refused, accepted, allowed } = await sim.moving(pacer, shape.answers);
   const service = `limit ${sim.MOVING.phases.join("/s, ")}/s, ${sim.MOVING.phaseMs / 1000} s each`;
   const share = `${((accepted / allowed) * 100).toFixed(0)}% of the ${allowed} allowed accepted`;
-  rows.push([service, String(refused), s(sim.MOVING.phases.length * sim.MOVING.phaseMs), share]);
-  section.print(
-    `3. a moving limit (goal: ${sim.MOVING.goal.ofAllowed * 100}% of the allowed requests accepted, at most ${sim.MOVING.goal.refusals} refusals)`,
-  );
-  section.print(`  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${share}`);
+  rows.push([`${service}, ${shape.name}`, String(refused), s(sim.MOVING.phases.length * sim.MOVING.phaseMs), share]);
+  section.print(`  ${`${service}, ${shape.name}`.padEnd(30)} ${String(refused).padStart(4)} refused  ${share}`);
 }
-{
-  const { refused, spanMs, floorMs } = await sim.shared(pacer);
-  const service = `limit ${sim.SHARED.rate}/s shared with ${sim.SHARED.other}/s, N = ${sim.SHARED.requests}`;
+section.print(
+  `4. a shared limit (goal: at most ${sim.SHARED.goal.refusals} refusals, within ${sim.SHARED.goal.ofFloor}x the floor of the half left)`,
+);
+for (const shape of sim.ANSWER_SHAPES) {
+  const { refused, spanMs, floorMs } = await sim.shared(pacer, shape.answers);
+  const service = `limit ${sim.SHARED.rate}/s shared with ${sim.SHARED.other}/s, N = ${sim.SHARED.requests}, ${shape.name}`;
   rows.push([service, String(refused), s(spanMs), `${x(spanMs, floorMs)} the floor (${s(floorMs)})`]);
-  section.print(
-    `4. a shared limit (goal: at most ${sim.SHARED.goal.refusals} refusals, within ${sim.SHARED.goal.ofFloor}x the floor of the half left)`,
-  );
   section.print(
     `  ${service.padEnd(30)} ${String(refused).padStart(4)} refused  ${s(spanMs).padStart(7)}  ${x(spanMs, floorMs)} the floor`,
   );
@@ -99,6 +104,10 @@ for (const share of sim.NOISE.shares) {
 section.text(
   `The adaptive pacer (src/client/pacer.ts) alone on a simulated clock (test/bench/pacer-sim.mts, which test/client/pacer-services.test.ts holds to the goals), ${sim.CALLERS} callers, ${sim.LATENCY_MS} ms an answer, ` +
     "each refused request waiting out its `Retry-After` (whole seconds) and taking a turn again. The same figures on any machine: no wall clock is read. " +
+    "Each limit is met twice: with every answer after 10 ms, those to requests sent together answered together, and answered in turn as the " +
+    "emulator does (one process serving its requests one at a time, in the order they came), a refusal at once (1 ms: it costs no work) " +
+    "and an accepted request after 10 ms. Only the second shows a pacer whose window of one request in flight lets the next caller go the " +
+    "millisecond the last was refused: LocalEngine's bench showed it (a hundred refusals in an operation), the first shape did not. " +
     "The services: token buckets (the floor N / rate is the reference); no limit but a share of attempts refused at random, " +
     "drawn from a generator seeded by the request and the attempt, so that the pacer and the same client unpaced meet the same refusals (the median of 20 seeds); " +
     "a limit that moves from 50 a second to 5 and back; a limit of 10 a second shared with another client steadily sending 5; and refusals without `Retry-After`, " +
@@ -112,7 +121,10 @@ section.text(
     "refusal but only when the share refused since its last cut is large (more than half while unpaced, a quarter while paced), and it probes after calm spells; " +
     "like the AWS limiter it learns its rate from what was accepted and steps back at a refused probe. Unlike either, it measures no round-trip time (a " +
     "service's limit is a rate, not a queue), its answers come with `Retry-After` in whole seconds, and requests already in flight when a limit is reached " +
-    "cannot be recalled, so its window grows by one a round trip rather than doubling.",
+    "cannot be recalled, so its window grows by one a round trip rather than doubling. A window is no brake on a service that refuses at once, though: " +
+    "a window of one lets the next request go the moment a refusal comes back, a millisecond later. So, where BBR's delivery rate rests on acknowledged " +
+    "data, ours learns a rate even when nothing was accepted since the first refusal (as if one was in a quarter of a second), and leaves out of it a burst " +
+    "the service took before refusing, which a token bucket grants once and not again.",
 );
 section.table(["service", "refused", "time", "against the reference"], rows);
 section.write();
