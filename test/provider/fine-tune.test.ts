@@ -2,13 +2,13 @@
  * FineTune through the real dynamic-provider host against the emulator (a job stays `processing` for three
  * seconds there, and fails when its base model's name contains "fail"), plus scripted services for the
  * failures the emulator does not produce, and the progress lines the wait logs (in-process against a scripted
- * service on a fake clock: the host's standard output, where `pulumi.log` writes without an engine, is not kept,
- * and the wait's ten-second progress lines need no real seconds).
+ * service on a fake clock, the lines taken where the host sends them to the engine's log: the wait's ten-second
+ * progress lines need no real seconds; test/pulumi-cli/dynamic-provider-log.test.ts shows them on the real CLI).
  */
-import * as pulumi from "@pulumi/pulumi";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as gms from "../../src";
 import { Session } from "../../src/provider/session";
+import { logProviderTo } from "../../src/provider/log";
 import { makeFineTuneKind } from "../../src/resources/fine-tune";
 import { ResourceInitError } from "../../src/testing/host";
 import { type ScriptedServer, type Step, json, startScriptedServer } from "../client/scripted-server";
@@ -467,7 +467,9 @@ describe("FineTune's progress while it waits", () => {
       providerConnection: 7,
       waitTimeoutSeconds: undefined,
     };
-    const info = vi.spyOn(pulumi.log, "info").mockResolvedValue(undefined);
+    // The lines as the dynamic provider's host sends them to the engine (src/provider/log.ts).
+    const lines: [string, string][] = [];
+    logProviderTo(async (severity, line) => void lines.push([severity, line]));
     try {
       const client = new Session().clientFor({ baseUrl: service.baseUrl, apiKey: "gms_scripted_key" });
       const created = await makeFineTuneKind(clock).create(client, inputs);
@@ -475,13 +477,13 @@ describe("FineTune's progress while it waits", () => {
       // Polls back off from a quarter of a second to five seconds.
       expect(slept).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000]);
       const label = `FineTune "Patient tone" (${GUID})`;
-      expect(info.mock.calls.map(([line]) => line)).toEqual([
-        `${label}: waiting up to 3600 s for provider job ftjob-patient to leave processing`,
-        `${label}: provider job ftjob-patient still processing after 12.8 s`,
-        `${label}: provider job ftjob-patient succeeded after 17.8 s`,
+      expect(lines).toEqual([
+        ["info", `${label}: waiting up to 3600 s for provider job ftjob-patient to leave processing`],
+        ["info", `${label}: provider job ftjob-patient still processing after 12.8 s`],
+        ["info", `${label}: provider job ftjob-patient succeeded after 17.8 s`],
       ]);
     } finally {
-      info.mockRestore();
+      logProviderTo(undefined);
     }
   });
 });
