@@ -20,6 +20,21 @@ type Props = Record<string, unknown>;
 const withoutProvider = ({ __provider, ...rest }: Props) => rest;
 const sent = (requests: { method: string; path: string }[]) => requests.map((request) => `${request.method} ${request.path}`);
 
+/** A scripted service's fine-tune record `guid` of ten Data records, its provider job `job`, at each status asked for. */
+const scriptedRecord = (guid: string, name: string, job: string) => (status: string) => ({
+  guid,
+  name,
+  app: MISSING_GUID,
+  dataset: MISSING_GUID,
+  training_dataset: MISSING_GUID,
+  data_ids: Array.from({ length: 10 }, (_, index) => index + 1),
+  base_model: "gpt-4o-mini",
+  provider: MISSING_GUID,
+  status,
+  vendor_finetune_name: job,
+  failure_reason: null,
+});
+
 /** Never called: it only has to type-check (`npm test` runs tsc): a Model's connection id is what providerConnection takes. */
 export function typeChecks(model: gms.Model): void {
   new gms.FineTune("typed", {
@@ -362,19 +377,7 @@ describe("FineTune through the dynamic-provider host", () => {
 
   describe("waiting on a service that misbehaves", () => {
     const GUID = "5b0e2f9a-8c1d-4e3f-a2b4-c6d8e0f1a3b5";
-    const record = (status: string) => ({
-      guid: GUID,
-      name: "Support tone",
-      app: MISSING_GUID,
-      dataset: MISSING_GUID,
-      training_dataset: MISSING_GUID,
-      data_ids: Array.from({ length: 10 }, (_, index) => index + 1),
-      base_model: "gpt-4o-mini",
-      provider: MISSING_GUID,
-      status,
-      vendor_finetune_name: "ftjob-scripted",
-      failure_reason: null,
-    });
+    const record = scriptedRecord(GUID, "Support tone", "ftjob-scripted");
     const failing = json(500, { detail: "upstream broke" }, { "retry-after": "0" });
     const against = async (steps: Step[]) => {
       const service = await startScriptedServer(steps);
@@ -424,19 +427,7 @@ describe("FineTune through the dynamic-provider host", () => {
 
 describe("FineTune's progress while it waits", () => {
   const GUID = "7c1e3a5b-9d2f-4a6c-8e0b-1f3d5a7c9e2b";
-  const record = (status: string) => ({
-    guid: GUID,
-    name: "Patient tone",
-    app: MISSING_GUID,
-    dataset: MISSING_GUID,
-    training_dataset: MISSING_GUID,
-    data_ids: Array.from({ length: 10 }, (_, index) => index + 1),
-    base_model: "gpt-4o-mini",
-    provider: MISSING_GUID,
-    status,
-    vendor_finetune_name: "ftjob-patient",
-    failure_reason: null,
-  });
+  const record = scriptedRecord(GUID, "Patient tone", "ftjob-patient");
   const statusOf = (status: string) => json(200, { status, vendor_finetune_name: "ftjob-patient" });
   let service: ScriptedServer | undefined;
   afterAll(() => service?.close());
