@@ -7,25 +7,44 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { PACKAGE, PROVIDER_TYPE } from "../provider/tokens";
-import { SETTING_NAMES, SETTINGS } from "../settings";
+import { SETTING_NAMES, SETTINGS, type SettingValue } from "../settings";
 import { withPluginVersion } from "./resource";
 
+/**
+ * The provider's inputs: the package's settings (src/settings.ts), each typed as its value parses. Each comment is the
+ * setting's description in schema.json (settingDescription), which the other languages' SDKs carry;
+ * test/native/provider-args.test.ts holds them equal, and the members to the settings.
+ */
 export interface ProviderArgs {
-  /** The service's base URL, ending in `/v1`. Defaults to GMS_BASE_URL. */
-  baseUrl?: pulumi.Input<string>;
-  /** The API key; it selects the workspace. Stored as a secret. Defaults to GMS_API_KEY. */
-  apiKey?: pulumi.Input<string>;
-  /** How often a failed request is sent again. Default 3 (GMS_MAX_RETRIES). */
-  maxRetries?: pulumi.Input<number>;
-  /** The first retry's backoff ceiling in milliseconds, doubling per retry up to 8 s. Default 500 (GMS_RETRY_BASE_DELAY_MS). */
-  retryBaseDelayMs?: pulumi.Input<number>;
-  /** The service's deadline for a request in milliseconds, which a lost create's lookup waits out. Default 60000 (GMS_REQUEST_DEADLINE_MS). */
-  requestDeadlineMs?: pulumi.Input<number>;
+  /** The service's base URL, ending in `/v1`. Defaults to the GMS_BASE_URL environment variable. */
+  baseUrl?: pulumi.Input<SettingValue<"baseUrl">>;
   /**
-   * The most requests a second the provider sends, retries included (above 0; 0.5 is one every two seconds).
-   * Default no limit (GMS_MAX_REQUESTS_PER_SECOND).
+   * The API key; it selects the workspace. Set it with `pulumi config set --secret gms:apiKey ...`. Defaults to the
+   * GMS_API_KEY environment variable.
    */
-  maxRequestsPerSecond?: pulumi.Input<number>;
+  apiKey?: pulumi.Input<SettingValue<"apiKey">>;
+  /**
+   * How often a failed request is sent again (idempotent requests, and creates whose lost answer proved nothing was
+   * made). Default 3.
+   */
+  maxRetries?: pulumi.Input<SettingValue<"maxRetries">>;
+  /**
+   * The first retry's backoff ceiling in milliseconds; it doubles per retry up to 8 s, with full jitter, unless the
+   * service sends Retry-After. Default 500.
+   */
+  retryBaseDelayMs?: pulumi.Input<SettingValue<"retryBaseDelayMs">>;
+  /**
+   * The service's deadline for a request in milliseconds: a create whose answer was lost while the service may still
+   * be running it (a timeout, a connection lost after sending, a 502 or 504) is looked up until then, and sent again
+   * only once it has passed with nothing found. Default 60000.
+   */
+  requestDeadlineMs?: pulumi.Input<SettingValue<"requestDeadlineMs">>;
+  /**
+   * The most requests a second the provider sends, a number above 0 (0.5: one every two seconds): every request of the
+   * provider process, retries included, waits for its turn, so a service that limits its API key to that rate need
+   * not refuse any. Default: no limit.
+   */
+  maxRequestsPerSecond?: pulumi.Input<SettingValue<"maxRequestsPerSecond">>;
 }
 
 /** The native provider of the `gms` package, configured by the program. */

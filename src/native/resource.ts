@@ -68,7 +68,6 @@ export abstract class NativeResource extends pulumi.CustomResource {
     opts: pulumi.CustomResourceOptions = {},
     derive?: DeriveInputs,
   ) {
-    if (opts.id === undefined) warnTwin(kind, name, args, opts.provider);
     super(
       nativeToken(kind.name),
       name,
@@ -77,6 +76,7 @@ export abstract class NativeResource extends pulumi.CustomResource {
       withPluginVersion(withFormerTypes(kind, "native", withSecretOutputs(kind, opts))),
     );
     rememberDeclared(this, args);
+    if (opts.id === undefined) warnTwin(kind, name, args, opts.provider, this);
   }
 }
 

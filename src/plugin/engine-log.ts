@@ -1,11 +1,22 @@
 /**
- * Debug lines sent to the engine's log (Engine.Log at debug level) from a provider process: the provider plugin, and
+ * Lines sent to the engine's log (Engine.Log, at any severity) from a provider process: the provider plugin, and
  * the dynamic provider's host. The engine starts both the same way, with its address as the last argument, but the
- * host (`@pulumi/pulumi/cmd/dynamic-provider`) never hands that address to the SDK, so the SDK's `log.debug` has no
- * engine there and writes nothing. This module speaks to the engine itself, through the SDK's generated Engine client,
- * and names the resource (the Log request's URN, which the CLI shows the line under) when the caller knows it.
+ * host (`@pulumi/pulumi/cmd/dynamic-provider`) never hands that address to the SDK, so the SDK's log has no engine
+ * there: its `log.debug` writes nothing, and its `log.info`, `log.warn` and `log.error` write to the host's standard
+ * output and error, which the CLI does not show as the provider's diagnostics. This module speaks to the engine
+ * itself, through the SDK's generated Engine client, and names the resource (the Log request's URN, which the CLI
+ * shows the line under) when the caller knows it.
  */
 import { enginePb, engineServices, grpc } from "./sdk-modules";
+
+/** A severity of the engine's log. */
+export type LogSeverity = "debug" | "info" | "warning" | "error";
+
+/**
+ * One line of the resource `urn` (none when unknown) to the engine's log, at `severity`; resolves once the engine has
+ * taken it (or refused it), so that a caller that waits has its line in before it answers the engine.
+ */
+export type EngineLog = (severity: LogSeverity, line: string, urn: string | undefined) => Promise<void>;
 
 /** One debug line of the resource `urn` (none when unknown) to the engine's log. */
 export type EngineDebugLog = (line: string, urn: string | undefined) => void;
@@ -23,18 +34,37 @@ export function engineAddressIn(args: readonly string[]): string | undefined {
 export const isDynamicProviderHost = (main: string | undefined = require.main?.filename): boolean =>
   main !== undefined && /[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/.test(main);
 
+/** The engine's number of each severity. */
+const SEVERITIES: Record<LogSeverity, number> = {
+  debug: enginePb.LogSeverity.DEBUG,
+  info: enginePb.LogSeverity.INFO,
+  warning: enginePb.LogSeverity.WARNING,
+  error: enginePb.LogSeverity.ERROR,
+};
+
 /**
- * The debug log of the engine at `address`. Lines go out one after another, in the order given, as the SDK's own log
+ * The log of the engine at `address`. Lines go out one after another, in the order given, as the SDK's own log
  * sends them; a line the engine no longer takes (it is shutting down) is dropped and fails nothing.
  */
-export function engineDebugLog(address: string): EngineDebugLog {
+export function engineLog(address: string): EngineLog {
   const client = new engineServices.EngineClient(address, grpc.credentials.createInsecure());
   let last = Promise.resolve();
-  return (line, urn) => {
+  return (severity, line, urn) => {
     const request = new enginePb.LogRequest();
-    request.setSeverity(enginePb.LogSeverity.DEBUG);
+    request.setSeverity(SEVERITIES[severity]);
     request.setMessage(line);
     request.setUrn(urn ?? "");
     last = last.then(() => new Promise<void>((resolve) => void client.log(request, () => resolve())));
+    return last;
   };
 }
+
+/** The debug level of the engine's log at `address` (see engineLog). */
+export function engineDebugLog(address: string): EngineDebugLog {
+  const log = engineLog(address);
+  return (line, urn) => void log("debug", line, urn);
+}
+
+/** The engine's address when this process is the dynamic provider's host the engine started, or undefined. */
+export const dynamicHostEngine = (args: readonly string[] = process.argv.slice(2)): string | undefined =>
+  isDynamicProviderHost() ? engineAddressIn(args) : undefined;

@@ -32,14 +32,15 @@ const whereOf = (args: Record<string, unknown>, provider: unknown): string | und
 const seen = new Map<string, string>();
 
 /**
- * Warns (pulumi.log.warn) when an earlier resource of this program already declared this one's identity (see the
- * top of this file); returns the warning, or undefined.
+ * Warns (pulumi.log.warn, under `resource`: the CLI shows the warning with it) when an earlier resource of this program
+ * already declared this one's identity (see the top of this file); returns the warning, or undefined.
  */
 export function warnTwin(
   kind: Pick<Kind, "name" | "identity">,
   name: string,
   args: Record<string, unknown>,
   provider?: unknown,
+  resource?: pulumi.Resource,
 ): string | undefined {
   const where = whereOf(args, provider);
   if (where === undefined) return undefined;
@@ -59,7 +60,7 @@ export function warnTwin(
     const warning =
       `${kind.name} "${name}" has the ${described.join(" and ")} of ${kind.name} "${first}" in the same workspace: the service keeps both, ` +
       `but a lookup by ${fields.join(" and ")} finds only one of them. Give one another ${fields.join(" or ")} if that matters.`;
-    void pulumi.log.warn(warning);
+    void pulumi.log.warn(warning, resource);
     return warning;
   }
   return undefined;

@@ -24,7 +24,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import * as pulumi from "@pulumi/pulumi";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { z } from "zod";
 import {
@@ -41,6 +40,7 @@ import { Connection } from "./connection";
 import { failure, goneMessage, redactSecrets, ProviderError, codeOf } from "./errors";
 import { type FieldNames, fieldNames } from "./field-names";
 import { type InputField, requiredToDeclare } from "./fields";
+import { providerLog } from "./log";
 import { COMMON_INPUTS, type CheckFailure, type Kind, type Outputs } from "./kind";
 import { PROVIDER_KEY } from "./provider-text";
 import { listedSecretInputs, SECRET_INPUTS, secretStrings } from "./secret-inputs";
@@ -229,7 +229,7 @@ export function kindProvider(kind: Kind, session: Session, names: FieldNames) {
       );
     }
     if (open > 0) {
-      await pulumi.log.info(
+      await providerLog.info(
         `${kind.name} ${id}: waiting ${Math.ceil(open / 1000)} s for the service's deadline of a create in flight when a run was killed`,
       );
       await sleep(open);
@@ -261,7 +261,7 @@ export function kindProvider(kind: Kind, session: Session, names: FieldNames) {
     }
     const guid = matches[0];
     if (guid !== undefined) client.claimed.add(guid);
-    else if (doubtful.length > 0) await pulumi.log.warn(possibleOrphans(id, props, doubtful, settling));
+    else if (doubtful.length > 0) await providerLog.warn(possibleOrphans(id, props, doubtful, settling));
     return guid;
   };
 

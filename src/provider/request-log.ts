@@ -20,7 +20,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { PacerChange, RequestObservation } from "../client";
-import { type EngineDebugLog, engineAddressIn, engineDebugLog, isDynamicProviderHost } from "../plugin/engine-log";
+import { type EngineDebugLog, dynamicHostEngine, engineDebugLog } from "../plugin/engine-log";
 
 /** The URN of the resource whose call is under way, for the lines of the requests it makes. */
 const resourceCall = new AsyncLocalStorage<string>();
@@ -30,7 +30,7 @@ export const LOG_SETTING = "GMS_LOG";
 
 /** Where the lines go: the engine's log of this dynamic provider's host, when GMS_LOG=debug asks for it, or nowhere. */
 function hostSink(): EngineDebugLog | undefined {
-  const address = process.env[LOG_SETTING] === "debug" && isDynamicProviderHost() ? engineAddressIn(process.argv.slice(2)) : undefined;
+  const address = process.env[LOG_SETTING] === "debug" ? dynamicHostEngine() : undefined;
   return address ? engineDebugLog(address) : undefined;
 }
 
@@ -41,8 +41,11 @@ export function logRequestsTo(to: EngineDebugLog | undefined): void {
   sink = to;
 }
 
-/** Runs `call` as the call of the resource `urn`: the requests it makes are logged with that URN. */
+/** Runs `call` as the call of the resource `urn`: the requests it makes, and the lines it logs, are logged with that URN. */
 export const asResourceCall = <T>(urn: string | undefined, call: () => T): T => (urn ? resourceCall.run(urn, call) : call());
+
+/** The URN of the resource whose call is under way, when known (the provider plugin's calls). */
+export const currentResourceCall = (): string | undefined => resourceCall.getStore();
 
 /** The line of one attempt (see the top of this file). */
 export function requestLine(observation: RequestObservation, urn: string | undefined): string {
@@ -56,7 +59,7 @@ export function requestLine(observation: RequestObservation, urn: string | undef
 
 /** The client's observer: each attempt's line to the sink, with the URN of the call that made it. */
 export function logRequest(observation: RequestObservation): void {
-  const urn = resourceCall.getStore();
+  const urn = currentResourceCall();
   sink?.(requestLine(observation, urn), urn);
 }
 

@@ -112,10 +112,10 @@ export abstract class GmsResource<
     props[SECRET_INPUTS] = secretInputNames(Object.fromEntries(Object.entries(args).filter(([name]) => !secrets.includes(name))));
     // What `pulumi.dynamic.Resource` registers, with `__provider` written without loading the closure serializer.
     props[PROVIDER_KEY] = providerText(provider);
-    warnTwin(kind, name, args, opts.provider);
     super(dynamicToken(kind.name), name, props, withFormerTypes(k, "dynamic", withSecretOutputs(k, opts)));
     rememberDeclared(this, args);
-    // The dynamic provider's host has no way to the engine's log, so its check cannot warn: the class does.
+    warnTwin(kind, name, args, opts.provider, this);
+    // The dynamic provider's host knows no resource's URN, so its check could warn only under the stack: the class warns under the resource.
     for (const warning of deprecationWarnings(k, args)) void pulumi.log.warn(warning, this);
   }
 }

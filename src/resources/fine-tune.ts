@@ -25,6 +25,7 @@ import { computed, replaceOnly, updatable } from "../provider/fields";
 import type { Outputs } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { restKind } from "../provider/rest";
+import { providerLog } from "../provider/log";
 import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/fine-tune";
 
@@ -201,7 +202,9 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
   /** The record as last seen: the create's answer with the latest status. */
   let latest = created;
   if (latest.status === "processing")
-    await pulumi.log.info(`${label}: waiting up to ${timeoutSeconds} s for provider job ${created.vendorFinetuneName} to leave processing`);
+    await providerLog.info(
+      `${label}: waiting up to ${timeoutSeconds} s for provider job ${created.vendorFinetuneName} to leave processing`,
+    );
   while (latest.status === "processing") {
     const left = deadline - clock.now();
     if (left <= 0) {
@@ -224,7 +227,7 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
     checks += 1;
     if (latest.status === "processing" && clock.now() - lastLog >= PROGRESS_EVERY_MS) {
       lastLog = clock.now();
-      await pulumi.log.info(`${label}: provider job ${latest.vendorFinetuneName} still processing after ${elapsed()}`);
+      await providerLog.info(`${label}: provider job ${latest.vendorFinetuneName} still processing after ${elapsed()}`);
     }
   }
   let record: FineTuneRecord;
@@ -237,7 +240,7 @@ async function waitForJob(client: GmsClient, created: FineTuneRecord, timeoutSec
       latest,
     );
   }
-  await pulumi.log.info(`${label}: provider job ${record.vendorFinetuneName} ${record.status} after ${elapsed()}`);
+  await providerLog.info(`${label}: provider job ${record.vendorFinetuneName} ${record.status} after ${elapsed()}`);
   if (record.status === "failed") {
     throw exists(
       `Cannot create FineTune "${record.name}": the provider failed its job ${record.vendorFinetuneName}: ${record.failureReason ?? "no reason given"}.`,

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { MayExistError } from "../client";
 import { withoutStackTraces } from "./errors";
+import { type LogEngine, startLogEngine } from "./log-engine";
 import { compiledTestingFile, findInstalled, packageRoot } from "./program-dir";
 
 type Props = Record<string, unknown>;
@@ -54,8 +55,8 @@ export interface HostOptions {
   /** Where `@pulumi/pulumi` is resolved from (default: `cwd`). */
   resolveFrom?: string;
   /**
-   * Receives each line the provider logs (`pulumi.log.info/warn/error`, which the host, having no engine
-   * connection, prints as `info: [runtime] ...`), as the Pulumi CLI shows them among the stack's diagnostics.
+   * Receives each line the provider logs at info, warning or error level, as `<severity>: <message>` (sent to the engine's
+   * log, which the host serves: ./log-engine.ts), as the Pulumi CLI shows them among the stack's diagnostics.
    */
   onLog?: (line: string) => void;
 }
@@ -88,19 +89,6 @@ export class StackIdsFile {
   }
 }
 
-/** What the SDK's log functions print without an engine connection: `<severity>: [runtime] <message>`. */
-const PROVIDER_LOG_LINE = /^(?:info|warning|error): \[runtime\] /;
-
-/** Calls `onLine` with each whole line of `stream` that the provider logged. */
-function forwardLogLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
-  let pending = "";
-  stream.on("data", (chunk: string) => {
-    const lines = (pending + chunk).split("\n");
-    pending = lines.pop()!;
-    for (const line of lines) if (PROVIDER_LOG_LINE.test(line)) onLine(line);
-  });
-}
-
 /** The directory of the `@pulumi/pulumi` whose gRPC client and messages talk to the provider. */
 const sdkDirOf = (options: HostOptions): string =>
   dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [options.resolveFrom ?? options.cwd] }));
@@ -116,6 +104,7 @@ export class ProviderHost {
     readonly stderr: string[],
     /** Whether the provider takes secrets as secrets (the plugin); the dynamic-provider host takes none. */
     readonly acceptsSecrets: boolean,
+    private readonly logEngine: LogEngine,
   ) {}
 
   static async start(options: HostOptions): Promise<ProviderHost> {
@@ -126,7 +115,8 @@ export class ProviderHost {
     const watch = compiledTestingFile("parent-watch.js", options.cwd);
     if (!watch) throw new Error("No compiled parent-watch.js beside the engine: run `npm run build`");
     const nodeArgs = [...(preload ? ["--require", preload] : []), "--require", watch];
-    const child = spawn(process.execPath, [...nodeArgs, join(pulumiDir, "cmd/dynamic-provider/index.js"), "127.0.0.1:1"], {
+    const logEngine = await startLogEngine(options.onLog ?? (() => undefined));
+    const child = spawn(process.execPath, [...nodeArgs, join(pulumiDir, "cmd/dynamic-provider/index.js"), logEngine.address], {
       cwd: options.cwd,
       env: {
         ...process.env,
@@ -137,7 +127,7 @@ export class ProviderHost {
       },
       stdio: ["pipe", "pipe", "pipe"],
     });
-    return ProviderHost.connect(child, pulumiDir, "dynamic-provider host", false, options.onLog);
+    return ProviderHost.connect(child, pulumiDir, "dynamic-provider host", false, logEngine);
   }
 
   /**
@@ -149,7 +139,8 @@ export class ProviderHost {
     const installed = findInstalled("pulumi-gms", options.cwd) ?? packageRoot();
     const main = join(installed, "dist", "plugin", "main.js");
     if (!existsSync(main)) throw new Error(`No ${main}: run \`npm run build\``);
-    const child = spawn(process.execPath, [main, "127.0.0.1:1"], {
+    const logEngine = await startLogEngine(options.onLog ?? (() => undefined));
+    const child = spawn(process.execPath, [main, logEngine.address], {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
@@ -159,6 +150,7 @@ export class ProviderHost {
       sdkDirOf({ ...options, resolveFrom: options.resolveFrom ?? installed }),
       "gms provider plugin",
       true,
+      logEngine,
     );
   }
 
@@ -168,13 +160,14 @@ export class ProviderHost {
     pulumiDir: string,
     what: string,
     acceptsSecrets: boolean,
-    onLog?: (line: string) => void,
+    logEngine: LogEngine,
   ): Promise<ProviderHost> {
     const load = (id: string) => {
       try {
         return require(require.resolve(id, { paths: [pulumiDir] })) as Record<string, unknown>;
       } catch (error) {
         child.kill("SIGTERM");
+        logEngine.close();
         throw error;
       }
     };
@@ -187,7 +180,6 @@ export class ProviderHost {
     const status = load(join(pulumiDir, "proto/status_pb")) as unknown as StatusModule;
     const stderr: string[] = [];
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
-    if (onLog) forwardLogLines(child.stderr!, onLog);
     const port = await new Promise<number>((resolve, reject) => {
       let out = "";
       const onData = (chunk: string) => {
@@ -195,18 +187,20 @@ export class ProviderHost {
         const line = out.split("\n")[0]!.trim();
         if (out.includes("\n") && /^\d+$/.test(line)) {
           child.stdout!.off("data", onData);
-          // `pulumi.log.info` goes to standard output; reading it on also keeps the pipe from filling up.
-          if (onLog) forwardLogLines(child.stdout!, onLog);
-          else child.stdout!.resume();
+          // Read on, so that the pipe does not fill up.
+          child.stdout!.resume();
           resolve(Number(line));
         }
       };
       child.stdout!.setEncoding("utf8").on("data", onData);
-      child.once("exit", (code) => reject(new Error(`${what} exited with ${code}: ${stderr.join("")}`)));
+      child.once("exit", (code) => {
+        logEngine.close();
+        reject(new Error(`${what} exited with ${code}: ${stderr.join("")}`));
+      });
       child.once("error", reject);
     });
     const client = new services.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    return new ProviderHost(child, client, proto, struct, status, stderr, acceptsSecrets);
+    return new ProviderHost(child, client, proto, struct, status, stderr, acceptsSecrets, logEngine);
   }
 
   /** Stack config as the engine passes it (`gms:apiKey` etc., secrets already decrypted). */
@@ -274,10 +268,12 @@ export class ProviderHost {
 
   async close(): Promise<void> {
     this.client.close();
-    if (this.child.exitCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once("exit", resolve));
-    this.child.kill("SIGTERM");
-    await exited;
+    if (this.child.exitCode === null) {
+      const exited = new Promise((resolve) => this.child.once("exit", resolve));
+      this.child.kill("SIGTERM");
+      await exited;
+    }
+    this.logEngine.close();
   }
 
   private toStruct(value: Props): unknown {

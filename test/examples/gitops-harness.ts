@@ -8,7 +8,7 @@
  * the kinds the quickstart makes, and a runner stopped midway.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { installPackageCopy, type PulumiCli } from "../../src/testing";
@@ -21,6 +21,8 @@ export const QUICKSTART = join(ROOT, "examples", "quickstart");
 export interface Run {
   code: number | null;
   output: string;
+  /** The report folder the run was given where the test gave none (GMS_PLAN_REPORT_DIR), removed when it ended. */
+  reports?: string;
   result?: {
     job: string;
     entry?: string;
@@ -43,13 +45,14 @@ export function startPipeline(
   cli: PulumiCli | undefined,
   gitops = GITOPS,
 ): { child: ChildProcess; run: Promise<Run> } {
+  // A preview's plan.json and plan.md, where a test does not say: not the example's own folder, and removed at the end.
+  const reports = env.GMS_PLAN_REPORT_DIR === undefined ? mkdtempSync(join(tmpdir(), "gms-gitops-plans-")) : undefined;
   const child = spawn(process.execPath, [join(gitops, "pipeline.ts"), ...args], {
     cwd: gitops,
     env: {
       ...process.env,
       PATH: [...(cli ? [cli.dir] : []), dirname(process.execPath), process.env.PATH ?? ""].join(delimiter),
-      // A preview's plan.json and plan.md, where a test does not say: not the example's own folder.
-      GMS_PLAN_REPORT_DIR: join(tmpdir(), `gms-gitops-plans-${process.pid}`),
+      ...(reports ? { GMS_PLAN_REPORT_DIR: reports } : {}),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -60,8 +63,9 @@ export function startPipeline(
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
   const run = new Promise<Run>((done) =>
     child.on("close", (code) => {
+      if (reports) rmSync(reports, { recursive: true, force: true });
       const line = output.split("\n").find((text) => text.startsWith("result: "));
-      done({ code, output, ...(line ? { result: JSON.parse(line.slice("result: ".length)) } : {}) });
+      done({ code, output, reports, ...(line ? { result: JSON.parse(line.slice("result: ".length)) } : {}) });
     }),
   );
   return { child, run };

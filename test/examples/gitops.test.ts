@@ -9,7 +9,7 @@
  * either way.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -61,6 +61,9 @@ describe("examples/gitops/pipeline.ts, with or without the CLI", () => {
       output: expect.stringContaining("usage: node pipeline.ts <job> [options]\n  stacks  --stacks FILE (--changed-since REF"),
     });
     expect((await runPipeline(["deploy"], {})).code).toBe(2);
+    // The report folder the harness gave the run is gone with it: a test run leaves no temporary folder behind.
+    expect(help.reports).toBeDefined();
+    expect(existsSync(help.reports!)).toBe(false);
   });
 
   it("refuses an option its job does not take, or one without its value, before anything runs: 2", async () => {

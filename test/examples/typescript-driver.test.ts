@@ -9,12 +9,12 @@
  * 2 without the CLI. And the page's quote of the CLI's refusal of a `runtime: nodejs` project without the Node.js
  * language host is what the CLI prints. Skipped, saying why, without the real CLI (required under CI=true).
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { cliName, makeProgramDir, pulumiCliFor } from "../pulumi-cli/harness";
+import { type Run, spawned } from "./spawned";
 
 const FILE = "examples/typescript-driver.test.ts";
 const cli = pulumiCliFor(FILE);
@@ -27,22 +27,6 @@ const TIMEOUT = 300_000;
 /** A program on the dynamic resources: an App, whose GUID it exports, and `more` after it. */
 const program = (more = "") =>
   `import * as gms from "pulumi-gms";\n\nconst app = new gms.App("support", { name: "Driver test" });\n${more}\nexport const appGuid = app.id;\n`;
-
-interface Run {
-  code: number | null;
-  printed: string;
-}
-
-/** `command` in `cwd`, not synchronously: the emulator answers from this process. */
-function spawned(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let printed = "";
-    for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, printed }));
-  });
-}
 
 /** `node driver.ts <args>` in `cwd`, on the Node.js the tests run on. */
 const node = (cwd: string, args: string[], env: NodeJS.ProcessEnv) => spawned(process.execPath, ["driver.ts", ...args], cwd, env);

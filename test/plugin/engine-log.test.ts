@@ -1,11 +1,12 @@
 /**
  * src/plugin/engine-log.ts: the engine's address among a provider's arguments, the dynamic provider's host told from
- * any other process, and debug lines sent to an engine's Log service in order, each with its resource's URN. The lines
+ * any other process, and lines sent to an engine's Log service in order, each at its severity and with its resource's
+ * URN. The lines
  * on the real CLI: test/plugin/debug-log.test.ts (the plugin) and test/pulumi-cli/dynamic-debug-log.test.ts (the
  * dynamic provider's host).
  */
 import { describe, expect, it, vi } from "vitest";
-import { engineAddressIn, engineDebugLog, isDynamicProviderHost } from "../../src/plugin/engine-log";
+import { dynamicHostEngine, engineAddressIn, engineDebugLog, engineLog, isDynamicProviderHost } from "../../src/plugin/engine-log";
 import { startFakeEngine } from "./plugin-process";
 
 describe("engineAddressIn", () => {
@@ -27,6 +28,34 @@ describe("isDynamicProviderHost", () => {
     expect(isDynamicProviderHost(undefined)).toBe(false);
     // This test's own process.
     expect(isDynamicProviderHost()).toBe(false);
+  });
+});
+
+describe("dynamicHostEngine", () => {
+  it("is none outside the dynamic provider's host, whatever the arguments", () => {
+    expect(dynamicHostEngine(["127.0.0.1:4242"])).toBeUndefined();
+  });
+});
+
+describe("engineLog", () => {
+  it("sends each line at its severity, in order, resolving once the engine has taken it", async () => {
+    const engine = await startFakeEngine();
+    try {
+      const log = engineLog(engine.address);
+      const urn = "urn:pulumi:dev::proj::gms:index:App::support";
+      void log("info", "waiting", undefined);
+      void log("warning", "possible orphan", urn);
+      void log("error", "failed", urn);
+      await log("debug", "request", undefined);
+      expect(engine.logs).toEqual([
+        { severity: "info", message: "waiting", urn: "" },
+        { severity: "warning", message: "possible orphan", urn },
+        { severity: "error", message: "failed", urn },
+        { severity: "debug", message: "request", urn: "" },
+      ]);
+    } finally {
+      engine.close();
+    }
   });
 });
 

@@ -2,13 +2,13 @@
  * FineTune through the real dynamic-provider host against the emulator (a job stays `processing` for three
  * seconds there, and fails when its base model's name contains "fail"), plus scripted services for the
  * failures the emulator does not produce, and the progress lines the wait logs (in-process against a scripted
- * service on a fake clock: the host's standard output, where `pulumi.log` writes without an engine, is not kept,
- * and the wait's ten-second progress lines need no real seconds).
+ * service on a fake clock, the lines taken where the host sends them to the engine's log: the wait's ten-second
+ * progress lines need no real seconds; test/pulumi-cli/dynamic-provider-log.test.ts shows them on the real CLI).
  */
-import * as pulumi from "@pulumi/pulumi";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as gms from "../../src";
 import { Session } from "../../src/provider/session";
+import { logProviderTo } from "../../src/provider/log";
 import { makeFineTuneKind } from "../../src/resources/fine-tune";
 import { MayExistError } from "../../src/testing/host";
 import { type ScriptedServer, type Step, json, startScriptedServer } from "../client/scripted-server";
@@ -19,6 +19,21 @@ import { partialOf, type Registration, type Testbed, startTestbed, urnOf } from 
 type Props = Record<string, unknown>;
 const withoutProvider = ({ __provider, ...rest }: Props) => rest;
 const sent = (requests: { method: string; path: string }[]) => requests.map((request) => `${request.method} ${request.path}`);
+
+/** A scripted service's fine-tune record `guid` of ten Data records, its provider job `job`, at each status asked for. */
+const scriptedRecord = (guid: string, name: string, job: string) => (status: string) => ({
+  guid,
+  name,
+  app: MISSING_GUID,
+  dataset: MISSING_GUID,
+  training_dataset: MISSING_GUID,
+  data_ids: Array.from({ length: 10 }, (_, index) => index + 1),
+  base_model: "gpt-4o-mini",
+  provider: MISSING_GUID,
+  status,
+  vendor_finetune_name: job,
+  failure_reason: null,
+});
 
 /** Never called: it only has to type-check (`npm test` runs tsc): a Model's connection id is what providerConnection takes. */
 export function typeChecks(model: gms.Model): void {
@@ -360,19 +375,7 @@ describe("FineTune through the dynamic-provider host", () => {
 
   describe("waiting on a service that misbehaves", () => {
     const GUID = "5b0e2f9a-8c1d-4e3f-a2b4-c6d8e0f1a3b5";
-    const record = (status: string) => ({
-      guid: GUID,
-      name: "Support tone",
-      app: MISSING_GUID,
-      dataset: MISSING_GUID,
-      training_dataset: MISSING_GUID,
-      data_ids: Array.from({ length: 10 }, (_, index) => index + 1),
-      base_model: "gpt-4o-mini",
-      provider: MISSING_GUID,
-      status,
-      vendor_finetune_name: "ftjob-scripted",
-      failure_reason: null,
-    });
+    const record = scriptedRecord(GUID, "Support tone", "ftjob-scripted");
     const failing = json(500, { detail: "upstream broke" }, { "retry-after": "0" });
     const against = async (steps: Step[]) => {
       const service = await startScriptedServer(steps);
@@ -422,19 +425,7 @@ describe("FineTune through the dynamic-provider host", () => {
 
 describe("FineTune's progress while it waits", () => {
   const GUID = "7c1e3a5b-9d2f-4a6c-8e0b-1f3d5a7c9e2b";
-  const record = (status: string) => ({
-    guid: GUID,
-    name: "Patient tone",
-    app: MISSING_GUID,
-    dataset: MISSING_GUID,
-    training_dataset: MISSING_GUID,
-    data_ids: Array.from({ length: 10 }, (_, index) => index + 1),
-    base_model: "gpt-4o-mini",
-    provider: MISSING_GUID,
-    status,
-    vendor_finetune_name: "ftjob-patient",
-    failure_reason: null,
-  });
+  const record = scriptedRecord(GUID, "Patient tone", "ftjob-patient");
   const statusOf = (status: string) => json(200, { status, vendor_finetune_name: "ftjob-patient" });
   let service: ScriptedServer | undefined;
   afterAll(() => service?.close());
@@ -465,7 +456,9 @@ describe("FineTune's progress while it waits", () => {
       providerConnection: 7,
       waitTimeoutSeconds: undefined,
     };
-    const info = vi.spyOn(pulumi.log, "info").mockResolvedValue(undefined);
+    // The lines as the dynamic provider's host sends them to the engine (src/provider/log.ts).
+    const lines: [string, string][] = [];
+    logProviderTo(async (severity, line) => void lines.push([severity, line]));
     try {
       const client = new Session().clientFor({ baseUrl: service.baseUrl, apiKey: "gms_scripted_key" });
       const created = await makeFineTuneKind(clock).create(client, inputs);
@@ -473,13 +466,13 @@ describe("FineTune's progress while it waits", () => {
       // Polls back off from a quarter of a second to five seconds.
       expect(slept).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000]);
       const label = `FineTune "Patient tone" (${GUID})`;
-      expect(info.mock.calls.map(([line]) => line)).toEqual([
-        `${label}: waiting up to 3600 s for provider job ftjob-patient to leave processing`,
-        `${label}: provider job ftjob-patient still processing after 12.8 s`,
-        `${label}: provider job ftjob-patient succeeded after 17.8 s`,
+      expect(lines).toEqual([
+        ["info", `${label}: waiting up to 3600 s for provider job ftjob-patient to leave processing`],
+        ["info", `${label}: provider job ftjob-patient still processing after 12.8 s`],
+        ["info", `${label}: provider job ftjob-patient succeeded after 17.8 s`],
       ]);
     } finally {
-      info.mockRestore();
+      logProviderTo(undefined);
     }
   });
 });

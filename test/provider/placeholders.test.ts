@@ -33,10 +33,19 @@ describe("placeholders through the dynamic-provider host", () => {
   let source: Registration;
   let dataset: Registration;
 
+  /** The lines the host sent the engine's log. */
+  const logged: string[] = [];
+
   beforeAll(async () => {
     bed = await startTestbed();
     writeFileSync(idsFile, "");
-    host = await ProviderHost.start({ cwd: bed.dir, project: "gms-test", stack: "dev", env: { GMS_STACK_IDS_FILE: idsFile } });
+    host = await ProviderHost.start({
+      cwd: bed.dir,
+      project: "gms-test",
+      stack: "dev",
+      env: { GMS_STACK_IDS_FILE: idsFile },
+      onLog: (line) => logged.push(line),
+    });
     await host.configure({ "gms:baseUrl": bed.emulator.url, "gms:apiKey": bed.emulator.apiKey, "gms:maxRetries": "0" });
     proxy = await startStormProxy(bed.emulator);
     const workspace = (await bed.api("GET", "/workspaces/current")).body.guid;
@@ -85,12 +94,8 @@ describe("placeholders through the dynamic-provider host", () => {
   };
   const exists = async (path: string) => (await bed.api("GET", path)).status === 200;
   const holdsOnly = (...ids: string[]) => writeFileSync(idsFile, ids.map((id) => `${id}\n`).join(""));
-  const warnings = () =>
-    host.stderr
-      .join("")
-      .split("\n")
-      .filter((line) => line.startsWith("warning: [runtime] "));
-  /** The warnings after the first `from`, once `count` of them have arrived (the host's stderr trails its answers). */
+  const warnings = () => logged.filter((line) => line.startsWith("warning: "));
+  /** The warnings after the first `from`, once `count` of them have arrived. */
   const warningsSince = async (from: number, count: number) => {
     await vi.waitFor(() => expect(warnings().length).toBeGreaterThanOrEqual(from + count));
     return warnings().slice(from);

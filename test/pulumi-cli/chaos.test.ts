@@ -12,7 +12,8 @@
  * after `destroy` none is left. Counted straight in the emulator's SQLite file, not through the provider. The
  * program's lookups run under the faults too: one that fails fails the program, which must delete nothing it
  * declares (the CLI driver's guard against the Automation API's language server signalling success).
- * The scenario (fixtures, program, census) is test/testing/chaos-scenario.ts, which LocalEngine's suite shares.
+ * The scenario (fixtures, program, census, the runs after `up` and what a converged run is held to) is
+ * test/testing/chaos-scenario.ts, which LocalEngine's suite shares; this suite adds what the CLI has of its own.
  *
  * Each seed runs twice: with a 429's `Retry-After` of 0 and of 1 s, as a real service sends it.
  *
@@ -23,18 +24,18 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FaultStats, type RunningEmulator, startEmulator } from "../../src/emulator";
+import type { FaultStats, RunningEmulator } from "../../src/emulator";
 import { PulumiCliEngine } from "../../src/testing";
 import {
-  FIXTURES,
   PROGRAM,
   type RecordedResource,
-  census,
+  censusAfterUp,
   chaosStack,
-  everyKind,
-  fixtureGuids,
+  chaosSummary,
+  expectConverged,
   lateFaults,
-  totals,
+  settleThenDestroy,
+  startChaosEmulator,
   untilItSucceeds,
 } from "../testing/chaos-scenario";
 import { cliName, makeProgramDir, pulumiCliFor } from "./harness";
@@ -82,12 +83,8 @@ describe.skipIf(cli === undefined).each(SEEDS.flatMap((seed) => RETRY_AFTERS.map
 
     it("re-runs up until it succeeds, then holds each declared object exactly once; destroy leaves nothing", async () => {
       const started = Date.now();
-      const dbFile = join(dir, "emulator.db");
-      const writes: string[] = [];
-      const onRequestComplete = (entry: { method: string; path: string }) =>
-        void (entry.method !== "GET" && writes.push(`${entry.method} ${entry.path}`));
-      const running = (emulator = await startEmulator({ db: dbFile, fixtures: FIXTURES, onRequestComplete }));
-      const fixtures = fixtureGuids(running);
+      const chaos = await startChaosEmulator(dir);
+      const running = (emulator = chaos.emulator);
       const engine = new PulumiCliEngine({ cli: cli!, programDir: dir, stateDir: join(dir, "state"), ...chaosStack(running, COPIES) });
       const checkpointFile = engine.checkpointFile();
       const latest = () => (JSON.parse(readFileSync(checkpointFile, "utf8")) as Checkpoint).checkpoint.latest ?? {};
@@ -105,47 +102,18 @@ describe.skipIf(cli === undefined).each(SEEDS.flatMap((seed) => RETRY_AFTERS.map
           upRuns.push(running.faults.stats());
         }
       }, MAX_RUNS);
-      const upFaults = added(upRuns);
-      // Whatever a late request of up's would still do has landed before the objects are counted.
-      await running.faults.idle();
-      const afterUp = census(dbFile, recorded(), fixtures);
+      const converged = { ...up, faults: added(upRuns), census: await censusAfterUp(chaos, recorded) };
       const pendingAfterUp = pending();
+      const settled = await settleThenDestroy(chaos, engine, recorded, faultsFor(seed + 1, retryAfter), MAX_RUNS);
 
-      running.faults.set(undefined);
-      const refreshed = await engine.refresh();
-      writes.length = 0;
-      const again = await engine.up();
-      const writesAgain = [...writes];
+      const seconds = ((Date.now() - started) / 1000).toFixed(0);
+      process.stdout.write(`${chaosSummary(`cli chaos seed ${seed}, Retry-After ${retryAfter} s`, converged, settled)}; ${seconds} s\n`);
 
-      running.faults.set(faultsFor(seed + 1, retryAfter));
-      const destroy = await untilItSucceeds(() => engine.destroy(), MAX_RUNS);
-      const destroyFaults = running.faults.stats();
-      await running.faults.idle();
-      const afterDestroy = census(dbFile, recorded(), fixtures);
-
-      process.stdout.write(
-        `cli chaos seed ${seed}, Retry-After ${retryAfter} s: up converged in ${up.runs} run(s) (${upFaults.requests} requests: ${upFaults.error} 5xx, ` +
-          `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers, ${upFaults.late} late, ` +
-          `${upFaults.delayed} delayed); ` +
-          `after up ${JSON.stringify(totals(afterUp))}; refresh ${JSON.stringify(refreshed.counts)}; ` +
-          `destroy in ${destroy.runs} run(s) (${destroyFaults.requests} requests: ${destroyFaults.lost} lost, ` +
-          `${destroyFaults.reset} resets, ${destroyFaults.late} late, ` +
-          `${destroyFaults.error} 5xx); after destroy ${JSON.stringify(totals(afterDestroy))}; ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
-      );
-      if (process.env.CHAOS_VERBOSE)
-        process.stdout.write(`${JSON.stringify(afterUp)}\n${up.errors.join("\n")}\n${destroy.errors.join("\n")}\n`);
-
-      // The faults really happened, lost answers and late completions included, and up did fail: otherwise this proves nothing.
-      expect(upFaults.lost).toBeGreaterThan(0);
-      expect(upFaults.late + destroyFaults.late).toBeGreaterThan(0);
-      expect(upFaults.error + upFaults.reset + upFaults.throttle).toBeGreaterThan(0);
+      expectConverged(COPIES, converged, settled);
+      // Up did fail, and was run again: otherwise the point of this suite is not made.
       expect(up.runs).toBeGreaterThan(1);
-      expect(afterUp).toEqual(everyKind({ live: COPIES, recorded: COPIES, duplicates: 0, orphans: 0, missing: 0 }));
       expect(pendingAfterUp).toEqual([]);
-      expect(refreshed.counts.same + refreshed.counts.refresh).toBe(COPIES * 9);
-      expect(again.counts.same).toBe(COPIES * 9);
-      expect(writesAgain).toEqual([]);
-      expect(afterDestroy).toEqual(everyKind({ live: 0, recorded: 0, duplicates: 0, orphans: 0, missing: 0 }));
+      expect(settled.refreshed.counts.same + settled.refreshed.counts.refresh).toBe(COPIES * 9);
       expect(pending()).toEqual([]);
     }, 600_000);
   },

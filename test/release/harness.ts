@@ -86,14 +86,17 @@ export interface InstalledPlugin {
 }
 
 /**
- * A fresh PULUMI_HOME (in the temp directory) with no gms plugin, a file backend and a passphrase, and the environment
- * to run the CLI in, offline as every CLI run here (cliEnvironment: no update check) and taking no ambient plugin.
+ * A fresh PULUMI_HOME (in the temp directory) with no gms plugin, a file backend, a passphrase and a temporary folder
+ * (TMPDIR), and the environment to run the CLI in, offline as every CLI run here (cliEnvironment: no update check) and taking no ambient plugin.
  */
 function freshSandbox(cli: PulumiCli, release: PluginRelease, prefix: string) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const sandbox: CliSandbox = { backendDir: join(dir, "backend"), passphrase: "gms-release", pulumiHome: join(dir, "home") };
   mkdirSync(sandbox.backendDir);
-  const env: NodeJS.ProcessEnv = { ...cliEnvironment(cli, sandbox), PULUMI_IGNORE_AMBIENT_PLUGINS: "true" };
+  // The CLI's own temporary folders (a plugin tarball unpacked: pulumi-plugin-tar*, which it leaves) go with the sandbox.
+  const temp = join(dir, "tmp");
+  mkdirSync(temp);
+  const env: NodeJS.ProcessEnv = { ...cliEnvironment(cli, sandbox), PULUMI_IGNORE_AMBIENT_PLUGINS: "true", TMPDIR: temp };
   const executable = join(sandbox.pulumiHome, "plugins", `resource-gms-v${release.version}`, "pulumi-resource-gms");
   return { sandbox, env, executable, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

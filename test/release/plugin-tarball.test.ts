@@ -6,7 +6,7 @@
  * likewise without it) installs the tarball with `pulumi plugin install --file` and lists it.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -127,7 +127,14 @@ describe.skipIf(!release)("the release's executable, where no Node.js is install
 
 describe.skipIf(!cli)(`the tarball installed by the real CLI: ${cliName(cli)}`, () => {
   it("pulumi plugin install resource gms <version> --file <tarball>, then plugin ls lists it and it serves", async () => {
+    const unpacked = () => readdirSync(tmpdir()).filter((name) => name.startsWith("pulumi-plugin-tar"));
+    const before = unpacked();
     const installed = installPlugin(cli!, release!);
+    // What the CLI leaves in its temporary folder (a plugin tarball it unpacked: pulumi-plugin-tar*) is the sandbox's,
+    // removed with it, not the run's.
+    expect(unpacked().filter((name) => !before.includes(name))).toEqual([]);
+    const cliTemp = installed.env.TMPDIR!;
+    expect(existsSync(cliTemp)).toBe(true);
     try {
       const listed = spawnSync(cli!.bin, ["plugin", "ls", "--json"], { env: installed.env, encoding: "utf8" });
       expect(listed.status, listed.stderr).toBe(0);
@@ -143,6 +150,7 @@ describe.skipIf(!cli)(`the tarball installed by the real CLI: ${cliName(cli)}`, 
     } finally {
       installed.remove();
     }
+    expect(existsSync(cliTemp)).toBe(false);
     // Sized to its work: an install, a listing and a plugin start by the CLI, on a machine that may be busy.
   }, 120_000);
 });

@@ -3,9 +3,11 @@
  * test/pulumi-cli/chaos.test.ts on the real CLI): the fixtures, a program of all nine kinds in `copies` copies,
  * and the census that compares the objects live in the emulator's SQLite file with the resources a state records.
  */
+import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import type { RunningEmulator } from "../../src/emulator";
-import { EngineError } from "../../src/testing";
+import { expect } from "vitest";
+import { type FaultStats, type RunningEmulator, startEmulator } from "../../src/emulator";
+import { type CliResult, EngineError } from "../../src/testing";
 import { expectNoSecretIn } from "../no-secret";
 
 export const FIXTURES = {
@@ -199,4 +201,104 @@ export async function untilItSucceeds(operation: () => Promise<unknown>, maxRuns
     }
   }
   throw new Error(`still failing after ${maxRuns} runs:\n${errors.join("\n")}`);
+}
+
+/** The emulator a chaos run applies against (its database in `dir`), the writes it completes, and its census. */
+export interface ChaosEmulator {
+  emulator: RunningEmulator;
+  /** `METHOD path` of each write the emulator completed, GETs left out. */
+  writes: string[];
+  /** The census of the live objects against the resources a state records. */
+  census(recorded: RecordedResource[]): Record<KindName, Census>;
+}
+
+export async function startChaosEmulator(dir: string): Promise<ChaosEmulator> {
+  const db = join(dir, "emulator.db");
+  const writes: string[] = [];
+  const onRequestComplete = (entry: { method: string; path: string }) =>
+    void (entry.method !== "GET" && writes.push(`${entry.method} ${entry.path}`));
+  const emulator = await startEmulator({ db, fixtures: FIXTURES, onRequestComplete });
+  const fixtures = fixtureGuids(emulator);
+  return { emulator, writes, census: (recorded) => census(db, recorded, fixtures) };
+}
+
+/** The operations of an engine the scenario drives (LocalEngine's or PulumiCliEngine's). */
+export interface ChaosEngine {
+  up(): Promise<CliResult>;
+  refresh(): Promise<CliResult>;
+  destroy(): Promise<CliResult>;
+}
+
+/** Once `up` has converged: the census after it, whatever a late request of up's would still do having landed. */
+export async function censusAfterUp(chaos: ChaosEmulator, recorded: () => RecordedResource[]): Promise<Record<KindName, Census>> {
+  await chaos.emulator.faults.idle();
+  return chaos.census(recorded());
+}
+
+/**
+ * The scenario's second half, after `up` has converged: refreshed and applied again without faults (what that
+ * apply wrote is recorded), then destroyed under `destroyFaults` until that succeeds, and counted once the
+ * destroy's late requests have landed.
+ */
+export async function settleThenDestroy(
+  chaos: ChaosEmulator,
+  engine: ChaosEngine,
+  recorded: () => RecordedResource[],
+  destroyFaults: string,
+  maxRuns: number,
+) {
+  const { emulator, writes } = chaos;
+  emulator.faults.set(undefined);
+  const refreshed = await engine.refresh();
+  writes.length = 0;
+  const again = await engine.up();
+  const writesAgain = [...writes];
+
+  emulator.faults.set(destroyFaults);
+  const destroy = await untilItSucceeds(() => engine.destroy(), maxRuns);
+  const destroyStats = emulator.faults.stats();
+  await emulator.faults.idle();
+  const afterDestroy = chaos.census(recorded());
+  return { refreshed, again, writesAgain, destroy, destroyStats, afterDestroy };
+}
+
+/** An `up` that converged: its runs and their errors, the faults its runs met, and the census after it. */
+export interface ConvergedUp {
+  runs: number;
+  errors: string[];
+  faults: FaultStats;
+  census: Record<KindName, Census>;
+}
+
+export type Settled = Awaited<ReturnType<typeof settleThenDestroy>>;
+
+/** The line a suite prints for a run, after `label` (the seed, the Retry-After). */
+export function chaosSummary(label: string, up: ConvergedUp, settled: Settled): string {
+  const { faults } = up;
+  const { destroy, destroyStats } = settled;
+  return (
+    `${label}: up converged in ${up.runs} run(s) (${faults.requests} requests: ${faults.error} 5xx, ` +
+    `${faults.throttle} 429, ${faults.reset} resets, ${faults.lost} lost answers, ${faults.late} late, ${faults.delayed} delayed); ` +
+    `after up ${JSON.stringify(totals(up.census))}; refresh ${JSON.stringify(settled.refreshed.counts)}; ` +
+    `destroy in ${destroy.runs} run(s) (${destroyStats.requests} requests: ${destroyStats.lost} lost, ${destroyStats.reset} resets, ` +
+    `${destroyStats.late} late, ${destroyStats.error} 5xx); after destroy ${JSON.stringify(totals(settled.afterDestroy))}`
+  );
+}
+
+/**
+ * What either suite holds a converged run to: the faults really happened (lost answers and late completions
+ * included: otherwise this proves nothing), each declared object exists exactly once after `up`, the fault-free
+ * apply changes and writes nothing, and `destroy` leaves nothing. With CHAOS_VERBOSE, the census and the failed
+ * runs' errors are printed.
+ */
+export function expectConverged(copies: number, up: ConvergedUp, settled: Settled): void {
+  if (process.env.CHAOS_VERBOSE)
+    process.stdout.write(`${JSON.stringify(up.census)}\n${up.errors.join("\n")}\n${settled.destroy.errors.join("\n")}\n`);
+  expect(up.faults.lost).toBeGreaterThan(0);
+  expect(up.faults.late + settled.destroyStats.late).toBeGreaterThan(0);
+  expect(up.faults.error + up.faults.reset + up.faults.throttle).toBeGreaterThan(0);
+  expect(up.census).toEqual(everyKind({ live: copies, recorded: copies, duplicates: 0, orphans: 0, missing: 0 }));
+  expect(settled.again.counts.same).toBe(copies * 9);
+  expect(settled.writesAgain).toEqual([]);
+  expect(settled.afterDestroy).toEqual(everyKind({ live: 0, recorded: 0, duplicates: 0, orphans: 0, missing: 0 }));
 }

@@ -18,19 +18,19 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { afterAll, describe, it } from "vitest";
+import type { RunningEmulator } from "../../src/emulator";
 import { LocalEngine, installPackageCopy } from "../../src/testing";
 import {
-  FIXTURES,
   PROGRAM,
   type RecordedResource,
-  census,
+  censusAfterUp,
   chaosStack,
-  everyKind,
-  fixtureGuids,
+  chaosSummary,
+  expectConverged,
   lateFaults,
-  totals,
+  settleThenDestroy,
+  startChaosEmulator,
   untilItSucceeds,
 } from "./chaos-scenario";
 
@@ -55,12 +55,8 @@ describe.each(SEEDS.flatMap((seed) => RETRY_AFTERS.map((retryAfter) => [seed, re
       writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "chaos-program", private: true, type: "module" }));
       writeFileSync(join(dir, "index.ts"), PROGRAM);
       installPackageCopy(dir);
-      const dbFile = join(dir, "emulator.db");
-      const writes: string[] = [];
-      const onRequestComplete = (entry: { method: string; path: string }) =>
-        void (entry.method !== "GET" && writes.push(`${entry.method} ${entry.path}`));
-      const running = (emulator = await startEmulator({ db: dbFile, fixtures: FIXTURES, onRequestComplete }));
-      const fixtures = fixtureGuids(running);
+      const chaos = await startChaosEmulator(dir);
+      const running = (emulator = chaos.emulator);
       const stateFile = join(dir, "state.json");
       const recorded = () => (JSON.parse(readFileSync(stateFile, "utf8")) as { resources: RecordedResource[] }).resources;
       const engine = new LocalEngine({ programDir: dir, stateFile, ...chaosStack(running, COPIES) });
@@ -68,40 +64,11 @@ describe.each(SEEDS.flatMap((seed) => RETRY_AFTERS.map((retryAfter) => [seed, re
       running.faults.set(faultsFor(seed, retryAfter));
       const up = await untilItSucceeds(() => engine.up(), MAX_RUNS);
       const upFaults = running.faults.stats();
-      // Whatever a late request of up's would still do has landed before the objects are counted.
-      await running.faults.idle();
-      const afterUp = census(dbFile, recorded(), fixtures);
+      const converged = { ...up, faults: upFaults, census: await censusAfterUp(chaos, recorded) };
+      const settled = await settleThenDestroy(chaos, engine, recorded, faultsFor(seed + 1, retryAfter), MAX_RUNS);
 
-      running.faults.set(undefined);
-      await engine.refresh();
-      writes.length = 0;
-      const again = await engine.up();
-      const writesAgain = [...writes];
-
-      running.faults.set(faultsFor(seed + 1, retryAfter));
-      const destroy = await untilItSucceeds(() => engine.destroy(), MAX_RUNS);
-      const destroyFaults = running.faults.stats();
-      await running.faults.idle();
-      const afterDestroy = census(dbFile, recorded(), fixtures);
-
-      process.stdout.write(
-        `chaos seed ${seed}, Retry-After ${retryAfter} s: up converged in ${up.runs} run(s) (${upFaults.requests} requests: ${upFaults.error} 5xx, ` +
-          `${upFaults.throttle} 429, ${upFaults.reset} resets, ${upFaults.lost} lost answers, ${upFaults.late} late); ` +
-          `after up ${JSON.stringify(totals(afterUp))}; ` +
-          `destroy in ${destroy.runs} run(s) (${destroyFaults.lost} lost, ${destroyFaults.reset} resets, ${destroyFaults.late} late); ` +
-          `after destroy ${JSON.stringify(totals(afterDestroy))}\n`,
-      );
-
-      if (process.env.CHAOS_VERBOSE)
-        process.stdout.write(`${JSON.stringify(afterUp)}\n${up.errors.join("\n")}\n${destroy.errors.join("\n")}\n`);
-      // The faults really happened, lost answers and late completions included: otherwise this proves nothing.
-      expect(upFaults.lost).toBeGreaterThan(0);
-      expect(upFaults.late + destroyFaults.late).toBeGreaterThan(0);
-      expect(upFaults.error + upFaults.reset + upFaults.throttle).toBeGreaterThan(0);
-      expect(afterUp).toEqual(everyKind({ live: COPIES, recorded: COPIES, duplicates: 0, orphans: 0, missing: 0 }));
-      expect(again.counts.same).toBe(COPIES * 9);
-      expect(writesAgain).toEqual([]);
-      expect(afterDestroy).toEqual(everyKind({ live: 0, recorded: 0, duplicates: 0, orphans: 0, missing: 0 }));
+      process.stdout.write(`${chaosSummary(`chaos seed ${seed}, Retry-After ${retryAfter} s`, converged, settled)}\n`);
+      expectConverged(COPIES, converged, settled);
     }, 300_000);
   },
 );

@@ -283,7 +283,7 @@ export async function upSettles(stack: PlaceholderStack, stormed: Stormed): Prom
   expect(live.sources).toEqual([state.upload!.id]);
   expect(live.models).toEqual([stormed.lostModel, state.model!.id].sort());
   const warning = stack.lines.slice(from).find((line) => line.includes(stormed.lostModel));
-  expect(warning).toMatch(/warning: \[runtime\] Model unresolved-[0-9a-f-]+: the create whose answer was lost may have made this object/);
+  expect(warning).toMatch(/warning: Model unresolved-[0-9a-f-]+: the create whose answer was lost may have made this object/);
   expect(warning).toContain(`${stormed.lostModel} (the service reports no creation time for a Model`);
 
   await stack.run("destroy", programOf(stack, true));
