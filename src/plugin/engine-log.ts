@@ -18,8 +18,8 @@ export type LogSeverity = "debug" | "info" | "warning" | "error";
  */
 export type EngineLog = (severity: LogSeverity, line: string, urn: string | undefined) => Promise<void>;
 
-/** One debug line of the resource `urn` (none when unknown) to the engine's log. */
-export type EngineDebugLog = (line: string, urn: string | undefined) => void;
+/** One debug line of the resource `urn` (none when unknown) to the engine's log; the engine's resolves as EngineLog does. */
+export type EngineDebugLog = (line: string, urn: string | undefined) => Promise<void> | void;
 
 /**
  * The engine's address among a provider's arguments (`[--logtostderr] [-v=N] [--tracing <endpoint>] <address>`), or
@@ -42,9 +42,13 @@ const SEVERITIES: Record<LogSeverity, number> = {
   error: enginePb.LogSeverity.ERROR,
 };
 
+/** How long one line may wait for the engine's answer: a stalled engine must not hold a provider call that waits for it. */
+const LINE_DEADLINE_MS = 5_000;
+
 /**
  * The log of the engine at `address`. Lines go out one after another, in the order given, as the SDK's own log
- * sends them; a line the engine no longer takes (it is shutting down) is dropped and fails nothing.
+ * sends them; a line the engine no longer takes (it is shutting down), or does not answer in time, is dropped and
+ * fails nothing.
  */
 export function engineLog(address: string): EngineLog {
   const client = new engineServices.EngineClient(address, grpc.credentials.createInsecure());
@@ -54,7 +58,10 @@ export function engineLog(address: string): EngineLog {
     request.setSeverity(SEVERITIES[severity]);
     request.setMessage(line);
     request.setUrn(urn ?? "");
-    last = last.then(() => new Promise<void>((resolve) => void client.log(request, () => resolve())));
+    last = last.then(
+      () =>
+        new Promise<void>((resolve) => void client.log(request, new grpc.Metadata(), { deadline: Date.now() + LINE_DEADLINE_MS }, () => resolve())),
+    );
     return last;
   };
 }
@@ -62,7 +69,7 @@ export function engineLog(address: string): EngineLog {
 /** The debug level of the engine's log at `address` (see engineLog). */
 export function engineDebugLog(address: string): EngineDebugLog {
   const log = engineLog(address);
-  return (line, urn) => void log("debug", line, urn);
+  return (line, urn) => log("debug", line, urn);
 }
 
 /** The engine's address when this process is the dynamic provider's host the engine started, or undefined. */

@@ -7,6 +7,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { KindName } from "../resources";
 import type { Kind } from "./kind";
 import { resourceProvider } from "./provider";
+import { afterLogged } from "./request-log";
 import { ProviderError } from "./errors";
 import { Session, settingTexts } from "./session";
 import { kindFileName } from "./tokens";
@@ -38,15 +39,29 @@ export function configure(config: dynamic.Config): void {
   session.configure(settingTexts(config));
 }
 
-const providers = new Map<KindName, ReturnType<typeof resourceProvider>>();
+type DynamicProvider = ReturnType<typeof resourceProvider>;
 
-export function providerOf(name: KindName): ReturnType<typeof resourceProvider> {
+const providers = new Map<KindName, DynamicProvider>();
+
+/** `provider`, each of whose calls answers once the lines of its requests have reached the engine (afterLogged). */
+function answeringAfterItsLines(provider: DynamicProvider): DynamicProvider {
+  return {
+    check: (olds, news) => afterLogged(provider.check(olds, news)),
+    diff: (id, olds, news) => afterLogged(provider.diff(id, olds, news)),
+    create: (inputs) => afterLogged(provider.create(inputs)),
+    read: (id, props) => afterLogged(provider.read(id, props)),
+    update: (id, olds, news) => afterLogged(provider.update(id, olds, news)),
+    delete: (id, props) => afterLogged(provider.delete(id, props)),
+  };
+}
+
+export function providerOf(name: KindName): DynamicProvider {
   let provider = providers.get(name);
   if (!provider) {
     const kind = loadKind(name);
     if (!kind)
       throw new ProviderError("unknown_kind", `pulumi-gms has no resource kind ${name}; is the installed package older than the state?`);
-    provider = resourceProvider(kind, session);
+    provider = answeringAfterItsLines(resourceProvider(kind, session));
     providers.set(name, provider);
   }
   return provider;

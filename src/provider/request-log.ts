@@ -35,6 +35,8 @@ function hostSink(): EngineDebugLog | undefined {
 }
 
 let sink: EngineDebugLog | undefined = hostSink();
+/** The last line sent: it resolves once the engine has taken every line sent so far (they go out in order). */
+let lastLine: Promise<void> = Promise.resolve();
 
 /** Sends every line to the engine's log (the provider plugin, with the engine's address), to another sink (a test), or nowhere. */
 export function logRequestsTo(to: EngineDebugLog | undefined): void {
@@ -60,7 +62,7 @@ export function requestLine(observation: RequestObservation, urn: string | undef
 /** The client's observer: each attempt's line to the sink, with the URN of the call that made it. */
 export function logRequest(observation: RequestObservation): void {
   const urn = currentResourceCall();
-  sink?.(requestLine(observation, urn), urn);
+  if (sink) lastLine = Promise.resolve(sink(requestLine(observation, urn), urn));
 }
 
 /** The line of a change of the pacer's learned rate (see the top of this file). */
@@ -71,5 +73,17 @@ export function pacerLine(change: PacerChange): string {
 /** The pacer's observer: each change of its rate to the sink. */
 export function logPacerChange(change: PacerChange): void {
   // A change of rate is the service's and the process's, not one resource's: it names no URN.
-  sink?.(pacerLine(change), undefined);
+  if (sink) lastLine = Promise.resolve(sink(pacerLine(change), undefined));
+}
+
+/**
+ * `call`'s outcome, once every line logged so far has reached the engine. The dynamic provider's host answers through
+ * this: the engine ends the host once the last call is answered, and would lose the lines of that call's requests.
+ */
+export async function afterLogged<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } finally {
+    await lastLine;
+  }
 }

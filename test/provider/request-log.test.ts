@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GmsClient } from "../../src/client";
 import { path } from "../../src/client/path";
 import { AdaptivePacer } from "../../src/client/pacer";
-import { asResourceCall, logPacerChange, logRequest, logRequestsTo, pacerLine, requestLine } from "../../src/provider/request-log";
+import { afterLogged, asResourceCall, logPacerChange, logRequest, logRequestsTo, pacerLine, requestLine } from "../../src/provider/request-log";
 import { json, startScriptedServer } from "../client/scripted-server";
 import { z } from "zod";
 
@@ -51,7 +51,7 @@ describe("pacerLine and logPacerChange", () => {
 
   it("writes each change of a pacer's rate once, with its reason, and nothing for a passing refusal", async () => {
     const written: string[] = [];
-    logRequestsTo((line) => written.push(line));
+    logRequestsTo((line) => void written.push(line));
     let now = 0;
     const pacer = new AdaptivePacer({ now: () => now, sleep: async (ms) => void (now += ms), onChange: logPacerChange });
     const send = async (outcome: "accepted" | "refused") => (await pacer.acquire()).settle(outcome);
@@ -59,9 +59,13 @@ describe("pacerLine and logPacerChange", () => {
     await send("refused");
     expect(written).toEqual([]);
     now = 1000;
-    // Refusals that follow the rate: more than half of the last 20 answers; 10 accepted in the last second, 9 learned.
+    // Refusals that follow the rate: more than half of the last answers; 10 accepted in the last second, 9 learned.
+    // Refused again at that rate, it cuts again (src/client/pacer.ts).
     for (let i = 0; i < 10; i++) await send("refused");
-    expect(written).toEqual(["gms: pacing at 9.0 requests/s: 11 of the last 20 requests refused"]);
+    expect(written).toEqual([
+      "gms: pacing at 9.0 requests/s: 6 of the last 6 requests refused",
+      "gms: pacing at 0.9 requests/s: 4 of the last 4 requests refused",
+    ]);
   });
 });
 
@@ -96,5 +100,24 @@ describe("logRequest", () => {
       await client.close();
       await server.close();
     }
+  });
+});
+
+describe("afterLogged", () => {
+  afterEach(() => logRequestsTo(undefined));
+
+  it("answers a call only once the lines logged before its end have reached the engine, and even when the call fails", async () => {
+    const delivered: (() => void)[] = [];
+    logRequestsTo(() => new Promise<void>((resolve) => delivered.push(resolve)));
+    const observation = { method: "DELETE", path: "/apps/a", attempt: 1, status: 204, errorCode: undefined, durationMs: 3 } as const;
+    const settled: string[] = [];
+    const answered = afterLogged(Promise.resolve().then(() => logRequest(observation))).then(() => settled.push("answered"));
+    const failed = afterLogged(Promise.reject(new Error("refused"))).catch(() => settled.push("failed"));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(delivered).toHaveLength(1);
+    expect(settled).toEqual([]);
+    delivered[0]!();
+    await Promise.all([answered, failed]);
+    expect(settled.sort()).toEqual(["answered", "failed"]);
   });
 });
