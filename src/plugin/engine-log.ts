@@ -60,7 +60,9 @@ export function engineLog(address: string): EngineLog {
     request.setUrn(urn ?? "");
     last = last.then(
       () =>
-        new Promise<void>((resolve) => void client.log(request, new grpc.Metadata(), { deadline: Date.now() + LINE_DEADLINE_MS }, () => resolve())),
+        new Promise<void>(
+          (resolve) => void client.log(request, new grpc.Metadata(), { deadline: Date.now() + LINE_DEADLINE_MS }, () => resolve()),
+        ),
     );
     return last;
   };

@@ -8,7 +8,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GmsClient } from "../../src/client";
 import { path } from "../../src/client/path";
 import { AdaptivePacer } from "../../src/client/pacer";
-import { afterLogged, asResourceCall, logPacerChange, logRequest, logRequestsTo, pacerLine, requestLine } from "../../src/provider/request-log";
+import {
+  afterLogged,
+  asResourceCall,
+  logPacerChange,
+  logRequest,
+  logRequestsTo,
+  pacerLine,
+  requestLine,
+} from "../../src/provider/request-log";
 import { json, startScriptedServer } from "../client/scripted-server";
 import { z } from "zod";
 
