@@ -65,7 +65,7 @@ describe("engineDebugLog", () => {
     try {
       const log = engineDebugLog(engine.address);
       const urn = "urn:pulumi:dev::proj::gms:index:App::support";
-      for (let n = 1; n <= 20; n++) log(`line ${n}`, n % 2 ? urn : undefined);
+      for (let n = 1; n <= 20; n++) void log(`line ${n}`, n % 2 ? urn : undefined);
       await vi.waitFor(() => expect(engine.logs).toHaveLength(20));
       expect(engine.logs).toEqual(
         Array.from({ length: 20 }, (_, i) => ({ severity: "debug", message: `line ${i + 1}`, urn: (i + 1) % 2 ? urn : "" })),
@@ -79,8 +79,8 @@ describe("engineDebugLog", () => {
     const engine = await startFakeEngine(1);
     try {
       const log = engineDebugLog(engine.address);
-      log("refused", undefined);
-      log("kept", undefined);
+      void log("refused", undefined);
+      void log("kept", undefined);
       await vi.waitFor(() => expect(engine.logs).toEqual([{ severity: "debug", message: "kept", urn: "" }]));
     } finally {
       engine.close();
