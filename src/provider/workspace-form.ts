@@ -58,7 +58,11 @@ export const entryRef = <S extends z.ZodType>(kind: string, form: S): S => {
   return form;
 };
 
-/** An App, as the document refers to it. */
+/**
+ * An App, as the document refers to it. The Apps that exist are looked up by name for the references the preflight
+ * lists (src/workspace/preflight.ts: Workflows', Datasets', fine-tunes' and Actions' Apps); a new kind that refers to
+ * a declared App writes `entryRef("App", ...)`.
+ */
 export const AppRef = Name.describe(
   "An App: the logical name of an App declared under `apps`, otherwise the name of an App " +
     "that already exists in the workspace (for example one configured outside Pulumi).",
