@@ -190,6 +190,13 @@ describe("the import graph of src/", () => {
     expect(graph.get("docs/schema-file.ts")).toContain("schema/package-schema.ts");
   });
 
+  it("keeps the kinds (resources/) and what they are written with (provider/) from reaching the Workspace component (workspace/)", () => {
+    expect([...reachingAbove("resources/", "workspace/"), ...reachingAbove("provider/", "workspace/")]).toEqual([]);
+    // A kind's workspace form is written in provider/'s vocabulary, from which the component derives the document.
+    expect(graph.get("resources/model.ts")).toContain("provider/workspace-form.ts");
+    expect(graph.get("workspace/spec.ts")).toContain("provider/workspace-form.ts");
+  });
+
   it("keeps the emulator's store from reaching its HTTP routes", () => {
     const offending = [...graph.keys()]
       .filter((module) => module.startsWith("emulator/store/"))

@@ -17,6 +17,7 @@
  */
 import type { GmsClient } from "../client";
 import { NotFoundError } from "../client";
+import { fieldNames } from "../provider/field-names";
 import type { InputField } from "../provider/fields";
 import { COMMON_INPUTS } from "../provider/kind";
 import { type KindName, kinds } from "../resources";
@@ -46,7 +47,8 @@ export async function readLiveInputs(client: GmsClient, resources: readonly Impo
         throw error;
       }
       const inputs: Record<string, unknown> = {};
-      for (const [name, field] of inputFields(kind)) if (!field.writeOnly && record[name] !== undefined) inputs[name] = record[name];
+      const { writeOnly } = fieldNames(kinds[kind]);
+      for (const [name] of inputFields(kind)) if (!writeOnly.includes(name) && record[name] !== undefined) inputs[name] = record[name];
       live.set(entry.id, inputs);
     }
   };

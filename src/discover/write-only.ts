@@ -11,13 +11,18 @@
  * and the line that reads it in the program. A value that is not secret goes into the entry's `inputs` when the
  * workspace shows it elsewhere (a connection's type, in the Models linked to it), and is a note otherwise.
  */
+import { fieldNames } from "../provider/field-names";
 import type { InputField } from "../provider/fields";
 import { type KindName, kinds } from "../resources";
 import type { ListedObject } from "./list";
 
 /** A kind's inputs that are required to create it and never returned. */
-export const requiredToCreateOnly = (kind: KindName): [string, InputField][] =>
-  Object.entries(kinds[kind].inputs as Record<string, InputField>).filter(([, field]) => field.required && field.writeOnly);
+export const requiredToCreateOnly = (kind: KindName): [string, InputField][] => {
+  const inputs: Record<string, InputField> = kinds[kind].inputs;
+  return fieldNames(kinds[kind])
+    .writeOnly.map((name): [string, InputField] => [name, inputs[name]!])
+    .filter(([, field]) => field.required);
+};
 
 /** A value of a required write-only input that the workspace shows elsewhere, and what shows it. */
 export interface Evident {

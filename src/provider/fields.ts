@@ -2,6 +2,7 @@
  * The field declaration every kind writes once. check, diff, the outputs list, secret outputs and the
  * generated `schema.json` all derive from it (pulumi-command's habit: no kind hand-writes its diff).
  */
+import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 
 export type ChangeBehaviour = "update" | "replace";
@@ -95,3 +96,15 @@ export type OutputFields = Record<string, OutputField>;
 
 /** The TypeScript type of a kind's inputs as the provider sees them (after check). */
 export type InputValues<F extends InputFields> = { [K in keyof F]: z.infer<F[K]["schema"]> | undefined };
+
+/** A value a program passes, each level of it possibly an Output. */
+export type Deep<T> = T extends (infer E)[] ? pulumi.Input<Deep<E>>[] : T extends object ? { [K in keyof T]: pulumi.Input<Deep<T[K]>> } : T;
+
+type RequiredKeys<F extends InputFields> = { [K in keyof F]: F[K] extends { required: true } ? K : never }[keyof F];
+type OptionalKeys<F extends InputFields> = Exclude<keyof F, RequiredKeys<F>>;
+type InputOf<Field extends InputField> = pulumi.Input<Deep<z.input<Field["schema"]>>>;
+
+/** The arguments a program passes for `F`, the inputs of a kind: the required ones, and the others if it gives them. */
+export type InputArgs<F extends InputFields> = { [P in RequiredKeys<F>]: InputOf<F[P]> } & {
+  [P in OptionalKeys<F>]?: InputOf<F[P]> | null;
+};

@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { Endpoint } from "../api/endpoint";
 import type { CreatedCandidate, GmsClient } from "../client";
 import type { InputFields, InputValues, OutputFields } from "./fields";
+import type { DocumentForm, KindWorkspace } from "./workspace-form";
 
 /**
  * Inputs only the dynamic resources take: an existing object to adopt, since the engine cannot import a dynamic
@@ -39,7 +40,12 @@ export interface KindListing {
   by: Readonly<Record<string, string>>;
 }
 
-export interface Kind<I extends InputFields = InputFields, O extends OutputFields = OutputFields, N extends string = string> {
+export interface Kind<
+  I extends InputFields = InputFields,
+  O extends OutputFields = OutputFields,
+  N extends string = string,
+  D extends DocumentForm<I> = DocumentForm<I>,
+> {
   /** Its name, the key of its line in the registry of kinds (src/resources/index.ts). */
   name: N;
   description: string;
@@ -71,6 +77,12 @@ export interface Kind<I extends InputFields = InputFields, O extends OutputField
    * after the kind, `<kind in camelCase>s` (`fineTunes`), by logical name (src/workspace/spec.ts).
    */
   workspaceSection: string;
+  /**
+   * Its entry in the workspace document where that is not its inputs as they are (references to other entries by
+   * logical name, secrets by source, files by path), and how such an entry becomes its child's args
+   * (./workspace-form.ts). Without it the entry is the kind's inputs, and its child's args.
+   */
+  workspace?: KindWorkspace<I, D>;
   inputs: I;
   outputs: O;
   /**

@@ -8,23 +8,15 @@ import type { z } from "zod";
 import type { Connection } from "./connection";
 import { deprecationWarnings, formerTokens } from "./deprecation";
 import { fieldNames } from "./field-names";
-import type { InputField, InputFields, OutputFields } from "./fields";
+import type { Deep, InputArgs, InputFields, OutputFields } from "./fields";
 import { warnTwin } from "./identity";
 import { COMMON_INPUTS, type DynamicOnlyInput, type Kind } from "./kind";
 import { PROVIDER_KEY, providerText } from "./provider-text";
 import { SECRET_INPUTS, secretInputNames } from "./secret-inputs";
 import { dynamicToken } from "./tokens";
 
-type Deep<T> = T extends (infer E)[] ? pulumi.Input<Deep<E>>[] : T extends object ? { [K in keyof T]: pulumi.Input<Deep<T[K]>> } : T;
-
-type RequiredKeys<F extends InputFields> = { [K in keyof F]: F[K] extends { required: true } ? K : never }[keyof F];
-type OptionalKeys<F extends InputFields> = Exclude<keyof F, RequiredKeys<F>>;
-type InputOf<Field extends InputField> = pulumi.Input<Deep<z.input<Field["schema"]>>>;
-
 /** Arguments of a kind's resource class. */
-export type KindArgs<K extends Kind> = { [P in RequiredKeys<K["inputs"]>]: InputOf<K["inputs"][P]> } & {
-  [P in OptionalKeys<K["inputs"]>]?: InputOf<K["inputs"][P]> | null;
-} & {
+export type KindArgs<K extends Kind> = InputArgs<K["inputs"]> & {
   /**
    * Where this resource's API calls go, when not the stack's `gms:baseUrl`/`gms:apiKey`. Stored as a secret.
    * Another `baseUrl` replaces the resource; another `apiKey` alone updates in place if it selects the same workspace.

@@ -14,6 +14,7 @@ import type { CreatedCandidate, GmsClient } from "../client";
 import { failure } from "./errors";
 import type { InputFields, InputValues, OutputFields } from "./fields";
 import type { Kind, Outputs } from "./kind";
+import type { AsInputs, DocumentForm } from "./workspace-form";
 import { sameValue } from "./values";
 
 export interface RestEndpoints {
@@ -176,15 +177,15 @@ function restOperations<I extends InputFields>(endpoints: RestEndpoints, options
 }
 
 /** A kind declared by its fields, its operations derived from `endpoints` (see the top of this file), its field types inferred. */
-export function restKind<I extends InputFields, O extends OutputFields, N extends string>(
-  declaration: Omit<Kind<I, O, N>, RestOperations | "identity"> & { identity: readonly (readonly FieldName<I>[])[] },
+export function restKind<I extends InputFields, O extends OutputFields, N extends string, D extends DocumentForm<I> = AsInputs>(
+  declaration: Omit<Kind<I, O, N, D>, RestOperations | "identity"> & { identity: readonly (readonly FieldName<I>[])[] },
   endpoints: RestEndpoints,
   options: RestOptions<I>,
-): Kind<I, O, N> {
+): Kind<I, O, N, D> {
   const listing = {
     list: endpoints.list,
     ...(endpoints.listWithoutParent ? { whole: endpoints.listWithoutParent } : {}),
     by: { ...options.listBy, ...options.pathBy },
   };
-  return { ...declaration, listing, ...restOperations<I>(endpoints, options) } as Kind<I, O, N>;
+  return { ...declaration, listing, ...restOperations<I>(endpoints, options) } as Kind<I, O, N, D>;
 }

@@ -37,6 +37,7 @@ import { type InputValues, computed, replaceOnly, updatable } from "../provider/
 import type { CheckFailure } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { restKind } from "../provider/rest";
+import { Name } from "../provider/workspace-form";
 import { failure, failureText, ProviderError, codeOf } from "../provider/errors";
 import { type Candidate, type Placeholder, placeholderIdentity } from "../provider/provider";
 import { abandonCreate } from "../provider/undo-create";
@@ -228,6 +229,23 @@ export const contextSourceKind = restKind(
       ),
       createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
       updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+    },
+    workspace: {
+      form: () => ({
+        context: Name.describe(
+          "The name of the Context the source populates (Contexts are created outside the public interface). Another Context replaces the source.",
+        ),
+        file: Name.describe(
+          "A file uploaded on create, by its path relative to this document. Set exactly " +
+            "one of `url` and `file`. A change of its content or path replaces the source.",
+        ),
+      }),
+      toArgs: (_key, entry, context) => {
+        const { context: contextName, file, ...fields } = entry;
+        return {
+          args: { ...fields, context: context.contextGuid(contextName), ...(file === undefined ? {} : { file: context.file(file) }) },
+        };
+      },
     },
     validate(inputs) {
       const failures: CheckFailure[] = [];

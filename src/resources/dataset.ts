@@ -24,6 +24,7 @@ import { failure, failureText, notInWorkspace, ProviderError } from "../provider
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { restKind } from "../provider/rest";
+import { AppRef } from "../provider/workspace-form";
 import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/dataset";
 
@@ -64,6 +65,17 @@ export const datasetKind = restKind(
     },
     outputs: {
       guid: computed(z.string(), "The Dataset's GUID."),
+    },
+    workspace: {
+      form: () => ({
+        app: AppRef.nullable().describe(
+          `The App the Dataset belongs to, or null for none. ${AppRef.description} Another App replaces the Dataset.`,
+        ),
+      }),
+      toArgs: (_key, entry, context) => {
+        const { app, ...fields } = entry;
+        return { args: { ...fields, ...(app === undefined ? {} : { app: app === null ? null : context.appGuid(app) }) } };
+      },
     },
   },
   { ...datasetEndpoints, list: datasetEndpoints.ofApp, listWithoutParent: datasetEndpoints.list },

@@ -14,6 +14,7 @@ import { failure } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { restKind } from "../provider/rest";
+import { ActionRef, Name, entryRef } from "../provider/workspace-form";
 import * as shim from "../shims/eval";
 
 const EvalTypeEntry = z.strictObject({
@@ -57,6 +58,48 @@ export const evalKind = restKind(
       dataType: computed(EvalDataType, "`DATASET` when the Eval scores a Dataset, else `LIVE`."),
       createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
       updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+    },
+    workspace: {
+      form: (inputs) => ({
+        action: ActionRef.describe("The Action whose generations are scored, as `{app, action}`. Another Action replaces the Eval."),
+        evalTypes: z
+          .array(
+            z
+              .union([
+                Name.describe("An Eval type by name."),
+                z.strictObject({
+                  type: Name.describe("The Eval type's name."),
+                  variables: inputs.evalTypes.schema.element.shape.variables.describe("The type's variables, each `{name, value}`."),
+                }),
+              ])
+              .describe("An Eval type by name, or `{type, variables}`."),
+          )
+          .describe("The Eval types that score, by name (each once), or `{type, variables}`. Changes in place."),
+        dataset: entryRef(
+          "Dataset",
+          Name.nullable().describe(
+            "The logical name of a Dataset declared under `datasets` to score, or null to score live traffic. Another Dataset replaces the Eval.",
+          ),
+        ),
+      }),
+      toArgs: (_key, entry, context) => {
+        const { action, evalTypes, dataset, ...fields } = entry;
+        return {
+          args: {
+            ...fields,
+            action: context.lookedUp((found) => found.action(action.app, action.action)),
+            evalTypes: context.lookedUp((found) =>
+              evalTypes.map((ref) =>
+                typeof ref === "string"
+                  ? { guid: found.evalType(ref) }
+                  : { guid: found.evalType(ref.type), ...(ref.variables ? { variables: ref.variables } : {}) },
+              ),
+            ),
+            ...(dataset === undefined ? {} : { dataset: dataset === null ? null : context.child("Dataset", dataset).id }),
+          },
+          after: context.declaredApp(action.app),
+        };
+      },
     },
   },
   evalEndpoints,

@@ -16,6 +16,7 @@ import { failure, notInWorkspace, ProviderError } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { restKind } from "../provider/rest";
+import { AppRef, Name } from "../provider/workspace-form";
 import * as shim from "../shims/experiment";
 
 export const experimentKind = restKind(
@@ -36,6 +37,24 @@ export const experimentKind = restKind(
       status: computed(z.string(), "The Experiment's status as the service reports it (e.g. `active`)."),
       createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
       updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+    },
+    workspace: {
+      form: () => ({
+        app: AppRef.describe(`The App whose Actions are compared. ${AppRef.description} Another App replaces the Experiment.`),
+        primaryAction: Name.describe("The name of the primary (A) Action, an Action of the App. Changes in place."),
+        secondaryAction: Name.describe("The name of the secondary (B) Action, an Action of the App. Changes in place."),
+      }),
+      toArgs: (_key, entry, context) => {
+        const { app, primaryAction, secondaryAction, ...fields } = entry;
+        return {
+          args: {
+            ...fields,
+            app: context.appGuid(app),
+            primaryAction: context.lookedUp((found) => found.action(app, primaryAction)),
+            secondaryAction: context.lookedUp((found) => found.action(app, secondaryAction)),
+          },
+        };
+      },
     },
   },
   experimentEndpoints,

@@ -26,6 +26,8 @@ import type { Outputs } from "../provider/kind";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { restKind } from "../provider/rest";
 import { providerLog } from "../provider/log";
+import type { Model } from "./model";
+import { AppRef, Name, entryRef } from "../provider/workspace-form";
 import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/fine-tune";
 
@@ -127,6 +129,51 @@ export const makeFineTuneKind = (clock: Clock = systemClock) =>
         providerConnectionGuid: computed(z.string(), "The GUID of the ProviderConnection `providerConnection` names."),
         createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
         updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+      },
+      workspace: {
+        form: (inputs) => ({
+          app: AppRef.describe(`The App whose Data records train the model. ${AppRef.description} Another App replaces the fine-tune.`),
+          dataset: entryRef(
+            "Dataset",
+            Name.describe("The logical name of a Dataset declared under `datasets`. Another Dataset replaces the fine-tune."),
+          ),
+          providerConnection: z
+            .union(
+              [
+                inputs.providerConnection.schema,
+                z.strictObject({
+                  model: entryRef(
+                    "Model",
+                    Name.describe("The logical name of a Model declared under `models`: the connection it is linked to runs the job."),
+                  ),
+                }),
+              ],
+              {
+                error:
+                  "must be the ProviderConnection's numeric id (workspaceModelProviderId) or { model: <logical name of a Model declared under models> }",
+              },
+            )
+            .describe(
+              "The ProviderConnection whose provider runs the job: its numeric id (the service's `workspaceModelProviderId`), or " +
+                "`{ model: <logical name> }` for the connection a Model declared under `models` is linked to (the Model's " +
+                "`workspaceModelProviderId` output; the fine-tune is created after the Model). A change replaces the fine-tune.",
+            ),
+        }),
+        toArgs: (_key, entry, context) => {
+          const { app, dataset, providerConnection, ...fields } = entry;
+          return {
+            args: {
+              ...fields,
+              app: context.appGuid(app),
+              dataset: context.child("Dataset", dataset).id,
+              // A Model's output: left out when the Model shows none, which the fine-tune's check then reports.
+              providerConnection:
+                typeof providerConnection === "number"
+                  ? providerConnection
+                  : (context.child("Model", providerConnection.model) as Model).workspaceModelProviderId,
+            },
+          };
+        },
       },
       // A failed job never trains again: the next `up` starts a new one, even after a refresh dropped the partial-create mark.
       replaceWhen: (olds) => (olds.status === "failed" ? "status" : undefined),

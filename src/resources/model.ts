@@ -21,10 +21,12 @@ import { Guid, HttpUrl } from "../api/common";
 import { ModelCreatedLink, type ModelRecord, modelEndpoints } from "../api/models";
 import type { GmsClient } from "../client";
 import { keyRedactedFailure, providerAdvice } from "../provider/errors";
-import { computed, replaceOnly, updatable } from "../provider/fields";
+import { type InputValues, computed, replaceOnly, updatable } from "../provider/fields";
 import type { Outputs } from "../provider/kind";
 import { declaredArg, GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { restKind } from "../provider/rest";
+import type { providerConnectionKind } from "./provider-connection";
+import { Name, described, entryRef, secretSource } from "../provider/workspace-form";
 import { abandonCreate } from "../provider/undo-create";
 import { containsUnknown } from "../provider/values";
 import * as shim from "../shims/model";
@@ -88,6 +90,42 @@ export const modelKind = restKind(
       ),
       createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
       updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+    },
+    workspace: {
+      form: (inputs) => ({
+        provider: entryRef(
+          "ProviderConnection",
+          Name.describe(
+            "The logical name of the ProviderConnection (under `providerConnections`) the Model " +
+              "uses: its provider type, key and endpoint apply, and the Model is created after it.",
+          ),
+        ),
+        key: secretSource(
+          inputs.key,
+          "A credential of the Model's own, instead of the ProviderConnection's: `{ config: <key> }` or `{ env: <VARIABLE> }`.",
+        ).optional(),
+        url: described(
+          inputs.url,
+          "The provider endpoint (http or https), or null for the provider's default; when left out, the ProviderConnection's.",
+        ),
+      }),
+      toArgs: (key, entry, context) => {
+        // The ProviderConnection's entry, which the document's check found declared.
+        const connection = context.entry("ProviderConnection", entry.provider) as Pick<
+          InputValues<typeof providerConnectionKind.inputs>,
+          "provider" | "url"
+        >;
+        const { provider: _logical, key: _secret, url, ...fields } = entry;
+        return {
+          args: {
+            ...fields,
+            provider: connection.provider!,
+            key: context.secret("Model", key, "key") ?? context.secret("ProviderConnection", entry.provider, "key")!,
+            url: url !== undefined ? url : connection.url,
+          },
+          after: [context.child("ProviderConnection", entry.provider)],
+        };
+      },
     },
     derived: { [LINK_TO]: Guid.optional() },
     // No request re-links a Model: one linked elsewhere than the connection meant (or to none) is made anew.

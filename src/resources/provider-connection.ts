@@ -16,6 +16,7 @@ import { keyRedactedFailure, providerAdvice } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { restKind } from "../provider/rest";
+import { secretSource } from "../provider/workspace-form";
 import { abandonCreate } from "../provider/undo-create";
 import * as shim from "../shims/provider-connection";
 
@@ -75,6 +76,13 @@ export const providerConnectionKind = restKind(
       guid: computed(z.string(), "The connection's GUID."),
       createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
       updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+    },
+    workspace: {
+      form: (inputs) => ({ key: secretSource(inputs.key) }),
+      toArgs: (key, entry, context) => {
+        const { key: _secret, ...fields } = entry;
+        return { args: { ...fields, key: context.secret("ProviderConnection", key, "key")! } };
+      },
     },
   },
   providerEndpoints,

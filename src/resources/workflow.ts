@@ -13,6 +13,7 @@ import { failure, notInWorkspace } from "../provider/errors";
 import { computed, replaceOnly, updatable } from "../provider/fields";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { restKind } from "../provider/rest";
+import { AppRef } from "../provider/workspace-form";
 import * as shim from "../shims/workflow";
 
 export const workflowKind = restKind(
@@ -43,6 +44,10 @@ export const workflowKind = restKind(
       slug: computed(z.string(), "The slug the service generated from the name at creation."),
       createdAt: computed(z.string().optional(), "Creation time (ISO 8601), when the service reports it."),
       updatedAt: computed(z.string().optional(), "Last update time (ISO 8601), when the service reports it."),
+    },
+    workspace: {
+      form: () => ({ app: AppRef.describe(`${AppRef.description} Another App replaces the Workflow.`) }),
+      toArgs: (_key, entry, context) => ({ args: { ...entry, app: context.appGuid(entry.app) } }),
     },
   },
   // The App's list shows no element fields in the spec: it is read as summaries.

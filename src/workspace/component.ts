@@ -17,15 +17,14 @@
 import { relative } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import type { Connection } from "../provider/connection";
-import { KIND_NAMES, type KindName } from "../resources";
+import type { Kind } from "../provider/kind";
+import type { SecretSource, WorkspaceContext } from "../provider/workspace-form";
+import { KIND_NAMES, type KindName, kinds } from "../resources";
 import * as classes from "../resources/classes";
 import { type Resolution, actionKey, preflight } from "./preflight";
 import {
-  type FormKind,
   type LoadedSpec,
-  type ParsedWorkspaceSpec,
   SECTION_OF,
-  type SecretSource,
   type SectionOf,
   type SpecProblem,
   type WorkspaceSpec,
@@ -50,20 +49,6 @@ export const WORKSPACE_TYPE = nativeToken("Workspace");
 
 /** The children, by logical name: a map per kind of the registry, named as its map in the document (`fineTunes`). */
 type Children = { readonly [K in KindName as SectionOf<K>]: Record<string, InstanceType<(typeof classes)[K]>> };
-
-/** A kind's entry in the document, as parsed. */
-type EntryOf<K extends KindName> = NonNullable<ParsedWorkspaceSpec[SectionOf<K>]>[string];
-
-/** A child's args made from its entry (the connection added to them), and what it is created after besides its inputs. */
-interface ChildArgs<K extends KindName> {
-  args: Omit<ConstructorParameters<(typeof classes)[K]>[1], "connection">;
-  after?: pulumi.Resource[];
-}
-
-/** How an entry of some kind becomes its child's args. */
-type Form = (key: string, entry: unknown) => ChildArgs<KindName>;
-/** The entry of a kind that is not a `FormKind`: its inputs, as they are. */
-const asIs: Form = (_key, entry) => ({ args: entry as ChildArgs<KindName>["args"] });
 
 // The class's members are its own and, merged in here, the children's maps, which its constructor defines.
 export interface Workspace extends Children {}
@@ -93,110 +78,47 @@ export class Workspace extends pulumi.ComponentResource {
     // A child refers to another by its `id` (the GUID), not its `guid` output: in preview an updated
     // resource's outputs are unknown (the dynamic provider has no preview) but its id is not, so the
     // dependents of an in-place change do not show as replaced.
-    const appGuid = onePerName((ref): pulumi.Input<string> => this.apps[ref]?.id ?? resolved((r) => r.existingApps[ref]!));
-    const declaredApp = (ref: string) => (this.apps[ref] ? [this.apps[ref]] : []);
-    const contextGuid = onePerName((context) => resolved((r) => r.contexts[context]!));
-
-    /**
-     * The args of the kinds whose document form differs from their inputs (spec.ts `FORMS`, each of which has its
-     * line here): references by name resolved, secrets read, files by path. Every other kind's entry is its args as it is.
-     */
-    const forms: { [K in FormKind]: (key: string, entry: EntryOf<K>) => ChildArgs<K> } = {
-      ProviderConnection: (key, entry) => {
-        const { key: _secret, ...fields } = entry;
-        return { args: { ...fields, key: keys.get(`providerConnections\n${key}\nkey`)! } };
-      },
-      Model: (key, entry) => {
-        const provider = spec.providerConnections![entry.provider]!;
-        const { provider: _logical, key: _secret, url, ...fields } = entry;
-        return {
-          args: {
-            ...fields,
-            provider: provider.provider,
-            key: keys.get(`models\n${key}\nkey`) ?? keys.get(`providerConnections\n${entry.provider}\nkey`)!,
-            url: url !== undefined ? url : provider.url,
-          },
-          after: [this.providerConnections[entry.provider]!],
-        };
-      },
-      Workflow: (_key, entry) => ({ args: { ...entry, app: appGuid(entry.app) } }),
-      Dataset: (_key, entry) => {
-        const { app, ...fields } = entry;
-        return { args: { ...fields, ...(app === undefined ? {} : { app: app === null ? null : appGuid(app) }) } };
-      },
-      Eval: (_key, entry) => {
-        const { action, evalTypes, dataset, ...fields } = entry;
-        return {
-          args: {
-            ...fields,
-            action: resolved((r) => r.actions[actionKey(action.app, action.action)]!.guid),
-            evalTypes: resolved((r) =>
-              evalTypes.map((ref) =>
-                typeof ref === "string"
-                  ? { guid: r.evalTypes[ref]! }
-                  : { guid: r.evalTypes[ref.type]!, ...(ref.variables ? { variables: ref.variables } : {}) },
-              ),
-            ),
-            ...(dataset === undefined ? {} : { dataset: dataset === null ? null : this.datasets[dataset]!.id }),
-          },
-          after: declaredApp(action.app),
-        };
-      },
-      Experiment: (_key, entry) => {
-        const { app, primaryAction, secondaryAction, ...fields } = entry;
-        return {
-          args: {
-            ...fields,
-            app: appGuid(app),
-            primaryAction: resolved((r) => r.actions[actionKey(app, primaryAction)]!.guid),
-            secondaryAction: resolved((r) => r.actions[actionKey(app, secondaryAction)]!.guid),
-          },
-        };
-      },
-      ContextSource: (_key, entry) => {
-        const { context, file, ...fields } = entry;
-        return {
-          args: {
-            ...fields,
-            context: contextGuid(context),
-            // A FileAsset path is relative to the program directory (the provider host's working directory).
-            ...(file === undefined
-              ? {}
-              : { file: new pulumi.asset.FileAsset(relative(process.cwd(), contextFilePath(loaded.baseDir, file))) }),
-          },
-        };
-      },
-      FineTune: (_key, entry) => {
-        const { app, dataset, providerConnection, ...fields } = entry;
-        return {
-          args: {
-            ...fields,
-            app: appGuid(app),
-            dataset: this.datasets[dataset]!.id,
-            // A Model's output: left out when the Model shows none, which the fine-tune's check then reports.
-            providerConnection:
-              typeof providerConnection === "number" ? providerConnection : this.models[providerConnection.model]!.workspaceModelProviderId,
-          },
-        };
-      },
+    const children = (kind: KindName): Record<string, pulumi.CustomResource> => this[SECTION_OF[kind]];
+    const context: WorkspaceContext = {
+      appGuid: onePerName((ref): pulumi.Input<string> => this.apps[ref]?.id ?? resolved((r) => r.existingApps[ref]!)),
+      declaredApp: (ref) => (this.apps[ref] ? [this.apps[ref]] : []),
+      contextGuid: onePerName((name) => resolved((r) => r.contexts[name]!)),
+      lookedUp: (pick) =>
+        resolved((r) =>
+          pick({
+            action: (app, action) => r.actions[actionKey(app, action)]!.guid,
+            evalType: (name) => r.evalTypes[name]!,
+          }),
+        ),
+      // The references a kind follows name kinds of the registry, and entries the document's check found declared.
+      entry: (kind, key) => spec[SECTION_OF[kind as KindName]]![key]!,
+      child: (kind, key) => children(kind as KindName)[key]!,
+      secret: (kind, key, field) => keys.get(`${SECTION_OF[kind as KindName]}\n${key}\n${field}`),
+      // A FileAsset path is relative to the program directory (the provider host's working directory).
+      file: (path) => new pulumi.asset.FileAsset(relative(process.cwd(), contextFilePath(loaded.baseDir, path))),
     };
 
     // Each kind's children in the registry's order, which is also the order its references go by (a Model's
     // ProviderConnection, an Eval's Dataset, a fine-tune's Model are made before it). None registers before the
-    // preflight has passed: it is a dependency of each, beside what the child is created after.
+    // preflight has passed: it is a dependency of each, beside what the child is created after. A kind's entry is its
+    // child's args but where its workspace form (`Kind.workspace`) makes them: references resolved, secrets read, files.
     for (const kind of KIND_NAMES) {
       const section = SECTION_OF[kind];
-      // One kind at a time, which TypeScript sees as any of them: `forms` and `classes` agree by their types.
-      const form = (forms as Partial<Record<KindName, Form>>)[kind] ?? asIs;
-      const Child = classes[kind] as unknown as new (name: string, args: object, opts: pulumi.CustomResourceOptions) => unknown;
-      const children = Object.fromEntries(
+      // One kind at a time, which TypeScript sees as any of them: each kind's entries are the ones its form parses.
+      const declared: Kind = kinds[kind];
+      const Child = classes[kind] as unknown as new (
+        name: string,
+        args: object,
+        opts: pulumi.CustomResourceOptions,
+      ) => pulumi.CustomResource;
+      const made = Object.fromEntries(
         Object.entries(spec[section] ?? {}).map(([key, entry]) => {
-          const { args: childArgs, after = [] } = form(key, entry);
+          const { args: childArgs, after = [] } = declared.workspace?.toArgs(key, entry, context) ?? { args: entry };
           const dependsOn = resolution.apply(() => after) as unknown as pulumi.Input<pulumi.Resource[]>;
           return [key, new Child(`${name}-${key}`, { ...childArgs, connection }, { parent: this, dependsOn })];
         }),
       );
-      Object.defineProperty(this, section, { value: children, enumerable: true });
+      Object.defineProperty(this, section, { value: made, enumerable: true });
     }
 
     // The children are the component's outputs; registering their Outputs again would only repeat a

@@ -3,7 +3,8 @@
  * of each of the ten kinds, each kind a map from a logical name to an entry. Entries are derived from
  * the kinds' field declarations (`entryOf`: camelCase, the kinds' own schemas, descriptions and required
  * fields) except that they refer to other objects by name instead of by GUID, and that secrets are never
- * written in the document.
+ * written in the document: what a kind's entry writes so is its workspace form, declared in its own file
+ * (`Kind.workspace`, in the vocabulary of src/provider/workspace-form.ts).
  *
  * References:
  * - an App (`workflow.app`, `dataset.app`, `experiment.app`, `fineTune.app`, `action.app`): the logical name of an App
@@ -41,15 +42,11 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { RunError } from "@pulumi/pulumi";
 import { z } from "zod";
-import { Guid } from "../api/common";
-import type { InputField, InputFields } from "../provider/fields";
+import type { Kind } from "../provider/kind";
+import { type EntrySchema, type SecretSource, entryOf, references, secretForms } from "../provider/workspace-form";
 import { KIND_NAMES, type KindName, kinds } from "../resources";
 import { REPORT_INPUT, YamlFileError, issueMessage, parseYaml } from "../yaml-file";
 import { unknownKeyMessage } from "./suggest";
-
-/** A kind's own field schema, described in the document's terms where they differ from the kind's. */
-const described = <F extends InputField>(declared: F, description: string): F["schema"] =>
-  declared.schema.describe(description) as F["schema"];
 
 const LOGICAL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const LOGICAL_NAME_RULE = "a logical name is letters, digits, '.', '_' and '-', starting with a letter or a digit";
@@ -66,221 +63,15 @@ const entries = <S extends z.ZodType>(entry: S, description: string) =>
     .optional()
     .describe(description);
 
-const Name = z.string().min(1, "must not be empty");
+/** A kind's entry in the document: its inputs, but what its workspace form (`Kind.workspace`) writes instead. */
+type EntryOf<K extends KindName> = (typeof kinds)[K] extends Kind<infer I, infer _O, infer _N, infer D> ? EntrySchema<I, D> : never;
 
-const SecretSource = z
-  .union(
-    [
-      z.strictObject({
-        config: Name.describe(
-          "A stack config key (`pulumi config set --secret <key> ...`), in the project's namespace unless written `namespace:key`.",
-        ),
-      }),
-      z.strictObject({
-        env: Name.describe("An environment variable of the program (`pulumi up` runs it); the value is wrapped as a secret."),
-      }),
-    ],
-    { error: "must be { config: <stack config key> } or { env: <environment variable> }: secrets are never written in the file" },
-  )
-  .describe(
-    "Where the secret comes from: `{ config: <key> }` (a secret stack config value) or `{ env: <VARIABLE> }`. Never the secret itself.",
-  );
-
-/** The document forms that name where a secret comes from (see `entryOf`). */
-const secretForms = new WeakSet<z.ZodType>();
-
-/** A secret field as the document writes it: where the value comes from, never the value. */
-const secretSource = (
-  declared: InputField,
-  description = `${declared.description} Written as \`{ config: <key> }\` (a secret stack config value) or \`{ env: <VARIABLE> }\`, never the value itself.`,
-) => {
-  const form = SecretSource.describe(description);
-  secretForms.add(form);
-  return form;
+/** The entry of `kind`, from its inputs and its workspace form (src/provider/workspace-form.ts). */
+const entrySchema = (kind: KindName): z.ZodObject => {
+  // One kind at a time, which TypeScript sees as any of them: the document's type names each kind's own (`EntryOf`).
+  const declared: Kind = kinds[kind];
+  return entryOf(declared, declared.workspace?.form(declared.inputs) ?? {});
 };
-
-/** The document forms that name an entry declared under another map: the kind of that map, by form (see `crossCheck`). */
-const references = new WeakMap<z.ZodType, KindName>();
-
-/** `form`, a logical name of an entry declared under the map of `kind` (or a form around one: nullable, say). */
-const entryRef = <S extends z.ZodType>(kind: KindName, form: S): S => {
-  references.set(form, kind);
-  return form;
-};
-
-const AppRef = Name.describe(
-  "An App: the logical name of an App declared under `apps`, otherwise the name of an App " +
-    "that already exists in the workspace (for example one configured outside Pulumi).",
-);
-
-const ActionRef = z
-  .strictObject({
-    app: AppRef,
-    action: Name.describe("The Action's name. Actions are configured outside the public interface, in Apps that exist in the workspace."),
-  })
-  .describe("An Action, by the App that holds it and its name.");
-
-const AdoptField = Guid.describe(
-  "The GUID of an existing object to adopt instead of creating one (a replace-only " +
-    "field that differs from it is an error; anything else is updated to this entry).",
-).optional();
-
-type Requiredness<S extends z.ZodType, R> = R extends true ? S : z.ZodOptional<S>;
-/** The shape `entryOf` builds: each input in the kind's declared order, then `adopt`. */
-type EntryShape<I extends InputFields, D> = {
-  -readonly [K in keyof I]: Requiredness<K extends keyof D ? Extract<D[K], z.ZodType> : I[K]["schema"], I[K]["required"]>;
-} & { adopt: typeof AdoptField };
-
-/**
- * A kind's entry in the document, derived from the kind's field declarations: every input, in declared
- * order, with the kind's own schema and description, required when the kind requires it (a default
- * makes a field optional: the kind fills it in). `documentForm` holds what the document writes in its
- * own terms instead: references by logical name or by a name looked up during preview where the kind
- * takes a GUID, a file by its path where the kind takes an asset; such a form is made optional like the
- * field it stands for, and may be optional itself where the document can leave out what the kind needs.
- * A field declared `secret` must have a `secretSource` form: a secret is never written in the document,
- * and a kind that adds one fails here, when the module loads, rather than accept it in clear text.
- */
-function entryOf<I extends InputFields, const D extends { [K in keyof I]?: z.ZodType }>(
-  kind: { name: KindName; inputs: I },
-  documentForm: D,
-): z.ZodObject<EntryShape<I, D>, z.core.$strict> {
-  for (const name of Object.keys(documentForm)) {
-    if (!Object.hasOwn(kind.inputs, name))
-      throw new TypeError(`The workspace form of ${kind.name} names "${name}", which is no input of the kind`);
-  }
-  const shape = Object.fromEntries(
-    Object.entries(kind.inputs).map(([name, declared]) => {
-      const form = (documentForm as Record<string, z.ZodType | undefined>)[name];
-      const bare = form instanceof z.ZodOptional ? (form.unwrap() as z.ZodType) : form;
-      if (declared.secret && !(bare && secretForms.has(bare)))
-        throw new TypeError(`${kind.name}.${name} is declared secret: its workspace form must be a secretSource, never the value itself`);
-      const schema = form ?? declared.schema.describe(declared.description);
-      return [name, declared.required ? schema : schema.optional()];
-    }),
-  );
-  return z.strictObject({ ...shape, adopt: AdoptField }) as unknown as z.ZodObject<EntryShape<I, D>, z.core.$strict>;
-}
-
-const ProviderConnectionEntry = entryOf(kinds.ProviderConnection, {
-  key: secretSource(kinds.ProviderConnection.inputs.key),
-});
-
-const ModelEntry = entryOf(kinds.Model, {
-  provider: entryRef(
-    "ProviderConnection",
-    Name.describe(
-      "The logical name of the ProviderConnection (under `providerConnections`) the Model " +
-        "uses: its provider type, key and endpoint apply, and the Model is created after it.",
-    ),
-  ),
-  key: secretSource(
-    kinds.Model.inputs.key,
-    "A credential of the Model's own, instead of the ProviderConnection's: `{ config: <key> }` or `{ env: <VARIABLE> }`.",
-  ).optional(),
-  url: described(
-    kinds.Model.inputs.url,
-    "The provider endpoint (http or https), or null for the provider's default; when left out, the ProviderConnection's.",
-  ),
-});
-
-const WorkflowEntry = entryOf(kinds.Workflow, {
-  app: AppRef.describe(`${AppRef.description} Another App replaces the Workflow.`),
-});
-
-const DatasetEntry = entryOf(kinds.Dataset, {
-  app: AppRef.nullable().describe(
-    `The App the Dataset belongs to, or null for none. ${AppRef.description} Another App replaces the Dataset.`,
-  ),
-});
-
-const EvalTypeRef = z
-  .union([
-    Name.describe("An Eval type by name."),
-    z.strictObject({
-      type: Name.describe("The Eval type's name."),
-      variables: kinds.Eval.inputs.evalTypes.schema.element.shape.variables.describe("The type's variables, each `{name, value}`."),
-    }),
-  ])
-  .describe("An Eval type by name, or `{type, variables}`.");
-
-const EvalEntry = entryOf(kinds.Eval, {
-  action: ActionRef.describe("The Action whose generations are scored, as `{app, action}`. Another Action replaces the Eval."),
-  evalTypes: z.array(EvalTypeRef).describe("The Eval types that score, by name (each once), or `{type, variables}`. Changes in place."),
-  dataset: entryRef(
-    "Dataset",
-    Name.nullable().describe(
-      "The logical name of a Dataset declared under `datasets` to score, or null to score live traffic. Another Dataset replaces the Eval.",
-    ),
-  ),
-});
-
-const ExperimentEntry = entryOf(kinds.Experiment, {
-  app: AppRef.describe(`The App whose Actions are compared. ${AppRef.description} Another App replaces the Experiment.`),
-  primaryAction: Name.describe("The name of the primary (A) Action, an Action of the App. Changes in place."),
-  secondaryAction: Name.describe("The name of the secondary (B) Action, an Action of the App. Changes in place."),
-});
-
-const ContextSourceEntry = entryOf(kinds.ContextSource, {
-  context: Name.describe(
-    "The name of the Context the source populates (Contexts are created outside the public interface). Another Context replaces the source.",
-  ),
-  file: Name.describe(
-    "A file uploaded on create, by its path relative to this document. Set exactly " +
-      "one of `url` and `file`. A change of its content or path replaces the source.",
-  ),
-});
-
-const FineTuneEntry = entryOf(kinds.FineTune, {
-  app: AppRef.describe(`The App whose Data records train the model. ${AppRef.description} Another App replaces the fine-tune.`),
-  dataset: entryRef(
-    "Dataset",
-    Name.describe("The logical name of a Dataset declared under `datasets`. Another Dataset replaces the fine-tune."),
-  ),
-  providerConnection: z
-    .union(
-      [
-        kinds.FineTune.inputs.providerConnection.schema,
-        z.strictObject({
-          model: entryRef(
-            "Model",
-            Name.describe("The logical name of a Model declared under `models`: the connection it is linked to runs the job."),
-          ),
-        }),
-      ],
-      {
-        error:
-          "must be the ProviderConnection's numeric id (workspaceModelProviderId) or { model: <logical name of a Model declared under models> }",
-      },
-    )
-    .describe(
-      "The ProviderConnection whose provider runs the job: its numeric id (the service's `workspaceModelProviderId`), or " +
-        "`{ model: <logical name> }` for the connection a Model declared under `models` is linked to (the Model's " +
-        "`workspaceModelProviderId` output; the fine-tune is created after the Model). A change replaces the fine-tune.",
-    ),
-});
-
-/**
- * The entries of the kinds whose document form differs from their inputs (references by name, secrets by source,
- * files by path); every other kind's entry is its inputs as they are (`entryOf(kind, {})`).
- */
-const FORMS = {
-  ProviderConnection: ProviderConnectionEntry,
-  Model: ModelEntry,
-  Workflow: WorkflowEntry,
-  Dataset: DatasetEntry,
-  Eval: EvalEntry,
-  Experiment: ExperimentEntry,
-  ContextSource: ContextSourceEntry,
-  FineTune: FineTuneEntry,
-} satisfies Partial<Record<KindName, z.ZodObject>>;
-
-/** The kinds whose entry is not their inputs as they are: the Workspace component makes their args (component.ts). */
-export type FormKind = keyof typeof FORMS;
-
-type EntryOf<K extends KindName> = K extends keyof typeof FORMS
-  ? (typeof FORMS)[K]
-  : z.ZodObject<EntryShape<(typeof kinds)[K]["inputs"], object>, z.core.$strict>;
 
 /** A kind's map in the document: its name in camelCase, plural (`fineTunes`). */
 export type SectionOf<K extends KindName> = `${Uncapitalize<K>}s`;
@@ -289,15 +80,9 @@ const sectionOf = <K extends KindName>(kind: K): SectionOf<K> => `${kind[0]!.toL
 /** The document's shape alone, a map per kind of the registry in its order: what the JSON Schema describes. */
 export const WorkspaceDocument = z
   .strictObject(
-    Object.fromEntries(
-      KIND_NAMES.map((kind) => [
-        sectionOf(kind),
-        entries(
-          (FORMS as Partial<Record<KindName, z.ZodObject>>)[kind] ?? entryOf(kinds[kind] as { name: KindName; inputs: InputFields }, {}),
-          kinds[kind].workspaceSection,
-        ),
-      ]),
-    ) as { [K in KindName as SectionOf<K>]: z.ZodOptional<z.ZodRecord<z.ZodString, EntryOf<K>>> },
+    Object.fromEntries(KIND_NAMES.map((kind) => [sectionOf(kind), entries(entrySchema(kind), kinds[kind].workspaceSection)])) as {
+      [K in KindName as SectionOf<K>]: z.ZodOptional<z.ZodRecord<z.ZodString, EntryOf<K>>>;
+    },
   )
   .describe("A GMS workspace declared for pulumi-gms's Workspace component: each kind is a map from a logical name to an entry.");
 
@@ -308,8 +93,6 @@ export const SECTION_OF = Object.fromEntries(KIND_NAMES.map((kind) => [kind, sec
 export type WorkspaceSpec = z.input<typeof WorkspaceDocument>;
 /** A validated workspace document (defaults filled in, loader names normalized). */
 export type ParsedWorkspaceSpec = z.output<typeof WorkspaceDocument>;
-export type SecretSource = z.output<typeof SecretSource>;
-export type EvalTypeRef = z.output<typeof EvalTypeRef>;
 
 /** The maps of the document, one per kind. */
 export type Section = keyof ParsedWorkspaceSpec;
@@ -391,7 +174,8 @@ export function crossCheck(spec: ParsedWorkspaceSpec, baseDir: string | undefine
   const refer = (form: z.ZodType, value: unknown, path: Path): void => {
     const kind = references.get(form);
     if (kind !== undefined && typeof value === "string") {
-      const section = SECTION_OF[kind];
+      // A kind's `entryRef` names a kind of the registry (test/workspace checks each reference's message).
+      const section = SECTION_OF[kind as KindName];
       if (!spec[section]?.[value]) add(path, `no ${kind} "${value}" is declared under ${section} (declared: ${names(section)})`);
     } else if (form instanceof z.ZodOptional || form instanceof z.ZodNullable) refer(form.unwrap() as z.ZodType, value, path);
     else if (form instanceof z.ZodUnion) for (const option of form.options as z.ZodType[]) refer(option, value, path);

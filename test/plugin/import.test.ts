@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { KIND_NAMES } from "../../src/resources";
 import { cliName } from "../pulumi-cli/harness";
 import { ACME_KEY, type FixtureLookups, fixtureLookups, KINDS_FIXTURES } from "../pulumi-cli/kinds-fixtures";
 import { type CliProject, startCliProject, yamlCliFor } from "./cli-project";
@@ -168,6 +169,7 @@ describe.skipIf(!cli)(`pulumi import of every kind through the plugin, on the re
   it(
     "imports each kind by its ID; a preview of the program declaring the same values then shows no change",
     async () => {
+      expect(RESOURCES.map(({ kind }) => kind)).toEqual([...KIND_NAMES]);
       expect(Object.keys(ids).sort()).toEqual(RESOURCES.map(({ name }) => name).sort());
       for (const { name, path } of RESOURCES) expect((await fixtures.api("GET", path(ids[name]!, fixtures))).status, name).toBe(200);
       await newStack("single");

@@ -1,11 +1,12 @@
 /**
  * A new kind is its own files plus one line of the registry (docs/development.md, "Adding a kind"): a copy of the
- * package gets a small eleventh kind, `Widget` (a collection `/widgets` of a name and a color), written in its
+ * package gets a small eleventh kind, `Widget` (a collection `/widgets` of a name, a color and an App), written in its
  * declaration, its API entries, its emulator store and its routes, and the line `Widget: declared.widgetKind,` in the
  * registry; `npm run schema` (the build, then schema.json) is run there, and nothing else is written by hand. From that
  * build the Widget is served by the emulator over HTTP, by the dynamic provider (`providerOf("Widget")`), by the
  * plugin's gRPC server started as the engine starts it, and by the Workspace component from a YAML document's
- * `widgets:` map, applied with the offline engine.
+ * `widgets:` map, applied with the offline engine, where a Widget refers to an App declared under `apps` by its
+ * logical name (the Widget's workspace form, in its declaration).
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -25,9 +26,11 @@ const WIDGET: Record<string, string> = {
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { widgetEndpoints } from "../api/widgets";
-import { computed, updatable } from "../provider/fields";
+import { Guid } from "../api/common";
+import { computed, replaceOnly, updatable } from "../provider/fields";
 import { GmsResource, type KindArgs, type KindOutputs } from "../provider/resource";
 import { restKind } from "../provider/rest";
+import { Name, entryRef } from "../provider/workspace-form";
 import * as shim from "../shims/widget";
 
 export const widgetKind = restKind(
@@ -39,11 +42,19 @@ export const widgetKind = restKind(
     inputs: {
       name: updatable(z.string().min(1, "must not be empty"), "The Widget's name.", { required: true }),
       color: updatable(z.string().nullable(), "The Widget's color.", { default: null }),
+      app: replaceOnly(Guid.nullable(), "The GUID of the App the Widget belongs to, or null.", { default: null }),
     },
     outputs: {
       guid: computed(z.string(), "The Widget's GUID."),
       createdAt: computed(z.string(), "Creation time (ISO 8601)."),
       updatedAt: computed(z.string(), "Last update time (ISO 8601)."),
+    },
+    workspace: {
+      form: () => ({ app: entryRef("App", Name.nullable().describe("The logical name of an App declared under \`apps\`, or null.")) }),
+      toArgs: (_key, entry, context) => {
+        const { app, ...fields } = entry;
+        return { args: { ...fields, ...(app === undefined ? {} : { app: app === null ? null : context.child("App", app).id }) } };
+      },
     },
   },
   widgetEndpoints,
@@ -64,8 +75,10 @@ import { AuditFields, Guid } from "./common";
 import { endpoint } from "./endpoint";
 import { wire } from "./wire";
 
-export const Widget = wire(z.object({ guid: Guid, name: z.string(), color: z.string().nullable(), ...AuditFields }));
-export const WidgetCreate = wire(z.object({ name: z.string().min(1), color: z.string().nullable().optional() }));
+export const Widget = wire(z.object({ guid: Guid, name: z.string(), color: z.string().nullable(), app: Guid.nullable(), ...AuditFields }));
+export const WidgetCreate = wire(
+  z.object({ name: z.string().min(1), color: z.string().nullable().optional(), app: Guid.nullable().optional() }),
+);
 export const WidgetUpdate = wire(z.object({ name: z.string().min(1).optional(), color: z.string().nullable().optional() }));
 
 export const widgetEndpoints = {
@@ -83,11 +96,19 @@ import { storeModule } from "./module";
 import { type Caller, type Page, type Paged, RECORD_COLUMNS, createdBy, newGuid, updatedBy } from "./records";
 
 /** The \`widgets\` table: no migration creates it, the Store does from this description (./module.ts). */
-export const WIDGETS = table("widgets", { id: integer, guid: text, workspace_id: integer, name: text, color: nullable(text), ...RECORD_COLUMNS });
+export const WIDGETS = table("widgets", {
+  id: integer,
+  guid: text,
+  workspace_id: integer,
+  name: text,
+  color: nullable(text),
+  app: nullable(text),
+  ...RECORD_COLUMNS,
+});
 
 const RECORDS = new RecordTable(WIDGETS);
 export type StoredWidget = StoredRecord<typeof RECORDS>;
-type WidgetFields = { name?: string | undefined; color?: string | null | undefined };
+type WidgetFields = { name?: string | undefined; color?: string | null | undefined; app?: string | null | undefined };
 
 export class WidgetStore {
   constructor(private readonly db: Database) {}
@@ -295,9 +316,13 @@ describe("an eleventh kind, written in its own files and one line of the registr
       `import * as gms from "pulumi-gms";
 const workspace = new gms.Workspace("shop", { file: "workspace.yaml" });
 export const widgets = Object.fromEntries(Object.entries(workspace.widgets).map(([name, widget]) => [name, widget.guid]));
+export const shop = workspace.apps.shop!.guid;
 `,
     );
-    writeFileSync(join(program, "workspace.yaml"), "widgets:\n  wheel:\n    name: Wheel\n    color: yellow\n");
+    writeFileSync(
+      join(program, "workspace.yaml"),
+      "apps:\n  shop:\n    name: Shop\nwidgets:\n  wheel:\n    name: Wheel\n    color: yellow\n    app: shop\n",
+    );
     installPackageCopy(program, { packageRoot: copy });
     const engine = new LocalEngine({
       programDir: program,
@@ -310,8 +335,17 @@ export const widgets = Object.fromEntries(Object.entries(workspace.widgets).map(
     const up = await engine.up();
     const guid = (up.outputs.widgets!.value as Record<string, string>).wheel!;
     const response = await fetch(`${emulator.url}/widgets/${guid}`, { headers: { authorization: `Bearer ${emulator.apiKey}` } });
-    expect(await response.json()).toMatchObject({ name: "Wheel", color: "yellow" });
+    expect(await response.json()).toMatchObject({ name: "Wheel", color: "yellow", app: up.outputs.shop!.value });
     await engine.destroy();
     expect((await fetch(`${emulator.url}/widgets/${guid}`, { headers: { authorization: `Bearer ${emulator.apiKey}` } })).status).toBe(404);
+  });
+
+  it("has its references checked as the document is read, as every kind's are", () => {
+    const { loadWorkspaceObject } = load("./dist/workspace/index.js") as { loadWorkspaceObject(value: unknown, source: string): unknown };
+    expect(() => loadWorkspaceObject({ widgets: { wheel: { name: "Wheel", app: "nowhere" } } }, "doc")).toThrow(
+      'doc: widgets.wheel.app: no App "nowhere" is declared under apps (declared: none)',
+    );
+    const schema = load("./dist/workspace/index.js").workspaceJsonSchema() as { properties: Record<string, unknown> };
+    expect(JSON.stringify(schema.properties.widgets)).toContain("The logical name of an App declared under `apps`, or null.");
   });
 });

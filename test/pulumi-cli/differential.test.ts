@@ -47,6 +47,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSecret } from "../../src/provider/values";
+import { KIND_NAMES } from "../../src/resources";
 import { type Fixtures, type RunningEmulator, startEmulator } from "../../src/emulator";
 import type { RequestLogEntry } from "../../src/emulator/server";
 import { EngineError, type EngineResult, LocalEngine, PulumiCliEngine } from "../../src/testing";
@@ -399,9 +400,7 @@ describe.skipIf(!cli)(`LocalEngine and ${cliName(cli)}, differentially`, () => {
       expect(outcomes.cli.error).toBeUndefined();
       expect(differences).toEqual([]);
       const kinds = new Set(stateOf("local").resources.map((resource) => resource.type.split(":").pop()));
-      expect([...kinds].sort()).toEqual(
-        ["App", "ContextSource", "Dataset", "Eval", "Experiment", "FineTune", "Model", "ProviderConnection", "Skill", "Workflow"].sort(),
-      );
+      expect([...kinds].sort()).toEqual([...KIND_NAMES].sort());
       expect(outcomes.local.result!.counts.create).toBe(14);
       expect(stateOf("local").others).toEqual([]);
       expect(stateOf("cli").others).toEqual([
