@@ -102,23 +102,28 @@ for (const shape of sim.ANSWER_SHAPES) {
 }
 
 section.text(
-  `The adaptive pacer (src/client/pacer.ts) alone on a simulated clock (test/bench/pacer-sim.mts, which test/client/pacer-services.test.ts holds to the goals), ${sim.CALLERS} callers, ${sim.LATENCY_MS} ms an answer, ` +
+  "The adaptive pacer (src/client/pacer.ts) alone on a simulated clock (test/bench/pacer-sim.mts, which " +
+    `test/client/pacer-services.test.ts holds to the goals), ${sim.CALLERS} callers, ${sim.LATENCY_MS} ms an answer, ` +
     "each refused request waiting out its `Retry-After` (whole seconds) and taking a turn again. The same figures on any machine: no wall clock is read. " +
     "Each limit is met twice: with every answer after 10 ms, those to requests sent together answered together, and answered in turn as the " +
     "emulator does (one process serving its requests one at a time, in the order they came), a refusal at once (1 ms: it costs no work) " +
     "and an accepted request after 10 ms. Only the second shows a pacer whose window of one request in flight lets the next caller go the " +
     "millisecond the last was refused: LocalEngine's bench showed it (a hundred refusals in an operation), the first shape did not. " +
     "The services: token buckets (the floor N / rate is the reference); no limit but a share of attempts refused at random, " +
-    "drawn from a generator seeded by the request and the attempt, so that the pacer and the same client unpaced meet the same refusals (the median of 20 seeds); " +
-    "a limit that moves from 50 a second to 5 and back; a limit of 10 a second shared with another client steadily sending 5; and refusals without `Retry-After`, " +
+    "drawn from a generator seeded by the request and the attempt, so that the pacer and the same client unpaced meet the same refusals " +
+    "(the median of 20 seeds); " +
+    "a limit that moves from 50 a second to 5 and back; a limit of 10 a second shared with another client steadily sending 5; " +
+    "and refusals without `Retry-After`, " +
     "which the client backs off from itself.",
 );
 section.text(
   "How it differs from TCP BBR and the AWS SDKs' adaptive retry mode. The AWS SDKs' adaptive mode (a CUBIC-shaped client rate limiter) treats every " +
     "throttling answer as congestion: each one cuts the rate to a share of the rate measured, which is why AWS recommends it only for a client that alone " +
     "uses the resource throttled. BBR does not react to loss as such: it paces at the largest delivery rate of its recent rounds and probes above it " +
-    "periodically; its second version cuts only once the loss in a round passes a threshold (2%). Ours sits between: like BBR it does not slow for an isolated " +
-    "refusal but only when the share refused since its last cut is large (more than half while unpaced, a quarter while paced), and it probes after calm spells; " +
+    "periodically; its second version cuts only once the loss in a round passes a threshold (2%). " +
+    "Ours sits between: like BBR it does not slow for an isolated " +
+    "refusal but only when the share refused since its last cut is large (more than half while unpaced, a quarter while paced), " +
+    "and it probes after calm spells; " +
     "like the AWS limiter it learns its rate from what was accepted and steps back at a refused probe. Unlike either, it measures no round-trip time (a " +
     "service's limit is a rate, not a queue), its answers come with `Retry-After` in whole seconds, and requests already in flight when a limit is reached " +
     "cannot be recalled, so its window grows by one a round trip rather than doubling. A window is no brake on a service that refuses at once, though: " +

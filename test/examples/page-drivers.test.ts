@@ -140,7 +140,8 @@ describe.skipIf(!cli).each(DRIVERS)(`docs/$page's driver on the real CLI: ${cliN
     for (const key of [API_KEY, OPENAI_KEY]) expect(run.printed, run.printed).not.toContain(key);
   };
 
-  it("exits 2 for a wrong operation and for a missing setting; 0 from a preview; 1, masking every key, when the configuration is refused or the program fails", {
+  it("exits 2 for a wrong operation and for a missing setting; 0 from a preview; " +
+    "1, masking every key, when the configuration is refused or the program fails", {
     timeout: TIMEOUT,
   }, async (context) => {
     if (!command) return context.skip();

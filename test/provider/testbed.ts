@@ -42,7 +42,9 @@ export function captureRegistrations(dir: string, program: string): Registration
   const runner = `
     const pulumi = require("@pulumi/pulumi");
     const SECRET = "4dabf18193072939515e22adb298388d";
-    const unwrap = (v) => Array.isArray(v) ? v.map(unwrap) : v && typeof v === "object" ? (v[SECRET] ? unwrap(v.value) : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unwrap(x)]))) : v;
+    const unwrap = (v) => Array.isArray(v) ? v.map(unwrap)
+      : v && typeof v === "object" ? (v[SECRET] ? unwrap(v.value) : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unwrap(x)])))
+      : v;
     const registered = [];
     pulumi.runtime.setMocks({
       newResource: async (args) => {
